@@ -1,0 +1,150 @@
+//! schedutil, after kernel/sched/cpufreq_schedutil.c (v6.12), shared-policy path
+//! (`sugov_update_shared`): the cluster's frequency follows the most utilised CPU.
+//!
+//! Per CPU (sugov_get_util + effective_cpu_util + sugov_effective_cpu_perf):
+//!   u = cpu_util_cfs_boost + util_rt;  min = capacity_orig if an RT task is runnable
+//!   (uclamp unused), else 0;  util = max(min, min(u * 1/target_load, capacity_orig))
+//! Policy: util = max over CPUs; raw = f_max * util / capacity_orig; resolved to the lowest
+//! OPP >= raw (RELATION_L). Rate limit: evaluate only if `rate_limit_us` passed since the
+//! last *committed* change.
+//!
+//! Not modelled (issue 3 adds them): IRQ and DL utilisation, uclamp, iowait boost,
+//! `sugov_hold_freq`, skipping EM-inefficient OPPs.
+
+use super::{CpuUtil, Governor};
+use crate::features::{Knob, Knobs};
+use crate::platform::Cluster;
+
+#[derive(Debug, Clone, Default)]
+struct PolicyState {
+    last_freq_update_time: Option<u64>,
+    next_freq: u64,
+}
+
+pub struct Schedutil {
+    policies: Vec<PolicyState>,
+}
+
+impl Schedutil {
+    pub fn new(nr_clusters: usize) -> Self {
+        Schedutil { policies: vec![PolicyState::default(); nr_clusters] }
+    }
+}
+
+/// map_util_perf(): util + util/4 at the default target load 0.8, computed in integers so
+/// that 0.8 gives exactly the kernel's `util + (util >> 2)`.
+#[inline]
+pub fn apply_headroom(util: u64, target_load: f64) -> u64 {
+    let tl = (target_load * 10_000.0).round() as u64;
+    util * 10_000 / tl.max(1)
+}
+
+/// sugov_effective_cpu_perf() applied to one CPU: the util it asks for, with headroom.
+#[inline]
+pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load: f64) -> u64 {
+    let s = capacity_orig;
+    let min = if u.rt_runnable { s } else { 0 };
+    let util = u.cfs + u.rt;
+    if util >= s {
+        return s.max(min);
+    }
+    min.max(apply_headroom(util, target_load).min(s))
+}
+
+/// get_next_freq() without the cache: f_ref * util / max_cap, then the table.
+pub fn next_freq(cluster: &Cluster, util: u64) -> u64 {
+    let raw = cluster.fmax_khz * util / cluster.capacity_orig;
+    cluster.opps[cluster.opp_at_least(raw)].khz
+}
+
+pub fn default_rate_limit_ns(knobs: &Knobs) -> u64 {
+    let rl = knobs.get(Knob::SchedutilRateLimitUs);
+    if rl >= 0.0 {
+        return (rl * 1000.0) as u64;
+    }
+    let lat_us = knobs.get(Knob::CpufreqTransitionLatencyUs);
+    if lat_us > 0.0 {
+        (lat_us * 1.5 * 1000.0) as u64
+    } else {
+        1_000_000
+    }
+}
+
+impl Governor for Schedutil {
+    fn name(&self) -> &'static str {
+        "schedutil"
+    }
+
+    fn initial_opp(&self, _: &Cluster) -> usize {
+        0
+    }
+
+    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
+        let pol = &mut self.policies[ci];
+        if pol.next_freq == 0 {
+            pol.next_freq = cluster.opps[0].khz;
+        }
+        if let Some(last) = pol.last_freq_update_time {
+            if now - last < default_rate_limit_ns(knobs) {
+                return None;
+            }
+        }
+        let tl = knobs.get(Knob::SchedutilTargetLoad);
+        let util = utils.iter().map(|u| effective_cpu_perf(u, cluster.capacity_orig, tl)).max().unwrap_or(0);
+        let f = next_freq(cluster, util);
+        if f == pol.next_freq {
+            return None;
+        }
+        pol.next_freq = f;
+        pol.last_freq_update_time = Some(now);
+        Some(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutils::two_cluster_platform;
+
+    #[test]
+    fn headroom_is_util_plus_quarter_at_target_load_0_8() {
+        for u in [0u64, 1, 3, 100, 599, 600, 819, 1023] {
+            assert_eq!(apply_headroom(u, 0.8), u + (u >> 2));
+        }
+        assert_eq!(apply_headroom(500, 0.5), 1000);
+    }
+
+    #[test]
+    fn worked_example_util_600_on_2ghz_big() {
+        // linux-eas.md §3: util 600 at cap 1024 with f_max 2 GHz -> 1.465 GHz raw, rounded
+        // up to the next OPP (here the 2 GHz one).
+        let p = two_cluster_platform();
+        let big = &p.clusters[1];
+        let u = effective_cpu_perf(&CpuUtil { cfs: 600, ..Default::default() }, 1024, 0.8);
+        assert_eq!(u, 750);
+        assert_eq!(big.fmax_khz * u / 1024, 1_464_843);
+        assert_eq!(next_freq(big, u), 2_000_000);
+        // util/cap = 0.8 requests f_max; below 1 GHz-equivalent stays at the lowest OPP
+        assert_eq!(next_freq(big, effective_cpu_perf(&CpuUtil { cfs: 819, ..Default::default() }, 1024, 0.8)), 2_000_000);
+        assert_eq!(next_freq(big, effective_cpu_perf(&CpuUtil { cfs: 400, ..Default::default() }, 1024, 0.8)), 1_000_000);
+        // an RT task runnable asks for the top
+        assert_eq!(effective_cpu_perf(&CpuUtil { rt_runnable: true, ..Default::default() }, 512, 0.8), 512);
+    }
+
+    #[test]
+    fn rate_limit_counts_from_the_last_commit_only() {
+        let p = two_cluster_platform();
+        let mut knobs = Knobs::default();
+        knobs.set("schedutil.rate_limit_us", 1000.0).unwrap();
+        let mut g = Schedutil::new(2);
+        let big = &p.clusters[1];
+        let hi = [CpuUtil { cfs: 900, ..Default::default() }];
+        let lo = [CpuUtil { cfs: 10, ..Default::default() }];
+        assert_eq!(g.update(1, 0, big, &hi, &knobs), Some(2_000_000));
+        assert_eq!(g.update(1, 500_000, big, &lo, &knobs), None); // rate limited
+        assert_eq!(g.update(1, 1_000_000, big, &lo, &knobs), Some(1_000_000));
+        // same OPP again: no commit, and the window does not restart
+        assert_eq!(g.update(1, 2_500_000, big, &lo, &knobs), None);
+        assert_eq!(g.update(1, 2_600_000, big, &hi, &knobs), Some(2_000_000));
+    }
+}

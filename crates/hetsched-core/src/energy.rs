@@ -1,0 +1,197 @@
+//! The energy meter: every watt passes through here. Mechanisms report state changes
+//! (a CPU starts or stops running, picks an idle state, a cluster changes OPP); the meter
+//! integrates power x time exactly, in integer femtojoules (µW x ns), between changes.
+//!
+//! Model (docs/mechanisms/energy.md):
+//! * a running CPU draws its OPP's per-CPU power (Energy Model `power`), a CPU leaving an
+//!   idle state (exit latency) counts as running;
+//! * an idle CPU draws its idle state's power; a cluster-level state is only in effect when
+//!   every CPU of the cluster is idle, otherwise the CPU sits in the deepest CPU-level
+//!   state not deeper than the one it chose;
+//! * the cluster draws its OPP's `cluster_power` while any CPU runs, else the
+//!   `cluster_power` of the shallowest state among its CPUs (published legacy tables only).
+
+use crate::platform::{IdleLevel, Platform};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuPowerState {
+    Busy,
+    Idle(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct CpuMeter {
+    pub state: CpuPowerState,
+    pub effective_idle: usize,
+    pub power_uw: u64,
+    pub energy_fj: u128,
+    pub busy_ns: u64,
+    pub freq_residency_ns: Vec<u64>,
+    pub idle_residency_ns: Vec<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClusterMeter {
+    pub opp: usize,
+    pub last: u64,
+    pub power_uw: u64,
+    pub energy_fj: u128,
+}
+
+#[derive(Debug, Clone)]
+pub struct EnergyMeter {
+    pub cpus: Vec<CpuMeter>,
+    pub clusters: Vec<ClusterMeter>,
+}
+
+impl EnergyMeter {
+    /// All CPUs start idle in WFI at each cluster's `initial_opp`.
+    pub fn new(p: &Platform, initial_opp: &[usize]) -> Self {
+        let cpus = (0..p.nr_cpus())
+            .map(|cpu| {
+                let c = p.cluster_of(cpu);
+                CpuMeter {
+                    state: CpuPowerState::Idle(0),
+                    effective_idle: 0,
+                    power_uw: 0,
+                    energy_fj: 0,
+                    busy_ns: 0,
+                    freq_residency_ns: vec![0; c.opps.len()],
+                    idle_residency_ns: vec![0; c.idle_states.len()],
+                }
+            })
+            .collect();
+        let clusters =
+            initial_opp.iter().map(|&opp| ClusterMeter { opp, last: 0, power_uw: 0, energy_fj: 0 }).collect();
+        let mut m = EnergyMeter { cpus, clusters };
+        for ci in 0..p.clusters.len() {
+            m.recompute(p, ci);
+        }
+        m
+    }
+
+    /// Close the interval [last, now) of cluster `ci` at the current powers.
+    fn accumulate(&mut self, p: &Platform, ci: usize, now: u64) {
+        let cm = &mut self.clusters[ci];
+        debug_assert!(now >= cm.last);
+        let dt = now - cm.last;
+        if dt == 0 {
+            return;
+        }
+        cm.energy_fj += cm.power_uw as u128 * dt as u128;
+        let opp = cm.opp;
+        cm.last = now;
+        for &cpu in &p.clusters[ci].cpus {
+            let m = &mut self.cpus[cpu];
+            m.energy_fj += m.power_uw as u128 * dt as u128;
+            match m.state {
+                CpuPowerState::Busy => {
+                    m.busy_ns += dt;
+                    m.freq_residency_ns[opp] += dt;
+                }
+                CpuPowerState::Idle(_) => m.idle_residency_ns[m.effective_idle] += dt,
+            }
+        }
+    }
+
+    fn recompute(&mut self, p: &Platform, ci: usize) {
+        let c = &p.clusters[ci];
+        let opp = self.clusters[ci].opp;
+        let mut all_idle = true;
+        let mut shallowest = usize::MAX;
+        for &cpu in &c.cpus {
+            match self.cpus[cpu].state {
+                CpuPowerState::Busy => all_idle = false,
+                CpuPowerState::Idle(s) => shallowest = shallowest.min(s),
+            }
+        }
+        for &cpu in &c.cpus {
+            let m = &mut self.cpus[cpu];
+            m.power_uw = match m.state {
+                CpuPowerState::Busy => c.opps[opp].power_uw,
+                CpuPowerState::Idle(s) => {
+                    let mut eff = s;
+                    if !all_idle {
+                        while eff > 0 && c.idle_states[eff].level == IdleLevel::Cluster {
+                            eff -= 1;
+                        }
+                    }
+                    m.effective_idle = eff;
+                    c.idle_states[eff].power_uw
+                }
+            };
+        }
+        self.clusters[ci].power_uw =
+            if all_idle { c.idle_states[shallowest].cluster_power_uw } else { c.opps[opp].cluster_power_uw };
+    }
+
+    pub fn set_cpu(&mut self, p: &Platform, cpu: usize, now: u64, state: CpuPowerState) {
+        if self.cpus[cpu].state == state {
+            return;
+        }
+        let ci = p.cpu_cluster[cpu];
+        self.accumulate(p, ci, now);
+        self.cpus[cpu].state = state;
+        self.recompute(p, ci);
+    }
+
+    pub fn set_opp(&mut self, p: &Platform, ci: usize, now: u64, opp: usize) {
+        self.accumulate(p, ci, now);
+        self.clusters[ci].opp = opp;
+        self.recompute(p, ci);
+    }
+
+    /// Bring every accumulator up to `now`.
+    pub fn sync(&mut self, p: &Platform, now: u64) {
+        for ci in 0..self.clusters.len() {
+            self.accumulate(p, ci, now);
+        }
+    }
+
+    pub fn total_fj(&self) -> u128 {
+        self.cpus.iter().map(|c| c.energy_fj).sum::<u128>() + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
+    }
+
+    /// Instantaneous power of a CPU (without its cluster share).
+    pub fn cpu_power_uw(&self, cpu: usize) -> u64 {
+        self.cpus[cpu].power_uw
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutils::two_cluster_platform;
+
+    #[test]
+    fn hand_computed_energy_with_cluster_and_idle_terms() {
+        // little: 2 CPUs, OPPs (500 MHz, 100 mW, cluster 20 mW), (1 GHz, 300 mW, cluster 40 mW)
+        // idle: WFI 10 mW (cluster 15 mW), cluster-sleep 0 mW (cluster 2 mW)
+        let p = two_cluster_platform();
+        let mut m = EnergyMeter::new(&p, &[0, 0]);
+        let ms = 1_000_000u64;
+        // t=0..10ms: cpu0 busy at OPP0, cpu1 in WFI
+        m.set_cpu(&p, 0, 0, CpuPowerState::Busy);
+        // t=10ms: OPP1
+        m.set_opp(&p, 0, 10 * ms, 1);
+        // t=20ms: cpu0 goes to cluster-sleep (state 1); cpu1 picks cluster sleep too at 25ms
+        m.set_cpu(&p, 0, 20 * ms, CpuPowerState::Idle(1));
+        m.set_cpu(&p, 1, 25 * ms, CpuPowerState::Idle(1));
+        m.sync(&p, 40 * ms);
+        // cpu0: 10ms*100mW + 10ms*300mW + [20,25) cpu-level fallback = WFI 10 mW*5ms + 15ms*0
+        let cpu0 = 100_000u128 * 10_000_000 + 300_000 * 10_000_000 + 10_000 * 5_000_000;
+        // cpu1: WFI 25ms * 10mW, then cluster sleep 15ms * 0
+        let cpu1 = 10_000u128 * 25_000_000;
+        // cluster: busy 0-10ms at 20 mW, 10-20 at 40 mW, all idle 20-25 shallowest(1,0)=WFI 15mW,
+        // 25-40 cluster-sleep 2 mW
+        let cl = 20_000u128 * 10_000_000 + 40_000 * 10_000_000 + 15_000 * 5_000_000 + 2_000 * 15_000_000;
+        assert_eq!(m.cpus[0].energy_fj, cpu0);
+        assert_eq!(m.cpus[1].energy_fj, cpu1);
+        assert_eq!(m.clusters[0].energy_fj, cl);
+        assert_eq!(m.cpus[0].freq_residency_ns, vec![10 * ms, 10 * ms]);
+        assert_eq!(m.cpus[0].idle_residency_ns, vec![5 * ms, 15 * ms]);
+        assert_eq!(m.cpus[1].idle_residency_ns, vec![25 * ms, 15 * ms]);
+        // the other cluster sat idle in WFI for 40ms: 2 CPUs * 5 mW + cluster 0
+        assert_eq!(m.cpus[2].energy_fj, 5_000u128 * 40_000_000);
+    }
+}

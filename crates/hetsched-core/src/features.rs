@@ -1,0 +1,125 @@
+//! Knobs: every tunable a run or a study varies, declared once with its kernel name, unit,
+//! default, range and source (the role `features.h` and the sysctl tables play in the
+//! kernel). The CLI, the Python API and the docs read this table through `_engine.knobs()`.
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy)]
+pub struct KnobDecl {
+    pub name: &'static str,
+    pub default: f64,
+    pub min: f64,
+    pub max: f64,
+    pub unit: &'static str,
+    pub source: &'static str,
+    pub description: &'static str,
+}
+
+macro_rules! knobs {
+    ($( $id:ident = ($name:expr, $default:expr, $min:expr, $max:expr, $unit:expr, $source:expr, $desc:expr) ),* $(,)?) => {
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(usize)]
+        pub enum Knob { $( $id ),* }
+        pub const KNOBS: &[KnobDecl] = &[ $( KnobDecl { name: $name, default: $default, min: $min, max: $max, unit: $unit, source: $source, description: $desc } ),* ];
+    };
+}
+
+knobs! {
+    TickHz = ("tick_hz", 250.0, 100.0, 1000.0, "Hz", "CONFIG_HZ",
+        "Scheduler tick frequency; one global jiffy grid, busy CPUs only (NO_HZ idle)."),
+    SchedLatencyNs = ("sched_latency_ns", 6_000_000.0, 100_000.0, 1_000_000_000.0, "ns",
+        "kernel/sched/fair.c normalized_sysctl_sched_latency",
+        "CFS target latency before tunable scaling; effective = value * (1 + ilog2(min(nr_cpus, 8)))."),
+    SchedMinGranularityNs = ("sched_min_granularity_ns", 750_000.0, 100_000.0, 1_000_000_000.0, "ns",
+        "kernel/sched/fair.c normalized_sysctl_sched_min_granularity",
+        "CFS minimum slice before tunable scaling (same factor as sched_latency_ns)."),
+    SchedWakeupGranularityNs = ("sched_wakeup_granularity_ns", 1_000_000.0, 0.0, 1_000_000_000.0, "ns",
+        "kernel/sched/fair.c normalized_sysctl_sched_wakeup_granularity",
+        "CFS wakeup-preemption granularity before tunable scaling (same factor)."),
+    SchedMigrationCostNs = ("sched_migration_cost_ns", 500_000.0, 0.0, 1_000_000_000.0, "ns",
+        "kernel/sched/fair.c sysctl_sched_migration_cost",
+        "A task that ran within this time is cache hot (task_hot) and is not pulled by the balancer."),
+    SchedRrTimesliceMs = ("sched_rr_timeslice_ms", 100.0, 1.0, 10_000.0, "ms",
+        "kernel/sched/rt.c sched_rr_timeslice (RR_TIMESLICE)", "SCHED_RR time slice."),
+    SchedutilTargetLoad = ("schedutil.target_load", 0.8, 0.05, 1.0, "ratio",
+        "kernel/sched/cpufreq_schedutil.c map_util_perf (util + util>>2 = util / 0.8)",
+        "Utilisation at which schedutil asks for the next OPP up; headroom = 1 / target_load."),
+    SchedutilRateLimitUs = ("schedutil.rate_limit_us", -1.0, -1.0, 10_000_000.0, "us",
+        "drivers/cpufreq/cpufreq.c cpufreq_policy_transition_delay_us (v6.12)",
+        "Minimum time between two frequency commits; -1 = the kernel default, 1.5 x transition latency (1000 us if none)."),
+    CpufreqTransitionLatencyUs = ("cpufreq.transition_latency_us", 100.0, 0.0, 100_000.0, "us",
+        "assumption: the platform files carry no clock-latency-ns",
+        "Time from a frequency commit to the new OPP taking effect, per cluster."),
+    BalanceBusyFactor = ("balance.busy_factor", 16.0, 1.0, 1024.0, "x",
+        "kernel/sched/topology.c sd_init busy_factor",
+        "The periodic balance interval of a busy CPU is multiplied by this."),
+    TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
+        "hetsched", "Sampling period of the --timeseries output."),
+}
+
+#[derive(Debug, Clone)]
+pub struct Knobs {
+    values: Vec<f64>,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs { values: KNOBS.iter().map(|k| k.default).collect() }
+    }
+}
+
+impl Knobs {
+    pub fn get(&self, k: Knob) -> f64 {
+        self.values[k as usize]
+    }
+
+    pub fn index(name: &str) -> Result<usize> {
+        KNOBS.iter().position(|k| k.name == name).ok_or_else(|| Error::Unknown {
+            field: "knobs".into(),
+            kind: "knob",
+            name: name.into(),
+            choices: KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    pub fn set(&mut self, name: &str, value: f64) -> Result<()> {
+        let i = Self::index(name)?;
+        let d = &KNOBS[i];
+        if !value.is_finite() || value < d.min || value > d.max {
+            return Err(crate::error::config(
+                "policy",
+                format!("knobs.{}", d.name),
+                format!("a number in [{}, {}] {}, got {}", d.min, d.max, d.unit, value),
+            ));
+        }
+        self.values[i] = value;
+        Ok(())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        KNOBS.iter().zip(self.values.iter()).map(|(d, v)| (d.name, *v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_is_in_range_and_names_are_unique() {
+        for (i, k) in KNOBS.iter().enumerate() {
+            assert!(k.default >= k.min && k.default <= k.max, "{}", k.name);
+            assert_eq!(Knobs::index(k.name).unwrap(), i);
+        }
+    }
+
+    #[test]
+    fn out_of_range_and_unknown_are_errors() {
+        let mut k = Knobs::default();
+        assert!(k.set("schedutil.target_load", 1.5).is_err());
+        assert!(k.set("schedutil.target_lod", 0.5).is_err());
+        k.set("schedutil.target_load", 0.5).unwrap();
+        assert_eq!(k.get(Knob::SchedutilTargetLoad), 0.5);
+    }
+}

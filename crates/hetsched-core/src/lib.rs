@@ -1,0 +1,38 @@
+//! hetsched-core: a deterministic discrete-event simulator of the Linux scheduler on
+//! heterogeneous SoCs. Module names follow kernel/sched/ (pelt, fair, cpufreq/schedutil,
+//! idle) so that a reader of the kernel finds each mechanism where they expect it.
+
+pub mod balance;
+pub mod cpufreq;
+pub mod energy;
+pub mod error;
+pub mod event;
+pub mod fair;
+pub mod features;
+pub mod idle;
+pub mod invariants;
+pub mod pelt;
+pub mod placement;
+pub mod platform;
+pub mod result;
+mod sched_pelt;
+pub mod sim;
+pub mod trace;
+pub mod workload;
+
+#[cfg(any(test, feature = "testutils"))]
+pub mod testutils;
+
+pub use error::{Error, Result};
+pub use platform::Platform;
+pub use sim::{PolicyConfig, Sim};
+pub use workload::WorkloadSpec;
+
+/// Build a simulation from the three resolved JSON documents (docs/engine-interface.md).
+pub fn build(platform_json: &str, workload_json: &str, policy_json: &str) -> Result<Sim> {
+    let platform = Platform::from_json(platform_json)?;
+    let workload = WorkloadSpec::from_json(workload_json)?;
+    let policy: PolicyConfig =
+        serde_json::from_str(policy_json).map_err(|e| Error::Json { doc: "policy", msg: e.to_string() })?;
+    Sim::new(platform, workload, policy)
+}

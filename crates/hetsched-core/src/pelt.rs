@@ -1,0 +1,294 @@
+//! Per-Entity Load Tracking, after kernel/sched/pelt.c (v6.12).
+//!
+//! Same integer arithmetic as the kernel: 1024 µs periods (time in ns >> 10), the decay
+//! table of `sched_pelt.rs`, `period_contrib` carried between updates, averages that change
+//! only when a period boundary is crossed. The time base is the rq's `clock_pelt`
+//! (see `Rq::update_rq_clock_pelt` in sim.rs), which makes util frequency- and
+//! capacity-invariant.
+
+pub use crate::sched_pelt::{LOAD_AVG_MAX, LOAD_AVG_PERIOD, RUNNABLE_AVG_YN_INV};
+
+pub const PELT_MIN_DIVIDER: u32 = LOAD_AVG_MAX - 1024;
+const SHIFT: u32 = crate::platform::SCHED_CAPACITY_SHIFT;
+
+/// util_est flag (bit 31): the ewma has not changed since the last dequeue.
+pub const UTIL_AVG_UNCHANGED: u32 = 0x8000_0000;
+
+#[derive(Debug, Clone, Default)]
+pub struct SchedAvg {
+    pub last_update_time: u64,
+    pub load_sum: u64,
+    pub runnable_sum: u64,
+    pub util_sum: u64,
+    pub period_contrib: u32,
+    pub load_avg: u64,
+    pub runnable_avg: u64,
+    pub util_avg: u64,
+    /// util_est ewma | UTIL_AVG_UNCHANGED (tasks only)
+    pub util_est: u32,
+}
+
+#[inline]
+fn mul_u64_u32_shr(a: u64, mul: u32, shift: u32) -> u64 {
+    ((a as u128 * mul as u128) >> shift) as u64
+}
+
+/// decay_load(): val * y^n
+#[inline]
+pub fn decay_load(mut val: u64, n: u64) -> u64 {
+    if n > LOAD_AVG_PERIOD as u64 * 63 {
+        return 0;
+    }
+    let mut local_n = n as u32;
+    if local_n >= LOAD_AVG_PERIOD {
+        val >>= local_n / LOAD_AVG_PERIOD;
+        local_n %= LOAD_AVG_PERIOD;
+    }
+    mul_u64_u32_shr(val, RUNNABLE_AVG_YN_INV[local_n as usize], 32)
+}
+
+/// __accumulate_pelt_segments(): d1 (rest of the old period, decayed), the full periods in
+/// between (a geometric series, via LOAD_AVG_MAX), and d3 (the new, undecayed part).
+#[inline]
+fn accumulate_pelt_segments(periods: u64, d1: u32, d3: u32) -> u32 {
+    let c1 = decay_load(d1 as u64, periods) as u32;
+    let c2 = LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX as u64, periods) as u32 - 1024;
+    c1 + c2 + d3
+}
+
+impl SchedAvg {
+    #[inline]
+    pub fn pelt_divider(&self) -> u32 {
+        PELT_MIN_DIVIDER + self.period_contrib
+    }
+
+    /// accumulate_sum(); returns the number of periods crossed.
+    #[inline]
+    fn accumulate_sum(&mut self, mut delta: u64, load: u64, runnable: u64, running: bool) -> u64 {
+        let mut contrib = delta as u32; // raw delta; period_contrib was already counted
+        delta += self.period_contrib as u64;
+        let periods = delta / 1024;
+        if periods > 0 {
+            self.load_sum = decay_load(self.load_sum, periods);
+            self.runnable_sum = decay_load(self.runnable_sum, periods);
+            self.util_sum = decay_load(self.util_sum, periods);
+            delta %= 1024;
+            if load > 0 {
+                contrib = accumulate_pelt_segments(periods, 1024 - self.period_contrib, delta as u32);
+            }
+        }
+        self.period_contrib = delta as u32;
+        if load > 0 {
+            self.load_sum += load * contrib as u64;
+        }
+        if runnable > 0 {
+            self.runnable_sum += (runnable * contrib as u64) << SHIFT;
+        }
+        if running {
+            self.util_sum += (contrib as u64) << SHIFT;
+        }
+        periods
+    }
+
+    /// ___update_load_sum(); returns true when at least one period boundary was crossed.
+    #[inline]
+    pub fn update_load_sum(&mut self, now: u64, load: u64, mut runnable: u64, mut running: bool) -> bool {
+        if now < self.last_update_time {
+            self.last_update_time = now;
+            return false;
+        }
+        let delta = (now - self.last_update_time) >> 10;
+        if delta == 0 {
+            return false;
+        }
+        self.last_update_time += delta << 10;
+        if load == 0 {
+            runnable = 0;
+            running = false;
+        }
+        self.accumulate_sum(delta, load, runnable, running) > 0
+    }
+
+    /// ___update_load_avg()
+    #[inline]
+    pub fn update_load_avg(&mut self, load_weight: u64) {
+        let divider = self.pelt_divider() as u64;
+        self.load_avg = load_weight * self.load_sum / divider;
+        self.runnable_avg = self.runnable_sum / divider;
+        self.util_avg = self.util_sum / divider;
+    }
+
+    /// One full update: sum, then averages if a period was crossed (what
+    /// __update_load_avg_se / __update_load_avg_cfs_rq / update_rt_rq_load_avg do).
+    #[inline]
+    pub fn update(&mut self, now: u64, load: u64, runnable: u64, running: bool, weight: u64) -> bool {
+        if self.update_load_sum(now, load, runnable, running) {
+            self.update_load_avg(weight);
+            true
+        } else {
+            false
+        }
+    }
+
+    #[inline]
+    pub fn ewma(&self) -> u64 {
+        (self.util_est & !UTIL_AVG_UNCHANGED) as u64
+    }
+}
+
+#[inline]
+fn sub_positive(a: &mut u64, b: u64) {
+    *a = a.saturating_sub(b);
+}
+
+/// attach_entity_load_avg() + enqueue_load_avg(): align the entity with the cfs_rq's
+/// period and add it. `se_weight` is the task's load weight.
+pub fn attach_entity_load_avg(cfs: &mut SchedAvg, se: &mut SchedAvg, se_weight: u64) {
+    let divider = cfs.pelt_divider() as u64;
+    se.last_update_time = cfs.last_update_time;
+    se.period_contrib = cfs.period_contrib;
+    se.util_sum = se.util_avg * divider;
+    se.runnable_sum = se.runnable_avg * divider;
+    se.load_sum = if se_weight > 0 { se.load_avg * divider / se_weight } else { se.load_sum };
+    cfs.util_avg += se.util_avg;
+    cfs.util_sum += se.util_sum;
+    cfs.runnable_avg += se.runnable_avg;
+    cfs.runnable_sum += se.runnable_sum;
+    cfs.load_avg += se.load_avg;
+    cfs.load_sum += se_weight * se.load_sum;
+}
+
+/// detach_entity_load_avg(): subtract, floored at 0 and so that no sum falls below
+/// avg * PELT_MIN_DIVIDER (the kernel's guard against sum/avg drift).
+pub fn detach_entity_load_avg(cfs: &mut SchedAvg, se: &SchedAvg, se_weight: u64) {
+    let min_div = PELT_MIN_DIVIDER as u64;
+    sub_positive(&mut cfs.util_avg, se.util_avg);
+    sub_positive(&mut cfs.util_sum, se.util_sum);
+    cfs.util_sum = cfs.util_sum.max(cfs.util_avg * min_div);
+    sub_positive(&mut cfs.runnable_avg, se.runnable_avg);
+    sub_positive(&mut cfs.runnable_sum, se.runnable_sum);
+    cfs.runnable_sum = cfs.runnable_sum.max(cfs.runnable_avg * min_div);
+    sub_positive(&mut cfs.load_avg, se.load_avg);
+    sub_positive(&mut cfs.load_sum, se_weight * se.load_sum);
+    cfs.load_sum = cfs.load_sum.max(cfs.load_avg * min_div);
+}
+
+/// util_est_update() (v6.12 single-word form), on a dequeue for sleep. `util_avg` is the
+/// task's util at its last PELT recomputation, as in the kernel.
+pub fn util_est_update(se: &mut SchedAvg, capacity_orig: u64) {
+    if se.util_est & UTIL_AVG_UNCHANGED != 0 {
+        return;
+    }
+    let mut ewma = se.util_est as u64;
+    let dequeued = se.util_avg;
+    let store = |se: &mut SchedAvg, ewma: u64| se.util_est = ewma as u32 | UTIL_AVG_UNCHANGED;
+    if ewma <= dequeued {
+        return store(se, dequeued);
+    }
+    let last_ewma_diff = ewma - dequeued;
+    if last_ewma_diff < 10 {
+        // within 1% of SCHED_CAPACITY_SCALE: keep
+        return store(se, ewma);
+    }
+    if dequeued > capacity_orig {
+        return; // the task could not show its real util here; no store, flag stays clear
+    }
+    if dequeued + 10 < se.runnable_avg {
+        return store(se, ewma); // starved: util_avg underestimates the task
+    }
+    // ewma(t) = w * dequeued + (1 - w) * ewma(t-1), w = 1/4, computed as the kernel does
+    ewma <<= 2;
+    ewma -= last_ewma_diff;
+    ewma >>= 2;
+    store(se, ewma)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run a fresh signal for `ms` milliseconds (exactly 1024-µs periods = 1 "PELT ms").
+    fn run_for(sa: &mut SchedAvg, start: u64, periods: u64, running: bool) -> u64 {
+        let mut t = start;
+        for _ in 0..periods {
+            t += 1024 * 1024; // one period in ns
+            sa.update(t, running as u64, running as u64, running, 1024);
+        }
+        t
+    }
+
+    fn y() -> f64 {
+        0.5f64.powf(1.0 / 32.0)
+    }
+
+    #[test]
+    fn load_avg_max_is_the_kernel_constant() {
+        assert_eq!(LOAD_AVG_MAX, 47742);
+        assert_eq!(PELT_MIN_DIVIDER, 46718);
+        assert_eq!(RUNNABLE_AVG_YN_INV[16], 0xb504f333); // (2^32-1)/sqrt(2)
+    }
+
+    #[test]
+    fn decay_is_half_after_32_periods() {
+        assert_eq!(decay_load(1 << 20, 32), 1 << 19);
+        assert_eq!(decay_load(1 << 20, 64), 1 << 18);
+        assert_eq!(decay_load(12345, 32 * 63 + 1), 0);
+        let v = decay_load(1_000_000, 5);
+        let exact = 1_000_000.0 * y().powi(5);
+        assert!((v as f64 - exact).abs() <= 1.0, "{v} vs {exact}");
+    }
+
+    #[test]
+    fn util_ramps_like_1024_times_one_minus_y_pow_t() {
+        // From zero, running continuously for t periods: util = 1024 * (1 - y^t), within
+        // the truncation of the integer arithmetic (a few units).
+        for &t in &[8u64, 32, 74, 106, 200] {
+            let mut sa = SchedAvg::default();
+            run_for(&mut sa, 0, t, true);
+            let expect = 1024.0 * (1.0 - y().powi(t as i32));
+            assert!(
+                (sa.util_avg as f64 - expect).abs() <= 3.0,
+                "t={t}: util {} vs formula {expect:.1}",
+                sa.util_avg
+            );
+        }
+        let mut sa = SchedAvg::default();
+        run_for(&mut sa, 0, 32, true);
+        assert!((509..=513).contains(&sa.util_avg), "50% at 32 ms, got {}", sa.util_avg);
+    }
+
+    #[test]
+    fn util_decays_by_half_every_32_periods_when_blocked() {
+        let mut sa = SchedAvg::default();
+        let t = run_for(&mut sa, 0, 400, true);
+        let full = sa.util_avg;
+        assert!(full >= 1000, "saturated {full}");
+        run_for(&mut sa, t, 32, false);
+        let half = sa.util_avg as f64;
+        assert!((half - full as f64 / 2.0).abs() <= 3.0, "{half} vs {}", full / 2);
+    }
+
+    #[test]
+    fn sub_period_update_does_not_change_the_average() {
+        let mut sa = SchedAvg::default();
+        run_for(&mut sa, 0, 40, true);
+        let before = sa.util_avg;
+        let t0 = sa.last_update_time;
+        assert!(!sa.update(t0 + 500 * 1024, 1, 1, true, 1024));
+        assert_eq!(sa.util_avg, before);
+        assert_eq!(sa.period_contrib, 500);
+    }
+
+    #[test]
+    fn util_est_ewma_quarter_weight() {
+        let mut se = SchedAvg { util_avg: 100, util_est: 500, ..Default::default() };
+        util_est_update(&mut se, 1024);
+        // 500 - (500-100)/4 = 400
+        assert_eq!(se.ewma(), 400);
+        assert!(se.util_est & UTIL_AVG_UNCHANGED != 0);
+        // rising: jumps to util_avg at once
+        let mut se = SchedAvg { util_avg: 700, util_est: 300, ..Default::default() };
+        util_est_update(&mut se, 1024);
+        assert_eq!(se.ewma(), 700);
+    }
+}

@@ -1,0 +1,159 @@
+//! The hardware: CPUs, clusters (= frequency / perf domains), OPP tables with per-CPU
+//! power, idle states. Immutable during a run. Built from the resolved `PlatformSpec`
+//! (docs/engine-interface.md); the Python loader reads device-tree-derived files and does
+//! the capacity normalisation of `drivers/base/arch_topology.c` and the Energy Model power
+//! of `drivers/opp/of.c`, so every number here is already in kernel units.
+
+use crate::error::{config, Error, Result};
+use serde::Deserialize;
+
+pub const SCHED_CAPACITY_SHIFT: u32 = 10;
+pub const SCHED_CAPACITY_SCALE: u64 = 1 << SCHED_CAPACITY_SHIFT;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OppSpec {
+    pub khz: u64,
+    pub power_uw: u64,
+    #[serde(default)]
+    pub cluster_power_uw: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdleLevel {
+    Cpu,
+    Cluster,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct IdleStateSpec {
+    pub name: String,
+    pub level: IdleLevel,
+    pub exit_latency_ns: u64,
+    pub target_residency_ns: u64,
+    #[serde(default)]
+    pub power_uw: u64,
+    #[serde(default)]
+    pub cluster_power_uw: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClusterSpec {
+    pub name: String,
+    pub cpus: Vec<usize>,
+    pub capacity_orig: u64,
+    pub opps: Vec<OppSpec>,
+    pub idle_states: Vec<IdleStateSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PlatformSpec {
+    pub name: String,
+    #[serde(default = "default_power_model")]
+    pub power_model: String,
+    pub clusters: Vec<ClusterSpec>,
+}
+
+fn default_power_model() -> String {
+    "dt".into()
+}
+
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub name: String,
+    pub cpus: Vec<usize>,
+    pub capacity_orig: u64,
+    pub opps: Vec<OppSpec>,
+    pub idle_states: Vec<IdleStateSpec>,
+    pub fmax_khz: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Platform {
+    pub name: String,
+    pub power_model: String,
+    pub clusters: Vec<Cluster>,
+    /// cluster index of each CPU
+    pub cpu_cluster: Vec<usize>,
+}
+
+impl Platform {
+    pub fn from_json(text: &str) -> Result<Platform> {
+        let spec: PlatformSpec =
+            serde_json::from_str(text).map_err(|e| Error::Json { doc: "platform", msg: e.to_string() })?;
+        Platform::from_spec(spec)
+    }
+
+    pub fn from_spec(spec: PlatformSpec) -> Result<Platform> {
+        if spec.clusters.is_empty() {
+            return Err(config("platform", "clusters", "at least one cluster"));
+        }
+        let n: usize = spec.clusters.iter().map(|c| c.cpus.len()).sum();
+        if n > 64 {
+            return Err(config("platform", "clusters", "at most 64 CPUs"));
+        }
+        let mut cpu_cluster = vec![usize::MAX; n];
+        let mut clusters = Vec::with_capacity(spec.clusters.len());
+        for (ci, c) in spec.clusters.into_iter().enumerate() {
+            let f = |s: &str| format!("clusters[{ci}].{s}");
+            if c.cpus.is_empty() {
+                return Err(config("platform", f("cpus"), "a non-empty list of CPU numbers"));
+            }
+            for &cpu in &c.cpus {
+                if cpu >= n || cpu_cluster[cpu] != usize::MAX {
+                    return Err(config("platform", f("cpus"), format!("each CPU 0..{} exactly once", n - 1)));
+                }
+                cpu_cluster[cpu] = ci;
+            }
+            if c.capacity_orig == 0 || c.capacity_orig > SCHED_CAPACITY_SCALE {
+                return Err(config("platform", f("capacity_orig"), "an integer in 1..=1024"));
+            }
+            if c.opps.is_empty() {
+                return Err(config("platform", f("opps"), "at least one OPP"));
+            }
+            for (i, o) in c.opps.iter().enumerate() {
+                if o.khz == 0 || (i > 0 && o.khz <= c.opps[i - 1].khz) {
+                    return Err(config("platform", f(&format!("opps[{i}].khz")), "positive, strictly ascending kHz"));
+                }
+            }
+            if c.idle_states.is_empty() {
+                return Err(config("platform", f("idle_states"), "at least the WFI state"));
+            }
+            let fmax_khz = c.opps.last().unwrap().khz;
+            clusters.push(Cluster {
+                name: c.name,
+                cpus: c.cpus,
+                capacity_orig: c.capacity_orig,
+                opps: c.opps,
+                idle_states: c.idle_states,
+                fmax_khz,
+            });
+        }
+        if !clusters.iter().any(|c| c.capacity_orig == SCHED_CAPACITY_SCALE) {
+            return Err(config("platform", "clusters[].capacity_orig", "the biggest CPU normalised to 1024"));
+        }
+        Ok(Platform { name: spec.name, power_model: spec.power_model, clusters, cpu_cluster })
+    }
+
+    pub fn nr_cpus(&self) -> usize {
+        self.cpu_cluster.len()
+    }
+
+    #[inline]
+    pub fn cluster_of(&self, cpu: usize) -> &Cluster {
+        &self.clusters[self.cpu_cluster[cpu]]
+    }
+
+    /// arch_scale_cpu_capacity()
+    #[inline]
+    pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        self.cluster_of(cpu).capacity_orig
+    }
+}
+
+impl Cluster {
+    /// Index of the lowest OPP whose frequency is >= khz (RELATION_L), else the highest.
+    pub fn opp_at_least(&self, khz: u64) -> usize {
+        self.opps.iter().position(|o| o.khz >= khz).unwrap_or(self.opps.len() - 1)
+    }
+}

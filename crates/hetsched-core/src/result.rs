@@ -1,0 +1,145 @@
+//! The engine's part of `result.json`: energy, residencies, per-task statistics, counters
+//! and the rt-app metrics, computed from the state at the current time.
+
+use crate::sim::Sim;
+use serde_json::{json, Map, Value};
+
+const NS: f64 = 1e9;
+
+fn percentile(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    // nearest-rank
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+impl Sim {
+    pub fn result(&self) -> Value {
+        let p = &self.platform;
+        let dur = self.now;
+        let total_fj = self.meter.total_fj();
+        let energy_j = total_fj as f64 * 1e-15;
+        let cpus: Vec<Value> = (0..p.nr_cpus())
+            .map(|cpu| {
+                let c = p.cluster_of(cpu);
+                let m = &self.meter.cpus[cpu];
+                let mut fres = Map::new();
+                for (i, o) in c.opps.iter().enumerate() {
+                    fres.insert(o.khz.to_string(), json!(m.freq_residency_ns[i] as f64 / NS));
+                }
+                let mut ires = Map::new();
+                for (i, s) in c.idle_states.iter().enumerate() {
+                    ires.insert(s.name.clone(), json!(m.idle_residency_ns[i] as f64 / NS));
+                }
+                json!({
+                    "cpu": cpu,
+                    "cluster": c.name,
+                    "capacity": c.capacity_orig,
+                    "busy_s": m.busy_ns as f64 / NS,
+                    "energy_j": m.energy_fj as f64 * 1e-15,
+                    "freq_residency_s": fres,
+                    "idle_residency_s": ires,
+                    "nr_switches": self.rqs[cpu].nr_switches,
+                })
+            })
+            .collect();
+        let clusters: Vec<Value> = p
+            .clusters
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| {
+                let cpu_j: u128 = c.cpus.iter().map(|&x| self.meter.cpus[x].energy_fj).sum();
+                let cl = self.meter.clusters[ci].energy_fj;
+                json!({
+                    "cluster": c.name,
+                    "cpus": c.cpus,
+                    "energy_j": (cpu_j + cl) as f64 * 1e-15,
+                    "cluster_term_energy_j": cl as f64 * 1e-15,
+                })
+            })
+            .collect();
+        let mut all_lat: Vec<u64> = Vec::new();
+        let (mut act, mut missed) = (0u64, 0u64);
+        let mut slack: i128 = 0;
+        let tasks: Vec<Value> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let ct = self.task_cpu_time(i);
+                let mut per = Map::new();
+                for (cpu, ns) in ct.iter().enumerate() {
+                    if *ns > 0 {
+                        per.insert(cpu.to_string(), json!(*ns as f64 / NS));
+                    }
+                }
+                let s = &t.stats;
+                all_lat.extend_from_slice(&s.wakeup_latency_ns);
+                act += s.activations;
+                missed += s.missed_activations;
+                slack += s.slack_sum_ns;
+                let mut lat = s.wakeup_latency_ns.clone();
+                lat.sort_unstable();
+                json!({
+                    "name": t.name,
+                    "pid": i + 1,
+                    "policy": format!("{:?}", t.policy).to_lowercase(),
+                    "nice": t.nice,
+                    "cpu_time_s": per,
+                    "runtime_s": ct.iter().sum::<u64>() as f64 / NS,
+                    "wait_s": s.wait_ns as f64 / NS,
+                    "migrations": s.migrations,
+                    "nr_wakeups": s.nr_wakeups,
+                    "activations": s.activations,
+                    "missed_activations": s.missed_activations,
+                    "wakeup_latency_us_max": lat.last().copied().unwrap_or(0) as f64 / 1e3,
+                    "work_completed_us": s.work_completed as f64 / 1e3,
+                    "state": format!("{:?}", t.state).to_lowercase(),
+                })
+            })
+            .collect();
+        all_lat.sort_unstable();
+        let mean_lat =
+            if all_lat.is_empty() { 0.0 } else { all_lat.iter().sum::<u64>() as f64 / all_lat.len() as f64 / 1e3 };
+        let c = &self.counters;
+        json!({
+            "sim_duration_s": dur as f64 / NS,
+            "events": self.events.popped,
+            "energy_j": energy_j,
+            "energy_fj": total_fj.to_string(),
+            "avg_power_mw": if dur > 0 { energy_j / (dur as f64 / NS) * 1e3 } else { 0.0 },
+            "clusters": clusters,
+            "cpus": cpus,
+            "tasks": tasks,
+            "counters": {
+                "wakeups": c.wakeups,
+                "context_switches": c.context_switches,
+                "migrations": c.migrations,
+                "freq_changes": c.freq_changes,
+                "balance_attempts": c.balance.attempts + c.newidle_balance.attempts,
+                "balance_successes": c.balance.successes + c.newidle_balance.successes,
+                "periodic_balance_attempts": c.balance.attempts,
+                "periodic_balance_successes": c.balance.successes,
+                "newidle_balance_attempts": c.newidle_balance.attempts,
+                "newidle_balance_successes": c.newidle_balance.successes,
+            },
+            "metrics": {
+                "activations": act,
+                "missed_activations": missed,
+                "missed_activation_pct": if act > 0 { 100.0 * missed as f64 / act as f64 } else { 0.0 },
+                "slack_us_mean": if act > 0 { slack as f64 / act as f64 / 1e3 } else { 0.0 },
+                "wakeup_latency_us_mean": mean_lat,
+                "wakeup_latency_us_p50": percentile(&all_lat, 0.5) as f64 / 1e3,
+                "wakeup_latency_us_p99": percentile(&all_lat, 0.99) as f64 / 1e3,
+                "wakeup_latency_us_max": all_lat.last().copied().unwrap_or(0) as f64 / 1e3,
+            },
+            "policy": {
+                "placement": self.placement_name(),
+                "balancer": self.balancer_name(),
+                "governor": self.governor_name(),
+            },
+        })
+    }
+}

@@ -1,0 +1,1330 @@
+//! The simulation: runqueues, tasks, and the event loop that drives the scheduler core
+//! (kernel/sched/core.c's role): enqueue/dequeue, schedule(), the tick, try_to_wake_up(),
+//! frequency commits and idle entry/exit. Mechanisms live in their own modules (pelt,
+//! fair, cpufreq, idle, energy, placement, balance); this file sequences them.
+//!
+//! Time is integer ns. A running task progresses at capacity_orig/1024 * f/f_max of
+//! invariant work per ns; its completion is an event recomputed whenever its speed or its
+//! CPU changes (stale ones are dropped by generation).
+
+use crate::balance::{BalanceStats, LoadBalancer, Migration, SimplePull};
+use crate::cpufreq::{make_governor, CpuUtil, Governor};
+use crate::energy::{CpuPowerState, EnergyMeter};
+use crate::error::{config, Error, Result};
+use crate::event::{EventKind, EventQueue};
+use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTunables, SchedEntity};
+use crate::features::{Knob, Knobs};
+use crate::idle::select_idle_state;
+use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
+use crate::placement::{Baseline, Placement, WakeKind, SCHEDULERS};
+use crate::platform::Platform;
+use crate::trace::{TimeSeries, Trace};
+use crate::workload::{Ev, Policy, TimerMode, WorkloadSpec};
+use serde::Deserialize;
+use std::collections::BTreeSet;
+
+pub type TaskId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    Unstarted,
+    Runnable,
+    Running,
+    Sleeping,
+    Exited,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cur {
+    None,
+    Run,
+    Runtime,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TaskStats {
+    pub cpu_time_ns: Vec<u64>,
+    pub wait_ns: u64,
+    pub migrations: u64,
+    pub nr_wakeups: u64,
+    pub wakeup_latency_ns: Vec<u64>,
+    pub activations: u64,
+    pub missed_activations: u64,
+    pub slack_sum_ns: i128,
+    /// invariant work executed, ns at capacity 1024 and f_max
+    pub work_done: u64,
+    /// invariant work of completed run events
+    pub work_completed: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: TaskId,
+    pub name: String,
+    pub policy: Policy,
+    pub nice: i32,
+    pub rt_priority: u32,
+    pub allowed: u64,
+    pub state: TaskState,
+    pub cpu: usize,
+    pub se: SchedEntity,
+    spec: crate::workload::TaskSpec,
+    iter: i64,
+    phase: usize,
+    phase_iter: i64,
+    ev: usize,
+    cur: Cur,
+    pub(crate) work_left: u64,
+    runtime_end: u64,
+    /// when the current wakeup was due (timer expiry), for wakeup latency
+    wake_due: Option<u64>,
+    /// when the task last became runnable without running (for wait time)
+    queued_since: u64,
+    rr_left_ns: u64,
+    pub stats: TaskStats,
+}
+
+impl Task {
+    /// cpupri level of this task's priority: fair = 1, RT = 1 + rt_priority.
+    pub fn prio_level(&self) -> u32 {
+        match self.policy {
+            Policy::Other => 1,
+            _ => 1 + self.rt_priority,
+        }
+    }
+    pub fn is_rt(&self) -> bool {
+        self.policy != Policy::Other
+    }
+    pub fn weight(&self) -> u64 {
+        self.se.weight
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Rq {
+    pub cpu: usize,
+    pub curr: Option<TaskId>,
+    pub cfs: CfsRq,
+    /// runnable RT tasks, the running one included: (-(prio level), seq, task)
+    pub rt_queue: BTreeSet<(i64, u64, TaskId)>,
+    pub clock: u64,
+    pub clock_pelt: u64,
+    pub lost_idle_time: u64,
+    pub avg_rt: SchedAvg,
+    /// Some(state) while the CPU is idle
+    pub idle_state: Option<usize>,
+    /// the CPU is leaving an idle state until this time
+    pub waking_until: Option<u64>,
+    gen: u32,
+    next_balance: u64,
+    /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
+    timers: BTreeSet<(u64, TaskId)>,
+    pub nr_switches: u64,
+    /// (task, start) of the slice being traced
+    slice_start: u64,
+}
+
+impl Rq {
+    pub fn nr_running(&self) -> u32 {
+        self.cfs.nr_running + self.rt_queue.len() as u32
+    }
+    #[inline]
+    fn pelt_now(&self) -> u64 {
+        self.clock_pelt - self.lost_idle_time
+    }
+}
+
+/// Read-only view of the scheduler state handed to policies (placement, balancing).
+pub struct SchedView<'a> {
+    pub now: u64,
+    pub platform: &'a Platform,
+    pub rqs: &'a [Rq],
+    pub tasks: &'a [Task],
+    pub knobs: &'a Knobs,
+}
+
+impl<'a> SchedView<'a> {
+    pub fn nr_cpus(&self) -> usize {
+        self.rqs.len()
+    }
+    pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        self.platform.capacity_orig(cpu)
+    }
+    /// idle_cpu(): nothing running, nothing queued, not already being woken.
+    pub fn idle_cpu(&self, cpu: usize) -> bool {
+        let rq = &self.rqs[cpu];
+        rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none()
+    }
+    /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
+    pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
+        let c = &self.rqs[cpu].cfs;
+        c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
+    }
+    /// task_util_est(): max(util_avg, util_est ewma) of a task.
+    pub fn task_util_est(&self, p: TaskId) -> u64 {
+        let a = &self.tasks[p as usize].se.avg;
+        a.util_avg.max(a.ewma())
+    }
+    /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
+    pub fn rq_prio_level(&self, cpu: usize) -> u32 {
+        let rq = &self.rqs[cpu];
+        if let Some(&(neg, _, _)) = rq.rt_queue.first() {
+            return (-neg) as u32;
+        }
+        if rq.nr_running() > 0 || rq.curr.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PolicyConfig {
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    #[serde(default = "default_governor")]
+    pub governor: String,
+    #[serde(default)]
+    pub knobs: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    pub trace: bool,
+    #[serde(default)]
+    pub timeseries: bool,
+}
+
+fn default_scheduler() -> String {
+    "cfs".into()
+}
+fn default_governor() -> String {
+    "schedutil".into()
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    pub wakeups: u64,
+    pub context_switches: u64,
+    pub migrations: u64,
+    pub freq_changes: u64,
+    pub balance: BalanceStats,
+    pub newidle_balance: BalanceStats,
+}
+
+struct ClusterState {
+    opp: usize,
+    gen: u32,
+    dirty: bool,
+}
+
+pub struct Sim {
+    pub platform: Platform,
+    pub knobs: Knobs,
+    pub now: u64,
+    pub events: EventQueue,
+    pub tasks: Vec<Task>,
+    pub rqs: Vec<Rq>,
+    clusters: Vec<ClusterState>,
+    governor: Box<dyn Governor>,
+    placement: Box<dyn Placement>,
+    balancer: Box<dyn LoadBalancer>,
+    pub meter: EnergyMeter,
+    pub trace: Option<Trace>,
+    pub timeseries: Option<TimeSeries>,
+    pub counters: Counters,
+    pub policy: PolicyConfig,
+    timers: Vec<Option<u64>>,
+    tunables: CfsTunables,
+    resched: Vec<bool>,
+    any_resched: bool,
+    next_blocked_update: u64,
+    next_sample: u64,
+    pub workload_duration_ns: Option<u64>,
+    utils_buf: Vec<CpuUtil>,
+    /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
+    pending_khz: Vec<u64>,
+    rt_seq: u64,
+}
+
+/// A SchedView borrowing the state fields only, so a policy field can be borrowed
+/// mutably beside it.
+macro_rules! view {
+    ($s:ident) => {
+        SchedView { now: $s.now, platform: &$s.platform, rqs: &$s.rqs, tasks: &$s.tasks, knobs: &$s.knobs }
+    };
+}
+
+const NOHZ_BLOCKED_PERIOD_NS: u64 = 32_000_000; // nohz.next_blocked = now + 32 ms (LOAD_AVG_PERIOD)
+
+impl Sim {
+    pub fn new(platform: Platform, workload: WorkloadSpec, policy: PolicyConfig) -> Result<Sim> {
+        let mut knobs = Knobs::default();
+        for (k, v) in &policy.knobs {
+            knobs.set(k, *v)?;
+        }
+        if !SCHEDULERS.iter().any(|s| s.0 == policy.scheduler) {
+            return Err(Error::Unknown {
+                field: "scheduler".into(),
+                kind: "scheduler",
+                name: policy.scheduler.clone(),
+                choices: SCHEDULERS.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
+            });
+        }
+        let nclusters = platform.clusters.len();
+        let governor = make_governor(&policy.governor, nclusters)?;
+        let n = platform.nr_cpus();
+        let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut tasks = Vec::with_capacity(workload.tasks.len());
+        for (i, t) in workload.tasks.iter().enumerate() {
+            let allowed = match &t.cpus {
+                None => all_mask,
+                Some(list) => {
+                    let mut m = 0u64;
+                    for &c in list {
+                        if c >= n {
+                            return Err(config(
+                                "workload",
+                                format!("tasks[{i}].cpus"),
+                                format!("CPU numbers below {n} (the platform's CPU count)"),
+                            ));
+                        }
+                        m |= 1 << c;
+                    }
+                    if m == 0 {
+                        return Err(config("workload", format!("tasks[{i}].cpus"), "a non-empty CPU list"));
+                    }
+                    m
+                }
+            };
+            let weight = nice_to_weight(t.nice);
+            tasks.push(Task {
+                id: i as TaskId,
+                name: t.name.clone(),
+                policy: t.policy,
+                nice: t.nice,
+                rt_priority: t.rt_priority,
+                allowed,
+                state: TaskState::Unstarted,
+                cpu: allowed.trailing_zeros() as usize,
+                se: SchedEntity { weight, wmult: weight_to_wmult(weight), ..Default::default() },
+                spec: t.clone(),
+                iter: 0,
+                phase: 0,
+                phase_iter: 0,
+                ev: 0,
+                cur: Cur::None,
+                work_left: 0,
+                runtime_end: 0,
+                wake_due: None,
+                queued_since: 0,
+                rr_left_ns: 0,
+                stats: TaskStats { cpu_time_ns: vec![0; n], ..Default::default() },
+            });
+        }
+        let initial_opp: Vec<usize> = platform.clusters.iter().map(|c| governor.initial_opp(c)).collect();
+        let meter = EnergyMeter::new(&platform, &initial_opp);
+        let rqs = (0..n)
+            .map(|cpu| Rq {
+                cpu,
+                curr: None,
+                cfs: CfsRq::default(),
+                rt_queue: BTreeSet::new(),
+                clock: 0,
+                clock_pelt: 0,
+                lost_idle_time: 0,
+                avg_rt: SchedAvg::default(),
+                idle_state: Some(0),
+                waking_until: None,
+                gen: 0,
+                next_balance: 0,
+                timers: BTreeSet::new(),
+                nr_switches: 0,
+                slice_start: 0,
+            })
+            .collect();
+        let tunables = CfsTunables::new(
+            n,
+            knobs.get(Knob::SchedLatencyNs) as u64,
+            knobs.get(Knob::SchedMinGranularityNs) as u64,
+            knobs.get(Knob::SchedWakeupGranularityNs) as u64,
+        );
+        let clusters =
+            initial_opp.iter().map(|&opp| ClusterState { opp, gen: 0, dirty: false }).collect::<Vec<_>>();
+        let trace = if policy.trace { Some(Trace::new(&platform)) } else { None };
+        let timeseries = if policy.timeseries { Some(TimeSeries::default()) } else { None };
+        let balancer = Box::new(SimplePull { migration_cost_ns: knobs.get(Knob::SchedMigrationCostNs) as u64 });
+        let mut sim = Sim {
+            platform,
+            knobs,
+            now: 0,
+            events: EventQueue::default(),
+            tasks,
+            rqs,
+            clusters,
+            governor,
+            placement: Box::new(Baseline),
+            balancer,
+            meter,
+            trace,
+            timeseries,
+            counters: Counters::default(),
+            policy,
+            timers: vec![None; workload.timers],
+            tunables,
+            resched: vec![false; n],
+            any_resched: false,
+            next_blocked_update: NOHZ_BLOCKED_PERIOD_NS,
+            next_sample: 0,
+            workload_duration_ns: workload.duration_ns,
+            utils_buf: Vec::new(),
+            pending_khz: vec![0; nclusters],
+            rt_seq: 0,
+        };
+        for cpu in 0..n {
+            sim.enter_idle(cpu);
+        }
+        if let Some(tr) = sim.trace.as_mut() {
+            for (ci, c) in sim.platform.clusters.iter().enumerate() {
+                tr.freq(0, ci, c.opps[sim.clusters[ci].opp].khz);
+            }
+        }
+        for t in 0..sim.tasks.len() {
+            let delay = sim.tasks[t].spec.delay_ns;
+            sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
+        }
+        sim.events.push(0, EventKind::Tick);
+        Ok(sim)
+    }
+
+    fn view(&self) -> SchedView<'_> {
+        view!(self)
+    }
+
+    #[inline]
+    fn khz(&self, cpu: usize) -> u64 {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
+    }
+
+    /// arch_scale_freq_capacity(): (cur << 10) / f_max
+    #[inline]
+    fn freq_scale(&self, cpu: usize) -> u64 {
+        let c = self.platform.cluster_of(cpu);
+        (self.khz(cpu) << 10) / c.fmax_khz
+    }
+
+    // ------------------------------------------------------------------ clocks, PELT
+
+    /// update_rq_clock() + update_rq_clock_pelt(): while something runs, clock_pelt
+    /// advances by delta scaled by capacity and frequency (two truncating cap_scale steps,
+    /// as the kernel); when idle it snaps to the task clock.
+    fn update_rq_clock(&mut self, cpu: usize) {
+        let now = self.now;
+        let delta = now - self.rqs[cpu].clock;
+        if delta == 0 {
+            return;
+        }
+        let busy = self.rqs[cpu].curr.is_some();
+        let cap = self.platform.capacity_orig(cpu);
+        let fs = self.freq_scale(cpu);
+        let rq = &mut self.rqs[cpu];
+        rq.clock = now;
+        if busy {
+            let d = (delta * cap) >> 10;
+            rq.clock_pelt += (d * fs) >> 10;
+        } else {
+            rq.clock_pelt = now;
+        }
+    }
+
+    /// update_idle_rq_clock_pelt(): on idle entry, time a saturated CPU could not account
+    /// (its util_sum at the max) is added to lost_idle_time so util does not creep up.
+    fn update_idle_rq_clock_pelt(&mut self, cpu: usize) {
+        let rq = &mut self.rqs[cpu];
+        let divider = ((pelt::LOAD_AVG_MAX as u64 - 1024) << 10) - pelt::LOAD_AVG_MAX as u64;
+        let util_sum = rq.cfs.avg.util_sum + rq.avg_rt.util_sum;
+        if util_sum >= divider {
+            rq.lost_idle_time += rq.clock - rq.clock_pelt;
+        }
+        rq.clock_pelt = rq.clock;
+    }
+
+    /// __update_load_avg_se(): with UTIL_EST, a recomputed util_avg clears UNCHANGED.
+    fn update_se_avg(&mut self, cpu: usize, t: TaskId) {
+        let rq = &self.rqs[cpu];
+        let now = rq.pelt_now();
+        let running = rq.cfs.curr == Some(t);
+        let task = &mut self.tasks[t as usize];
+        let on_rq = task.se.on_rq as u64;
+        if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
+            task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
+        }
+    }
+
+    /// update_load_avg(cfs_rq, se, flags): the entity (if any, and if attached), then the
+    /// cfs_rq; attach a migrated/new entity. Marks the cluster for cpufreq when the root
+    /// cfs_rq signal changed.
+    fn update_load_avg(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) {
+        if let Some(t) = se {
+            if self.tasks[t as usize].se.avg.last_update_time != 0 || !attach {
+                self.update_se_avg(cpu, t);
+            }
+        }
+        let rq = &mut self.rqs[cpu];
+        let now = rq.pelt_now();
+        let decayed = rq.cfs.avg.update(
+            now,
+            rq.cfs.load_weight,
+            rq.cfs.nr_running as u64,
+            rq.cfs.curr.is_some(),
+            1,
+        );
+        if let Some(t) = se {
+            let task = &mut self.tasks[t as usize];
+            if attach && task.se.avg.last_update_time == 0 {
+                pelt::attach_entity_load_avg(&mut self.rqs[cpu].cfs.avg, &mut task.se.avg, task.se.weight);
+                self.mark_cpufreq(cpu);
+                return;
+            }
+        }
+        if decayed {
+            self.mark_cpufreq(cpu);
+        }
+    }
+
+    fn update_rt_avg(&mut self, cpu: usize) {
+        let running = self.rqs[cpu].curr.map(|t| self.tasks[t as usize].is_rt()).unwrap_or(false);
+        let rq = &mut self.rqs[cpu];
+        let now = rq.pelt_now();
+        if rq.avg_rt.update(now, running as u64, running as u64, running, 1) {
+            self.mark_cpufreq(cpu);
+        }
+    }
+
+    #[inline]
+    fn mark_cpufreq(&mut self, cpu: usize) {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.clusters[ci].dirty = true;
+    }
+
+    // ------------------------------------------------------------------ execution
+
+    /// update_curr(): account the time since exec_start to the running task: its invariant
+    /// work, its vruntime, its statistics.
+    fn update_curr(&mut self, cpu: usize) {
+        let Some(t) = self.rqs[cpu].curr else { return };
+        let now = self.now;
+        let cap = self.platform.capacity_orig(cpu);
+        let khz = self.khz(cpu);
+        let fmax = self.platform.cluster_of(cpu).fmax_khz;
+        let task = &mut self.tasks[t as usize];
+        let delta = now.saturating_sub(task.se.exec_start);
+        if delta == 0 {
+            return;
+        }
+        task.se.exec_start = now;
+        task.se.sum_exec_runtime += delta;
+        task.stats.cpu_time_ns[cpu] += delta;
+        if task.cur == Cur::Run {
+            let done = ((delta as u128 * cap as u128 * khz as u128) / (1024u128 * fmax as u128)) as u64;
+            let done = done.min(task.work_left);
+            task.work_left -= done;
+            task.stats.work_done += done;
+        }
+        if task.policy == Policy::Other {
+            task.se.vruntime += calc_delta_fair(delta, task.se.weight, task.se.wmult);
+            let v = task.se.vruntime;
+            self.rqs[cpu].cfs.update_min_vruntime(Some(v));
+        } else if task.policy == Policy::Rr {
+            task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
+        }
+    }
+
+    /// Arm the completion event of the running task's current event at the CPU's speed.
+    fn arm_completion(&mut self, cpu: usize) {
+        let rq = &mut self.rqs[cpu];
+        rq.gen = rq.gen.wrapping_add(1);
+        let gen = rq.gen;
+        let Some(t) = rq.curr else { return };
+        let task = &self.tasks[t as usize];
+        let at = match task.cur {
+            Cur::Run => {
+                let cap = self.platform.capacity_orig(cpu) as u128;
+                let khz = self.khz(cpu) as u128;
+                let fmax = self.platform.cluster_of(cpu).fmax_khz as u128;
+                let num = task.work_left as u128 * 1024 * fmax;
+                let den = cap * khz;
+                self.now + num.div_ceil(den) as u64
+            }
+            Cur::Runtime => task.runtime_end.max(self.now),
+            Cur::None => self.now,
+        };
+        self.events.push(at, EventKind::Complete { cpu: cpu as u32, gen });
+    }
+
+    // ------------------------------------------------------------------ enqueue/dequeue
+
+    fn enqueue_task(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
+        self.update_rq_clock(cpu);
+        let task = &mut self.tasks[t as usize];
+        task.cpu = cpu;
+        task.state = TaskState::Runnable;
+        task.queued_since = self.now;
+        if task.is_rt() {
+            self.update_rt_avg(cpu);
+            self.rt_seq += 1;
+            let task = &mut self.tasks[t as usize];
+            let key = (-(task.prio_level() as i64), self.rt_seq, t);
+            task.rr_left_ns = (self.knobs.get(Knob::SchedRrTimesliceMs) * 1e6) as u64;
+            self.rqs[cpu].rt_queue.insert(key);
+            self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
+            return;
+        }
+        self.update_curr(cpu);
+        self.update_load_avg(cpu, Some(t), true);
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        // util_est_enqueue()
+        rq.cfs.util_est += task.se.avg.ewma();
+        if initial {
+            rq.cfs.place_entity(&self.tunables, &mut task.se, true);
+        } else if wakeup {
+            rq.cfs.place_entity(&self.tunables, &mut task.se, false);
+        }
+        rq.cfs.load_weight += task.se.weight;
+        rq.cfs.nr_running += 1;
+        task.se.on_rq = true;
+        rq.cfs.timeline.insert((task.se.vruntime, t));
+        self.mark_cpufreq(cpu);
+    }
+
+    /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
+    fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
+        self.update_rq_clock(cpu);
+        if self.tasks[t as usize].is_rt() {
+            self.update_curr(cpu);
+            self.update_rt_avg(cpu);
+            let rq = &mut self.rqs[cpu];
+            rq.rt_queue.retain(|&(_, _, x)| x != t);
+            if rq.curr == Some(t) {
+                rq.curr = None;
+            }
+            self.mark_cpufreq(cpu);
+            return;
+        }
+        self.update_curr(cpu);
+        let cap = self.platform.capacity_orig(cpu);
+        {
+            let rq = &mut self.rqs[cpu];
+            let task = &mut self.tasks[t as usize];
+            // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
+            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+            if sleep {
+                pelt::util_est_update(&mut task.se.avg, cap);
+            }
+        }
+        self.update_load_avg(cpu, Some(t), false);
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        if rq.cfs.curr == Some(t) {
+            rq.cfs.curr = None;
+            rq.curr = None;
+        } else {
+            rq.cfs.timeline.remove(&(task.se.vruntime, t));
+        }
+        rq.cfs.load_weight -= task.se.weight;
+        rq.cfs.nr_running -= 1;
+        task.se.on_rq = false;
+        rq.cfs.update_min_vruntime(None);
+        if !sleep {
+            task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
+        }
+        self.mark_cpufreq(cpu);
+    }
+
+    /// Move a sleeping or queued fair task's PELT and vruntime from `src` to `dst`'s frame
+    /// (migrate_task_rq_fair / remove_entity_load_avg: sync to the source cfs_rq, subtract,
+    /// attach on the next enqueue).
+    fn detach_pelt_for_migration(&mut self, src: usize, t: TaskId) {
+        let task = &mut self.tasks[t as usize];
+        if task.is_rt() {
+            return;
+        }
+        let cfs = &mut self.rqs[src].cfs;
+        // sync_entity_load_avg(): decay the blocked task to the cfs_rq's last update
+        let lut = cfs.avg.last_update_time;
+        task.se.avg.update(lut, 0, 0, false, task.se.weight);
+        pelt::detach_entity_load_avg(&mut cfs.avg, &task.se.avg, task.se.weight);
+        task.se.avg.last_update_time = 0;
+    }
+
+    // ------------------------------------------------------------------ schedule()
+
+    fn resched_cpu(&mut self, cpu: usize) {
+        self.resched[cpu] = true;
+        self.any_resched = true;
+    }
+
+    fn pick_next(&self, cpu: usize) -> Option<TaskId> {
+        let rq = &self.rqs[cpu];
+        if let Some(&(_, _, t)) = rq.rt_queue.first() {
+            return Some(t);
+        }
+        rq.cfs.leftmost().map(|(_, t)| t)
+    }
+
+    /// __schedule(): put prev, pick next (RT before fair), switch; with nothing to run,
+    /// newidle balance, then idle with the idle-state choice.
+    fn schedule(&mut self, cpu: usize) {
+        self.resched[cpu] = false;
+        if self.rqs[cpu].waking_until.is_some() {
+            return; // CpuReady will schedule once the CPU is out of its idle state
+        }
+        self.update_rq_clock(cpu);
+        let prev = self.rqs[cpu].curr;
+        if let Some(p) = prev {
+            self.update_curr(cpu);
+            if self.tasks[p as usize].is_rt() {
+                self.update_rt_avg(cpu);
+            } else {
+                // put_prev_entity(): back into the timeline
+                self.update_load_avg(cpu, Some(p), false);
+                let task = &self.tasks[p as usize];
+                let key = (task.se.vruntime, p);
+                let rq = &mut self.rqs[cpu];
+                rq.cfs.timeline.insert(key);
+                rq.cfs.curr = None;
+            }
+        }
+        let mut next = self.pick_next(cpu);
+        if next.is_none() {
+            next = self.newidle_balance(cpu);
+        }
+        if next.is_some() && next == prev {
+            if let Some(p) = prev {
+                if !self.tasks[p as usize].is_rt() {
+                    let key = (self.tasks[p as usize].se.vruntime, p);
+                    let rq = &mut self.rqs[cpu];
+                    rq.cfs.timeline.remove(&key);
+                    rq.cfs.curr = Some(p);
+                }
+                self.arm_completion(cpu);
+            }
+            return;
+        }
+        // switch out prev
+        if let Some(p) = prev {
+            self.trace_slice_end(cpu, p);
+            let task = &mut self.tasks[p as usize];
+            if task.state == TaskState::Running {
+                task.state = TaskState::Runnable;
+                task.queued_since = self.now;
+            }
+            self.rqs[cpu].curr = None;
+        }
+        let from_idle = self.rqs[cpu].idle_state.is_some();
+        match next {
+            Some(n) => self.set_next(cpu, n, from_idle),
+            None if !from_idle => self.enter_idle(cpu),
+            None => {}
+        }
+    }
+
+    fn set_next(&mut self, cpu: usize, n: TaskId, from_idle: bool) {
+        let now = self.now;
+        if !self.tasks[n as usize].is_rt() {
+            // set_next_entity(): out of the timeline, PELT update, curr
+            let key = (self.tasks[n as usize].se.vruntime, n);
+            self.rqs[cpu].cfs.timeline.remove(&key);
+            self.update_load_avg(cpu, Some(n), false);
+            self.rqs[cpu].cfs.curr = Some(n);
+        } else {
+            self.update_rt_avg(cpu);
+        }
+        if from_idle {
+            self.rqs[cpu].idle_state = None;
+            self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+            self.trace_power(cpu);
+        }
+        let rq = &mut self.rqs[cpu];
+        rq.curr = Some(n);
+        rq.nr_switches += 1;
+        rq.slice_start = now;
+        self.counters.context_switches += 1;
+        let task = &mut self.tasks[n as usize];
+        task.state = TaskState::Running;
+        task.stats.wait_ns += now - task.queued_since;
+        if let Some(due) = task.wake_due.take() {
+            task.stats.wakeup_latency_ns.push(now - due);
+        }
+        task.se.exec_start = now;
+        task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
+        self.arm_completion(cpu);
+    }
+
+    fn enter_idle(&mut self, cpu: usize) {
+        let now = self.now;
+        self.update_idle_rq_clock_pelt(cpu);
+        let predicted = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
+        let state = select_idle_state(self.platform.cluster_of(cpu), predicted);
+        let rq = &mut self.rqs[cpu];
+        rq.idle_state = Some(state);
+        rq.gen = rq.gen.wrapping_add(1);
+        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
+        self.trace_power(cpu);
+    }
+
+    /// A task was enqueued on an idle CPU: the CPU leaves its idle state, paying the
+    /// state's exit latency (counted as busy power) before it can schedule.
+    fn kick_idle_cpu(&mut self, cpu: usize) {
+        let rq = &self.rqs[cpu];
+        if rq.waking_until.is_some() || rq.curr.is_some() {
+            return;
+        }
+        let Some(state) = rq.idle_state else {
+            // between a block and the next pick: not in an idle state yet
+            self.resched_cpu(cpu);
+            return;
+        };
+        let lat = self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns;
+        if lat == 0 {
+            self.resched_cpu(cpu);
+            return;
+        }
+        let now = self.now;
+        let rq = &mut self.rqs[cpu];
+        rq.waking_until = Some(now + lat);
+        rq.gen = rq.gen.wrapping_add(1);
+        let gen = rq.gen;
+        rq.idle_state = None;
+        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+        self.trace_power(cpu);
+        self.events.push(now + lat, EventKind::CpuReady { cpu: cpu as u32, gen });
+    }
+
+    /// check_preempt_curr(): RT beats fair and lower RT; fair uses wakeup_preempt_entity().
+    fn check_preempt(&mut self, cpu: usize, p: TaskId) {
+        let Some(c) = self.rqs[cpu].curr else {
+            self.kick_idle_cpu(cpu);
+            return;
+        };
+        let (pc, cc) = (&self.tasks[p as usize], &self.tasks[c as usize]);
+        if pc.is_rt() || cc.is_rt() {
+            if pc.prio_level() > cc.prio_level() {
+                self.resched_cpu(cpu);
+            }
+            return;
+        }
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        let cv = self.tasks[c as usize].se.vruntime;
+        if self.rqs[cpu].cfs.wakeup_preempt(&self.tunables, cv, &self.tasks[p as usize].se) {
+            self.resched_cpu(cpu);
+        }
+    }
+
+    // ------------------------------------------------------------------ balancing
+
+    fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
+        let mut stats = self.counters.newidle_balance;
+        let m = self.balancer.balance(&view!(self), cpu, true, &mut stats);
+        self.counters.newidle_balance = stats;
+        let m = m?;
+        self.migrate_queued(m, false);
+        self.pick_next(cpu)
+    }
+
+    /// Move a queued (not running) task: detach from src, attach on dst.
+    fn migrate_queued(&mut self, m: Migration, preempt: bool) {
+        let Migration { task: t, src, dst } = m;
+        debug_assert_ne!(self.rqs[src].curr, Some(t));
+        self.dequeue_task(src, t, false);
+        self.detach_pelt_for_migration(src, t);
+        let task = &mut self.tasks[t as usize];
+        task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
+        task.stats.migrations += 1;
+        self.counters.migrations += 1;
+        self.enqueue_task(dst, t, false, false);
+        if preempt {
+            self.check_preempt(dst, t);
+        }
+    }
+
+    // ------------------------------------------------------------------ task programs
+
+    /// Run the task's program from its current position until it needs the CPU (run,
+    /// runtime) or blocks (sleep, timer) or ends. Called with the task running on `cpu`.
+    fn advance_program(&mut self, cpu: usize, t: TaskId) {
+        loop {
+            let task = &mut self.tasks[t as usize];
+            let spec = &task.spec;
+            if task.ev >= spec.phases[task.phase].events.len() {
+                task.ev = 0;
+                task.phase_iter += 1;
+                let ploop = spec.phases[task.phase].loop_;
+                if ploop >= 0 && task.phase_iter >= ploop {
+                    task.phase_iter = 0;
+                    task.phase += 1;
+                    if task.phase >= spec.phases.len() {
+                        task.phase = 0;
+                        task.iter += 1;
+                        if spec.loop_ >= 0 && task.iter >= spec.loop_ {
+                            self.task_exit(cpu, t);
+                            return;
+                        }
+                    }
+                }
+                continue;
+            }
+            let ev = spec.phases[task.phase].events[task.ev].clone();
+            task.ev += 1;
+            match ev {
+                Ev::Run(w) => {
+                    if w == 0 {
+                        continue;
+                    }
+                    task.cur = Cur::Run;
+                    task.work_left = w;
+                    self.arm_completion(cpu);
+                    return;
+                }
+                Ev::Runtime(ns) => {
+                    if ns == 0 {
+                        continue;
+                    }
+                    task.cur = Cur::Runtime;
+                    task.runtime_end = self.now + ns;
+                    self.arm_completion(cpu);
+                    return;
+                }
+                Ev::Sleep(ns) => {
+                    task.cur = Cur::None;
+                    self.block(cpu, t, self.now + ns);
+                    return;
+                }
+                Ev::Timer(ts) => {
+                    task.cur = Cur::None;
+                    let now = self.now;
+                    let next = self.timers[ts.id].unwrap_or(now) + ts.period_ns;
+                    self.timers[ts.id] = Some(next);
+                    let task = &mut self.tasks[t as usize];
+                    task.stats.activations += 1;
+                    task.stats.slack_sum_ns += next as i128 - now as i128;
+                    if now < next {
+                        self.block(cpu, t, next);
+                        return;
+                    }
+                    task.stats.missed_activations += 1;
+                    if ts.mode == TimerMode::Relative {
+                        self.timers[ts.id] = Some(now);
+                    }
+                }
+            }
+        }
+    }
+
+    fn block(&mut self, cpu: usize, t: TaskId, until: u64) {
+        self.dequeue_task(cpu, t, true);
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Sleeping;
+        task.wake_due = Some(until);
+        self.trace_slice_end(cpu, t);
+        self.rqs[cpu].timers.insert((until, t));
+        self.events.push(until, EventKind::Wakeup { task: t });
+        self.resched_cpu(cpu);
+    }
+
+    fn task_exit(&mut self, cpu: usize, t: TaskId) {
+        self.dequeue_task(cpu, t, true);
+        self.trace_slice_end(cpu, t);
+        self.tasks[t as usize].state = TaskState::Exited;
+        self.resched_cpu(cpu);
+    }
+
+    /// try_to_wake_up() / wake_up_new_task()
+    fn wake_up(&mut self, t: TaskId) {
+        let task = &self.tasks[t as usize];
+        let fork = task.state == TaskState::Unstarted;
+        if !fork && task.state != TaskState::Sleeping {
+            return;
+        }
+        let prev = task.cpu;
+        let due = task.wake_due;
+        if !fork {
+            self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
+        }
+        let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
+        let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
+        debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
+        self.counters.wakeups += 1;
+        if fork {
+            self.post_init_entity_util_avg(cpu, t);
+        } else {
+            self.tasks[t as usize].stats.nr_wakeups += 1;
+            if cpu != prev {
+                self.detach_pelt_for_migration(prev, t);
+                let task = &mut self.tasks[t as usize];
+                task.se.vruntime =
+                    task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
+                task.stats.migrations += 1;
+                self.counters.migrations += 1;
+            }
+        }
+        if fork {
+            self.tasks[t as usize].wake_due = Some(self.now);
+        }
+        self.enqueue_task(cpu, t, !fork, fork);
+        self.check_preempt(cpu, t);
+    }
+
+    /// post_init_entity_util_avg(): a new task starts with half the spare capacity of its
+    /// CPU, in proportion to its weight; its load starts at its weight.
+    fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
+        let cap_orig = self.platform.capacity_orig(cpu) as i64;
+        let cfs = &self.rqs[cpu].cfs.avg;
+        let task = &mut self.tasks[t as usize];
+        let w = task.se.weight;
+        let sa = &mut task.se.avg;
+        *sa = SchedAvg::default();
+        sa.load_avg = w;
+        let cap = (cap_orig - cfs.util_avg as i64) / 2;
+        if task.policy == Policy::Other && cap > 0 {
+            sa.util_avg = if cfs.util_avg != 0 {
+                (cfs.util_avg * w / (cfs.load_avg + 1)).min(cap as u64)
+            } else {
+                cap as u64
+            };
+        }
+        sa.runnable_avg = sa.util_avg;
+    }
+
+    // ------------------------------------------------------------------ events
+
+    fn on_complete(&mut self, cpu: usize) {
+        let Some(t) = self.rqs[cpu].curr else { return };
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        let task = &mut self.tasks[t as usize];
+        match task.cur {
+            Cur::Run => {
+                if task.work_left > 0 {
+                    // rounding left a sliver: finish it (the completion time was a ceil)
+                    task.stats.work_done += task.work_left;
+                    task.work_left = 0;
+                }
+                let spec_w = match &task.spec.phases[task.phase].events[task.ev - 1] {
+                    Ev::Run(w) => *w,
+                    _ => 0,
+                };
+                task.stats.work_completed += spec_w;
+            }
+            Cur::Runtime => {
+                if self.now < task.runtime_end {
+                    self.arm_completion(cpu);
+                    return;
+                }
+            }
+            Cur::None => {}
+        }
+        task.cur = Cur::None;
+        self.advance_program(cpu, t);
+    }
+
+    fn on_freq_commit(&mut self, ci: usize, khz: u64) {
+        let opp = self.platform.clusters[ci].opps.iter().position(|o| o.khz == khz).unwrap();
+        if opp == self.clusters[ci].opp {
+            return;
+        }
+        let cpus = self.platform.clusters[ci].cpus.clone();
+        for &cpu in &cpus {
+            // account progress and PELT time at the old speed up to now
+            self.update_rq_clock(cpu);
+            self.update_curr(cpu);
+        }
+        self.clusters[ci].opp = opp;
+        self.counters.freq_changes += 1;
+        self.meter.set_opp(&self.platform, ci, self.now, opp);
+        if let Some(tr) = self.trace.as_mut() {
+            tr.freq(self.now, ci, khz);
+        }
+        for &cpu in &cpus {
+            if self.rqs[cpu].curr.is_some() {
+                self.arm_completion(cpu);
+            }
+            self.trace_power(cpu);
+        }
+    }
+
+    fn on_tick(&mut self) {
+        let now = self.now;
+        let n = self.rqs.len();
+        let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
+        let busy_factor = self.knobs.get(Knob::BalanceBusyFactor) as u64;
+        let tick_ns = (1e9 / self.knobs.get(Knob::TickHz)) as u64;
+        for cpu in 0..n {
+            let busy = self.rqs[cpu].curr.is_some();
+            if busy {
+                self.update_rq_clock(cpu);
+                self.update_curr(cpu);
+                let t = self.rqs[cpu].curr.unwrap();
+                if self.tasks[t as usize].is_rt() {
+                    self.update_rt_avg(cpu);
+                    let task = &mut self.tasks[t as usize];
+                    if task.policy == Policy::Rr && task.rr_left_ns == 0 {
+                        // RR slice expired: to the tail of its priority list
+                        task.rr_left_ns = (self.knobs.get(Knob::SchedRrTimesliceMs) * 1e6) as u64;
+                        let lvl = task.prio_level() as i64;
+                        self.rt_seq += 1;
+                        let seq = self.rt_seq;
+                        let rq = &mut self.rqs[cpu];
+                        rq.rt_queue.retain(|&(_, _, x)| x != t);
+                        rq.rt_queue.insert((-lvl, seq, t));
+                        self.resched_cpu(cpu);
+                    }
+                } else {
+                    self.update_load_avg(cpu, Some(t), false);
+                    self.update_rt_avg(cpu);
+                    if self.check_preempt_tick(cpu, t) {
+                        self.resched_cpu(cpu);
+                    }
+                }
+            }
+            if now >= self.rqs[cpu].next_balance {
+                let idle = self.view().idle_cpu(cpu);
+                let mut stats = self.counters.balance;
+                let m = self.balancer.balance(&view!(self), cpu, idle, &mut stats);
+                self.counters.balance = stats;
+                if let Some(m) = m {
+                    self.migrate_queued(m, true);
+                }
+                let ivl = balance_ms * if busy { busy_factor } else { 1 } * 1_000_000;
+                self.rqs[cpu].next_balance = now + ivl.max(tick_ns);
+            }
+        }
+        if now >= self.next_blocked_update {
+            // NOHZ stats kick: idle CPUs decay their blocked load
+            self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
+            for cpu in 0..n {
+                if self.rqs[cpu].curr.is_none() {
+                    self.update_rq_clock(cpu);
+                    self.update_load_avg(cpu, None, false);
+                    self.update_rt_avg(cpu);
+                }
+            }
+        }
+        if self.timeseries.is_some() && now >= self.next_sample {
+            self.sample();
+            let period = (self.knobs.get(Knob::TimeseriesPeriodUs) * 1000.0) as u64;
+            self.next_sample = now + period;
+        }
+        if let Some(tr) = self.trace.as_mut() {
+            for cpu in 0..n {
+                let c = &self.rqs[cpu].cfs;
+                let u = c.avg.util_avg.max(c.util_est).min(self.platform.capacity_orig(cpu));
+                tr.util(now, cpu, u);
+            }
+        }
+        self.events.push(now + tick_ns, EventKind::Tick);
+    }
+
+    /// check_preempt_tick(): the slice is used up, or curr is more than a slice ahead of
+    /// the leftmost task once it has run at least the minimum granularity.
+    fn check_preempt_tick(&self, cpu: usize, t: TaskId) -> bool {
+        let rq = &self.rqs[cpu];
+        let se = &self.tasks[t as usize].se;
+        let ideal = rq.cfs.sched_slice(&self.tunables, se.weight, true);
+        let delta_exec = se.sum_exec_runtime - se.prev_sum_exec_runtime;
+        if delta_exec > ideal {
+            return true;
+        }
+        if delta_exec < self.tunables.min_granularity {
+            return false;
+        }
+        match rq.cfs.leftmost() {
+            Some((v, _)) => {
+                let d = se.vruntime as i64 - v as i64;
+                d > ideal as i64
+            }
+            None => false,
+        }
+    }
+
+    fn run_cpufreq(&mut self) {
+        for ci in 0..self.clusters.len() {
+            if !self.clusters[ci].dirty {
+                continue;
+            }
+            self.clusters[ci].dirty = false;
+            if self.governor.needs_util() {
+                let mut buf = std::mem::take(&mut self.utils_buf);
+                buf.clear();
+                for &cpu in &self.platform.clusters[ci].cpus {
+                    let rq = &self.rqs[cpu];
+                    let cap = self.platform.capacity_orig(cpu);
+                    let c = &rq.cfs;
+                    buf.push(CpuUtil {
+                        cfs: c.avg.util_avg.max(c.avg.runnable_avg).max(c.util_est).min(cap),
+                        rt: rq.avg_rt.util_avg,
+                        rt_runnable: !rq.rt_queue.is_empty(),
+                    });
+                }
+                let r = self.governor.update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
+                self.utils_buf = buf;
+                if let Some(khz) = r {
+                    let lat = (self.knobs.get(Knob::CpufreqTransitionLatencyUs) * 1000.0) as u64;
+                    let cs = &mut self.clusters[ci];
+                    cs.gen = cs.gen.wrapping_add(1);
+                    let gen = cs.gen;
+                    self.pending_khz[ci] = khz;
+                    self.events.push(self.now + lat, EventKind::FreqCommit { cluster: ci as u32, gen });
+                }
+            }
+        }
+    }
+
+    /// Process one event (and the reschedules and cpufreq updates it causes). Returns
+    /// false when the queue is empty.
+    pub fn step(&mut self) -> bool {
+        let Some(ev) = self.events.pop() else { return false };
+        debug_assert!(ev.time >= self.now);
+        self.now = ev.time;
+        match ev.kind {
+            EventKind::Wakeup { task } => self.wake_up(task),
+            EventKind::Complete { cpu, gen } => {
+                if self.rqs[cpu as usize].gen == gen {
+                    self.on_complete(cpu as usize)
+                }
+            }
+            EventKind::CpuReady { cpu, gen } => {
+                let rq = &mut self.rqs[cpu as usize];
+                if rq.gen == gen && rq.waking_until.is_some() {
+                    rq.waking_until = None;
+                    self.schedule(cpu as usize);
+                }
+            }
+            EventKind::FreqCommit { cluster, gen } => {
+                if self.clusters[cluster as usize].gen == gen {
+                    let khz = self.pending_khz[cluster as usize];
+                    self.on_freq_commit(cluster as usize, khz);
+                }
+            }
+            EventKind::Tick => self.on_tick(),
+        }
+        while self.any_resched {
+            self.any_resched = false;
+            for cpu in 0..self.resched.len() {
+                if self.resched[cpu] {
+                    self.schedule(cpu);
+                }
+            }
+        }
+        self.run_cpufreq();
+        true
+    }
+
+    /// Run every event strictly before `t_ns`, then stop the clock at `t_ns`.
+    pub fn run_until(&mut self, t_ns: u64) {
+        while let Some(t) = self.events.peek_time() {
+            if t >= t_ns {
+                break;
+            }
+            self.step();
+        }
+        if t_ns > self.now {
+            self.now = t_ns;
+        }
+        self.meter.sync(&self.platform, self.now);
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
+        self.view().cpu_util_cfs(cpu)
+    }
+
+    pub fn cpu_freq_khz(&self, cpu: usize) -> u64 {
+        self.khz(cpu)
+    }
+
+    /// CPU time of a task including the slice in progress (without mutating state, so
+    /// stepping does not change results).
+    pub fn task_cpu_time(&self, t: usize) -> Vec<u64> {
+        let task = &self.tasks[t];
+        let mut v = task.stats.cpu_time_ns.clone();
+        if task.state == TaskState::Running {
+            v[task.cpu] += self.now - task.se.exec_start;
+        }
+        v
+    }
+
+    pub fn set_knob(&mut self, name: &str, value: f64) -> Result<()> {
+        self.knobs.set(name, value)?;
+        let n = self.rqs.len();
+        self.tunables = CfsTunables::new(
+            n,
+            self.knobs.get(Knob::SchedLatencyNs) as u64,
+            self.knobs.get(Knob::SchedMinGranularityNs) as u64,
+            self.knobs.get(Knob::SchedWakeupGranularityNs) as u64,
+        );
+        self.balancer = Box::new(SimplePull { migration_cost_ns: self.knobs.get(Knob::SchedMigrationCostNs) as u64 });
+        Ok(())
+    }
+
+    pub fn balancer_name(&self) -> &'static str {
+        self.balancer.name()
+    }
+    pub fn placement_name(&self) -> &'static str {
+        self.placement.name()
+    }
+    pub fn governor_name(&self) -> &'static str {
+        self.governor.name()
+    }
+
+    // ------------------------------------------------------------------ outputs
+
+    fn sample(&mut self) {
+        let now = self.now;
+        for cpu in 0..self.rqs.len() {
+            let util = self.cpu_util_cfs(cpu);
+            let khz = self.khz(cpu);
+            let idle = match self.rqs[cpu].idle_state {
+                Some(s) => s as i32,
+                None => -1,
+            };
+            let p = self.meter.cpu_power_uw(cpu);
+            if let Some(ts) = self.timeseries.as_mut() {
+                ts.push(now, cpu as u32, util, khz, idle, p);
+            }
+        }
+    }
+
+    fn trace_slice_end(&mut self, cpu: usize, t: TaskId) {
+        if let Some(tr) = self.trace.as_mut() {
+            let start = self.rqs[cpu].slice_start;
+            if self.now > start {
+                tr.slice(cpu, &self.tasks[t as usize].name, t, start, self.now);
+            }
+            self.rqs[cpu].slice_start = self.now;
+        }
+    }
+
+    fn trace_power(&mut self, cpu: usize) {
+        if let Some(tr) = self.trace.as_mut() {
+            tr.power(self.now, cpu, self.meter.cpu_power_uw(cpu));
+        }
+    }
+
+    /// Close the trace at the current time (slices in progress end here).
+    pub fn finish_trace(&mut self) -> Option<String> {
+        let now = self.now;
+        let mut tr = self.trace.take()?;
+        for cpu in 0..self.rqs.len() {
+            if let Some(t) = self.rqs[cpu].curr {
+                let start = self.rqs[cpu].slice_start;
+                if now > start {
+                    tr.slice(cpu, &self.tasks[t as usize].name, t, start, now);
+                }
+            }
+        }
+        Some(tr.finish())
+    }
+}

@@ -1,0 +1,182 @@
+//! The PyO3 module `hetsched._engine`: thin. Specs cross as JSON text, results come back
+//! as JSON text or plain lists. Engine errors become `EngineInputError` (a ValueError),
+//! and a Rust panic is caught here and raised as `EnginePanic` with its message: no panic
+//! crosses the FFI boundary.
+
+use hetsched_core::{features::KNOBS, Error, Sim};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_engine, EngineInputError, PyValueError);
+create_exception!(_engine, EnginePanic, PyRuntimeError);
+
+fn to_py(e: Error) -> PyErr {
+    EngineInputError::new_err(e.to_string())
+}
+
+fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        EnginePanic::new_err(format!("engine panic: {msg}"))
+    })
+}
+
+#[pyclass(module = "hetsched._engine", unsendable)]
+struct Engine {
+    sim: Sim,
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> PyResult<Self> {
+        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?.map_err(to_py)?;
+        Ok(Engine { sim })
+    }
+
+    /// Run every event before t_ns (absolute simulated time in ns).
+    fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
+        let sim = &mut self.sim;
+        py.allow_threads(|| guard(|| sim.run_until(t_ns)))
+    }
+
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.sim.now
+    }
+
+    #[getter]
+    fn workload_duration_ns(&self) -> Option<u64> {
+        self.sim.workload_duration_ns
+    }
+
+    fn set_knob(&mut self, name: &str, value: f64) -> PyResult<()> {
+        self.sim.set_knob(name, value).map_err(to_py)
+    }
+
+    fn knob_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in self.sim.knobs.iter() {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// Per-CPU state now: util (cpu_util_cfs), util_avg, util_est, freq_khz,
+    /// idle_state (-1 running/waking), nr_running, capacity_orig; plus counters.
+    fn observe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = &self.sim;
+        let d = PyDict::new(py);
+        let n = s.rqs.len();
+        let cpus: Vec<Bound<'py, PyDict>> = (0..n)
+            .map(|cpu| {
+                let c = PyDict::new(py);
+                let rq = &s.rqs[cpu];
+                let _ = c.set_item("cpu", cpu);
+                let _ = c.set_item("cluster", &s.platform.cluster_of(cpu).name);
+                let _ = c.set_item("capacity_orig", s.platform.capacity_orig(cpu));
+                let _ = c.set_item("util", s.cpu_util_cfs(cpu));
+                let _ = c.set_item("util_avg", rq.cfs.avg.util_avg);
+                let _ = c.set_item("util_est", rq.cfs.util_est);
+                let _ = c.set_item("rt_util_avg", rq.avg_rt.util_avg);
+                let _ = c.set_item("freq_khz", s.cpu_freq_khz(cpu));
+                let _ = c.set_item("idle_state", rq.idle_state.map(|x| x as i64).unwrap_or(-1));
+                let _ = c.set_item("nr_running", rq.nr_running());
+                let _ = c.set_item("energy_j", s.meter.cpus[cpu].energy_fj as f64 * 1e-15);
+                c
+            })
+            .collect();
+        d.set_item("now_ns", s.now)?;
+        d.set_item("cpus", cpus)?;
+        let c = &s.counters;
+        let counters = PyDict::new(py);
+        counters.set_item("events", s.events.popped)?;
+        counters.set_item("wakeups", c.wakeups)?;
+        counters.set_item("context_switches", c.context_switches)?;
+        counters.set_item("migrations", c.migrations)?;
+        counters.set_item("freq_changes", c.freq_changes)?;
+        counters.set_item("balance_attempts", c.balance.attempts + c.newidle_balance.attempts)?;
+        counters.set_item("balance_successes", c.balance.successes + c.newidle_balance.successes)?;
+        d.set_item("counters", counters)?;
+        d.set_item("energy_j", s.meter.total_fj() as f64 * 1e-15)?;
+        Ok(d)
+    }
+
+    /// The engine's part of result.json, as JSON text.
+    fn result_json(&self) -> PyResult<String> {
+        guard(|| self.sim.result().to_string())
+    }
+
+    /// The Chrome trace-event JSON (only with policy.trace); ends the trace.
+    fn take_trace(&mut self) -> PyResult<Option<String>> {
+        guard(|| self.sim.finish_trace())
+    }
+
+    /// Columns of the sampled time series (only with policy.timeseries).
+    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(ts) = &self.sim.timeseries else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("t_ns", ts.t_ns.clone())?;
+        d.set_item("cpu", ts.cpu.clone())?;
+        d.set_item("util", ts.util.clone())?;
+        d.set_item("freq_khz", ts.freq_khz.clone())?;
+        d.set_item("idle_state", ts.idle_state.clone())?;
+        d.set_item("power_uw", ts.power_uw.clone())?;
+        Ok(Some(d))
+    }
+}
+
+/// The knob table: name, default, min, max, unit, source, description.
+#[pyfunction]
+fn knobs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    KNOBS
+        .iter()
+        .map(|k| {
+            let d = PyDict::new(py);
+            d.set_item("name", k.name)?;
+            d.set_item("default", k.default)?;
+            d.set_item("min", k.min)?;
+            d.set_item("max", k.max)?;
+            d.set_item("unit", k.unit)?;
+            d.set_item("source", k.source)?;
+            d.set_item("description", k.description)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+#[pyfunction]
+fn schedulers() -> Vec<(&'static str, &'static str)> {
+    hetsched_core::placement::SCHEDULERS.to_vec()
+}
+
+#[pyfunction]
+fn governors() -> Vec<(&'static str, &'static str)> {
+    hetsched_core::cpufreq::GOVERNORS.to_vec()
+}
+
+/// Deliberately panic inside the engine (tests check it surfaces as EnginePanic).
+#[pyfunction]
+fn _panic_for_test() -> PyResult<()> {
+    guard(|| panic!("test panic"))
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Engine>()?;
+    m.add_function(wrap_pyfunction!(knobs, m)?)?;
+    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(governors, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add("EngineInputError", m.py().get_type::<EngineInputError>())?;
+    m.add("EnginePanic", m.py().get_type::<EnginePanic>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

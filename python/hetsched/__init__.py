@@ -1,0 +1,35 @@
+"""hetsched: a laboratory for CPU scheduling on heterogeneous multicore SoCs.
+
+A deterministic simulator of real SoCs (clusters, OPPs, idle states, Energy Model from
+published device trees) running a Linux-like scheduler (CFS, RT, PELT, schedutil) against
+workloads, reporting energy and performance. See README.md and docs/.
+"""
+
+from hetsched.errors import EngineError, HetschedError, InputError, UnknownNameError
+from hetsched.platforms import list_platforms, load_platform
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Simulation",
+    "Result",
+    "run",
+    "knob_table",
+    "list_platforms",
+    "load_platform",
+    "HetschedError",
+    "InputError",
+    "UnknownNameError",
+    "EngineError",
+    "__version__",
+]
+
+
+def __getattr__(name: str):
+    # The native engine is imported on first use, so that platform and workload loading
+    # work (and are testable) without it.
+    if name in ("Simulation", "Result", "run", "knob_table"):
+        from hetsched import sim
+
+        return getattr(sim, name)
+    raise AttributeError(name)

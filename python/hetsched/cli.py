@@ -1,0 +1,349 @@
+"""The ``hetsched`` command line.
+
+Every command runs on built-in defaults with no arguments. Bad input gets one line on
+stderr naming the file or option, the field and what was expected, and exit status 2;
+output files are written under temporary names and renamed only when complete.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hetsched.errors import HetschedError, InputError
+
+app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False,
+                  help="hetsched: CPU scheduling on heterogeneous SoCs, simulated.")
+platforms_app = typer.Typer(add_completion=False, help="List built-in platforms, or show one.")
+app.add_typer(platforms_app, name="platforms")
+
+console = Console()
+err_console = Console(stderr=True)
+
+COMPARE_PLATFORM = "gs101"
+COMPARE_WORKLOAD = "phone-mix"
+
+
+def _parse_sets(sets: List[str]) -> dict:
+    out = {}
+    for s in sets:
+        k, eq, v = s.partition("=")
+        if not eq or not k:
+            raise InputError("--set", s, "knob=value")
+        out[k.strip()] = v.strip()
+    return out
+
+
+class _Outputs:
+    """Collects output files under temporary names; `commit()` renames them all."""
+
+    def __init__(self, out_dir: Path):
+        self.out_dir = out_dir
+        self.pending: list[tuple[Path, Path]] = []
+
+    def write(self, name: str, text: str) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        final = self.out_dir / name
+        tmp = self.out_dir / f".{name}.tmp-{os.getpid()}"
+        tmp.write_text(text)
+        self.pending.append((tmp, final))
+
+    def commit(self) -> list[Path]:
+        for tmp, final in self.pending:
+            os.replace(tmp, final)
+        done = [f for _, f in self.pending]
+        self.pending = []
+        return done
+
+    def abort(self) -> None:
+        for tmp, _ in self.pending:
+            tmp.unlink(missing_ok=True)
+        self.pending = []
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=err_console, transient=True,
+                    disable=not err_console.is_terminal)
+
+
+def _run_with_progress(sim, duration_s: float, label: str):
+    from hetsched.sim import DEFAULT_DURATION_S
+
+    if duration_s is None:
+        d = sim.workload_spec.get("duration_ns")
+        duration_s = d / 1e9 if d else DEFAULT_DURATION_S
+    if not (duration_s > 0) or math.isinf(duration_s):
+        raise InputError("--duration", "duration", "a positive, finite number of seconds", got=duration_s)
+    end = sim.now_ns + round(duration_s * 1e9)
+    steps = 100
+    with _progress() as prog:
+        task = prog.add_task(label, total=steps)
+        start = sim.now_ns
+        for i in range(1, steps + 1):
+            sim.run_until(start + (end - start) * i // steps)
+            prog.update(task, completed=i)
+    return sim.result()
+
+
+def _timeseries_csv(ts: dict) -> str:
+    import pandas as pd
+
+    df = pd.DataFrame(ts)
+    df.insert(0, "t_s", df["t_ns"] / 1e9)
+    return df.to_csv(index=False)
+
+
+@app.command()
+def run(
+    platform: str = typer.Option("gs101", help="built-in platform name or platform JSON path"),
+    workload: List[str] = typer.Option(["phone-mix"], help="NAME[:k=v,...] or rt-app JSON; repeat to run together"),
+    scheduler: str = typer.Option("cfs", help="scheduler policy"),
+    governor: str = typer.Option("schedutil", help="cpufreq governor"),
+    set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
+    duration: Optional[float] = typer.Option(None, help="simulated seconds [workload's own, else 10]"),
+    seed: int = typer.Option(0, help="seed for generated workloads"),
+    out: Path = typer.Option(Path("out"), help="output directory"),
+    trace: bool = typer.Option(False, "--trace", help="also write trace.json (Perfetto UI)"),
+    timeseries: bool = typer.Option(False, "--timeseries", help="also write timeseries.csv"),
+):
+    """Simulate one configuration and write OUT/result.json."""
+    from hetsched.sim import Simulation
+
+    sim = Simulation(platform=platform, workload=workload, scheduler=scheduler, governor=governor,
+                     knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries)
+    res = _run_with_progress(sim, duration, f"{platform} {scheduler}/{governor}")
+    outs = _Outputs(out)
+    try:
+        outs.write("result.json", res.to_json())
+        if timeseries and res.timeseries is not None:
+            outs.write("timeseries.csv", _timeseries_csv(res.timeseries))
+        if trace:
+            outs.write("trace.json", sim.take_trace() or "")
+        written = outs.commit()
+    except BaseException:
+        outs.abort()
+        raise
+    d = res.doc
+    console.print(f"[bold]{d['platform']}[/] {d['workload']} {scheduler}/{governor}: "
+                  f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
+                  f"energy {d['energy_j']:.4f} J, avg power {d['avg_power_mw']:.1f} mW "
+                  f"(power model: {d['power_model']})")
+    for f in written:
+        console.print(f"  wrote {f}")
+
+
+# metric key, label, unit, lower is better
+COMPARE_METRICS = [
+    ("energy_j", "energy", "J", True),
+    ("avg_power_mw", "avg power", "mW", True),
+    ("missed_activation_pct", "missed activations", "%", True),
+    ("wakeup_latency_us_p99", "wakeup latency p99", "us", True),
+    ("wakeup_latency_us_mean", "wakeup latency mean", "us", True),
+    ("slack_us_mean", "slack mean", "us", False),
+    ("migrations", "migrations", "", True),
+]
+
+
+def _metric(doc: dict, key: str) -> float:
+    if key in doc:
+        return doc[key]
+    if key in doc["metrics"]:
+        return doc["metrics"][key]
+    return doc["counters"][key]
+
+
+@app.command()
+def compare(
+    platform: str = typer.Option(COMPARE_PLATFORM, help="platform name or JSON path"),
+    workload: List[str] = typer.Option([COMPARE_WORKLOAD], help="NAME[:k=v,...] or rt-app JSON"),
+    scheduler: List[str] = typer.Option([], help="schedulers to compare [all registered]"),
+    governor: List[str] = typer.Option([], help="governors to compare [all registered]"),
+    set_: List[str] = typer.Option([], "--set", help="knob=value applied to every cell"),
+    duration: float = typer.Option(10.0, help="simulated seconds per run"),
+    seeds: int = typer.Option(3, min=1, help="runs per cell, seeds 0..N-1"),
+    out: Optional[Path] = typer.Option(None, help="also write compare.csv and compare.json here"),
+):
+    """Run several scheduler/governor cells on one workload and seed set; print one table.
+
+    With no arguments: every registered scheduler with every governor on the built-in
+    phone-like mixed workload on gs101."""
+    import json
+
+    import pandas as pd
+
+    from hetsched.sim import GOVERNORS, SCHEDULERS, Simulation
+
+    scheds = scheduler or list(SCHEDULERS)
+    govs = governor or list(GOVERNORS)
+    cells = [(s, g) for s in scheds for g in govs]
+    knobs = _parse_sets(set_)
+    # validate every cell before the first long run
+    for s, g in cells:
+        Simulation(platform=platform, workload=workload, scheduler=s, governor=g, knobs=knobs, seed=0)
+    rows = []
+    t0 = time.perf_counter()
+    with _progress() as prog:
+        task = prog.add_task("compare", total=len(cells) * seeds)
+        for s, g in cells:
+            for seed in range(seeds):
+                sim = Simulation(platform=platform, workload=workload, scheduler=s, governor=g,
+                                 knobs=knobs, seed=seed)
+                d = sim.run(duration).doc
+                row = {"scheduler": s, "governor": g, "seed": seed, "power_model": d["power_model"]}
+                for key, *_ in COMPARE_METRICS:
+                    row[key] = _metric(d, key)
+                rows.append(row)
+                prog.advance(task)
+    df = pd.DataFrame(rows)
+    cols = [f"{s}/{g}" for s, g in cells]
+    means = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
+    table = Table(title=f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
+                        f"| power model: {df.power_model.iloc[0]}")
+    table.add_column("metric")
+    for c in cols:
+        table.add_column(c, justify="right")
+    summary = []
+    for key, label, unit, _lower in COMPARE_METRICS:
+        vals = [means[c][key].mean() for c in cols]
+        sds = [means[c][key].std(ddof=1) if seeds > 1 else 0.0 for c in cols]
+        cells_txt = []
+        for i, (v, sd) in enumerate(zip(vals, sds)):
+            txt = f"{v:.4g}" + (f" ±{sd:.2g}" if seeds > 1 else "")
+            if i > 0 and vals[0] != 0:
+                txt += f" ({(v - vals[0]) / abs(vals[0]) * 100:+.1f}%)"
+            cells_txt.append(txt)
+            summary.append({"metric": key, "unit": unit, "cell": cols[i], "mean": v, "std": sd,
+                            "rel_change_vs_first": (v - vals[0]) / abs(vals[0]) if vals[0] else None})
+        table.add_row(f"{label} [{unit}]" if unit else label, *cells_txt)
+    console.print(table)
+    console.print(f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall; relative change is "
+                  f"against {cols[0]}.")
+    if out is not None:
+        outs = _Outputs(out)
+        try:
+            outs.write("compare.csv", df.to_csv(index=False))
+            outs.write("compare.json", json.dumps({"platform": platform, "workload": workload,
+                                                   "duration_s": duration, "seeds": seeds,
+                                                   "summary": summary, "runs": rows}, indent=1) + "\n")
+            for f in outs.commit():
+                console.print(f"  wrote {f}")
+        except BaseException:
+            outs.abort()
+            raise
+
+
+@platforms_app.callback(invoke_without_command=True)
+def platforms_list(ctx: typer.Context):
+    """List every built-in platform: topology, power model, what is published/estimated."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from hetsched.platforms import platform_summaries
+
+    t = Table(title="built-in platforms")
+    for c in ("name", "CPUs", "cores", "power model", "estimated", "missing"):
+        t.add_column(c)
+    for r in platform_summaries():
+        pm = r["power_model"] or f"not runnable: {r['reason']}"
+        t.add_row(r["name"], r["cpus"], r["cores"], pm, ", ".join(r["estimated"]) or "-",
+                  ", ".join(r["missing"]) or "-")
+    console.print(t)
+
+
+@platforms_app.command("show")
+def platforms_show(name: str = typer.Argument(..., help="platform name or JSON path")):
+    """Topology and the per-OPP capacity / power / cost table of one platform."""
+    from hetsched.platforms import load_platform
+
+    p = load_platform(name)
+    console.print(f"[bold]{p.name}[/]: {p.description}  (power model: {p.power_model})")
+    for c in p.clusters:
+        console.print(f"\n[bold]{c.name}[/] {c.core}: CPUs {list(c.cpus)}, capacity_orig {c.capacity_orig} "
+                      f"(capacity-dmips-mhz {c.capacity_dmips_mhz}), power from {c.power_source}")
+        t = Table()
+        for col in ("kHz", "µV", "perf (capacity)", "power µW", "cluster µW", "cost", "inefficient"):
+            t.add_column(col, justify="right")
+        for o in c.opps:
+            t.add_row(str(o.khz), str(o.uv) if o.uv is not None else "-", str(o.perf), str(o.power_uw),
+                      str(o.cluster_power_uw), str(o.cost), "yes" if o.inefficient else "")
+        console.print(t)
+        ti = Table(title="idle states")
+        for col in ("state", "level", "exit latency µs", "target residency µs", "power µW", "cluster µW"):
+            ti.add_column(col, justify="right")
+        for s in c.idle_states:
+            ti.add_row(s.name, s.level, f"{s.exit_latency_ns / 1000:g}", f"{s.target_residency_ns / 1000:g}",
+                       str(s.power_uw), str(s.cluster_power_uw))
+        console.print(ti)
+    for n in p.notes:
+        console.print(f"- {n}")
+
+
+@app.command()
+def knobs():
+    """Every knob: kernel name, default, range, unit and source."""
+    from hetsched.sim import knob_table
+
+    t = Table(title="knobs (--set name=value)")
+    for c in ("name", "default", "range", "unit", "source / meaning"):
+        t.add_column(c)
+    for k in knob_table():
+        t.add_row(k["name"], f"{k['default']:g}", f"[{k['min']:g}, {k['max']:g}]", k["unit"],
+                  f"{k['source']}: {k['description']}")
+    console.print(t)
+
+
+@app.command()
+def workloads():
+    """Built-in workloads and their parameters."""
+    from hetsched.workloads.builtin import WORKLOADS
+
+    for w in WORKLOADS.values():
+        console.print(f"[bold]{w.name}[/]: {w.description}")
+        for p in w.params:
+            console.print(f"    {p.name}={p.default!r}  [{p.lo}, {p.hi}]  {p.help}")
+    console.print("Any rt-app JSON file works too (periodic subset: run, runtime, sleep, timer).")
+
+
+@app.command()
+def schedulers():
+    """Registered schedulers and governors."""
+    from hetsched.sim import GOVERNORS, SCHEDULERS
+
+    for n, d in SCHEDULERS.items():
+        console.print(f"scheduler [bold]{n}[/]: {d}")
+    for n, d in GOVERNORS.items():
+        console.print(f"governor  [bold]{n}[/]: {d}")
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except HetschedError as e:
+        err_console.print(f"hetsched: error: {e}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("hetsched: aborted")
+        sys.exit(130)
+    except Exception as e:  # click usage errors
+        import click
+
+        if isinstance(e, click.exceptions.ClickException):
+            e.show()
+            sys.exit(2)
+        if isinstance(e, click.exceptions.Exit):
+            sys.exit(e.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""One exception hierarchy for everything hetsched raises on purpose.
+
+The CLI catches :class:`HetschedError` once, prints ``str(err)`` on one line and exits
+with status 2.  Every input error names the file (or the option) it came from, the field
+inside it, and what was expected, so that a user can fix it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+__all__ = [
+    "HetschedError",
+    "InputError",
+    "UnknownNameError",
+    "EngineError",
+    "did_you_mean",
+]
+
+
+class HetschedError(Exception):
+    """Base class of every error hetsched reports to a user."""
+
+
+class InputError(HetschedError):
+    """A platform, workload, option or knob value that cannot be used.
+
+    ``source`` is the file path or the command-line option the value came from,
+    ``field`` the dotted path inside it (``clusters[1].opps[3].khz``),
+    ``expected`` a short phrase ("a positive integer", "one of: a, b").
+    """
+
+    def __init__(self, source: str, field: str, expected: str, got: object = None):
+        self.source = str(source)
+        self.field = field
+        self.expected = expected
+        self.got = got
+        msg = f"{self.source}: {field}: expected {expected}"
+        if got is not None:
+            shown = repr(got)
+            if len(shown) > 60:
+                shown = shown[:57] + "..."
+            msg += f", got {shown}"
+        super().__init__(msg)
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
+    return close[0] if close else None
+
+
+class UnknownNameError(InputError):
+    """A name (platform, scheduler, governor, knob, workload) that is not registered."""
+
+    def __init__(self, source: str, field: str, name: str, choices: Iterable[str]):
+        choices = sorted(choices)
+        hint = did_you_mean(name, choices)
+        expected = "one of: " + ", ".join(choices)
+        if hint:
+            expected = f"{expected} (did you mean {hint!r}?)"
+        super().__init__(source, field, expected, got=name)
+        self.name = name
+        self.choices = choices
+
+
+class EngineError(HetschedError):
+    """The engine refused a configuration or failed (a Rust panic is reported as this)."""

@@ -1,0 +1,661 @@
+"""Read a platform JSON file (built-in or the user's), validate it, resolve it.
+
+The file format is the one of ``/work/shared/platforms`` (copied into ``data/``, its
+README as ``data/SOURCES.md``).  The rules applied here, each from SOURCES.md:
+
+* capacity: arch_topology.c normalisation of ``capacity_dmips_mhz * f_max`` (em.py);
+* OPP power: the published ``em_table`` where the cluster has one, else the kernel DT
+  formula on ``dynamic_power_coefficient`` and the OPP voltages ("The Energy Model
+  formula and units (exact)");
+* idle states: ``exit_latency = wakeup-latency-us`` or ``entry + exit``; WFI is state 0
+  with 1 µs / 1 µs ("Idle-state latencies");
+* nothing is invented for a file.  Only built-in platforms listed in estimates.py get
+  their missing EM inputs from there, and say so.
+
+Every problem is reported as one :class:`~hetsched.errors.InputError` naming the file,
+the field (``clusters[1].opps[3].khz``) and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NoReturn, Optional
+
+from ..errors import InputError, UnknownNameError
+from . import em
+from .estimates import BorrowedDpc, VoltageLine, estimate_for
+from .model import Cluster, IdleState, Inventory, Opp, Platform, PowerModel, _summary_row
+
+__all__ = ["DATA_DIR", "list_platforms", "load_platform", "platform_summary", "platform_summaries"]
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+#: The engine's limit (crates/hetsched-core/src/platform.rs), checked here for a clearer message.
+MAX_CPUS = 64
+
+#: cpuidle-psci.c / ARM_CPUIDLE_WFI_STATE: the driver's own state 0 (SOURCES.md,
+#: "Idle-state latencies"): exit latency 1 µs, target residency 1 µs.
+WFI_LATENCY_NS = 1000
+
+#: ``name:variant`` is reserved syntax (e.g. a later ``exynos5422:switcher``).  Map a
+#: platform name to the variants it supports; none are defined yet.
+VARIANTS: dict[str, tuple[str, ...]] = {}
+
+QCOM_DPC_CAVEAT = (
+    "Qualcomm dynamic-power-coefficient values are scaled, not in µW/MHz/V² (SOURCES.md "
+    "caveat 1): only the ratios between clusters are meaningful, absolute power is unverified"
+)
+
+#: Facts about individual built-in files that the generic notes cannot derive.  Each
+#: restates a caveat of data/SOURCES.md or of the file's own "notes".
+BUILTIN_CAVEATS: dict[str, tuple[str, ...]] = {
+    "juno-r0": (
+        "em_table and idle power are Arm's measured legacy EAS model for Juno r0 (bogo-units, "
+        "mW-scale); its 'cap' column is not used, capacities come from capacity-dmips-mhz",
+    ),
+    "juno-r2": (
+        "logical CPU numbering (little = 0,3,4,5) is inferred from Juno r0, not from a published r2 log",
+    ),
+    "hikey960": (
+        "the published energy table is a placeholder 'calculated based on Pixel OPP', "
+        "not measured on HiKey960 (SOURCES.md caveat 5)",
+    ),
+    "rk3399": (
+        "em_table (ChromiumOS) was published for the OP1 bin; its power is applied to the "
+        "standard OPP table at equal frequencies (OP1 voltages are up to 50 mV lower)",
+    ),
+    "exynos5422": (
+        "A15 OPP voltages are not monotonic (1.7 GHz at 1.25 V, 1.8 GHz at 1.2375 V); "
+        "copied as published (SOURCES.md caveat 7)",
+        "idle states are WFI plus the MCPM driver's hard-coded cluster power-down "
+        "(characterised on TC2); entry latency unpublished, counted as 0",
+    ),
+    "sdm845": (
+        QCOM_DPC_CAVEAT + " (not used here: power comes from the published table)",
+        "the Pixel 3 (SDM845 v2) gold table is not monotonic in frequency; copied as published, "
+        "so several gold OPPs are flagged inefficient (SOURCES.md caveat 4); em_table_v1 is not used",
+    ),
+    "sdm670": (QCOM_DPC_CAVEAT + " (not used here: power comes from the published table)",),
+    "sm8150": (QCOM_DPC_CAVEAT,),
+    "sm8250": (QCOM_DPC_CAVEAT,),
+    "sc7180": (
+        "em_table is measured (dhrystone on one CPU, mW, LKML 2021) on one device whose "
+        "voltages come from its own fused LUT (SOURCES.md caveat 2); no cluster power term",
+    ),
+    "g12b-s922x": ("mainline declares no idle states for G12B besides WFI",),
+}
+
+
+# --- error helpers ----------------------------------------------------------------------
+
+
+class _Shown:
+    """A ``got`` value for InputError that prints as given (InputError hides ``None``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+NULL = _Shown("null")
+ABSENT = _Shown("nothing (field absent)")
+
+
+def _got(obj: dict[str, Any], key: str) -> object:
+    if key not in obj:
+        return ABSENT
+    return NULL if obj[key] is None else obj[key]
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: object) -> bool:
+    return (_is_int(v) or isinstance(v, float)) and math.isfinite(v)  # type: ignore[arg-type]
+
+
+def _mw_to_uw(values: list[float | int]) -> int:
+    """Mean of published mW-scale values, in integer µW (exact decimal arithmetic)."""
+    total = sum((Fraction(str(v)) for v in values), Fraction(0))
+    return round(total * 1000 / len(values))
+
+
+def _khz_list(khzs: list[int]) -> str:
+    return ", ".join(str(k) for k in khzs) + " kHz"
+
+
+@dataclass
+class _Reader:
+    source: str
+
+    def fail(self, fld: str, expected: str, got: object = None) -> NoReturn:
+        raise InputError(self.source, fld, expected, got)
+
+    def obj(self, v: object, fld: str) -> dict[str, Any]:
+        if not isinstance(v, dict):
+            self.fail(fld, "a JSON object", v if v is not None else NULL)
+        return v
+
+    def int_(self, o: dict[str, Any], key: str, path: str, *, minimum: int, nullable: bool = False,
+             expected: Optional[str] = None) -> Optional[int]:
+        v = o.get(key)
+        if v is None and nullable:
+            return None
+        if not _is_int(v) or v < minimum:
+            what = expected or (f"an integer >= {minimum}" + (" or null" if nullable else ""))
+            self.fail(f"{path}.{key}", what, _got(o, key))
+        return v
+
+    def num(self, o: dict[str, Any], key: str, path: str, *, positive: bool) -> Optional[float | int]:
+        """A nullable number (mW values of published tables may be fractional)."""
+        v = o.get(key)
+        if v is None:
+            return None
+        if not _is_num(v) or v < 0 or (positive and v == 0):
+            self.fail(f"{path}.{key}", "a positive number" if positive else "a number >= 0 or null", v)
+        return v
+
+    def str_(self, o: dict[str, Any], key: str, path: str, *, default: Optional[str] = None) -> str:
+        v = o.get(key)
+        if v is None and default is not None:
+            return default
+        if not isinstance(v, str) or not v:
+            self.fail(f"{path}.{key}", "a non-empty string", _got(o, key))
+        return v
+
+
+# --- parsed (validated, not yet resolved) cluster ---------------------------------------
+
+
+@dataclass
+class _EmRow:
+    power_uw: int
+    cluster_power_uw: int
+    runs: int
+    index: int  # first em_table index with this khz, for error messages
+
+
+@dataclass
+class _RawCluster:
+    index: int
+    name: str
+    core: str
+    cpus: list[int]
+    dmips: int
+    dpc: Optional[int]
+    opps: list[tuple[int, Optional[int]]]  # (khz, uv)
+    table: Optional[dict[int, _EmRow]]  # em_table by khz
+    idle: list[IdleState]
+    idle_power_published: list[bool]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return f"clusters[{self.index}]"
+
+
+def _parse_opps(rd: _Reader, c: dict[str, Any], path: str, builtin: bool) -> list[tuple[int, Optional[int]]]:
+    raw = c.get("opps")
+    if raw is not None and not isinstance(raw, list):
+        rd.fail(f"{path}.opps", "a list of OPPs {khz, uv}", raw)
+    if not raw:
+        # sm8350: the DT has no CPU OPP table at all (SOURCES.md summary table).
+        rd.fail(f"{path}.opps",
+                "an OPP table (none is published for this SoC)" if builtin else "a non-empty list of OPPs {khz, uv}")
+    out: list[tuple[int, Optional[int]]] = []
+    for j, o in enumerate(raw):
+        p = f"{path}.opps[{j}]"
+        o = rd.obj(o, p)
+        khz = rd.int_(o, "khz", p, minimum=1, expected="a positive integer (kHz)")
+        assert khz is not None
+        if out and khz <= out[-1][0]:
+            # em_create_perf_table() rejects non-increasing frequencies.
+            rd.fail(f"{p}.khz", f"frequencies in strictly ascending order (previous OPP is {out[-1][0]} kHz)", khz)
+        uv = rd.int_(o, "uv", p, minimum=1, nullable=True, expected="a positive integer (µV) or null")
+        out.append((khz, uv))
+    return out
+
+
+def _parse_em_table(rd: _Reader, c: dict[str, Any], path: str) -> Optional[dict[int, _EmRow]]:
+    raw = c.get("em_table")
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        rd.fail(f"{path}.em_table", "a non-empty list of {khz, power_mw[, cluster_power_mw]} or null", raw)
+    grouped: dict[int, tuple[list[float | int], list[float | int], int]] = {}
+    for j, e in enumerate(raw):
+        p = f"{path}.em_table[{j}]"
+        e = rd.obj(e, p)
+        khz = rd.int_(e, "khz", p, minimum=1, expected="a positive integer (kHz)")
+        power = rd.num(e, "power_mw", p, positive=True)
+        if power is None:
+            rd.fail(f"{p}.power_mw", "a positive number (published per-CPU power)", NULL)
+        cluster = rd.num(e, "cluster_power_mw", p, positive=False)
+        assert khz is not None
+        # Repeated kHz are repeated measurement runs (sc7180: "run" 1 and 2); averaged.
+        powers, clusters, first = grouped.setdefault(khz, ([], [], j))
+        powers.append(power)
+        clusters.append(cluster if cluster is not None else 0)
+    return {
+        khz: _EmRow(_mw_to_uw(p), _mw_to_uw(cl), len(p), first)
+        for khz, (p, cl, first) in sorted(grouped.items())
+    }
+
+
+def _wfi() -> IdleState:
+    return IdleState("WFI", "cpu", WFI_LATENCY_NS, WFI_LATENCY_NS, 0, 0)
+
+
+def _parse_idle(rd: _Reader, c: dict[str, Any], path: str, notes: list[str],
+                cname: str) -> tuple[list[IdleState], list[bool]]:
+    raw = c.get("idle_states")
+    if raw is not None and not isinstance(raw, list):
+        rd.fail(f"{path}.idle_states", "a list of idle states", raw)
+    states: list[IdleState] = []
+    published: list[bool] = []
+    prev_residency = -1
+    for j, s in enumerate(raw or []):
+        p = f"{path}.idle_states[{j}]"
+        s = rd.obj(s, p)
+        name = rd.str_(s, "name", p)
+        level = s.get("level")
+        if level not in ("cpu", "cluster"):
+            rd.fail(f"{p}.level", "one of: cpu, cluster", _got(s, "level"))
+        # dt_idle_states.c: exit_latency = wakeup-latency-us if present, else
+        # entry-latency-us + exit-latency-us (SOURCES.md "Idle-state latencies").
+        wakeup = rd.int_(s, "wakeup_latency_us", p, minimum=0, nullable=True)
+        if wakeup is not None:
+            exit_us = wakeup
+        else:
+            entry = rd.int_(s, "entry_latency_us", p, minimum=0, nullable=True)
+            exit_ = rd.int_(s, "exit_latency_us", p, minimum=0,
+                            expected="an integer >= 0 (µs; or give wakeup_latency_us)")
+            assert exit_ is not None
+            exit_us = (entry or 0) + exit_
+        residency = rd.int_(s, "min_residency_us", p, minimum=0)
+        assert residency is not None
+        if residency < prev_residency:
+            rd.fail(f"{p}.min_residency_us",
+                    f"states in ascending depth (min residency >= the previous state's {prev_residency} µs)",
+                    residency)
+        prev_residency = residency
+        power = rd.num(s, "power_mw", p, positive=False)
+        cluster_power = rd.num(s, "cluster_power_mw", p, positive=False)
+        states.append(IdleState(
+            name=name,
+            level=level,
+            exit_latency_ns=exit_us * 1000,
+            target_residency_ns=residency * 1000,
+            power_uw=_mw_to_uw([power]) if power is not None else 0,
+            cluster_power_uw=_mw_to_uw([cluster_power]) if cluster_power is not None else 0,
+        ))
+        published.append(power is not None)
+    if not states or states[0].name.upper() != "WFI":
+        # The cpuidle driver always registers WFI itself as state 0.
+        states.insert(0, _wfi())
+        published.insert(0, False)
+        notes.append(f"cluster {cname}: no WFI state listed first; the driver's WFI "
+                     "(exit 1 µs, residency 1 µs, power 0) was added as state 0")
+    return states, published
+
+
+def _parse_cluster(rd: _Reader, c: object, i: int, builtin: bool) -> _RawCluster:
+    path = f"clusters[{i}]"
+    c = rd.obj(c, path)
+    name = rd.str_(c, "name", path)
+    core = c.get("core") or "unknown"
+    if not isinstance(core, str):
+        rd.fail(f"{path}.core", "a string", core)
+    cpus = c.get("cpus")
+    if not isinstance(cpus, list) or not cpus or not all(_is_int(x) and x >= 0 for x in cpus):
+        rd.fail(f"{path}.cpus", "a non-empty list of CPU numbers (integers >= 0)", _got(c, "cpus"))
+    opps = _parse_opps(rd, c, path, builtin)
+    dmips = rd.int_(c, "capacity_dmips_mhz", path, minimum=1,
+                    expected="a positive integer (DT capacity-dmips-mhz)")
+    assert dmips is not None
+    dpc = rd.int_(c, "dynamic_power_coefficient", path, minimum=1, nullable=True,
+                  expected="a positive integer (µW/MHz/V²) or null")
+    table = _parse_em_table(rd, c, path)
+    notes: list[str] = []
+    idle, idle_pub = _parse_idle(rd, c, path, notes, name)
+    return _RawCluster(i, name, core, list(cpus), dmips, dpc, opps, table, idle, idle_pub, notes)
+
+
+def _check_cpus(rd: _Reader, clusters: list[_RawCluster]) -> None:
+    """Linux logical CPU numbers: over all clusters, 0..N-1 each exactly once."""
+    n = sum(len(rc.cpus) for rc in clusters)
+    if n > MAX_CPUS:
+        rd.fail("clusters", f"at most {MAX_CPUS} CPUs in all", n)
+    owner: dict[int, int] = {}
+    for rc in clusters:
+        for cpu in rc.cpus:
+            if cpu in owner:
+                rd.fail(f"{rc.path}.cpus", f"CPU numbers 0..{n - 1}, each in exactly one cluster",
+                        _Shown(f"CPU {cpu} also in clusters[{owner[cpu]}]"))
+            if cpu >= n:
+                rd.fail(f"{rc.path}.cpus", f"CPU numbers 0..{n - 1}, each in exactly one cluster",
+                        _Shown(f"CPU {cpu} (there are {n} CPUs)"))
+            owner[cpu] = rc.index
+
+
+# --- power resolution -------------------------------------------------------------------
+
+
+@dataclass
+class _Resolved:
+    source: PowerModel
+    dpc: Optional[int]
+    rows: list[tuple[int, Optional[int], int, int]]  # khz, uv, power_uw, cluster_power_uw
+    estimated: list[str]
+
+
+def _resolve_power(rd: _Reader, rc: _RawCluster, platform: str, builtin: bool) -> _Resolved:
+    if rc.table is not None:
+        return _resolve_published(rd, rc)
+    uvs = [uv for _, uv in rc.opps]
+    dpc = rc.dpc
+    estimated: list[str] = []
+    est = estimate_for(platform, rc.name) if builtin else None
+    if isinstance(est, VoltageLine) and dpc is not None and None in uvs:
+        uvs = [uv if uv is not None else est.uv(khz) for (khz, _), uv in zip(rc.opps, uvs)]
+        estimated.append("OPP voltages")
+        rc.notes.append(f"cluster {rc.name}: ESTIMATED OPP voltages: {est.describe()}")
+    if isinstance(est, BorrowedDpc) and dpc is None and None not in uvs:
+        dpc = est.dpc
+        estimated.append("dynamic-power-coefficient")
+        rc.notes.append(f"cluster {rc.name}: ESTIMATED {est.describe()}")
+    for j, uv in enumerate(uvs):
+        if uv is None:
+            rd.fail(f"{rc.path}.opps[{j}].uv", "a voltage in µV (or an em_table)", NULL)
+    if dpc is None:
+        rd.fail(f"{rc.path}.dynamic_power_coefficient",
+                "a dynamic-power-coefficient in µW/MHz/V² (or an em_table)", NULL)
+    rows = []
+    for j, ((khz, _), uv) in enumerate(zip(rc.opps, uvs)):
+        assert uv is not None
+        power = em.dt_power_uw(dpc, uv, khz)
+        if not 0 < power <= em.EM_MAX_POWER_UW:
+            # em_create_perf_table() refuses such a state.
+            rd.fail(f"{rc.path}.opps[{j}]",
+                    f"a DT-formula power (dpc*mV²*MHz/10^6) in 1..{em.EM_MAX_POWER_UW} µW",
+                    _Shown(f"{power} µW"))
+        rows.append((khz, uv, power, 0))
+    return _Resolved("estimated" if estimated else "dt", dpc, rows, estimated)
+
+
+def _resolve_published(rd: _Reader, rc: _RawCluster) -> _Resolved:
+    """Power from the published table.
+
+    The simulated OPP set is the frequencies that are both an OPP of the file and a row
+    of its em_table: a frequency without published power would need the DT formula,
+    whose units differ from a legacy table's (SOURCES.md caveat 3), and a table row
+    without an OPP is not a frequency this part runs at (rk3399's table is for the OP1
+    bin; sdm670's lists downstream frequencies above the mainline maximum).
+    """
+    table = rc.table
+    assert table is not None
+    opp_khz = [khz for khz, _ in rc.opps]
+    kept = [(khz, uv) for khz, uv in rc.opps if khz in table]
+    if not kept:
+        rd.fail(f"{rc.path}.em_table", "rows whose khz match the cluster's OPPs",
+                _Shown(_khz_list(sorted(table))))
+    no_power = [k for k in opp_khz if k not in table]
+    no_opp = [k for k in table if k not in set(opp_khz)]
+    if no_power:
+        rc.notes.append(f"cluster {rc.name}: OPPs {_khz_list(no_power)} have no published power "
+                        "and are not simulated")
+    if no_opp:
+        rc.notes.append(f"cluster {rc.name}: em_table rows {_khz_list(no_opp)} are not OPPs of "
+                        "this file and are not simulated")
+    if kept[-1][0] != opp_khz[-1]:
+        rc.notes.append(f"cluster {rc.name}: f_max for capacity is {kept[-1][0]} kHz (highest "
+                        f"simulated OPP), not {opp_khz[-1]} kHz")
+    runs = {row.runs for row in table.values()}
+    if runs != {1}:
+        rc.notes.append(f"cluster {rc.name}: em_table has {max(runs)} runs per OPP; power is their mean")
+    rows = []
+    for khz, uv in kept:
+        row = table[khz]
+        if row.power_uw > em.EM_MAX_POWER_UW:
+            rd.fail(f"{rc.path}.em_table[{row.index}].power_mw",
+                    f"at most {em.EM_MAX_POWER_UW // 1000} mW (kernel EM_MAX_POWER)", row.power_uw / 1000)
+        rows.append((khz, uv, row.power_uw, row.cluster_power_uw))
+    return _Resolved("published", None, rows, [])
+
+
+# --- inventory ---------------------------------------------------------------------------
+
+
+def _all_some(flags: list[bool]) -> str:
+    if all(flags):
+        return "all"
+    return "some" if any(flags) else "none"
+
+
+def _inventory(clusters: list[dict[str, Any]], estimated: set[str]) -> Inventory:
+    """What the raw file publishes (works on unresolvable files too, e.g. sm8350)."""
+    published = ["topology"]
+    missing: list[str] = []
+
+    def tally(label: str, flags: list[bool]) -> None:
+        kind = _all_some(flags)
+        if kind == "all":
+            published.append(label)
+        elif kind == "some":
+            published.append(f"{label} (some)")
+            missing.append(f"{label} (some)")
+        else:
+            missing.append(label)
+
+    def is_dict(x: object) -> bool:
+        return isinstance(x, dict)
+
+    cl = [c for c in clusters if is_dict(c)]
+    opps = [o for c in cl for o in (c.get("opps") or []) if is_dict(o)]
+    idle = [s for c in cl for s in (c.get("idle_states") or []) if is_dict(s)]
+    tally("capacity-dmips-mhz", [c.get("capacity_dmips_mhz") is not None for c in cl])
+    tally("OPP table", [bool(c.get("opps")) for c in cl])
+    tally("OPP voltages", [o.get("uv") is not None for o in opps] or [False])
+    tally("dynamic-power-coefficient", [c.get("dynamic_power_coefficient") is not None for c in cl])
+    if any(c.get("em_table") for c in cl):
+        tally("energy table", [bool(c.get("em_table")) for c in cl])
+    tally("idle-state latencies", [bool(idle)])
+    tally("idle power", [s.get("power_mw") is not None for s in idle] or [False])
+    return Inventory(tuple(published), tuple(sorted(estimated)), tuple(missing))
+
+
+# --- assembly -----------------------------------------------------------------------------
+
+
+def _power_notes(model: PowerModel, resolved: list[_Resolved], clusters: list[_RawCluster]) -> list[str]:
+    notes: list[str] = []
+    if model == "published":
+        notes.append("power: published per-OPP energy table (em_table), µW = power_mw x 1000 (a legacy "
+                     "sched-energy-costs table is unit-less, mW-scale by convention: SOURCES.md caveat 3)")
+        if any(r.rows[i][3] for r in resolved for i in range(len(r.rows))):
+            notes.append("cluster busy power (cluster_power_mw) is published: the engine adds it while "
+                         "any CPU of the cluster runs; the kernel EM has no such term")
+    elif model == "dt":
+        notes.append("power: kernel DT formula P[µW] = dpc*mV*mV*MHz/10^6 (drivers/opp/of.c "
+                     "_get_power, integer) from the published dynamic-power-coefficient and OPP voltages")
+    else:
+        notes.append("power: ESTIMATED — kernel DT formula P[µW] = dpc*mV*mV*MHz/10^6 with inputs "
+                     "that are not published; see the ESTIMATED notes and hetsched/platforms/estimates.py")
+    idle_pub = [f for rc in clusters for f in rc.idle_power_published]
+    kind = _all_some(idle_pub)
+    if kind == "none":
+        notes.append("idle power not published: counted as 0")
+    elif kind == "some":
+        for rc in clusters:
+            names = [s.name for s, f in zip(rc.idle, rc.idle_power_published) if not f]
+            if names:
+                notes.append(f"cluster {rc.name}: idle power of {', '.join(names)} not published: counted as 0")
+    return notes
+
+
+def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
+    rd = _Reader(source)
+    top = rd.obj(raw, "(top level)")
+    description = top.get("name") or ""
+    soc = top.get("soc") or name
+    if not isinstance(description, str):
+        rd.fail("name", "a string", description)
+    if not isinstance(soc, str):
+        rd.fail("soc", "a string", soc)
+    sources = top.get("source") or []
+    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
+        rd.fail("source", "a list of {repo, path, commit} objects", sources)
+    data_notes = top.get("notes") or ""
+    if not isinstance(data_notes, str):
+        rd.fail("notes", "a string", data_notes)
+    raw_clusters = top.get("clusters")
+    if not isinstance(raw_clusters, list) or not raw_clusters:
+        rd.fail("clusters", "a non-empty list of clusters", _got(top, "clusters"))
+
+    parsed = [_parse_cluster(rd, c, i, builtin) for i, c in enumerate(raw_clusters)]
+    seen: dict[str, int] = {}
+    for rc in parsed:
+        if rc.name in seen:
+            rd.fail(f"{rc.path}.name", f"a cluster name not used by clusters[{seen[rc.name]}]", rc.name)
+        seen[rc.name] = rc.index
+    _check_cpus(rd, parsed)
+
+    resolved = [_resolve_power(rd, rc, name, builtin) for rc in parsed]
+    kinds = {r.source for r in resolved}
+    if "published" in kinds and len(kinds) > 1:
+        bad = next(rc for rc, r in zip(parsed, resolved) if r.source != "published")
+        rd.fail(f"{bad.path}.em_table",
+                "an em_table on every cluster or on none (published table values and DT-formula µW "
+                "are not comparable)", NULL)
+    model: PowerModel = "estimated" if "estimated" in kinds else next(iter(kinds))
+
+    # arch_topology.c: f_ref is cpuinfo.max_freq, the highest OPP actually registered,
+    # i.e. the highest simulated OPP (SOURCES.md "The rest of the EM pipeline").
+    caps = em.normalized_capacities([(rc.dmips, r.rows[-1][0]) for rc, r in zip(parsed, resolved)])
+    clusters: list[Cluster] = []
+    for rc, r, cap in zip(parsed, resolved, caps):
+        if cap < 1:
+            rd.fail(f"{rc.path}.capacity_dmips_mhz",
+                    "a value giving a normalised capacity of at least 1", rc.dmips)
+        fmax = r.rows[-1][0]
+        perfs = [em.em_performance(cap, khz, fmax) for khz, *_ in r.rows]
+        for (khz, *_), perf in zip(r.rows, perfs):
+            if perf < 1:
+                j = next(j for j, (k, _) in enumerate(rc.opps) if k == khz)
+                rd.fail(f"{rc.path}.opps[{j}].khz",
+                        "a frequency giving an EM performance (capacity*khz/fmax) of at least 1", khz)
+        states = em.em_compute_costs([row[2] for row in r.rows], perfs)
+        opps = tuple(
+            Opp(khz=khz, uv=uv, power_uw=p, cluster_power_uw=cp, perf=perf, cost=st.cost,
+                inefficient=st.inefficient)
+            for (khz, uv, p, cp), perf, st in zip(r.rows, perfs, states)
+        )
+        clusters.append(Cluster(
+            name=rc.name, core=rc.core, cpus=tuple(sorted(rc.cpus)), capacity_dmips_mhz=rc.dmips,
+            capacity_orig=cap, dynamic_power_coefficient=r.dpc, power_source=r.source,
+            opps=opps, idle_states=tuple(rc.idle),
+        ))
+
+    notes = _power_notes(model, resolved, parsed)
+    for rc in parsed:
+        notes.extend(rc.notes)
+        meta = raw_clusters[rc.index].get("em_table_meta")
+        if isinstance(meta, dict) and "idle_cost_cpu" in meta and not any(rc.idle_power_published):
+            notes.append(f"cluster {rc.name}: raw idle costs in em_table_meta are not mapped onto idle "
+                         "states by the data file and are not used")
+    if builtin:
+        notes.extend(BUILTIN_CAVEATS.get(name, ()))
+    estimated = {item for r in resolved for item in r.estimated}
+    return Platform(
+        name=name, soc=soc, description=description, power_model=model, clusters=tuple(clusters),
+        notes=tuple(notes), sources=tuple(sources), path=source,
+        inventory=_inventory(raw_clusters, estimated), data_notes=data_notes,
+    )
+
+
+# --- public entry points ------------------------------------------------------------------
+
+
+def _read_json(path: Path) -> object:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(str(path), "file", "an existing platform JSON file", _Shown("no such file")) from None
+    except OSError as e:
+        raise InputError(str(path), "file", "a readable platform JSON file", _Shown(e.strerror or str(e))) from None
+    except UnicodeDecodeError as e:
+        raise InputError(str(path), "json", f"UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(str(path), "json", f"valid JSON (line {e.lineno} col {e.colno}: {e.msg})") from None
+
+
+def _is_path(name_or_path: str) -> bool:
+    return "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".json")
+
+
+def list_platforms() -> list[str]:
+    """Built-in platform names (the file stems in data/), sorted."""
+    return sorted(p.stem for p in DATA_DIR.glob("*.json"))
+
+
+def _builtin_path(name_or_path: str) -> tuple[Path, str]:
+    base, sep, _variant = name_or_path.partition(":")
+    names = list_platforms()
+    if base not in names:
+        raise UnknownNameError("--platform", "platform", base, names)
+    if sep:
+        supported = VARIANTS.get(base, ())
+        expected = ("one of: " + ", ".join(f"{base}:{v}" for v in supported)) if supported else (
+            f"{base} without a ':variant' suffix (no variants defined for this platform)")
+        raise InputError("--platform", "platform", expected, name_or_path)
+    return DATA_DIR / f"{base}.json", base
+
+
+def load_platform(name_or_path: str) -> Platform:
+    """Load a built-in platform by name, or a user JSON file by path.
+
+    A path is anything containing ``/`` or ending in ``.json``; a user file has the
+    shape of the built-in ones (data/SOURCES.md, "JSON shape") and is never completed
+    with estimates.
+    """
+    if _is_path(name_or_path):
+        path = Path(name_or_path)
+        return _build(_read_json(path), str(path), path.stem, builtin=False)
+    path, base = _builtin_path(name_or_path)
+    return _build(_read_json(path), str(path), base, builtin=True)
+
+
+def platform_summary(name_or_path: str) -> dict[str, Any]:
+    """``Platform.summary()``, or for a file that cannot be simulated (sm8350) the same
+    row with ``runnable = False`` and the error as ``reason``."""
+    try:
+        return load_platform(name_or_path).summary()
+    except InputError as err:
+        if isinstance(err, UnknownNameError) or err.field in ("file", "json"):
+            raise
+        path = Path(name_or_path) if _is_path(name_or_path) else _builtin_path(name_or_path)[0]
+        raw = _read_json(path)
+        top = raw if isinstance(raw, dict) else {}
+        clusters = top.get("clusters") if isinstance(top.get("clusters"), list) else []
+        shapes = [
+            (len(c.get("cpus") or []), str(c.get("core") or "unknown")) for c in clusters if isinstance(c, dict)
+        ]
+        return _summary_row(
+            name=path.stem, soc=str(top.get("soc") or path.stem), description=str(top.get("name") or ""),
+            cluster_shapes=shapes, power_model=None, inventory=_inventory(clusters, set()),
+            runnable=False, reason=str(err),
+        )
+
+
+def platform_summaries() -> list[dict[str, Any]]:
+    """One summary row per built-in platform (the ``hetsched platforms`` listing)."""
+    return [platform_summary(n) for n in list_platforms()]

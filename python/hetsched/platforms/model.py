@@ -1,0 +1,176 @@
+"""The resolved platform: immutable records in engine units (ns, kHz, µW).
+
+A :class:`Platform` is what :func:`hetsched.platforms.load_platform` returns.  It keeps the
+derived kernel quantities (``perf``, ``cost``, inefficiency) next to the inputs so that
+reports and tests can show them, and it turns itself into the engine's ``PlatformSpec``
+(docs/engine-interface.md) with :meth:`Platform.to_spec`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+__all__ = ["Opp", "IdleState", "Cluster", "Platform", "PowerModel", "Inventory"]
+
+PowerModel = Literal["published", "dt", "estimated"]
+
+
+@dataclass(frozen=True)
+class Opp:
+    """One simulated operating point of a cluster."""
+
+    khz: int
+    #: voltage the power was computed from (µV); None when the power is published and
+    #: the voltage is not (Qualcomm parts)
+    uv: Optional[int]
+    #: active power of ONE CPU busy at this OPP, µW
+    power_uw: int
+    #: extra power of the cluster while any of its CPUs runs at this OPP (published
+    #: legacy tables only), µW
+    cluster_power_uw: int
+    #: em_perf_state.performance = capacity_orig * khz // fmax
+    perf: int
+    #: em_perf_state.cost = 10 * power_uw // perf (kernel v6.12)
+    cost: int
+    #: EM_PERF_STATE_INEFFICIENT: a higher OPP is at least as cheap per unit of work
+    inefficient: bool
+
+
+@dataclass(frozen=True)
+class IdleState:
+    name: str
+    level: Literal["cpu", "cluster"]
+    exit_latency_ns: int
+    target_residency_ns: int
+    #: per-CPU power in this state, µW (0 when unpublished; the notes say so)
+    power_uw: int
+    #: power of the whole cluster while every CPU is idle and the shallowest state is this one
+    cluster_power_uw: int
+
+
+@dataclass(frozen=True)
+class Cluster:
+    name: str
+    core: str
+    cpus: tuple[int, ...]
+    capacity_dmips_mhz: int
+    #: arch_scale_cpu_capacity (arch_topology.c normalisation, biggest CPU = 1024)
+    capacity_orig: int
+    #: dynamic-power-coefficient used by the DT formula (None for published tables);
+    #: borrowed from another SoC when ``power_source == "estimated"`` says so
+    dynamic_power_coefficient: Optional[int]
+    #: where the OPP power comes from: "published" (em_table), "dt" (kernel formula on
+    #: published inputs) or "estimated" (kernel formula on an input from estimates.py)
+    power_source: PowerModel
+    opps: tuple[Opp, ...]
+    idle_states: tuple[IdleState, ...]
+
+    @property
+    def fmax_khz(self) -> int:
+        return self.opps[-1].khz
+
+    def to_spec(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "cpus": list(self.cpus),
+            "capacity_orig": self.capacity_orig,
+            "opps": [
+                {"khz": o.khz, "power_uw": o.power_uw, "cluster_power_uw": o.cluster_power_uw}
+                for o in self.opps
+            ],
+            "idle_states": [
+                {
+                    "name": s.name,
+                    "level": s.level,
+                    "exit_latency_ns": s.exit_latency_ns,
+                    "target_residency_ns": s.target_residency_ns,
+                    "power_uw": s.power_uw,
+                    "cluster_power_uw": s.cluster_power_uw,
+                }
+                for s in self.idle_states
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """What the platform file publishes, what the loader estimated, what is missing.
+
+    Human phrases (``"OPP voltages"``, ``"idle power"``), for ``hetsched platforms``.
+    """
+
+    published: tuple[str, ...] = ()
+    estimated: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Platform:
+    #: built-in name (file stem) or the stem of a user file
+    name: str
+    soc: str
+    #: the JSON's human "name"
+    description: str
+    power_model: PowerModel
+    clusters: tuple[Cluster, ...]
+    #: human sentences: what is published, estimated, dropped or counted as 0
+    notes: tuple[str, ...]
+    #: the JSON's "source" list, verbatim
+    sources: tuple[dict[str, Any], ...]
+    #: the file it was read from
+    path: str
+    inventory: Inventory = field(default_factory=Inventory)
+    #: the JSON's own free-text "notes", verbatim
+    data_notes: str = ""
+
+    @property
+    def nr_cpus(self) -> int:
+        return sum(len(c.cpus) for c in self.clusters)
+
+    def to_spec(self) -> dict[str, Any]:
+        """The engine's ``PlatformSpec`` (docs/engine-interface.md), plain JSON types."""
+        return {
+            "name": self.name,
+            "power_model": self.power_model,
+            "clusters": [c.to_spec() for c in self.clusters],
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """One row of ``hetsched platforms``."""
+        return _summary_row(
+            name=self.name,
+            soc=self.soc,
+            description=self.description,
+            cluster_shapes=[(len(c.cpus), c.core) for c in self.clusters],
+            power_model=self.power_model,
+            inventory=self.inventory,
+            runnable=True,
+            reason=None,
+        )
+
+
+def _summary_row(
+    *,
+    name: str,
+    soc: str,
+    description: str,
+    cluster_shapes: list[tuple[int, str]],
+    power_model: Optional[str],
+    inventory: Inventory,
+    runnable: bool,
+    reason: Optional[str],
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "soc": soc,
+        "description": description,
+        "cpus": "+".join(str(n) for n, _ in cluster_shapes),
+        "cores": " + ".join(f"{n}x {core}" for n, core in cluster_shapes),
+        "power_model": power_model,
+        "published": list(inventory.published),
+        "estimated": list(inventory.estimated),
+        "missing": list(inventory.missing),
+        "runnable": runnable,
+        "reason": reason,
+    }

@@ -1,0 +1,199 @@
+"""The Python face of the engine: :class:`Simulation` (build, step, observe, set knobs)
+and :class:`Result` (the ``result.json`` document, with pandas views).
+
+>>> from hetsched import Simulation
+>>> sim = Simulation(platform="gs101", workload="phone-mix", governor="schedutil", seed=1)
+>>> res = sim.run(2.0)                      # seconds of simulated time
+>>> round(res.energy_j, 3) > 0
+True
+
+A controller steps it: ``sim.run_until(t_ns)``, ``sim.observe()``, ``sim.set_knob(...)``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from hetsched import _engine
+from hetsched.errors import EngineError, InputError, UnknownNameError
+from hetsched.platforms import Platform, load_platform
+from hetsched.workloads.builtin import resolve_workloads
+
+__all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
+
+SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
+GOVERNORS: dict[str, str] = dict(_engine.governors())
+DEFAULT_DURATION_S = 10.0
+
+
+def knob_table() -> list[dict]:
+    """Every knob: name, default, min, max, unit, source, description (from the engine)."""
+    return _engine.knobs()
+
+
+def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
+    table = {k["name"]: k for k in knob_table()}
+    out = {}
+    for name, value in knobs.items():
+        if name not in table:
+            raise UnknownNameError(source, "knob", name, table)
+        k = table[name]
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise InputError(source, name, f"a number in [{k['min']:g}, {k['max']:g}] {k['unit']}",
+                             got=value) from None
+        if not (k["min"] <= v <= k["max"]):
+            raise InputError(source, name, f"a number in [{k['min']:g}, {k['max']:g}] {k['unit']}", got=value)
+        out[name] = v
+    return out
+
+
+class Simulation:
+    """One simulated SoC running one workload under one policy.
+
+    ``platform``: a built-in name or a JSON path, or a loaded :class:`Platform`.
+    ``workload``: a built-in name (``NAME:k=v``), an rt-app JSON path, a list of those
+    (run together), or a resolved WorkloadSpec dict.
+    """
+
+    def __init__(self, platform: str | Platform = "gs101", workload: str | list[str] | dict = "phone-mix",
+                 scheduler: str = "cfs", governor: str = "schedutil",
+                 knobs: Mapping[str, Any] | None = None, seed: int = 0,
+                 trace: bool = False, timeseries: bool = False):
+        if scheduler not in SCHEDULERS:
+            raise UnknownNameError("--scheduler", "scheduler", scheduler, SCHEDULERS)
+        if governor not in GOVERNORS:
+            raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise InputError("--seed", "seed", "a non-negative integer", got=seed)
+        self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
+        self.platform_spec = self.platform.to_spec()
+        if isinstance(workload, dict):
+            self.workload_spec = workload
+        else:
+            args = [workload] if isinstance(workload, str) else list(workload)
+            self.workload_spec = resolve_workloads(args, self.platform_spec, seed)
+        self.scheduler, self.governor, self.seed = scheduler, governor, seed
+        self.knobs = _check_knobs(dict(knobs or {}), "--set")
+        self.trace_enabled, self.timeseries_enabled = trace, timeseries
+        policy = {"scheduler": scheduler, "governor": governor, "knobs": self.knobs,
+                  "trace": trace, "timeseries": timeseries}
+        try:
+            self._engine = _engine.Engine(json.dumps(self.platform_spec), json.dumps(self.workload_spec),
+                                          json.dumps(policy))
+        except _engine.EngineInputError as e:
+            raise EngineError(str(e)) from None
+        self._wall_s = 0.0
+
+    # -- stepping -----------------------------------------------------------------
+    @property
+    def now_ns(self) -> int:
+        return self._engine.now_ns
+
+    def run_until(self, t_ns: int) -> None:
+        """Advance to absolute simulated time ``t_ns`` (every event before it runs)."""
+        t0 = time.perf_counter()
+        try:
+            self._engine.run_until(int(t_ns))
+        except _engine.EnginePanic as e:
+            raise EngineError(str(e)) from None
+        self._wall_s += time.perf_counter() - t0
+
+    def run(self, duration_s: float | None = None) -> "Result":
+        """Run for ``duration_s`` simulated seconds (default: the workload's own
+        duration, else 10 s) and return the result."""
+        if duration_s is None:
+            d = self.workload_spec.get("duration_ns")
+            duration_s = d / 1e9 if d else DEFAULT_DURATION_S
+        if not (duration_s > 0):
+            raise InputError("--duration", "duration", "a positive number of seconds", got=duration_s)
+        self.run_until(self.now_ns + round(duration_s * 1e9))
+        return self.result()
+
+    # -- observation and control ------------------------------------------------------
+    def observe(self) -> dict:
+        """Per-CPU util, util_avg, util_est, freq_khz, idle_state, nr_running, energy, and
+        the counters (migrations attempted/succeeded, wakeups, context switches)."""
+        return self._engine.observe()
+
+    def set_knob(self, name: str, value: float) -> None:
+        v = _check_knobs({name: value}, "set_knob()")[name]
+        self._engine.set_knob(name, v)
+        self.knobs[name] = v
+
+    def knob_values(self) -> dict[str, float]:
+        return dict(self._engine.knob_values())
+
+    # -- results ----------------------------------------------------------------------
+    def result(self) -> "Result":
+        doc = json.loads(self._engine.result_json())
+        head = {
+            "hetsched_version": _engine.__version__,
+            "platform": self.platform.name,
+            "workload": self.workload_spec.get("name") or "",
+            "scheduler": self.scheduler,
+            "governor": self.governor,
+            "knobs": self.knob_values(),
+            "seed": self.seed,
+            "power_model": self.platform.power_model,
+            "platform_notes": list(self.platform.notes),
+            "wall_s": self._wall_s,
+        }
+        doc = {**head, **doc}
+        ts = self._engine.timeseries() if self.timeseries_enabled else None
+        return Result(doc=doc, timeseries=ts)
+
+    def take_trace(self) -> str | None:
+        """The Chrome trace-event JSON text (Perfetto opens it); closes the trace."""
+        return self._engine.take_trace()
+
+
+@dataclass
+class Result:
+    """``result.json`` as a dict (``doc``), with pandas views."""
+
+    doc: dict
+    timeseries: dict | None = field(default=None, repr=False)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.doc[key]
+
+    @property
+    def energy_j(self) -> float:
+        return self.doc["energy_j"]
+
+    @property
+    def avg_power_mw(self) -> float:
+        return self.doc["avg_power_mw"]
+
+    @property
+    def metrics(self) -> dict:
+        return self.doc["metrics"]
+
+    def to_json(self) -> str:
+        return json.dumps(self.doc, indent=1, sort_keys=False) + "\n"
+
+    def to_pandas(self) -> dict:
+        """DataFrames: ``cpus``, ``tasks``, ``clusters`` and (if recorded) ``timeseries``."""
+        import pandas as pd
+
+        cpus = pd.DataFrame([{k: v for k, v in c.items() if not isinstance(v, dict)} for c in self.doc["cpus"]])
+        tasks = pd.DataFrame([{k: v for k, v in t.items() if not isinstance(v, dict)} for t in self.doc["tasks"]])
+        clusters = pd.DataFrame(self.doc["clusters"])
+        out = {"cpus": cpus, "tasks": tasks, "clusters": clusters}
+        if self.timeseries is not None:
+            ts = pd.DataFrame(self.timeseries)
+            ts["t_s"] = ts["t_ns"] / 1e9
+            out["timeseries"] = ts
+        return out
+
+
+def run(platform: str = "gs101", workload: str | Iterable[str] = "phone-mix", duration_s: float | None = None,
+        **kw: Any) -> Result:
+    """One-shot convenience: build, run, return the :class:`Result`."""
+    return Simulation(platform=platform, workload=workload if isinstance(workload, str) else list(workload),
+                      **kw).run(duration_s)

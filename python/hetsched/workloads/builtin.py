@@ -1,0 +1,193 @@
+"""Built-in workloads, selected by ``--workload NAME[:key=value,...]``.
+
+Each entry declares its parameters once (name, type, default, range, meaning); the CLI's
+help, the parser and the docs read the same table.  A workload is a function of its
+parameters, the platform (for sizing) and the seed, returning a WorkloadSpec
+(docs/engine-interface.md).  Anything else given to ``--workload`` that names an existing
+file (or ends in ``.json``) is read as an rt-app file.
+
+* ``periodic``: n independent periodic tasks, the task-set generator of real-time
+  scheduling research: utilisations from UUniFast-discard (Bini & Buttazzo 2005; Davis &
+  Burns 2009), periods log-uniform in [pmin, pmax] (Emberson, Stafford & Davis 2010).
+  ``util`` is the total demand as a fraction of the platform's capacity at f_max
+  (sum of capacity_orig / 1024); no task asks for more than ``umax`` of a 1024 CPU.
+* ``phone-mix``: a phone-like mixed load built from published Android thread roles: the
+  60 Hz frame pipeline (UI thread, RenderThread, SurfaceFlinger), a 10 ms audio mixer at
+  SCHED_FIFO, binder and background work. See docs/workloads.md for the sizes and where
+  they come from.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from hetsched.errors import InputError, UnknownNameError
+from hetsched.workloads.rtapp import load_rtapp, merge_workloads, periodic, workload
+
+__all__ = ["WORKLOADS", "Param", "parse_workload_arg", "resolve_workloads", "uunifast_discard"]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: type
+    default: Any
+    lo: float | None
+    hi: float | None
+    help: str
+
+
+@dataclass(frozen=True)
+class WorkloadDef:
+    name: str
+    params: tuple[Param, ...]
+    build: Callable[..., dict]
+    description: str
+
+
+def uunifast_discard(n: int, total: float, umax: float, rng: np.random.Generator,
+                     tries: int = 1000) -> list[float]:
+    """n utilisations summing to ``total``, each at most ``umax`` (UUniFast-discard)."""
+    if total > n * umax:
+        raise ValueError("total utilisation above n * umax")
+    for _ in range(tries):
+        utils, rest = [], total
+        for i in range(1, n):
+            nxt = rest * rng.random() ** (1.0 / (n - i))
+            utils.append(rest - nxt)
+            rest = nxt
+        utils.append(rest)
+        if max(utils) <= umax:
+            return utils
+    raise ValueError("UUniFast-discard did not find a task set; lower util or raise umax")
+
+
+def _capacity_sum(platform_spec: dict) -> float:
+    return sum(c["capacity_orig"] * len(c["cpus"]) for c in platform_spec["clusters"]) / 1024.0
+
+
+def _periodic(p: dict, platform_spec: dict, seed: int) -> dict:
+    rng = np.random.default_rng([seed, 0x5EED])
+    n = p["n"]
+    total = p["util"] * _capacity_sum(platform_spec)
+    if total > n * p["umax"]:
+        raise InputError("--workload periodic", "util",
+                         f"a total demand reachable by n={n} tasks of at most umax={p['umax']} "
+                         f"(util <= {n * p['umax'] / _capacity_sum(platform_spec):.3f})", got=p["util"])
+    utils = uunifast_discard(n, total, p["umax"], rng)
+    lo, hi = math.log(p["pmin_ms"]), math.log(p["pmax_ms"])
+    tasks = []
+    for i, u in enumerate(utils):
+        period_us = round(math.exp(rng.uniform(lo, hi)) * 1000.0)
+        tasks.append(periodic(f"periodic-{i}", period_us=period_us, run_us=round(u * period_us)))
+    return workload(f"periodic:n={n},util={p['util']}", tasks)
+
+
+# Thread roles of a phone UI at 60 Hz, sized in invariant work (µs on a capacity-1024 CPU
+# at f_max). Period and policy follow Android's threads; the work figures are the order
+# of magnitude seen in Perfetto traces of mid-range apps (docs/workloads.md).
+_PHONE_THREADS = [
+    # name, period_us, run_us, policy, prio (nice or RT priority)
+    ("ui-thread", 16_667, 2_600, "other", -10),
+    ("RenderThread", 16_667, 3_200, "other", -10),
+    ("surfaceflinger", 16_667, 1_300, "other", -8),
+    ("audio-mixer", 10_000, 450, "fifo", 3),
+    ("binder-1", 33_333, 900, "other", 0),
+    ("binder-2", 50_000, 1_100, "other", 0),
+    ("gc-daemon", 200_000, 9_000, "other", 4),
+    ("sync-adapter", 100_000, 6_000, "other", 10),
+    ("kworker", 8_000, 120, "other", 0),
+    ("location", 250_000, 3_000, "other", 0),
+]
+
+
+def _phone_mix(p: dict, platform_spec: dict, seed: int) -> dict:
+    rng = np.random.default_rng([seed, 0xF0E])
+    scale = p["load"]
+    tasks = []
+    for name, period, run, policy, prio in _PHONE_THREADS:
+        # each thread starts at a seeded phase within its period, as real threads do
+        t = periodic(name, period_us=period, run_us=round(run * scale),
+                     delay_us=round(rng.uniform(0, period)))
+        if policy == "other":
+            t["nice"] = prio
+        else:
+            t["policy"], t["rt_priority"] = policy, prio
+        tasks.append(t)
+    return workload(f"phone-mix:load={scale}", tasks)
+
+
+WORKLOADS: dict[str, WorkloadDef] = {
+    "periodic": WorkloadDef(
+        "periodic",
+        (
+            Param("n", int, 20, 1, 512, "number of tasks"),
+            Param("util", float, 0.5, 0.0, 1.0, "total demand / platform capacity at f_max"),
+            Param("umax", float, 0.8, 0.01, 1.0, "largest single-task utilisation (of a 1024 CPU)"),
+            Param("pmin_ms", float, 5.0, 0.1, 10_000.0, "shortest period, ms"),
+            Param("pmax_ms", float, 50.0, 0.1, 10_000.0, "longest period, ms"),
+        ),
+        _periodic,
+        "n periodic tasks, UUniFast-discard utilisations, log-uniform periods",
+    ),
+    "phone-mix": WorkloadDef(
+        "phone-mix",
+        (Param("load", float, 1.0, 0.05, 20.0, "multiplies every thread's work"),),
+        _phone_mix,
+        "a 60 Hz UI frame pipeline with audio, binder and background threads",
+    ),
+}
+
+
+def parse_workload_arg(arg: str) -> tuple[str, dict]:
+    """``NAME:k=v,k=v`` -> (name, typed params with defaults), validated."""
+    name, _, rest = arg.partition(":")
+    if name not in WORKLOADS:
+        raise UnknownNameError("--workload", "workload", name, list(WORKLOADS) + ["<rt-app file>.json"])
+    wd = WORKLOADS[name]
+    params = {p.name: p.default for p in wd.params}
+    decl = {p.name: p for p in wd.params}
+    for item in filter(None, rest.split(",")):
+        key, eq, val = item.partition("=")
+        if key not in decl:
+            raise UnknownNameError(f"--workload {name}", "parameter", key, list(decl))
+        if not eq:
+            raise InputError(f"--workload {name}", key, "key=value")
+        p = decl[key]
+        try:
+            v = p.kind(val)
+        except ValueError:
+            raise InputError(f"--workload {name}", key, f"a{'n integer' if p.kind is int else ' number'}",
+                             got=val) from None
+        if (p.lo is not None and v < p.lo) or (p.hi is not None and v > p.hi):
+            raise InputError(f"--workload {name}", key, f"a value in [{p.lo}, {p.hi}]", got=v)
+        params[key] = v
+    if name == "periodic" and params["pmin_ms"] > params["pmax_ms"]:
+        raise InputError(f"--workload {name}", "pmin_ms", "pmin_ms <= pmax_ms", got=params["pmin_ms"])
+    return name, params
+
+
+def _is_file_arg(arg: str) -> bool:
+    return arg.endswith(".json") or os.sep in arg or os.path.isfile(arg)
+
+
+def resolve_workloads(args: list[str], platform_spec: dict, seed: int) -> dict:
+    """Resolve one or several ``--workload`` arguments into one WorkloadSpec."""
+    specs = []
+    for arg in args:
+        if _is_file_arg(arg):
+            if not os.path.isfile(arg):
+                raise InputError(arg, "--workload", "an existing rt-app JSON file or a built-in workload "
+                                 f"({', '.join(WORKLOADS)})")
+            specs.append(load_rtapp(arg))
+        else:
+            name, params = parse_workload_arg(arg)
+            specs.append(WORKLOADS[name].build(params, platform_spec, seed))
+    if len(specs) == 1:
+        return specs[0]
+    return merge_workloads(specs)
