@@ -1,0 +1,1 @@
+//! Invariants of the scheduler state, checked by tests after every event.
