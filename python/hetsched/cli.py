@@ -334,15 +334,34 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("hetsched: aborted")
         sys.exit(130)
-    except Exception as e:  # click usage errors
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            sys.exit(2)
-        if isinstance(e, click.exceptions.Exit):
+    except Exception as e:  # click usage errors (typer >= 0.20 vendors click as typer._click)
+        click_exc = _click_exception_types()
+        if isinstance(e, click_exc["ClickException"]):
+            err_console.print(f"hetsched: error: {e.format_message()}", markup=False, highlight=False,
+                              soft_wrap=True)
+            sys.exit(e.exit_code if e.exit_code else 2)
+        if isinstance(e, click_exc["Exit"]):
             sys.exit(e.exit_code)
         raise
+
+
+def _click_exception_types() -> dict[str, tuple[type, ...]]:
+    """ClickException / Exit classes of every click the running typer may raise: the
+    vendored ``typer._click`` (typer >= 0.20) and the standalone ``click`` package."""
+    import importlib
+
+    found: dict[str, list[type]] = {"ClickException": [], "Exit": []}
+    for mod in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            m = importlib.import_module(mod)
+        except ImportError:
+            continue
+        for name in found:
+            cls = getattr(m, name, None)
+            if isinstance(cls, type):
+                found[name].append(cls)
+    found["Exit"].append(typer.Exit)
+    return {k: tuple(v) for k, v in found.items()}
 
 
 if __name__ == "__main__":

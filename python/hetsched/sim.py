@@ -13,6 +13,7 @@ A controller steps it: ``sim.run_until(t_ns)``, ``sim.observe()``, ``sim.set_kno
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -109,8 +110,8 @@ class Simulation:
         if duration_s is None:
             d = self.workload_spec.get("duration_ns")
             duration_s = d / 1e9 if d else DEFAULT_DURATION_S
-        if not (duration_s > 0):
-            raise InputError("--duration", "duration", "a positive number of seconds", got=duration_s)
+        if not (duration_s > 0) or math.isinf(duration_s):
+            raise InputError("--duration", "duration", "a positive, finite number of seconds", got=duration_s)
         self.run_until(self.now_ns + round(duration_s * 1e9))
         return self.result()
 

@@ -25,7 +25,23 @@ pub struct BalanceStats {
 pub trait LoadBalancer: Send {
     fn name(&self) -> &'static str;
     /// Periodic balance with `dst` as the pulling CPU; `idle` = dst has nothing to run.
-    fn balance(&mut self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration>;
+    fn balance(
+        &mut self,
+        v: &SchedView,
+        dst: usize,
+        idle: bool,
+        stats: &mut BalanceStats,
+    ) -> Option<Migration>;
+    /// At the tick of `src`, whose running fair task does not fit it: where to move it
+    /// (an active migration of a running task), if anywhere.
+    fn misfit(
+        &mut self,
+        _v: &SchedView,
+        _src: usize,
+        _stats: &mut BalanceStats,
+    ) -> Option<Migration> {
+        None
+    }
 }
 
 /// Baseline pull balancer: the busiest CPU is the one with the most runnable fair tasks;
@@ -33,7 +49,10 @@ pub trait LoadBalancer: Send {
 /// idle). The candidate is the queued (not running) fair task that ran least recently,
 /// allowed on dst and not cache hot (`task_hot`: it ran within sched_migration_cost_ns),
 /// one task per pass. On asymmetric CPUs it does not pull a task down to a smaller CPU
-/// that it would not fit (fits_capacity), so the balancer never creates a misfit.
+/// that it would not fit (fits_capacity), so the balancer never creates a misfit; and a
+/// running task that does not fit its CPU is moved, at its CPU's tick, to the idle CPU of
+/// the largest capacity that is noticeably bigger (capacity_greater), the effect of the
+/// kernel's misfit active balance without its group machinery.
 pub struct SimplePull {
     pub migration_cost_ns: u64,
 }
@@ -43,7 +62,13 @@ impl LoadBalancer for SimplePull {
         "simple-pull"
     }
 
-    fn balance(&mut self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration> {
+    fn balance(
+        &mut self,
+        v: &SchedView,
+        dst: usize,
+        idle: bool,
+        stats: &mut BalanceStats,
+    ) -> Option<Migration> {
         let nr_dst = v.rqs[dst].cfs.nr_running;
         let need = if idle { 1 } else { 2 };
         let busiest = (0..v.nr_cpus())
@@ -78,4 +103,26 @@ impl LoadBalancer for SimplePull {
         }
         None
     }
+
+    fn misfit(&mut self, v: &SchedView, src: usize, stats: &mut BalanceStats) -> Option<Migration> {
+        let t = v.rqs[src].curr?;
+        let task = &v.tasks[t as usize];
+        let cap_src = v.capacity_orig(src);
+        if task.policy != Policy::Other || fits_capacity(v.task_util_est(t), cap_src) {
+            return None;
+        }
+        stats.attempts += 1;
+        let dst = (0..v.nr_cpus())
+            .filter(|&c| task.allowed & (1u64 << c) != 0 && v.idle_cpu(c))
+            .filter(|&c| capacity_greater(v.capacity_orig(c), cap_src))
+            .max_by_key(|&c| (v.capacity_orig(c), std::cmp::Reverse(c)))?;
+        stats.successes += 1;
+        Some(Migration { task: t, src, dst })
+    }
+}
+
+/// capacity_greater(): a is more than ~5% bigger than b.
+#[inline]
+pub fn capacity_greater(a: u64, b: u64) -> bool {
+    a * 1024 > b * 1078
 }

@@ -61,8 +61,15 @@ impl EnergyMeter {
                 }
             })
             .collect();
-        let clusters =
-            initial_opp.iter().map(|&opp| ClusterMeter { opp, last: 0, power_uw: 0, energy_fj: 0 }).collect();
+        let clusters = initial_opp
+            .iter()
+            .map(|&opp| ClusterMeter {
+                opp,
+                last: 0,
+                power_uw: 0,
+                energy_fj: 0,
+            })
+            .collect();
         let mut m = EnergyMeter { cpus, clusters };
         for ci in 0..p.clusters.len() {
             m.recompute(p, ci);
@@ -121,8 +128,11 @@ impl EnergyMeter {
                 }
             };
         }
-        self.clusters[ci].power_uw =
-            if all_idle { c.idle_states[shallowest].cluster_power_uw } else { c.opps[opp].cluster_power_uw };
+        self.clusters[ci].power_uw = if all_idle {
+            c.idle_states[shallowest].cluster_power_uw
+        } else {
+            c.opps[opp].cluster_power_uw
+        };
     }
 
     pub fn set_cpu(&mut self, p: &Platform, cpu: usize, now: u64, state: CpuPowerState) {
@@ -149,7 +159,8 @@ impl EnergyMeter {
     }
 
     pub fn total_fj(&self) -> u128 {
-        self.cpus.iter().map(|c| c.energy_fj).sum::<u128>() + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
+        self.cpus.iter().map(|c| c.energy_fj).sum::<u128>()
+            + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
     }
 
     /// Instantaneous power of a CPU (without its cluster share).
@@ -184,7 +195,8 @@ mod tests {
         let cpu1 = 10_000u128 * 25_000_000;
         // cluster: busy 0-10ms at 20 mW, 10-20 at 40 mW, all idle 20-25 shallowest(1,0)=WFI 15mW,
         // 25-40 cluster-sleep 2 mW
-        let cl = 20_000u128 * 10_000_000 + 40_000 * 10_000_000 + 15_000 * 5_000_000 + 2_000 * 15_000_000;
+        let cl =
+            20_000u128 * 10_000_000 + 40_000 * 10_000_000 + 15_000 * 5_000_000 + 2_000 * 15_000_000;
         assert_eq!(m.cpus[0].energy_fj, cpu0);
         assert_eq!(m.cpus[1].energy_fj, cpu1);
         assert_eq!(m.clusters[0].energy_fj, cl);

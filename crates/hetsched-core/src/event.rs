@@ -56,13 +56,21 @@ pub struct EventQueue {
     heap: BinaryHeap<Event>,
     seq: u64,
     pub popped: u64,
+    /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick)
+    pub popped_by_class: [u64; 5],
+    pub max_len: usize,
 }
 
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: u64, kind: EventKind) {
         self.seq += 1;
-        self.heap.push(Event { time, seq: self.seq, kind });
+        self.heap.push(Event {
+            time,
+            seq: self.seq,
+            kind,
+        });
+        self.max_len = self.max_len.max(self.heap.len());
     }
 
     #[inline]
@@ -73,8 +81,9 @@ impl EventQueue {
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
         let e = self.heap.pop();
-        if e.is_some() {
+        if let Some(ev) = &e {
             self.popped += 1;
+            self.popped_by_class[ev.kind.class() as usize] += 1;
         }
         e
     }
@@ -92,7 +101,9 @@ mod tests {
         q.push(10, EventKind::Wakeup { task: 0 });
         q.push(5, EventKind::Tick);
         q.push(10, EventKind::FreqCommit { cluster: 0, gen: 0 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.time, e.kind)).collect();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop())
+            .map(|e| (e.time, e.kind))
+            .collect();
         assert_eq!(
             order,
             vec![

@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 
 /// sched_prio_to_weight[], nice -20..19 (kernel/sched/core.c)
 pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
-    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904, 3906, 3121,
-    2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29,
-    23, 18, 15,
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
+    70, 56, 45, 36, 29, 23, 18, 15,
 ];
 pub const NICE_0_LOAD: u64 = 1024;
 
@@ -32,7 +32,10 @@ pub fn calc_delta_fair(delta: u64, weight: u64, wmult: u64) -> u64 {
     if weight == NICE_0_LOAD {
         return delta;
     }
-    ((delta as u128 * NICE_0_LOAD as u128 * wmult as u128) >> 32) as u64
+    match delta.checked_mul(NICE_0_LOAD * wmult) {
+        Some(p) => p >> 32,
+        None => ((delta as u128 * NICE_0_LOAD as u128 * wmult as u128) >> 32) as u64,
+    }
 }
 
 /// The scheduling entity of a task.
@@ -139,7 +142,11 @@ impl CfsRq {
         let nr = self.nr_running as u64 + (!on_rq) as u64;
         let slice = t.period(nr);
         let load = self.load_weight + if on_rq { 0 } else { se_weight };
-        let s = if load == 0 { slice } else { (slice as u128 * se_weight as u128 / load as u128) as u64 };
+        let s = if load == 0 {
+            slice
+        } else {
+            slice * se_weight / load
+        };
         // BASE_SLICE feature: never below the minimum granularity
         s.max(t.min_granularity)
     }

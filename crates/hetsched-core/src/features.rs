@@ -65,7 +65,9 @@ pub struct Knobs {
 
 impl Default for Knobs {
     fn default() -> Self {
-        Knobs { values: KNOBS.iter().map(|k| k.default).collect() }
+        Knobs {
+            values: KNOBS.iter().map(|k| k.default).collect(),
+        }
     }
 }
 
@@ -75,12 +77,15 @@ impl Knobs {
     }
 
     pub fn index(name: &str) -> Result<usize> {
-        KNOBS.iter().position(|k| k.name == name).ok_or_else(|| Error::Unknown {
-            field: "knobs".into(),
-            kind: "knob",
-            name: name.into(),
-            choices: KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
-        })
+        KNOBS
+            .iter()
+            .position(|k| k.name == name)
+            .ok_or_else(|| Error::Unknown {
+                field: "knobs".into(),
+                kind: "knob",
+                name: name.into(),
+                choices: KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+            })
     }
 
     pub fn set(&mut self, name: &str, value: f64) -> Result<()> {
@@ -90,7 +95,10 @@ impl Knobs {
             return Err(crate::error::config(
                 "policy",
                 format!("knobs.{}", d.name),
-                format!("a number in [{}, {}] {}, got {}", d.min, d.max, d.unit, value),
+                format!(
+                    "a number in [{}, {}] {}, got {}",
+                    d.min, d.max, d.unit, value
+                ),
             ));
         }
         self.values[i] = value;
@@ -98,7 +106,10 @@ impl Knobs {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
-        KNOBS.iter().zip(self.values.iter()).map(|(d, v)| (d.name, *v))
+        KNOBS
+            .iter()
+            .zip(self.values.iter())
+            .map(|(d, v)| (d.name, *v))
     }
 }
 

@@ -32,7 +32,9 @@ pub use workload::WorkloadSpec;
 pub fn build(platform_json: &str, workload_json: &str, policy_json: &str) -> Result<Sim> {
     let platform = Platform::from_json(platform_json)?;
     let workload = WorkloadSpec::from_json(workload_json)?;
-    let policy: PolicyConfig =
-        serde_json::from_str(policy_json).map_err(|e| Error::Json { doc: "policy", msg: e.to_string() })?;
+    let policy: PolicyConfig = serde_json::from_str(policy_json).map_err(|e| Error::Json {
+        doc: "policy",
+        msg: e.to_string(),
+    })?;
     Sim::new(platform, workload, policy)
 }

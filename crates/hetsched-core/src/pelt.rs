@@ -74,7 +74,8 @@ impl SchedAvg {
             self.util_sum = decay_load(self.util_sum, periods);
             delta %= 1024;
             if load > 0 {
-                contrib = accumulate_pelt_segments(periods, 1024 - self.period_contrib, delta as u32);
+                contrib =
+                    accumulate_pelt_segments(periods, 1024 - self.period_contrib, delta as u32);
             }
         }
         self.period_contrib = delta as u32;
@@ -92,7 +93,13 @@ impl SchedAvg {
 
     /// ___update_load_sum(); returns true when at least one period boundary was crossed.
     #[inline]
-    pub fn update_load_sum(&mut self, now: u64, load: u64, mut runnable: u64, mut running: bool) -> bool {
+    pub fn update_load_sum(
+        &mut self,
+        now: u64,
+        load: u64,
+        mut runnable: u64,
+        mut running: bool,
+    ) -> bool {
         if now < self.last_update_time {
             self.last_update_time = now;
             return false;
@@ -121,7 +128,14 @@ impl SchedAvg {
     /// One full update: sum, then averages if a period was crossed (what
     /// __update_load_avg_se / __update_load_avg_cfs_rq / update_rt_rq_load_avg do).
     #[inline]
-    pub fn update(&mut self, now: u64, load: u64, runnable: u64, running: bool, weight: u64) -> bool {
+    pub fn update(
+        &mut self,
+        now: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        weight: u64,
+    ) -> bool {
         if self.update_load_sum(now, load, runnable, running) {
             self.update_load_avg(weight);
             true
@@ -149,7 +163,11 @@ pub fn attach_entity_load_avg(cfs: &mut SchedAvg, se: &mut SchedAvg, se_weight: 
     se.period_contrib = cfs.period_contrib;
     se.util_sum = se.util_avg * divider;
     se.runnable_sum = se.runnable_avg * divider;
-    se.load_sum = if se_weight > 0 { se.load_avg * divider / se_weight } else { se.load_sum };
+    se.load_sum = if se_weight > 0 {
+        se.load_avg * divider / se_weight
+    } else {
+        se.load_sum
+    };
     cfs.util_avg += se.util_avg;
     cfs.util_sum += se.util_sum;
     cfs.runnable_avg += se.runnable_avg;
@@ -254,7 +272,11 @@ mod tests {
         }
         let mut sa = SchedAvg::default();
         run_for(&mut sa, 0, 32, true);
-        assert!((509..=513).contains(&sa.util_avg), "50% at 32 ms, got {}", sa.util_avg);
+        assert!(
+            (509..=513).contains(&sa.util_avg),
+            "50% at 32 ms, got {}",
+            sa.util_avg
+        );
     }
 
     #[test]
@@ -265,7 +287,11 @@ mod tests {
         assert!(full >= 1000, "saturated {full}");
         run_for(&mut sa, t, 32, false);
         let half = sa.util_avg as f64;
-        assert!((half - full as f64 / 2.0).abs() <= 3.0, "{half} vs {}", full / 2);
+        assert!(
+            (half - full as f64 / 2.0).abs() <= 3.0,
+            "{half} vs {}",
+            full / 2
+        );
     }
 
     #[test]
@@ -281,13 +307,21 @@ mod tests {
 
     #[test]
     fn util_est_ewma_quarter_weight() {
-        let mut se = SchedAvg { util_avg: 100, util_est: 500, ..Default::default() };
+        let mut se = SchedAvg {
+            util_avg: 100,
+            util_est: 500,
+            ..Default::default()
+        };
         util_est_update(&mut se, 1024);
         // 500 - (500-100)/4 = 400
         assert_eq!(se.ewma(), 400);
         assert!(se.util_est & UTIL_AVG_UNCHANGED != 0);
         // rising: jumps to util_avg at once
-        let mut se = SchedAvg { util_avg: 700, util_est: 300, ..Default::default() };
+        let mut se = SchedAvg {
+            util_avg: 700,
+            util_est: 300,
+            ..Default::default()
+        };
         util_est_update(&mut se, 1024);
         assert_eq!(se.ewma(), 700);
     }

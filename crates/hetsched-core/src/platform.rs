@@ -79,8 +79,10 @@ pub struct Platform {
 
 impl Platform {
     pub fn from_json(text: &str) -> Result<Platform> {
-        let spec: PlatformSpec =
-            serde_json::from_str(text).map_err(|e| Error::Json { doc: "platform", msg: e.to_string() })?;
+        let spec: PlatformSpec = serde_json::from_str(text).map_err(|e| Error::Json {
+            doc: "platform",
+            msg: e.to_string(),
+        })?;
         Platform::from_spec(spec)
     }
 
@@ -97,27 +99,47 @@ impl Platform {
         for (ci, c) in spec.clusters.into_iter().enumerate() {
             let f = |s: &str| format!("clusters[{ci}].{s}");
             if c.cpus.is_empty() {
-                return Err(config("platform", f("cpus"), "a non-empty list of CPU numbers"));
+                return Err(config(
+                    "platform",
+                    f("cpus"),
+                    "a non-empty list of CPU numbers",
+                ));
             }
             for &cpu in &c.cpus {
                 if cpu >= n || cpu_cluster[cpu] != usize::MAX {
-                    return Err(config("platform", f("cpus"), format!("each CPU 0..{} exactly once", n - 1)));
+                    return Err(config(
+                        "platform",
+                        f("cpus"),
+                        format!("each CPU 0..{} exactly once", n - 1),
+                    ));
                 }
                 cpu_cluster[cpu] = ci;
             }
             if c.capacity_orig == 0 || c.capacity_orig > SCHED_CAPACITY_SCALE {
-                return Err(config("platform", f("capacity_orig"), "an integer in 1..=1024"));
+                return Err(config(
+                    "platform",
+                    f("capacity_orig"),
+                    "an integer in 1..=1024",
+                ));
             }
             if c.opps.is_empty() {
                 return Err(config("platform", f("opps"), "at least one OPP"));
             }
             for (i, o) in c.opps.iter().enumerate() {
                 if o.khz == 0 || (i > 0 && o.khz <= c.opps[i - 1].khz) {
-                    return Err(config("platform", f(&format!("opps[{i}].khz")), "positive, strictly ascending kHz"));
+                    return Err(config(
+                        "platform",
+                        f(&format!("opps[{i}].khz")),
+                        "positive, strictly ascending kHz",
+                    ));
                 }
             }
             if c.idle_states.is_empty() {
-                return Err(config("platform", f("idle_states"), "at least the WFI state"));
+                return Err(config(
+                    "platform",
+                    f("idle_states"),
+                    "at least the WFI state",
+                ));
             }
             let fmax_khz = c.opps.last().unwrap().khz;
             clusters.push(Cluster {
@@ -129,10 +151,22 @@ impl Platform {
                 fmax_khz,
             });
         }
-        if !clusters.iter().any(|c| c.capacity_orig == SCHED_CAPACITY_SCALE) {
-            return Err(config("platform", "clusters[].capacity_orig", "the biggest CPU normalised to 1024"));
+        if !clusters
+            .iter()
+            .any(|c| c.capacity_orig == SCHED_CAPACITY_SCALE)
+        {
+            return Err(config(
+                "platform",
+                "clusters[].capacity_orig",
+                "the biggest CPU normalised to 1024",
+            ));
         }
-        Ok(Platform { name: spec.name, power_model: spec.power_model, clusters, cpu_cluster })
+        Ok(Platform {
+            name: spec.name,
+            power_model: spec.power_model,
+            clusters,
+            cpu_cluster,
+        })
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -154,6 +188,9 @@ impl Platform {
 impl Cluster {
     /// Index of the lowest OPP whose frequency is >= khz (RELATION_L), else the highest.
     pub fn opp_at_least(&self, khz: u64) -> usize {
-        self.opps.iter().position(|o| o.khz >= khz).unwrap_or(self.opps.len() - 1)
+        self.opps
+            .iter()
+            .position(|o| o.khz >= khz)
+            .unwrap_or(self.opps.len() - 1)
     }
 }

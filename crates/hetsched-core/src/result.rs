@@ -101,12 +101,23 @@ impl Sim {
             })
             .collect();
         all_lat.sort_unstable();
-        let mean_lat =
-            if all_lat.is_empty() { 0.0 } else { all_lat.iter().sum::<u64>() as f64 / all_lat.len() as f64 / 1e3 };
+        let mean_lat = if all_lat.is_empty() {
+            0.0
+        } else {
+            all_lat.iter().sum::<u64>() as f64 / all_lat.len() as f64 / 1e3
+        };
         let c = &self.counters;
         json!({
             "sim_duration_s": dur as f64 / NS,
             "events": self.events.popped,
+            "events_by_class": {
+                "freq_commit": self.events.popped_by_class[0],
+                "complete": self.events.popped_by_class[1],
+                "cpu_ready": self.events.popped_by_class[2],
+                "wakeup": self.events.popped_by_class[3],
+                "tick": self.events.popped_by_class[4],
+                "max_queue_len": self.events.max_len,
+            },
             "energy_j": energy_j,
             "energy_fj": total_fj.to_string(),
             "avg_power_mw": if dur > 0 { energy_j / (dur as f64 / NS) * 1e3 } else { 0.0 },
@@ -118,8 +129,10 @@ impl Sim {
                 "context_switches": c.context_switches,
                 "migrations": c.migrations,
                 "freq_changes": c.freq_changes,
-                "balance_attempts": c.balance.attempts + c.newidle_balance.attempts,
-                "balance_successes": c.balance.successes + c.newidle_balance.successes,
+                "balance_attempts": c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts,
+                "balance_successes": c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes,
+                "misfit_balance_attempts": c.misfit_balance.attempts,
+                "misfit_balance_successes": c.misfit_balance.successes,
                 "periodic_balance_attempts": c.balance.attempts,
                 "periodic_balance_successes": c.balance.successes,
                 "newidle_balance_attempts": c.newidle_balance.attempts,

@@ -12,7 +12,9 @@ use crate::cpufreq::{make_governor, CpuUtil, Governor};
 use crate::energy::{CpuPowerState, EnergyMeter};
 use crate::error::{config, Error, Result};
 use crate::event::{EventKind, EventQueue};
-use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTunables, SchedEntity};
+use crate::fair::{
+    calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTunables, SchedEntity,
+};
 use crate::features::{Knob, Knobs};
 use crate::idle::select_idle_state;
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
@@ -208,6 +210,7 @@ pub struct Counters {
     pub freq_changes: u64,
     pub balance: BalanceStats,
     pub newidle_balance: BalanceStats,
+    pub misfit_balance: BalanceStats,
 }
 
 struct ClusterState {
@@ -245,11 +248,35 @@ pub struct Sim {
     rt_seq: u64,
 }
 
+/// a * b / c, truncated; u64 when the product fits (the common case), else u128.
+#[inline]
+fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / c,
+        None => (a as u128 * b as u128 / c as u128) as u64,
+    }
+}
+
+/// ceil(a * b / c)
+#[inline]
+fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p.div_ceil(c),
+        None => (a as u128 * b as u128).div_ceil(c as u128) as u64,
+    }
+}
+
 /// A SchedView borrowing the state fields only, so a policy field can be borrowed
 /// mutably beside it.
 macro_rules! view {
     ($s:ident) => {
-        SchedView { now: $s.now, platform: &$s.platform, rqs: &$s.rqs, tasks: &$s.tasks, knobs: &$s.knobs }
+        SchedView {
+            now: $s.now,
+            platform: &$s.platform,
+            rqs: &$s.rqs,
+            tasks: &$s.tasks,
+            knobs: &$s.knobs,
+        }
     };
 }
 
@@ -266,7 +293,11 @@ impl Sim {
                 field: "scheduler".into(),
                 kind: "scheduler",
                 name: policy.scheduler.clone(),
-                choices: SCHEDULERS.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
+                choices: SCHEDULERS
+                    .iter()
+                    .map(|s| s.0)
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         let nclusters = platform.clusters.len();
@@ -290,7 +321,11 @@ impl Sim {
                         m |= 1 << c;
                     }
                     if m == 0 {
-                        return Err(config("workload", format!("tasks[{i}].cpus"), "a non-empty CPU list"));
+                        return Err(config(
+                            "workload",
+                            format!("tasks[{i}].cpus"),
+                            "a non-empty CPU list",
+                        ));
                     }
                     m
                 }
@@ -305,7 +340,11 @@ impl Sim {
                 allowed,
                 state: TaskState::Unstarted,
                 cpu: allowed.trailing_zeros() as usize,
-                se: SchedEntity { weight, wmult: weight_to_wmult(weight), ..Default::default() },
+                se: SchedEntity {
+                    weight,
+                    wmult: weight_to_wmult(weight),
+                    ..Default::default()
+                },
                 spec: t.clone(),
                 iter: 0,
                 phase: 0,
@@ -317,10 +356,17 @@ impl Sim {
                 wake_due: None,
                 queued_since: 0,
                 rr_left_ns: 0,
-                stats: TaskStats { cpu_time_ns: vec![0; n], ..Default::default() },
+                stats: TaskStats {
+                    cpu_time_ns: vec![0; n],
+                    ..Default::default()
+                },
             });
         }
-        let initial_opp: Vec<usize> = platform.clusters.iter().map(|c| governor.initial_opp(c)).collect();
+        let initial_opp: Vec<usize> = platform
+            .clusters
+            .iter()
+            .map(|c| governor.initial_opp(c))
+            .collect();
         let meter = EnergyMeter::new(&platform, &initial_opp);
         let rqs = (0..n)
             .map(|cpu| Rq {
@@ -347,11 +393,27 @@ impl Sim {
             knobs.get(Knob::SchedMinGranularityNs) as u64,
             knobs.get(Knob::SchedWakeupGranularityNs) as u64,
         );
-        let clusters =
-            initial_opp.iter().map(|&opp| ClusterState { opp, gen: 0, dirty: false }).collect::<Vec<_>>();
-        let trace = if policy.trace { Some(Trace::new(&platform)) } else { None };
-        let timeseries = if policy.timeseries { Some(TimeSeries::default()) } else { None };
-        let balancer = Box::new(SimplePull { migration_cost_ns: knobs.get(Knob::SchedMigrationCostNs) as u64 });
+        let clusters = initial_opp
+            .iter()
+            .map(|&opp| ClusterState {
+                opp,
+                gen: 0,
+                dirty: false,
+            })
+            .collect::<Vec<_>>();
+        let trace = if policy.trace {
+            Some(Trace::new(&platform))
+        } else {
+            None
+        };
+        let timeseries = if policy.timeseries {
+            Some(TimeSeries::default())
+        } else {
+            None
+        };
+        let balancer = Box::new(SimplePull {
+            migration_cost_ns: knobs.get(Knob::SchedMigrationCostNs) as u64,
+        });
         let mut sim = Sim {
             platform,
             knobs,
@@ -389,7 +451,8 @@ impl Sim {
         }
         for t in 0..sim.tasks.len() {
             let delay = sim.tasks[t].spec.delay_ns;
-            sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
+            sim.events
+                .push(delay, EventKind::Wakeup { task: t as TaskId });
         }
         sim.events.push(0, EventKind::Tick);
         Ok(sim)
@@ -455,7 +518,11 @@ impl Sim {
         let running = rq.cfs.curr == Some(t);
         let task = &mut self.tasks[t as usize];
         let on_rq = task.se.on_rq as u64;
-        if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
+        if task
+            .se
+            .avg
+            .update(now, on_rq, on_rq, running, task.se.weight)
+        {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
         }
     }
@@ -481,7 +548,11 @@ impl Sim {
         if let Some(t) = se {
             let task = &mut self.tasks[t as usize];
             if attach && task.se.avg.last_update_time == 0 {
-                pelt::attach_entity_load_avg(&mut self.rqs[cpu].cfs.avg, &mut task.se.avg, task.se.weight);
+                pelt::attach_entity_load_avg(
+                    &mut self.rqs[cpu].cfs.avg,
+                    &mut task.se.avg,
+                    task.se.weight,
+                );
                 self.mark_cpufreq(cpu);
                 return;
             }
@@ -492,10 +563,16 @@ impl Sim {
     }
 
     fn update_rt_avg(&mut self, cpu: usize) {
-        let running = self.rqs[cpu].curr.map(|t| self.tasks[t as usize].is_rt()).unwrap_or(false);
+        let running = self.rqs[cpu]
+            .curr
+            .map(|t| self.tasks[t as usize].is_rt())
+            .unwrap_or(false);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
-        if rq.avg_rt.update(now, running as u64, running as u64, running, 1) {
+        if rq
+            .avg_rt
+            .update(now, running as u64, running as u64, running, 1)
+        {
             self.mark_cpufreq(cpu);
         }
     }
@@ -525,7 +602,7 @@ impl Sim {
         task.se.sum_exec_runtime += delta;
         task.stats.cpu_time_ns[cpu] += delta;
         if task.cur == Cur::Run {
-            let done = ((delta as u128 * cap as u128 * khz as u128) / (1024u128 * fmax as u128)) as u64;
+            let done = mul_div(delta, cap * khz, 1024 * fmax);
             let done = done.min(task.work_left);
             task.work_left -= done;
             task.stats.work_done += done;
@@ -548,17 +625,21 @@ impl Sim {
         let task = &self.tasks[t as usize];
         let at = match task.cur {
             Cur::Run => {
-                let cap = self.platform.capacity_orig(cpu) as u128;
-                let khz = self.khz(cpu) as u128;
-                let fmax = self.platform.cluster_of(cpu).fmax_khz as u128;
-                let num = task.work_left as u128 * 1024 * fmax;
-                let den = cap * khz;
-                self.now + num.div_ceil(den) as u64
+                let cap = self.platform.capacity_orig(cpu);
+                let khz = self.khz(cpu);
+                let fmax = self.platform.cluster_of(cpu).fmax_khz;
+                self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
             }
             Cur::Runtime => task.runtime_end.max(self.now),
             Cur::None => self.now,
         };
-        self.events.push(at, EventKind::Complete { cpu: cpu as u32, gen });
+        self.events.push(
+            at,
+            EventKind::Complete {
+                cpu: cpu as u32,
+                gen,
+            },
+        );
     }
 
     // ------------------------------------------------------------------ enqueue/dequeue
@@ -707,7 +788,7 @@ impl Sim {
                     rq.cfs.timeline.remove(&key);
                     rq.cfs.curr = Some(p);
                 }
-                self.arm_completion(cpu);
+                // same task, same speed: its completion event still holds
             }
             return;
         }
@@ -742,7 +823,8 @@ impl Sim {
         }
         if from_idle {
             self.rqs[cpu].idle_state = None;
-            self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+            self.meter
+                .set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
             self.trace_power(cpu);
         }
         let rq = &mut self.rqs[cpu];
@@ -758,18 +840,27 @@ impl Sim {
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
-        self.arm_completion(cpu);
+        if task.cur == Cur::None {
+            // back from a sleep: its next event starts now
+            self.advance_program(cpu, n);
+        } else {
+            self.arm_completion(cpu);
+        }
     }
 
     fn enter_idle(&mut self, cpu: usize) {
         let now = self.now;
         self.update_idle_rq_clock_pelt(cpu);
-        let predicted = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
+        let predicted = self.rqs[cpu]
+            .timers
+            .first()
+            .map(|&(t, _)| t.saturating_sub(now));
         let state = select_idle_state(self.platform.cluster_of(cpu), predicted);
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
         rq.gen = rq.gen.wrapping_add(1);
-        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
+        self.meter
+            .set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
     }
 
@@ -796,9 +887,16 @@ impl Sim {
         rq.gen = rq.gen.wrapping_add(1);
         let gen = rq.gen;
         rq.idle_state = None;
-        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+        self.meter
+            .set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
         self.trace_power(cpu);
-        self.events.push(now + lat, EventKind::CpuReady { cpu: cpu as u32, gen });
+        self.events.push(
+            now + lat,
+            EventKind::CpuReady {
+                cpu: cpu as u32,
+                gen,
+            },
+        );
     }
 
     /// check_preempt_curr(): RT beats fair and lower RT; fair uses wakeup_preempt_entity().
@@ -817,7 +915,10 @@ impl Sim {
         self.update_rq_clock(cpu);
         self.update_curr(cpu);
         let cv = self.tasks[c as usize].se.vruntime;
-        if self.rqs[cpu].cfs.wakeup_preempt(&self.tunables, cv, &self.tasks[p as usize].se) {
+        if self.rqs[cpu]
+            .cfs
+            .wakeup_preempt(&self.tunables, cv, &self.tasks[p as usize].se)
+        {
             self.resched_cpu(cpu);
         }
     }
@@ -847,6 +948,27 @@ impl Sim {
         if preempt {
             self.check_preempt(dst, t);
         }
+    }
+
+    /// Active migration of the task running on `src` (the stopper's work in
+    /// active_load_balance_cpu_stop): take it off the CPU, move it, reschedule both.
+    fn migrate_running(&mut self, m: Migration) {
+        let Migration { task: t, src, dst } = m;
+        debug_assert_eq!(self.rqs[src].curr, Some(t));
+        self.update_rq_clock(src);
+        self.update_curr(src);
+        self.trace_slice_end(src, t);
+        self.dequeue_task(src, t, false);
+        self.rqs[src].curr = None;
+        self.detach_pelt_for_migration(src, t);
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Runnable;
+        task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
+        task.stats.migrations += 1;
+        self.counters.migrations += 1;
+        self.enqueue_task(dst, t, false, false);
+        self.check_preempt(dst, t);
+        self.resched_cpu(src);
     }
 
     // ------------------------------------------------------------------ task programs
@@ -952,7 +1074,11 @@ impl Sim {
         if !fork {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
         }
-        let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
+        let kind = if fork {
+            WakeKind::Fork
+        } else {
+            WakeKind::Wakeup
+        };
         let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
         debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
         self.counters.wakeups += 1;
@@ -963,8 +1089,11 @@ impl Sim {
             if cpu != prev {
                 self.detach_pelt_for_migration(prev, t);
                 let task = &mut self.tasks[t as usize];
-                task.se.vruntime =
-                    task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
+                task.se.vruntime = task
+                    .se
+                    .vruntime
+                    .saturating_sub(self.rqs[prev].cfs.min_vruntime)
+                    + self.rqs[cpu].cfs.min_vruntime;
                 task.stats.migrations += 1;
                 self.counters.migrations += 1;
             }
@@ -1007,9 +1136,10 @@ impl Sim {
         match task.cur {
             Cur::Run => {
                 if task.work_left > 0 {
-                    // rounding left a sliver: finish it (the completion time was a ceil)
-                    task.stats.work_done += task.work_left;
-                    task.work_left = 0;
+                    // the CPU slowed down since the event was armed (or truncation of
+                    // intermediate accounting left a few units): finish at today's speed
+                    self.arm_completion(cpu);
+                    return;
                 }
                 let spec_w = match &task.spec.phases[task.phase].events[task.ev - 1] {
                     Ev::Run(w) => *w,
@@ -1030,24 +1160,33 @@ impl Sim {
     }
 
     fn on_freq_commit(&mut self, ci: usize, khz: u64) {
-        let opp = self.platform.clusters[ci].opps.iter().position(|o| o.khz == khz).unwrap();
+        let opp = self.platform.clusters[ci]
+            .opps
+            .iter()
+            .position(|o| o.khz == khz)
+            .unwrap();
         if opp == self.clusters[ci].opp {
             return;
         }
-        let cpus = self.platform.clusters[ci].cpus.clone();
-        for &cpu in &cpus {
+        let nr = self.platform.clusters[ci].cpus.len();
+        for i in 0..nr {
+            let cpu = self.platform.clusters[ci].cpus[i];
             // account progress and PELT time at the old speed up to now
             self.update_rq_clock(cpu);
             self.update_curr(cpu);
         }
+        let faster = opp > self.clusters[ci].opp;
         self.clusters[ci].opp = opp;
         self.counters.freq_changes += 1;
         self.meter.set_opp(&self.platform, ci, self.now, opp);
         if let Some(tr) = self.trace.as_mut() {
             tr.freq(self.now, ci, khz);
         }
-        for &cpu in &cpus {
-            if self.rqs[cpu].curr.is_some() {
+        for i in 0..nr {
+            let cpu = self.platform.clusters[ci].cpus[i];
+            // A faster CPU finishes earlier: re-arm. A slower one finds work left when the
+            // old event fires and re-arms then (on_complete), which saves an event.
+            if faster && self.rqs[cpu].curr.is_some() {
                 self.arm_completion(cpu);
             }
             self.trace_power(cpu);
@@ -1086,6 +1225,12 @@ impl Sim {
                     if self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
                     }
+                    let mut stats = self.counters.misfit_balance;
+                    let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
+                    self.counters.misfit_balance = stats;
+                    if let Some(m) = m {
+                        self.migrate_running(m);
+                    }
                 }
             }
             if now >= self.rqs[cpu].next_balance {
@@ -1119,7 +1264,11 @@ impl Sim {
         if let Some(tr) = self.trace.as_mut() {
             for cpu in 0..n {
                 let c = &self.rqs[cpu].cfs;
-                let u = c.avg.util_avg.max(c.util_est).min(self.platform.capacity_orig(cpu));
+                let u = c
+                    .avg
+                    .util_avg
+                    .max(c.util_est)
+                    .min(self.platform.capacity_orig(cpu));
                 tr.util(now, cpu, u);
             }
         }
@@ -1162,12 +1311,23 @@ impl Sim {
                     let cap = self.platform.capacity_orig(cpu);
                     let c = &rq.cfs;
                     buf.push(CpuUtil {
-                        cfs: c.avg.util_avg.max(c.avg.runnable_avg).max(c.util_est).min(cap),
+                        cfs: c
+                            .avg
+                            .util_avg
+                            .max(c.avg.runnable_avg)
+                            .max(c.util_est)
+                            .min(cap),
                         rt: rq.avg_rt.util_avg,
                         rt_runnable: !rq.rt_queue.is_empty(),
                     });
                 }
-                let r = self.governor.update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
+                let r = self.governor.update(
+                    ci,
+                    self.now,
+                    &self.platform.clusters[ci],
+                    &buf,
+                    &self.knobs,
+                );
                 self.utils_buf = buf;
                 if let Some(khz) = r {
                     let lat = (self.knobs.get(Knob::CpufreqTransitionLatencyUs) * 1000.0) as u64;
@@ -1175,7 +1335,13 @@ impl Sim {
                     cs.gen = cs.gen.wrapping_add(1);
                     let gen = cs.gen;
                     self.pending_khz[ci] = khz;
-                    self.events.push(self.now + lat, EventKind::FreqCommit { cluster: ci as u32, gen });
+                    self.events.push(
+                        self.now + lat,
+                        EventKind::FreqCommit {
+                            cluster: ci as u32,
+                            gen,
+                        },
+                    );
                 }
             }
         }
@@ -1184,7 +1350,9 @@ impl Sim {
     /// Process one event (and the reschedules and cpufreq updates it causes). Returns
     /// false when the queue is empty.
     pub fn step(&mut self) -> bool {
-        let Some(ev) = self.events.pop() else { return false };
+        let Some(ev) = self.events.pop() else {
+            return false;
+        };
         debug_assert!(ev.time >= self.now);
         self.now = ev.time;
         match ev.kind {
@@ -1265,7 +1433,9 @@ impl Sim {
             self.knobs.get(Knob::SchedMinGranularityNs) as u64,
             self.knobs.get(Knob::SchedWakeupGranularityNs) as u64,
         );
-        self.balancer = Box::new(SimplePull { migration_cost_ns: self.knobs.get(Knob::SchedMigrationCostNs) as u64 });
+        self.balancer = Box::new(SimplePull {
+            migration_cost_ns: self.knobs.get(Knob::SchedMigrationCostNs) as u64,
+        });
         Ok(())
     }
 

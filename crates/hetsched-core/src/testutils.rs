@@ -3,7 +3,14 @@
 
 use crate::platform::{ClusterSpec, IdleLevel, IdleStateSpec, OppSpec, Platform, PlatformSpec};
 
-pub fn idle(name: &str, level: IdleLevel, exit_us: u64, res_us: u64, mw: u64, cl_mw: u64) -> IdleStateSpec {
+pub fn idle(
+    name: &str,
+    level: IdleLevel,
+    exit_us: u64,
+    res_us: u64,
+    mw: u64,
+    cl_mw: u64,
+) -> IdleStateSpec {
     IdleStateSpec {
         name: name.into(),
         level,
@@ -26,8 +33,16 @@ pub fn two_cluster_platform() -> Platform {
                 cpus: vec![0, 1],
                 capacity_orig: 512,
                 opps: vec![
-                    OppSpec { khz: 500_000, power_uw: 100_000, cluster_power_uw: 20_000 },
-                    OppSpec { khz: 1_000_000, power_uw: 300_000, cluster_power_uw: 40_000 },
+                    OppSpec {
+                        khz: 500_000,
+                        power_uw: 100_000,
+                        cluster_power_uw: 20_000,
+                    },
+                    OppSpec {
+                        khz: 1_000_000,
+                        power_uw: 300_000,
+                        cluster_power_uw: 40_000,
+                    },
                 ],
                 idle_states: vec![
                     idle("WFI", IdleLevel::Cpu, 1, 1, 10, 15),
@@ -39,10 +54,101 @@ pub fn two_cluster_platform() -> Platform {
                 cpus: vec![2, 3],
                 capacity_orig: 1024,
                 opps: vec![
-                    OppSpec { khz: 1_000_000, power_uw: 400_000, cluster_power_uw: 0 },
-                    OppSpec { khz: 2_000_000, power_uw: 1_200_000, cluster_power_uw: 0 },
+                    OppSpec {
+                        khz: 1_000_000,
+                        power_uw: 400_000,
+                        cluster_power_uw: 0,
+                    },
+                    OppSpec {
+                        khz: 2_000_000,
+                        power_uw: 1_200_000,
+                        cluster_power_uw: 0,
+                    },
                 ],
                 idle_states: vec![idle("WFI", IdleLevel::Cpu, 1, 1, 5, 0)],
+            },
+        ],
+    })
+    .unwrap()
+}
+
+/// An 8-CPU, 3-cluster synthetic platform: little = CPUs 0-3 (capacity 256, 400/800 MHz,
+/// WFI + cluster sleep), mid = CPUs 4-6 (capacity 768, 1/1.5/2 GHz, WFI + CPU off +
+/// cluster sleep), big = CPU 7 (capacity 1024, 1.5/3 GHz, WFI + CPU off). Exit latencies
+/// differ per cluster so that wakeup paths through each idle state are exercised.
+pub fn three_cluster_platform() -> Platform {
+    Platform::from_spec(PlatformSpec {
+        name: "test-4-3-1".into(),
+        power_model: "dt".into(),
+        clusters: vec![
+            ClusterSpec {
+                name: "little".into(),
+                cpus: vec![0, 1, 2, 3],
+                capacity_orig: 256,
+                opps: vec![
+                    OppSpec {
+                        khz: 400_000,
+                        power_uw: 30_000,
+                        cluster_power_uw: 10_000,
+                    },
+                    OppSpec {
+                        khz: 800_000,
+                        power_uw: 80_000,
+                        cluster_power_uw: 20_000,
+                    },
+                ],
+                idle_states: vec![
+                    idle("WFI", IdleLevel::Cpu, 1, 1, 3, 8),
+                    idle("cluster-sleep", IdleLevel::Cluster, 300, 1500, 0, 1),
+                ],
+            },
+            ClusterSpec {
+                name: "mid".into(),
+                cpus: vec![4, 5, 6],
+                capacity_orig: 768,
+                opps: vec![
+                    OppSpec {
+                        khz: 1_000_000,
+                        power_uw: 250_000,
+                        cluster_power_uw: 0,
+                    },
+                    OppSpec {
+                        khz: 1_500_000,
+                        power_uw: 450_000,
+                        cluster_power_uw: 0,
+                    },
+                    OppSpec {
+                        khz: 2_000_000,
+                        power_uw: 800_000,
+                        cluster_power_uw: 0,
+                    },
+                ],
+                idle_states: vec![
+                    idle("WFI", IdleLevel::Cpu, 2, 2, 20, 0),
+                    idle("cpu-off", IdleLevel::Cpu, 80, 300, 2, 0),
+                    idle("cluster-sleep", IdleLevel::Cluster, 700, 3000, 0, 0),
+                ],
+            },
+            ClusterSpec {
+                name: "big".into(),
+                cpus: vec![7],
+                capacity_orig: 1024,
+                opps: vec![
+                    OppSpec {
+                        khz: 1_500_000,
+                        power_uw: 600_000,
+                        cluster_power_uw: 0,
+                    },
+                    OppSpec {
+                        khz: 3_000_000,
+                        power_uw: 2_000_000,
+                        cluster_power_uw: 0,
+                    },
+                ],
+                idle_states: vec![
+                    idle("WFI", IdleLevel::Cpu, 1, 1, 30, 0),
+                    idle("cpu-off", IdleLevel::Cpu, 150, 600, 5, 0),
+                ],
             },
         ],
     })

@@ -22,8 +22,11 @@ fn escape(s: &str) -> String {
 
 impl Trace {
     pub fn new(p: &Platform) -> Trace {
-        let mut t = Trace { buf: String::with_capacity(1 << 20) };
-        t.buf.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        let mut t = Trace {
+            buf: String::with_capacity(1 << 20),
+        };
+        t.buf
+            .push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         let _ = write!(
             t.buf,
             "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{CPU_PID},\"args\":{{\"name\":{}}}}}",

@@ -95,11 +95,15 @@ pub struct WorkloadSpec {
 impl WorkloadSpec {
     pub fn from_json(text: &str) -> Result<WorkloadSpec> {
         // `loop` is a Rust keyword: phases spell it `loop` in JSON.
-        let fixed: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Error::Json { doc: "workload", msg: e.to_string() })?;
+        let fixed: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Json {
+            doc: "workload",
+            msg: e.to_string(),
+        })?;
         let fixed = rename_phase_loops(fixed);
-        let spec: WorkloadSpec =
-            serde_json::from_value(fixed).map_err(|e| Error::Json { doc: "workload", msg: e.to_string() })?;
+        let spec: WorkloadSpec = serde_json::from_value(fixed).map_err(|e| Error::Json {
+            doc: "workload",
+            msg: e.to_string(),
+        })?;
         spec.validate()?;
         Ok(spec)
     }
@@ -114,32 +118,56 @@ impl WorkloadSpec {
                 return Err(config("workload", f("nice"), "a nice value in -20..19"));
             }
             if t.policy != Policy::Other && !(1..=99).contains(&t.rt_priority) {
-                return Err(config("workload", f("rt_priority"), "an RT priority in 1..99"));
+                return Err(config(
+                    "workload",
+                    f("rt_priority"),
+                    "an RT priority in 1..99",
+                ));
             }
             if t.phases.is_empty() || t.phases.iter().all(|p| p.events.is_empty()) {
                 return Err(config("workload", f("phases"), "at least one event"));
             }
             if t.loop_ == 0 || t.loop_ < -1 {
-                return Err(config("workload", f("loop"), "-1 (forever) or a positive count"));
+                return Err(config(
+                    "workload",
+                    f("loop"),
+                    "-1 (forever) or a positive count",
+                ));
             }
             for (pi, p) in t.phases.iter().enumerate() {
                 if p.loop_ == 0 || p.loop_ < -1 {
-                    return Err(config("workload", f(&format!("phases[{pi}].loop")), "-1 (forever) or a positive count"));
+                    return Err(config(
+                        "workload",
+                        f(&format!("phases[{pi}].loop")),
+                        "-1 (forever) or a positive count",
+                    ));
                 }
                 for e in &p.events {
                     if let Ev::Timer(ts) = e {
                         if ts.id >= self.timers {
-                            return Err(config("workload", f(&format!("phases[{pi}].timer.id")), format!("an id below timers = {}", self.timers)));
+                            return Err(config(
+                                "workload",
+                                f(&format!("phases[{pi}].timer.id")),
+                                format!("an id below timers = {}", self.timers),
+                            ));
                         }
                         if ts.period_ns == 0 {
-                            return Err(config("workload", f(&format!("phases[{pi}].timer.period_ns")), "a positive period"));
+                            return Err(config(
+                                "workload",
+                                f(&format!("phases[{pi}].timer.period_ns")),
+                                "a positive period",
+                            ));
                         }
                     }
                 }
             }
             for v in [t.util_min, t.util_max].into_iter().flatten() {
                 if v > 1024 {
-                    return Err(config("workload", f("util_min/util_max"), "a clamp in 0..1024"));
+                    return Err(config(
+                        "workload",
+                        f("util_min/util_max"),
+                        "a clamp in 0..1024",
+                    ));
                 }
             }
         }

@@ -37,7 +37,8 @@ struct Engine {
 impl Engine {
     #[new]
     fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> PyResult<Self> {
-        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?.map_err(to_py)?;
+        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?
+            .map_err(to_py)?;
         Ok(Engine { sim })
     }
 
@@ -102,8 +103,14 @@ impl Engine {
         counters.set_item("context_switches", c.context_switches)?;
         counters.set_item("migrations", c.migrations)?;
         counters.set_item("freq_changes", c.freq_changes)?;
-        counters.set_item("balance_attempts", c.balance.attempts + c.newidle_balance.attempts)?;
-        counters.set_item("balance_successes", c.balance.successes + c.newidle_balance.successes)?;
+        counters.set_item(
+            "balance_attempts",
+            c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts,
+        )?;
+        counters.set_item(
+            "balance_successes",
+            c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes,
+        )?;
         d.set_item("counters", counters)?;
         d.set_item("energy_j", s.meter.total_fj() as f64 * 1e-15)?;
         Ok(d)
@@ -121,7 +128,9 @@ impl Engine {
 
     /// Columns of the sampled time series (only with policy.timeseries).
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(ts) = &self.sim.timeseries else { return Ok(None) };
+        let Some(ts) = &self.sim.timeseries else {
+            return Ok(None);
+        };
         let d = PyDict::new(py);
         d.set_item("t_ns", ts.t_ns.clone())?;
         d.set_item("cpu", ts.cpu.clone())?;

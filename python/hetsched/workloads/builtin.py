@@ -79,7 +79,13 @@ def _periodic(p: dict, platform_spec: dict, seed: int) -> dict:
         raise InputError("--workload periodic", "util",
                          f"a total demand reachable by n={n} tasks of at most umax={p['umax']} "
                          f"(util <= {n * p['umax'] / _capacity_sum(platform_spec):.3f})", got=p["util"])
-    utils = uunifast_discard(n, total, p["umax"], rng)
+    try:
+        utils = uunifast_discard(n, total, p["umax"], rng)
+    except ValueError:
+        # reachable in principle, but so close to n * umax that discarding finds no set
+        raise InputError("--workload periodic", "util",
+                         f"a total demand UUniFast-discard can split into n={n} tasks of at most "
+                         f"umax={p['umax']} (lower util, or raise n or umax)", got=p["util"]) from None
     lo, hi = math.log(p["pmin_ms"]), math.log(p["pmax_ms"])
     tasks = []
     for i, u in enumerate(utils):

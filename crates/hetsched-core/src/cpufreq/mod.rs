@@ -29,7 +29,14 @@ pub trait Governor: Send {
     fn initial_opp(&self, cluster: &Cluster) -> usize;
     /// The cpufreq_update_util() hook for cluster `ci`; returns a new target frequency in
     /// kHz (a table frequency) when one is committed.
-    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64>;
+    fn update(
+        &mut self,
+        ci: usize,
+        now: u64,
+        cluster: &Cluster,
+        utils: &[CpuUtil],
+        knobs: &Knobs,
+    ) -> Option<u64>;
 }
 
 /// `performance`: pin to policy->max.

@@ -27,7 +27,9 @@ pub struct Schedutil {
 
 impl Schedutil {
     pub fn new(nr_clusters: usize) -> Self {
-        Schedutil { policies: vec![PolicyState::default(); nr_clusters] }
+        Schedutil {
+            policies: vec![PolicyState::default(); nr_clusters],
+        }
     }
 }
 
@@ -79,7 +81,14 @@ impl Governor for Schedutil {
         0
     }
 
-    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
+    fn update(
+        &mut self,
+        ci: usize,
+        now: u64,
+        cluster: &Cluster,
+        utils: &[CpuUtil],
+        knobs: &Knobs,
+    ) -> Option<u64> {
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {
             pol.next_freq = cluster.opps[0].khz;
@@ -90,7 +99,11 @@ impl Governor for Schedutil {
             }
         }
         let tl = knobs.get(Knob::SchedutilTargetLoad);
-        let util = utils.iter().map(|u| effective_cpu_perf(u, cluster.capacity_orig, tl)).max().unwrap_or(0);
+        let util = utils
+            .iter()
+            .map(|u| effective_cpu_perf(u, cluster.capacity_orig, tl))
+            .max()
+            .unwrap_or(0);
         let f = next_freq(cluster, util);
         if f == pol.next_freq {
             return None;
@@ -120,15 +133,58 @@ mod tests {
         // up to the next OPP (here the 2 GHz one).
         let p = two_cluster_platform();
         let big = &p.clusters[1];
-        let u = effective_cpu_perf(&CpuUtil { cfs: 600, ..Default::default() }, 1024, 0.8);
+        let u = effective_cpu_perf(
+            &CpuUtil {
+                cfs: 600,
+                ..Default::default()
+            },
+            1024,
+            0.8,
+        );
         assert_eq!(u, 750);
         assert_eq!(big.fmax_khz * u / 1024, 1_464_843);
         assert_eq!(next_freq(big, u), 2_000_000);
         // util/cap = 0.8 requests f_max; below 1 GHz-equivalent stays at the lowest OPP
-        assert_eq!(next_freq(big, effective_cpu_perf(&CpuUtil { cfs: 819, ..Default::default() }, 1024, 0.8)), 2_000_000);
-        assert_eq!(next_freq(big, effective_cpu_perf(&CpuUtil { cfs: 400, ..Default::default() }, 1024, 0.8)), 1_000_000);
+        assert_eq!(
+            next_freq(
+                big,
+                effective_cpu_perf(
+                    &CpuUtil {
+                        cfs: 819,
+                        ..Default::default()
+                    },
+                    1024,
+                    0.8
+                )
+            ),
+            2_000_000
+        );
+        assert_eq!(
+            next_freq(
+                big,
+                effective_cpu_perf(
+                    &CpuUtil {
+                        cfs: 400,
+                        ..Default::default()
+                    },
+                    1024,
+                    0.8
+                )
+            ),
+            1_000_000
+        );
         // an RT task runnable asks for the top
-        assert_eq!(effective_cpu_perf(&CpuUtil { rt_runnable: true, ..Default::default() }, 512, 0.8), 512);
+        assert_eq!(
+            effective_cpu_perf(
+                &CpuUtil {
+                    rt_runnable: true,
+                    ..Default::default()
+                },
+                512,
+                0.8
+            ),
+            512
+        );
     }
 
     #[test]
@@ -138,8 +194,14 @@ mod tests {
         knobs.set("schedutil.rate_limit_us", 1000.0).unwrap();
         let mut g = Schedutil::new(2);
         let big = &p.clusters[1];
-        let hi = [CpuUtil { cfs: 900, ..Default::default() }];
-        let lo = [CpuUtil { cfs: 10, ..Default::default() }];
+        let hi = [CpuUtil {
+            cfs: 900,
+            ..Default::default()
+        }];
+        let lo = [CpuUtil {
+            cfs: 10,
+            ..Default::default()
+        }];
         assert_eq!(g.update(1, 0, big, &hi, &knobs), Some(2_000_000));
         assert_eq!(g.update(1, 500_000, big, &lo, &knobs), None); // rate limited
         assert_eq!(g.update(1, 1_000_000, big, &lo, &knobs), Some(1_000_000));

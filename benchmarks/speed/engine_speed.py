@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Engine speed: simulated seconds per wall second and events per second.
+
+The issue's configuration: 20 periodic tasks (periods 5-50 ms, log-uniform; total demand
+half of the platform's capacity at f_max, UUniFast-discard), an 8-CPU platform (gs101 by
+default), schedutil and the energy meter, 60 simulated seconds; once without and once with
+the Chrome trace. Each configuration runs --repeat times and the best wall time is kept
+(the machine is shared; the minimum is the least disturbed run). Ratios are measured side
+by side in this one run.
+
+    python benchmarks/speed/engine_speed.py [--platform gs101] [--duration 60] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform as pyplatform
+import time
+
+from hetsched import Simulation
+
+
+def one(platform: str, duration: float, trace: bool, seed: int) -> tuple[float, int, int]:
+    sim = Simulation(platform=platform, workload="periodic:n=20,util=0.5,pmin_ms=5,pmax_ms=50",
+                     governor="schedutil", seed=seed, trace=trace)
+    t0 = time.perf_counter()
+    sim.run_until(round(duration * 1e9))
+    trace_bytes = len(sim.take_trace() or "") if trace else 0
+    wall = time.perf_counter() - t0
+    return wall, sim.observe()["counters"]["events"], trace_bytes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--platform", default="gs101")
+    ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
+    a = ap.parse_args()
+    rows = {}
+    for trace in (False, True):
+        runs = [one(a.platform, a.duration, trace, a.seed) for _ in range(a.repeat)]
+        wall, events, tb = min(runs)
+        rows["trace" if trace else "no_trace"] = {
+            "wall_s": wall, "events": events, "x_realtime": a.duration / wall,
+            "events_per_s": events / wall, "trace_mb": tb / 1e6,
+        }
+    rows["trace_cost_ratio"] = rows["trace"]["wall_s"] / rows["no_trace"]["wall_s"]
+    rows["config"] = {"platform": a.platform, "duration_s": a.duration, "repeat": a.repeat,
+                      "python": pyplatform.python_version(), "machine": pyplatform.machine()}
+    if a.json:
+        print(json.dumps(rows))
+        return
+    print(f"{a.platform}, 20 periodic tasks, schedutil, {a.duration:g} s simulated, best of {a.repeat}")
+    for k in ("no_trace", "trace"):
+        r = rows[k]
+        print(f"  {k:9s} wall {r['wall_s']:.3f} s  {r['x_realtime']:8.0f}x real time  "
+              f"{r['events_per_s'] / 1e6:6.2f} M events/s  ({r['events']} events"
+              + (f", trace {r['trace_mb']:.1f} MB)" if k == "trace" else ")"))
+    print(f"  trace costs {rows['trace_cost_ratio']:.2f}x the wall time of the untraced run")
+
+
+if __name__ == "__main__":
+    main()
