@@ -25,21 +25,10 @@ pub struct BalanceStats {
 pub trait LoadBalancer: Send {
     fn name(&self) -> &'static str;
     /// Periodic balance with `dst` as the pulling CPU; `idle` = dst has nothing to run.
-    fn balance(
-        &mut self,
-        v: &SchedView,
-        dst: usize,
-        idle: bool,
-        stats: &mut BalanceStats,
-    ) -> Option<Migration>;
+    fn balance(&mut self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration>;
     /// At the tick of `src`, whose running fair task does not fit it: where to move it
     /// (an active migration of a running task), if anywhere.
-    fn misfit(
-        &mut self,
-        _v: &SchedView,
-        _src: usize,
-        _stats: &mut BalanceStats,
-    ) -> Option<Migration> {
+    fn misfit(&mut self, _v: &SchedView, _src: usize, _stats: &mut BalanceStats) -> Option<Migration> {
         None
     }
 }
@@ -62,13 +51,7 @@ impl LoadBalancer for SimplePull {
         "simple-pull"
     }
 
-    fn balance(
-        &mut self,
-        v: &SchedView,
-        dst: usize,
-        idle: bool,
-        stats: &mut BalanceStats,
-    ) -> Option<Migration> {
+    fn balance(&mut self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration> {
         let nr_dst = v.rqs[dst].cfs.nr_running;
         let need = if idle { 1 } else { 2 };
         let busiest = (0..v.nr_cpus())

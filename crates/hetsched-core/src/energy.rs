@@ -117,11 +117,11 @@ impl EnergyMeter {
             m.power_uw = match m.state {
                 CpuPowerState::Busy => c.opps[opp].power_uw,
                 CpuPowerState::Idle(s) => {
+                    // A cluster state holds only while every CPU of the cluster is in one:
+                    // the cluster goes as deep as its shallowest CPU allows.
                     let mut eff = s;
-                    if !all_idle {
-                        while eff > 0 && c.idle_states[eff].level == IdleLevel::Cluster {
-                            eff -= 1;
-                        }
+                    while eff > 0 && c.idle_states[eff].level == IdleLevel::Cluster && (!all_idle || eff > shallowest) {
+                        eff -= 1;
                     }
                     m.effective_idle = eff;
                     c.idle_states[eff].power_uw
@@ -159,8 +159,7 @@ impl EnergyMeter {
     }
 
     pub fn total_fj(&self) -> u128 {
-        self.cpus.iter().map(|c| c.energy_fj).sum::<u128>()
-            + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
+        self.cpus.iter().map(|c| c.energy_fj).sum::<u128>() + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
     }
 
     /// Instantaneous power of a CPU (without its cluster share).
@@ -195,8 +194,7 @@ mod tests {
         let cpu1 = 10_000u128 * 25_000_000;
         // cluster: busy 0-10ms at 20 mW, 10-20 at 40 mW, all idle 20-25 shallowest(1,0)=WFI 15mW,
         // 25-40 cluster-sleep 2 mW
-        let cl =
-            20_000u128 * 10_000_000 + 40_000 * 10_000_000 + 15_000 * 5_000_000 + 2_000 * 15_000_000;
+        let cl = 20_000u128 * 10_000_000 + 40_000 * 10_000_000 + 15_000 * 5_000_000 + 2_000 * 15_000_000;
         assert_eq!(m.cpus[0].energy_fj, cpu0);
         assert_eq!(m.cpus[1].energy_fj, cpu1);
         assert_eq!(m.clusters[0].energy_fj, cl);

@@ -27,11 +27,7 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-pub(crate) fn config(
-    doc: &'static str,
-    field: impl Into<String>,
-    expected: impl Into<String>,
-) -> Error {
+pub(crate) fn config(doc: &'static str, field: impl Into<String>, expected: impl Into<String>) -> Error {
     Error::Config {
         doc,
         field: field.into(),

@@ -101,9 +101,7 @@ mod tests {
         q.push(10, EventKind::Wakeup { task: 0 });
         q.push(5, EventKind::Tick);
         q.push(10, EventKind::FreqCommit { cluster: 0, gen: 0 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop())
-            .map(|e| (e.time, e.kind))
-            .collect();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.time, e.kind)).collect();
         assert_eq!(
             order,
             vec![

@@ -10,9 +10,8 @@ use std::collections::BTreeSet;
 
 /// sched_prio_to_weight[], nice -20..19 (kernel/sched/core.c)
 pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
-    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
-    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
-    70, 56, 45, 36, 29, 23, 18, 15,
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904, 3906, 3121, 2501,
+    1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
 ];
 pub const NICE_0_LOAD: u64 = 1024;
 
@@ -48,6 +47,9 @@ pub struct SchedEntity {
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub on_rq: bool,
+    /// the PELT signal is attached to the cfs_rq of the task's CPU (the kernel marks the
+    /// detached state with last_update_time == 0)
+    pub attached: bool,
     pub avg: SchedAvg,
 }
 
@@ -142,11 +144,7 @@ impl CfsRq {
         let nr = self.nr_running as u64 + (!on_rq) as u64;
         let slice = t.period(nr);
         let load = self.load_weight + if on_rq { 0 } else { se_weight };
-        let s = if load == 0 {
-            slice
-        } else {
-            slice * se_weight / load
-        };
+        let s = if load == 0 { slice } else { slice * se_weight / load };
         // BASE_SLICE feature: never below the minimum granularity
         s.max(t.min_granularity)
     }

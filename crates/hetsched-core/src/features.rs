@@ -77,15 +77,12 @@ impl Knobs {
     }
 
     pub fn index(name: &str) -> Result<usize> {
-        KNOBS
-            .iter()
-            .position(|k| k.name == name)
-            .ok_or_else(|| Error::Unknown {
-                field: "knobs".into(),
-                kind: "knob",
-                name: name.into(),
-                choices: KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
-            })
+        KNOBS.iter().position(|k| k.name == name).ok_or_else(|| Error::Unknown {
+            field: "knobs".into(),
+            kind: "knob",
+            name: name.into(),
+            choices: KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+        })
     }
 
     pub fn set(&mut self, name: &str, value: f64) -> Result<()> {
@@ -95,10 +92,7 @@ impl Knobs {
             return Err(crate::error::config(
                 "policy",
                 format!("knobs.{}", d.name),
-                format!(
-                    "a number in [{}, {}] {}, got {}",
-                    d.min, d.max, d.unit, value
-                ),
+                format!("a number in [{}, {}] {}, got {}", d.min, d.max, d.unit, value),
             ));
         }
         self.values[i] = value;
@@ -106,10 +100,7 @@ impl Knobs {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
-        KNOBS
-            .iter()
-            .zip(self.values.iter())
-            .map(|(d, v)| (d.name, *v))
+        KNOBS.iter().zip(self.values.iter()).map(|(d, v)| (d.name, *v))
     }
 }
 

@@ -10,10 +10,7 @@ pub fn select_idle_state(cluster: &Cluster, predicted_ns: Option<u64>) -> usize 
     let states = &cluster.idle_states;
     match predicted_ns {
         None => states.len() - 1,
-        Some(t) => states
-            .iter()
-            .rposition(|s| s.target_residency_ns <= t)
-            .unwrap_or(0),
+        Some(t) => states.iter().rposition(|s| s.target_residency_ns <= t).unwrap_or(0),
     }
 }
 

@@ -1,1 +1,450 @@
 //! Invariants of the scheduler state, checked by tests after every event.
+//!
+//! `Sim::check_invariants()` holds between two calls of `Sim::step()` (after the
+//! reschedules and cpufreq updates an event causes have been processed) and after
+//! `Sim::run_until()`. It reads only state that is visible outside sim.rs; what it cannot
+//! see (pending wakeup timers, the completion event of a running task, the cluster's OPP
+//! as the scheduler knows it apart from the energy meter) is not checked.
+//!
+//! Checked:
+//! * time: no event in the past; rq clocks not ahead of `now`; `clock_pelt <= clock`;
+//!   `lost_idle_time <= clock_pelt` (PELT time never underflows); PELT signals not updated
+//!   beyond their rq's PELT time;
+//! * running: a CPU's `curr` is a Running task whose `cpu` is that CPU; every Running task
+//!   is the `curr` of exactly one CPU; `cfs.curr` is `curr` when that is a fair task;
+//! * CFS bookkeeping: `nr_running`, `load_weight` and `util_est` are the count, the sum of
+//!   weights and the sum of util_est ewmas of the fair tasks with `se.on_rq` and
+//!   `cpu == rq`; every such task but `cfs.curr` is in the timeline exactly once under its
+//!   current vruntime, and the timeline holds nothing else;
+//! * RT: `rt_queue` holds exactly the runnable RT tasks of that CPU, keyed by their
+//!   priority; the running task is the highest-priority one when any RT task is runnable;
+//! * work conservation and idle: a CPU with runnable tasks runs one unless it is leaving an
+//!   idle state; exactly one of {running, leaving idle, in an idle state} holds;
+//! * affinity: a queued or running task is on an allowed CPU;
+//! * PELT ranges: task and RT util in [0, 1024] (and a task's runnable_avg too); a cfs_rq's
+//!   util is a sum over the tasks attached to it, so it may exceed 1024 transiently after
+//!   migrations (as in the kernel) but not 1024 x the number of tasks attached there;
+//! * energy meter: its per-CPU power state matches the rq (busy = running or leaving
+//!   idle); per CPU, busy + idle residency = the time up to the meter's last sync of that
+//!   cluster, frequency residency = busy time; its OPP is the cluster's current OPP; a busy
+//!   CPU draws that OPP's power;
+//! * statistics: a task's per-CPU cpu time sums to its `sum_exec_runtime`.
+
+use crate::energy::CpuPowerState;
+use crate::sim::{Sim, TaskState};
+use crate::workload::Policy;
+
+macro_rules! ensure {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err(format!($($arg)*));
+        }
+    };
+}
+
+impl Sim {
+    /// Check every invariant of the scheduler state; the first violation is returned as a
+    /// message naming the time, the CPU and/or task, and the values involved.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.check_time()
+            .and_then(|_| self.check_running())
+            .and_then(|_| self.check_queues())
+            .and_then(|_| self.check_pelt())
+            .and_then(|_| self.check_meter())
+            .and_then(|_| self.check_stats())
+            .map_err(|e| format!("invariant violated at t={} ns: {e}", self.now))
+    }
+
+    fn check_time(&self) -> Result<(), String> {
+        if let Some(t) = self.events.peek_time() {
+            ensure!(t >= self.now, "next event at {t} ns is in the past");
+        }
+        for rq in &self.rqs {
+            let c = rq.cpu;
+            ensure!(rq.clock <= self.now, "cpu{c}: rq clock {} ahead of now", rq.clock);
+            ensure!(
+                rq.clock_pelt <= rq.clock,
+                "cpu{c}: clock_pelt {} > clock {}",
+                rq.clock_pelt,
+                rq.clock
+            );
+            ensure!(
+                rq.lost_idle_time <= rq.clock_pelt,
+                "cpu{c}: lost_idle_time {} > clock_pelt {}",
+                rq.lost_idle_time,
+                rq.clock_pelt
+            );
+            if let Some(w) = rq.waking_until {
+                ensure!(w >= self.now, "cpu{c}: waking_until {w} in the past");
+            }
+        }
+        Ok(())
+    }
+
+    fn check_running(&self) -> Result<(), String> {
+        let n = self.rqs.len();
+        for rq in &self.rqs {
+            let c = rq.cpu;
+            match rq.curr {
+                Some(t) => {
+                    ensure!((t as usize) < self.tasks.len(), "cpu{c}: curr {t} is not a task");
+                    let task = &self.tasks[t as usize];
+                    ensure!(
+                        task.state == TaskState::Running,
+                        "cpu{c}: curr {} ({}) is {:?}, not Running",
+                        t,
+                        task.name,
+                        task.state
+                    );
+                    ensure!(
+                        task.cpu == c,
+                        "cpu{c}: curr {} ({}) has task.cpu = {}",
+                        t,
+                        task.name,
+                        task.cpu
+                    );
+                    ensure!(
+                        task.se.exec_start <= self.now,
+                        "cpu{c}: curr {t} exec_start in the future"
+                    );
+                    ensure!(
+                        rq.idle_state.is_none(),
+                        "cpu{c}: runs task {t} but is in idle state {:?}",
+                        rq.idle_state
+                    );
+                    ensure!(rq.waking_until.is_none(), "cpu{c}: runs task {t} while leaving idle");
+                    if task.is_rt() {
+                        ensure!(
+                            rq.cfs.curr.is_none(),
+                            "cpu{c}: RT task {t} runs but cfs.curr = {:?}",
+                            rq.cfs.curr
+                        );
+                    } else {
+                        ensure!(
+                            rq.cfs.curr == Some(t),
+                            "cpu{c}: fair task {t} runs but cfs.curr = {:?}",
+                            rq.cfs.curr
+                        );
+                    }
+                }
+                None => {
+                    ensure!(
+                        rq.cfs.curr.is_none(),
+                        "cpu{c}: nothing runs but cfs.curr = {:?}",
+                        rq.cfs.curr
+                    );
+                    // exactly one of: leaving idle, in an idle state
+                    ensure!(
+                        rq.waking_until.is_some() != rq.idle_state.is_some(),
+                        "cpu{c}: not running, waking_until = {:?}, idle_state = {:?}",
+                        rq.waking_until,
+                        rq.idle_state
+                    );
+                    if rq.waking_until.is_none() {
+                        ensure!(
+                            rq.nr_running() == 0,
+                            "cpu{c}: idle (state {:?}) with {} runnable tasks (lost wakeup)",
+                            rq.idle_state,
+                            rq.nr_running()
+                        );
+                    }
+                }
+            }
+            if let Some(s) = rq.idle_state {
+                let ns = self.platform.cluster_of(c).idle_states.len();
+                ensure!(s < ns, "cpu{c}: idle state {s} of {ns}");
+            }
+        }
+        for task in &self.tasks {
+            let t = task.id;
+            ensure!(task.cpu < n, "task {t}: cpu {} out of range", task.cpu);
+            let on = self.rqs.iter().filter(|rq| rq.curr == Some(t)).count();
+            if task.state == TaskState::Running {
+                ensure!(on == 1, "task {t} ({}) is Running and the curr of {on} CPUs", task.name);
+            } else {
+                ensure!(
+                    on == 0,
+                    "task {t} ({}) is {:?} but the curr of {on} CPUs",
+                    task.name,
+                    task.state
+                );
+            }
+            if matches!(task.state, TaskState::Running | TaskState::Runnable) {
+                ensure!(
+                    task.allowed & (1u64 << task.cpu) != 0,
+                    "task {t} ({}) is on cpu{} outside its affinity {:#x}",
+                    task.name,
+                    task.cpu,
+                    task.allowed
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_queues(&self) -> Result<(), String> {
+        for task in &self.tasks {
+            let t = task.id;
+            let active = matches!(task.state, TaskState::Running | TaskState::Runnable);
+            if task.is_rt() {
+                ensure!(!task.se.on_rq, "RT task {t} has se.on_rq");
+                let here = self
+                    .rqs
+                    .iter()
+                    .map(|rq| rq.rt_queue.iter().filter(|k| k.2 == t).count())
+                    .sum::<usize>();
+                let mine = self.rqs[task.cpu].rt_queue.iter().filter(|k| k.2 == t).count();
+                if active {
+                    ensure!(
+                        mine == 1 && here == 1,
+                        "RT task {t} ({:?}) is in {here} rt_queues ({mine} on its cpu{})",
+                        task.state,
+                        task.cpu
+                    );
+                } else {
+                    ensure!(here == 0, "RT task {t} is {:?} but in {here} rt_queues", task.state);
+                }
+            } else {
+                ensure!(
+                    task.se.on_rq == active,
+                    "fair task {t} ({}) is {:?} with se.on_rq = {}",
+                    task.name,
+                    task.state,
+                    task.se.on_rq
+                );
+            }
+        }
+        for rq in &self.rqs {
+            let c = rq.cpu;
+            // CFS
+            let mut nr = 0u32;
+            let mut load = 0u64;
+            let mut util_est = 0u64;
+            for task in &self.tasks {
+                if task.policy != Policy::Other || !task.se.on_rq || task.cpu != c {
+                    continue;
+                }
+                nr += 1;
+                load += task.se.weight;
+                util_est += task.se.avg.ewma();
+                let key = (task.se.vruntime, task.id);
+                if rq.cfs.curr == Some(task.id) {
+                    ensure!(
+                        !rq.cfs.timeline.iter().any(|k| k.1 == task.id),
+                        "cpu{c}: cfs.curr {} is also in the timeline",
+                        task.id
+                    );
+                } else {
+                    ensure!(
+                        rq.cfs.timeline.contains(&key),
+                        "cpu{c}: queued fair task {} not in the timeline under its vruntime {}",
+                        task.id,
+                        task.se.vruntime
+                    );
+                }
+            }
+            ensure!(
+                rq.cfs.nr_running == nr,
+                "cpu{c}: cfs.nr_running {} but {nr} fair tasks queued",
+                rq.cfs.nr_running
+            );
+            ensure!(
+                rq.cfs.load_weight == load,
+                "cpu{c}: cfs.load_weight {} but queued weights sum to {load}",
+                rq.cfs.load_weight
+            );
+            ensure!(
+                rq.cfs.util_est == util_est,
+                "cpu{c}: cfs.util_est {} but queued ewmas sum to {util_est}",
+                rq.cfs.util_est
+            );
+            let queued = nr as usize - rq.cfs.curr.is_some() as usize;
+            ensure!(
+                rq.cfs.timeline.len() == queued,
+                "cpu{c}: timeline holds {} entries, {queued} fair tasks are queued besides curr",
+                rq.cfs.timeline.len()
+            );
+            for &(v, t) in &rq.cfs.timeline {
+                ensure!(
+                    (t as usize) < self.tasks.len(),
+                    "cpu{c}: timeline entry {t} is not a task"
+                );
+                let task = &self.tasks[t as usize];
+                ensure!(
+                    task.policy == Policy::Other && task.se.on_rq && task.cpu == c && task.se.vruntime == v,
+                    "cpu{c}: stale timeline entry ({v}, {t}): task {:?} on cpu{} on_rq {} vruntime {}",
+                    task.policy,
+                    task.cpu,
+                    task.se.on_rq,
+                    task.se.vruntime
+                );
+            }
+            // RT
+            let mut seen = std::collections::BTreeSet::new();
+            for &(neg, _, t) in &rq.rt_queue {
+                ensure!(
+                    (t as usize) < self.tasks.len(),
+                    "cpu{c}: rt_queue entry {t} is not a task"
+                );
+                let task = &self.tasks[t as usize];
+                ensure!(seen.insert(t), "cpu{c}: RT task {t} queued twice");
+                ensure!(task.is_rt(), "cpu{c}: fair task {t} in rt_queue");
+                ensure!(task.cpu == c, "cpu{c}: rt_queue holds task {t} of cpu{}", task.cpu);
+                ensure!(
+                    -neg == task.prio_level() as i64,
+                    "cpu{c}: RT task {t} queued at level {} but its level is {}",
+                    -neg,
+                    task.prio_level()
+                );
+            }
+            if let (Some(&(_, _, first)), Some(cur)) = (rq.rt_queue.first(), rq.curr) {
+                ensure!(
+                    first == cur,
+                    "cpu{c}: runs task {cur} while RT task {first} has the highest priority on the queue"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_pelt(&self) -> Result<(), String> {
+        const MAX: u64 = 1024;
+        for rq in &self.rqs {
+            let c = rq.cpu;
+            let pelt_now = rq.clock_pelt - rq.lost_idle_time;
+            ensure!(
+                rq.cfs.avg.last_update_time <= pelt_now,
+                "cpu{c}: cfs PELT updated to {} beyond the PELT clock {pelt_now}",
+                rq.cfs.avg.last_update_time
+            );
+            ensure!(
+                rq.avg_rt.last_update_time <= pelt_now,
+                "cpu{c}: rt PELT updated to {} beyond the PELT clock {pelt_now}",
+                rq.avg_rt.last_update_time
+            );
+            ensure!(
+                rq.cfs.avg.period_contrib < 1024,
+                "cpu{c}: cfs period_contrib {}",
+                rq.cfs.avg.period_contrib
+            );
+            ensure!(rq.avg_rt.util_avg <= MAX, "cpu{c}: rt util_avg {}", rq.avg_rt.util_avg);
+            // the tasks whose PELT signal is attached to this cfs_rq
+            let attached = self
+                .tasks
+                .iter()
+                .filter(|t| t.policy == Policy::Other && t.state != TaskState::Unstarted && t.cpu == c)
+                .count() as u64;
+            ensure!(
+                rq.cfs.avg.util_avg <= MAX * attached.max(1),
+                "cpu{c}: cfs util_avg {} with {attached} attached tasks",
+                rq.cfs.avg.util_avg
+            );
+        }
+        for task in &self.tasks {
+            let a = &task.se.avg;
+            let t = task.id;
+            ensure!(a.util_avg <= MAX, "task {t}: util_avg {}", a.util_avg);
+            ensure!(a.runnable_avg <= MAX, "task {t}: runnable_avg {}", a.runnable_avg);
+            ensure!(task.se.avg.ewma() <= MAX, "task {t}: util_est {}", task.se.avg.ewma());
+            ensure!(a.period_contrib < 1024, "task {t}: period_contrib {}", a.period_contrib);
+            if task.policy == Policy::Other && task.se.on_rq {
+                let rq = &self.rqs[task.cpu];
+                let pelt_now = rq.clock_pelt - rq.lost_idle_time;
+                ensure!(
+                    a.last_update_time <= pelt_now,
+                    "task {t}: PELT updated to {} beyond cpu{}'s PELT clock {pelt_now}",
+                    a.last_update_time,
+                    task.cpu
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_meter(&self) -> Result<(), String> {
+        let p = &self.platform;
+        for (ci, cl) in p.clusters.iter().enumerate() {
+            let cm = &self.meter.clusters[ci];
+            ensure!(
+                cm.last <= self.now,
+                "cluster {ci}: meter synced to {} beyond now",
+                cm.last
+            );
+            ensure!(
+                cm.opp < cl.opps.len(),
+                "cluster {ci}: meter OPP {} out of range",
+                cm.opp
+            );
+            let khz = self.cpu_freq_khz(cl.cpus[0]);
+            ensure!(
+                cl.opps[cm.opp].khz == khz,
+                "cluster {ci}: meter at {} kHz, cluster at {khz} kHz",
+                cl.opps[cm.opp].khz
+            );
+            for &cpu in &cl.cpus {
+                let m = &self.meter.cpus[cpu];
+                let rq = &self.rqs[cpu];
+                let busy = rq.curr.is_some() || rq.waking_until.is_some();
+                match m.state {
+                    CpuPowerState::Busy => {
+                        ensure!(busy, "cpu{cpu}: meter busy, rq idle in state {:?}", rq.idle_state);
+                        ensure!(
+                            m.power_uw == cl.opps[cm.opp].power_uw,
+                            "cpu{cpu}: busy at {} uW, OPP power {}",
+                            m.power_uw,
+                            cl.opps[cm.opp].power_uw
+                        );
+                    }
+                    CpuPowerState::Idle(s) => {
+                        ensure!(
+                            !busy && rq.idle_state == Some(s),
+                            "cpu{cpu}: meter idle in state {s}, rq curr {:?} waking {:?} idle {:?}",
+                            rq.curr,
+                            rq.waking_until,
+                            rq.idle_state
+                        );
+                        ensure!(
+                            m.effective_idle <= s,
+                            "cpu{cpu}: effective idle state {} deeper than chosen {s}",
+                            m.effective_idle
+                        );
+                    }
+                }
+                let idle: u64 = m.idle_residency_ns.iter().sum();
+                ensure!(
+                    m.busy_ns + idle == cm.last,
+                    "cpu{cpu}: busy {} + idle {idle} ns != {} ns accounted by the meter",
+                    m.busy_ns,
+                    cm.last
+                );
+                let freq: u64 = m.freq_residency_ns.iter().sum();
+                ensure!(
+                    freq == m.busy_ns,
+                    "cpu{cpu}: frequency residency {freq} != busy {}",
+                    m.busy_ns
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_stats(&self) -> Result<(), String> {
+        for task in &self.tasks {
+            let sum: u64 = task.stats.cpu_time_ns.iter().sum();
+            ensure!(
+                sum == task.se.sum_exec_runtime,
+                "task {}: cpu time {sum} != sum_exec_runtime {}",
+                task.id,
+                task.se.sum_exec_runtime
+            );
+            ensure!(
+                task.stats.work_completed <= task.stats.work_done,
+                "task {}: work completed {} > work done {}",
+                task.id,
+                task.stats.work_completed,
+                task.stats.work_done
+            );
+        }
+        Ok(())
+    }
+}

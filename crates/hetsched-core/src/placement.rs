@@ -16,13 +16,7 @@ pub enum WakeKind {
 pub trait Placement: Send {
     fn name(&self) -> &'static str;
     /// Returns the CPU the task is enqueued on; must be in the task's affinity.
-    fn select_task_rq(
-        &mut self,
-        v: &SchedView,
-        p: TaskId,
-        prev_cpu: usize,
-        kind: WakeKind,
-    ) -> usize;
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize;
 }
 
 /// The baseline of issue 2: for a fair task, prev_cpu if it is idle and the task fits it
@@ -41,13 +35,7 @@ impl Placement for Baseline {
         "baseline"
     }
 
-    fn select_task_rq(
-        &mut self,
-        v: &SchedView,
-        p: TaskId,
-        prev_cpu: usize,
-        kind: WakeKind,
-    ) -> usize {
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
         let task = &v.tasks[p as usize];
         let allowed = task.allowed;
         let ok = |c: usize| allowed & (1u64 << c) != 0;
@@ -57,23 +45,19 @@ impl Placement for Baseline {
             if ok(prev_cpu) && level(prev_cpu) < task.prio_level() {
                 return prev_cpu;
             }
-            let best = (0..v.nr_cpus())
-                .filter(|&c| ok(c))
-                .min_by_key(|&c| (level(c), c));
+            let best = (0..v.nr_cpus()).filter(|&c| ok(c)).min_by_key(|&c| (level(c), c));
             return best.unwrap_or(prev_cpu);
         }
         let fits = |c: usize| fits_capacity(v.task_util_est(p), v.capacity_orig(c));
         if kind == WakeKind::Wakeup && ok(prev_cpu) && v.idle_cpu(prev_cpu) && fits(prev_cpu) {
             return prev_cpu;
         }
-        let idle_best = (0..v.nr_cpus())
-            .filter(|&c| ok(c) && v.idle_cpu(c))
-            .max_by_key(|&c| {
-                (
-                    v.capacity_orig(c).saturating_sub(v.cpu_util_cfs(c)),
-                    std::cmp::Reverse(c),
-                )
-            });
+        let idle_best = (0..v.nr_cpus()).filter(|&c| ok(c) && v.idle_cpu(c)).max_by_key(|&c| {
+            (
+                v.capacity_orig(c).saturating_sub(v.cpu_util_cfs(c)),
+                std::cmp::Reverse(c),
+            )
+        });
         if let Some(c) = idle_best {
             return c;
         }

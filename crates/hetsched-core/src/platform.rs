@@ -99,11 +99,7 @@ impl Platform {
         for (ci, c) in spec.clusters.into_iter().enumerate() {
             let f = |s: &str| format!("clusters[{ci}].{s}");
             if c.cpus.is_empty() {
-                return Err(config(
-                    "platform",
-                    f("cpus"),
-                    "a non-empty list of CPU numbers",
-                ));
+                return Err(config("platform", f("cpus"), "a non-empty list of CPU numbers"));
             }
             for &cpu in &c.cpus {
                 if cpu >= n || cpu_cluster[cpu] != usize::MAX {
@@ -116,11 +112,7 @@ impl Platform {
                 cpu_cluster[cpu] = ci;
             }
             if c.capacity_orig == 0 || c.capacity_orig > SCHED_CAPACITY_SCALE {
-                return Err(config(
-                    "platform",
-                    f("capacity_orig"),
-                    "an integer in 1..=1024",
-                ));
+                return Err(config("platform", f("capacity_orig"), "an integer in 1..=1024"));
             }
             if c.opps.is_empty() {
                 return Err(config("platform", f("opps"), "at least one OPP"));
@@ -135,11 +127,7 @@ impl Platform {
                 }
             }
             if c.idle_states.is_empty() {
-                return Err(config(
-                    "platform",
-                    f("idle_states"),
-                    "at least the WFI state",
-                ));
+                return Err(config("platform", f("idle_states"), "at least the WFI state"));
             }
             let fmax_khz = c.opps.last().unwrap().khz;
             clusters.push(Cluster {
@@ -151,10 +139,7 @@ impl Platform {
                 fmax_khz,
             });
         }
-        if !clusters
-            .iter()
-            .any(|c| c.capacity_orig == SCHED_CAPACITY_SCALE)
-        {
+        if !clusters.iter().any(|c| c.capacity_orig == SCHED_CAPACITY_SCALE) {
             return Err(config(
                 "platform",
                 "clusters[].capacity_orig",

@@ -12,9 +12,7 @@ use crate::cpufreq::{make_governor, CpuUtil, Governor};
 use crate::energy::{CpuPowerState, EnergyMeter};
 use crate::error::{config, Error, Result};
 use crate::event::{EventKind, EventQueue};
-use crate::fair::{
-    calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTunables, SchedEntity,
-};
+use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTunables, SchedEntity};
 use crate::features::{Knob, Knobs};
 use crate::idle::select_idle_state;
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
@@ -293,11 +291,7 @@ impl Sim {
                 field: "scheduler".into(),
                 kind: "scheduler",
                 name: policy.scheduler.clone(),
-                choices: SCHEDULERS
-                    .iter()
-                    .map(|s| s.0)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                choices: SCHEDULERS.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
             });
         }
         let nclusters = platform.clusters.len();
@@ -321,11 +315,7 @@ impl Sim {
                         m |= 1 << c;
                     }
                     if m == 0 {
-                        return Err(config(
-                            "workload",
-                            format!("tasks[{i}].cpus"),
-                            "a non-empty CPU list",
-                        ));
+                        return Err(config("workload", format!("tasks[{i}].cpus"), "a non-empty CPU list"));
                     }
                     m
                 }
@@ -362,11 +352,7 @@ impl Sim {
                 },
             });
         }
-        let initial_opp: Vec<usize> = platform
-            .clusters
-            .iter()
-            .map(|c| governor.initial_opp(c))
-            .collect();
+        let initial_opp: Vec<usize> = platform.clusters.iter().map(|c| governor.initial_opp(c)).collect();
         let meter = EnergyMeter::new(&platform, &initial_opp);
         let rqs = (0..n)
             .map(|cpu| Rq {
@@ -451,8 +437,7 @@ impl Sim {
         }
         for t in 0..sim.tasks.len() {
             let delay = sim.tasks[t].spec.delay_ns;
-            sim.events
-                .push(delay, EventKind::Wakeup { task: t as TaskId });
+            sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
         sim.events.push(0, EventKind::Tick);
         Ok(sim)
@@ -518,11 +503,7 @@ impl Sim {
         let running = rq.cfs.curr == Some(t);
         let task = &mut self.tasks[t as usize];
         let on_rq = task.se.on_rq as u64;
-        if task
-            .se
-            .avg
-            .update(now, on_rq, on_rq, running, task.se.weight)
-        {
+        if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
         }
     }
@@ -532,7 +513,7 @@ impl Sim {
     /// cfs_rq signal changed.
     fn update_load_avg(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) {
         if let Some(t) = se {
-            if self.tasks[t as usize].se.avg.last_update_time != 0 || !attach {
+            if self.tasks[t as usize].se.attached {
                 self.update_se_avg(cpu, t);
             }
         }
@@ -547,12 +528,9 @@ impl Sim {
         );
         if let Some(t) = se {
             let task = &mut self.tasks[t as usize];
-            if attach && task.se.avg.last_update_time == 0 {
-                pelt::attach_entity_load_avg(
-                    &mut self.rqs[cpu].cfs.avg,
-                    &mut task.se.avg,
-                    task.se.weight,
-                );
+            if attach && !task.se.attached {
+                pelt::attach_entity_load_avg(&mut self.rqs[cpu].cfs.avg, &mut task.se.avg, task.se.weight);
+                task.se.attached = true;
                 self.mark_cpufreq(cpu);
                 return;
             }
@@ -569,10 +547,7 @@ impl Sim {
             .unwrap_or(false);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
-        if rq
-            .avg_rt
-            .update(now, running as u64, running as u64, running, 1)
-        {
+        if rq.avg_rt.update(now, running as u64, running as u64, running, 1) {
             self.mark_cpufreq(cpu);
         }
     }
@@ -633,13 +608,7 @@ impl Sim {
             Cur::Runtime => task.runtime_end.max(self.now),
             Cur::None => self.now,
         };
-        self.events.push(
-            at,
-            EventKind::Complete {
-                cpu: cpu as u32,
-                gen,
-            },
-        );
+        self.events.push(at, EventKind::Complete { cpu: cpu as u32, gen });
     }
 
     // ------------------------------------------------------------------ enqueue/dequeue
@@ -736,6 +705,7 @@ impl Sim {
         task.se.avg.update(lut, 0, 0, false, task.se.weight);
         pelt::detach_entity_load_avg(&mut cfs.avg, &task.se.avg, task.se.weight);
         task.se.avg.last_update_time = 0;
+        task.se.attached = false;
     }
 
     // ------------------------------------------------------------------ schedule()
@@ -823,8 +793,7 @@ impl Sim {
         }
         if from_idle {
             self.rqs[cpu].idle_state = None;
-            self.meter
-                .set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+            self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
             self.trace_power(cpu);
         }
         let rq = &mut self.rqs[cpu];
@@ -851,16 +820,12 @@ impl Sim {
     fn enter_idle(&mut self, cpu: usize) {
         let now = self.now;
         self.update_idle_rq_clock_pelt(cpu);
-        let predicted = self.rqs[cpu]
-            .timers
-            .first()
-            .map(|&(t, _)| t.saturating_sub(now));
+        let predicted = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
         let state = select_idle_state(self.platform.cluster_of(cpu), predicted);
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
         rq.gen = rq.gen.wrapping_add(1);
-        self.meter
-            .set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
+        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
     }
 
@@ -887,16 +852,10 @@ impl Sim {
         rq.gen = rq.gen.wrapping_add(1);
         let gen = rq.gen;
         rq.idle_state = None;
-        self.meter
-            .set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
         self.trace_power(cpu);
-        self.events.push(
-            now + lat,
-            EventKind::CpuReady {
-                cpu: cpu as u32,
-                gen,
-            },
-        );
+        self.events
+            .push(now + lat, EventKind::CpuReady { cpu: cpu as u32, gen });
     }
 
     /// check_preempt_curr(): RT beats fair and lower RT; fair uses wakeup_preempt_entity().
@@ -1026,7 +985,9 @@ impl Sim {
                 Ev::Timer(ts) => {
                     task.cur = Cur::None;
                     let now = self.now;
-                    let next = self.timers[ts.id].unwrap_or(now) + ts.period_ns;
+                    // rt-app: the first use counts from the thread's start (t_first)
+                    let start = self.tasks[t as usize].spec.delay_ns;
+                    let next = self.timers[ts.id].unwrap_or(start) + ts.period_ns;
                     self.timers[ts.id] = Some(next);
                     let task = &mut self.tasks[t as usize];
                     task.stats.activations += 1;
@@ -1057,6 +1018,8 @@ impl Sim {
 
     fn task_exit(&mut self, cpu: usize, t: TaskId) {
         self.dequeue_task(cpu, t, true);
+        // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
+        self.detach_pelt_for_migration(cpu, t);
         self.trace_slice_end(cpu, t);
         self.tasks[t as usize].state = TaskState::Exited;
         self.resched_cpu(cpu);
@@ -1074,11 +1037,7 @@ impl Sim {
         if !fork {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
         }
-        let kind = if fork {
-            WakeKind::Fork
-        } else {
-            WakeKind::Wakeup
-        };
+        let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
         let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
         debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
         self.counters.wakeups += 1;
@@ -1089,11 +1048,8 @@ impl Sim {
             if cpu != prev {
                 self.detach_pelt_for_migration(prev, t);
                 let task = &mut self.tasks[t as usize];
-                task.se.vruntime = task
-                    .se
-                    .vruntime
-                    .saturating_sub(self.rqs[prev].cfs.min_vruntime)
-                    + self.rqs[cpu].cfs.min_vruntime;
+                task.se.vruntime =
+                    task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
                 task.stats.migrations += 1;
                 self.counters.migrations += 1;
             }
@@ -1264,11 +1220,7 @@ impl Sim {
         if let Some(tr) = self.trace.as_mut() {
             for cpu in 0..n {
                 let c = &self.rqs[cpu].cfs;
-                let u = c
-                    .avg
-                    .util_avg
-                    .max(c.util_est)
-                    .min(self.platform.capacity_orig(cpu));
+                let u = c.avg.util_avg.max(c.util_est).min(self.platform.capacity_orig(cpu));
                 tr.util(now, cpu, u);
             }
         }
@@ -1303,7 +1255,7 @@ impl Sim {
                 continue;
             }
             self.clusters[ci].dirty = false;
-            if self.governor.needs_util() {
+            if self.governor.needs_util() && self.governor.wants_update(ci, self.now, &self.knobs) {
                 let mut buf = std::mem::take(&mut self.utils_buf);
                 buf.clear();
                 for &cpu in &self.platform.clusters[ci].cpus {
@@ -1311,23 +1263,14 @@ impl Sim {
                     let cap = self.platform.capacity_orig(cpu);
                     let c = &rq.cfs;
                     buf.push(CpuUtil {
-                        cfs: c
-                            .avg
-                            .util_avg
-                            .max(c.avg.runnable_avg)
-                            .max(c.util_est)
-                            .min(cap),
+                        cfs: c.avg.util_avg.max(c.avg.runnable_avg).max(c.util_est).min(cap),
                         rt: rq.avg_rt.util_avg,
                         rt_runnable: !rq.rt_queue.is_empty(),
                     });
                 }
-                let r = self.governor.update(
-                    ci,
-                    self.now,
-                    &self.platform.clusters[ci],
-                    &buf,
-                    &self.knobs,
-                );
+                let r = self
+                    .governor
+                    .update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
                 self.utils_buf = buf;
                 if let Some(khz) = r {
                     let lat = (self.knobs.get(Knob::CpufreqTransitionLatencyUs) * 1000.0) as u64;

@@ -3,14 +3,7 @@
 
 use crate::platform::{ClusterSpec, IdleLevel, IdleStateSpec, OppSpec, Platform, PlatformSpec};
 
-pub fn idle(
-    name: &str,
-    level: IdleLevel,
-    exit_us: u64,
-    res_us: u64,
-    mw: u64,
-    cl_mw: u64,
-) -> IdleStateSpec {
+pub fn idle(name: &str, level: IdleLevel, exit_us: u64, res_us: u64, mw: u64, cl_mw: u64) -> IdleStateSpec {
     IdleStateSpec {
         name: name.into(),
         level,

@@ -7,13 +7,21 @@ use std::fmt::Write;
 
 pub struct Trace {
     buf: String,
+    /// last value written per counter track, so unchanged values are not repeated
+    last_util: Vec<u64>,
+    last_power: Vec<u64>,
 }
 
 const CPU_PID: u32 = 0;
 const COUNTER_PID: u32 = 1;
 
-fn us(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+/// A timestamp in µs with ns precision, written without allocating.
+struct Us(u64);
+
+impl std::fmt::Display for Us {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
+    }
 }
 
 fn escape(s: &str) -> String {
@@ -22,11 +30,13 @@ fn escape(s: &str) -> String {
 
 impl Trace {
     pub fn new(p: &Platform) -> Trace {
+        let n = p.nr_cpus();
         let mut t = Trace {
             buf: String::with_capacity(1 << 20),
+            last_util: vec![u64::MAX; n],
+            last_power: vec![u64::MAX; n],
         };
-        t.buf
-            .push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        t.buf.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         let _ = write!(
             t.buf,
             "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{CPU_PID},\"args\":{{\"name\":{}}}}}",
@@ -56,29 +66,35 @@ impl Trace {
             self.buf,
             ",\n{{\"ph\":\"X\",\"pid\":{CPU_PID},\"tid\":{cpu},\"name\":{},\"ts\":{},\"dur\":{},\"args\":{{\"task\":{task}}}}}",
             escape(name),
-            us(start),
-            us(end - start)
+            Us(start),
+            Us(end - start)
         );
     }
 
-    fn counter(&mut self, now: u64, name: &str, key: &str, value: u64) {
+    fn counter(&mut self, now: u64, name: std::fmt::Arguments, key: &str, value: u64) {
         let _ = write!(
             self.buf,
             ",\n{{\"ph\":\"C\",\"pid\":{COUNTER_PID},\"name\":\"{name}\",\"ts\":{},\"args\":{{\"{key}\":{value}}}}}",
-            us(now)
+            Us(now)
         );
     }
 
     pub fn freq(&mut self, now: u64, cluster: usize, khz: u64) {
-        self.counter(now, &format!("freq_khz cluster{cluster}"), "khz", khz);
+        self.counter(now, format_args!("freq_khz cluster{cluster}"), "khz", khz);
     }
 
     pub fn util(&mut self, now: u64, cpu: usize, util: u64) {
-        self.counter(now, &format!("util cpu{cpu}"), "util", util);
+        if self.last_util[cpu] != util {
+            self.last_util[cpu] = util;
+            self.counter(now, format_args!("util cpu{cpu}"), "util", util);
+        }
     }
 
     pub fn power(&mut self, now: u64, cpu: usize, uw: u64) {
-        self.counter(now, &format!("power_uw cpu{cpu}"), "uw", uw);
+        if self.last_power[cpu] != uw {
+            self.last_power[cpu] = uw;
+            self.counter(now, format_args!("power_uw cpu{cpu}"), "uw", uw);
+        }
     }
 
     pub fn finish(mut self) -> String {

@@ -118,21 +118,13 @@ impl WorkloadSpec {
                 return Err(config("workload", f("nice"), "a nice value in -20..19"));
             }
             if t.policy != Policy::Other && !(1..=99).contains(&t.rt_priority) {
-                return Err(config(
-                    "workload",
-                    f("rt_priority"),
-                    "an RT priority in 1..99",
-                ));
+                return Err(config("workload", f("rt_priority"), "an RT priority in 1..99"));
             }
             if t.phases.is_empty() || t.phases.iter().all(|p| p.events.is_empty()) {
                 return Err(config("workload", f("phases"), "at least one event"));
             }
             if t.loop_ == 0 || t.loop_ < -1 {
-                return Err(config(
-                    "workload",
-                    f("loop"),
-                    "-1 (forever) or a positive count",
-                ));
+                return Err(config("workload", f("loop"), "-1 (forever) or a positive count"));
             }
             for (pi, p) in t.phases.iter().enumerate() {
                 if p.loop_ == 0 || p.loop_ < -1 {
@@ -163,11 +155,7 @@ impl WorkloadSpec {
             }
             for v in [t.util_min, t.util_max].into_iter().flatten() {
                 if v > 1024 {
-                    return Err(config(
-                        "workload",
-                        f("util_min/util_max"),
-                        "a clamp in 0..1024",
-                    ));
+                    return Err(config("workload", f("util_min/util_max"), "a clamp in 0..1024"));
                 }
             }
         }

@@ -37,8 +37,7 @@ struct Engine {
 impl Engine {
     #[new]
     fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> PyResult<Self> {
-        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?
-            .map_err(to_py)?;
+        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?.map_err(to_py)?;
         Ok(Engine { sim })
     }
 

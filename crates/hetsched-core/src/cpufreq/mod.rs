@@ -25,18 +25,16 @@ pub trait Governor: Send {
     fn needs_util(&self) -> bool {
         true
     }
+    /// Cheap pre-check before the engine gathers the utils: false when an update now
+    /// would be ignored anyway (schedutil's rate limit).
+    fn wants_update(&self, _ci: usize, _now: u64, _knobs: &Knobs) -> bool {
+        true
+    }
     /// OPP index a cluster starts at.
     fn initial_opp(&self, cluster: &Cluster) -> usize;
     /// The cpufreq_update_util() hook for cluster `ci`; returns a new target frequency in
     /// kHz (a table frequency) when one is committed.
-    fn update(
-        &mut self,
-        ci: usize,
-        now: u64,
-        cluster: &Cluster,
-        utils: &[CpuUtil],
-        knobs: &Knobs,
-    ) -> Option<u64>;
+    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64>;
 }
 
 /// `performance`: pin to policy->max.
@@ -75,7 +73,10 @@ impl Governor for Powersave {
 }
 
 pub const GOVERNORS: &[(&str, &str)] = &[
-    ("schedutil", "util-driven DVFS: f = f_max * 1.25 * util / capacity, per cluster (kernel/sched/cpufreq_schedutil.c)"),
+    (
+        "schedutil",
+        "util-driven DVFS: f = f_max * 1.25 * util / capacity, per cluster (kernel/sched/cpufreq_schedutil.c)",
+    ),
     ("performance", "every cluster at its highest OPP"),
     ("powersave", "every cluster at its lowest OPP"),
 ];

@@ -81,14 +81,14 @@ impl Governor for Schedutil {
         0
     }
 
-    fn update(
-        &mut self,
-        ci: usize,
-        now: u64,
-        cluster: &Cluster,
-        utils: &[CpuUtil],
-        knobs: &Knobs,
-    ) -> Option<u64> {
+    fn wants_update(&self, ci: usize, now: u64, knobs: &Knobs) -> bool {
+        match self.policies[ci].last_freq_update_time {
+            Some(last) => now - last >= default_rate_limit_ns(knobs),
+            None => true,
+        }
+    }
+
+    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {
             pol.next_freq = cluster.opps[0].khz;
