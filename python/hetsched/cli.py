@@ -52,11 +52,14 @@ class _Outputs:
         self.pending: list[tuple[Path, Path]] = []
 
     def write(self, name: str, text: str) -> None:
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         final = self.out_dir / name
         tmp = self.out_dir / f".{name}.tmp-{os.getpid()}"
-        tmp.write_text(text)
-        self.pending.append((tmp, final))
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            self.pending.append((tmp, final))
+            tmp.write_text(text)
+        except OSError as e:
+            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
 
     def commit(self) -> list[Path]:
         for tmp, final in self.pending:

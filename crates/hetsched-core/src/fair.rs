@@ -144,7 +144,7 @@ impl CfsRq {
         let nr = self.nr_running as u64 + (!on_rq) as u64;
         let slice = t.period(nr);
         let load = self.load_weight + if on_rq { 0 } else { se_weight };
-        let s = if load == 0 { slice } else { slice * se_weight / load };
+        let s = (slice * se_weight).checked_div(load).unwrap_or(slice);
         // BASE_SLICE feature: never below the minimum granularity
         s.max(t.min_granularity)
     }
@@ -207,9 +207,7 @@ mod tests {
         assert_eq!(t.latency, 24_000_000);
         assert_eq!(t.min_granularity, 3_000_000);
         assert_eq!(t.nr_latency, 8);
-        let mut rq = CfsRq::default();
-        rq.nr_running = 2;
-        rq.load_weight = 1024 + 335;
+        let rq = CfsRq { nr_running: 2, load_weight: 1024 + 335, ..Default::default() };
         // two tasks, nice 0 and nice 5: slices 24ms * w/W
         let s0 = rq.sched_slice(&t, 1024, true);
         assert_eq!(s0, 24_000_000 * 1024 / 1359);

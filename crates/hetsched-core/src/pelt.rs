@@ -149,11 +149,7 @@ pub fn attach_entity_load_avg(cfs: &mut SchedAvg, se: &mut SchedAvg, se_weight: 
     se.period_contrib = cfs.period_contrib;
     se.util_sum = se.util_avg * divider;
     se.runnable_sum = se.runnable_avg * divider;
-    se.load_sum = if se_weight > 0 {
-        se.load_avg * divider / se_weight
-    } else {
-        se.load_sum
-    };
+    se.load_sum = (se.load_avg * divider).checked_div(se_weight).unwrap_or(se.load_sum);
     cfs.util_avg += se.util_avg;
     cfs.util_sum += se.util_sum;
     cfs.runnable_avg += se.runnable_avg;
