@@ -207,7 +207,11 @@ mod tests {
         assert_eq!(t.latency, 24_000_000);
         assert_eq!(t.min_granularity, 3_000_000);
         assert_eq!(t.nr_latency, 8);
-        let rq = CfsRq { nr_running: 2, load_weight: 1024 + 335, ..Default::default() };
+        let rq = CfsRq {
+            nr_running: 2,
+            load_weight: 1024 + 335,
+            ..Default::default()
+        };
         // two tasks, nice 0 and nice 5: slices 24ms * w/W
         let s0 = rq.sched_slice(&t, 1024, true);
         assert_eq!(s0, 24_000_000 * 1024 / 1359);

@@ -58,16 +58,35 @@ knobs! {
         "hetsched", "Sampling period of the --timeseries output."),
 }
 
+/// Integer forms of the knobs read on hot paths, recomputed whenever a knob is set.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Derived {
+    pub tick_ns: u64,
+    /// schedutil.target_load in 1/10000 (0.8 -> 8000)
+    pub target_load_permyriad: u64,
+    /// schedutil's rate limit: the knob, or 1.5 x the transition latency (1 ms if none)
+    pub rate_limit_ns: u64,
+    pub transition_latency_ns: u64,
+    pub rr_timeslice_ns: u64,
+    pub timeseries_period_ns: u64,
+    pub migration_cost_ns: u64,
+    pub busy_factor: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Knobs {
     values: Vec<f64>,
+    pub derived: Derived,
 }
 
 impl Default for Knobs {
     fn default() -> Self {
-        Knobs {
+        let mut k = Knobs {
             values: KNOBS.iter().map(|k| k.default).collect(),
-        }
+            derived: Derived::default(),
+        };
+        k.derive();
+        k
     }
 }
 
@@ -96,7 +115,30 @@ impl Knobs {
             ));
         }
         self.values[i] = value;
+        self.derive();
         Ok(())
+    }
+
+    fn derive(&mut self) {
+        let g = |k: Knob| self.values[k as usize];
+        let lat_us = g(Knob::CpufreqTransitionLatencyUs);
+        let rl = g(Knob::SchedutilRateLimitUs);
+        self.derived = Derived {
+            tick_ns: (1e9 / g(Knob::TickHz)) as u64,
+            target_load_permyriad: ((g(Knob::SchedutilTargetLoad) * 10_000.0).round() as u64).max(1),
+            rate_limit_ns: if rl >= 0.0 {
+                (rl * 1000.0) as u64
+            } else if lat_us > 0.0 {
+                (lat_us * 1500.0) as u64
+            } else {
+                1_000_000
+            },
+            transition_latency_ns: (lat_us * 1000.0) as u64,
+            rr_timeslice_ns: (g(Knob::SchedRrTimesliceMs) * 1e6) as u64,
+            timeseries_period_ns: (g(Knob::TimeseriesPeriodUs) * 1000.0) as u64,
+            migration_cost_ns: g(Knob::SchedMigrationCostNs) as u64,
+            busy_factor: g(Knob::BalanceBusyFactor) as u64,
+        };
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {

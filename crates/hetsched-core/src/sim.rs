@@ -624,7 +624,7 @@ impl Sim {
             self.rt_seq += 1;
             let task = &mut self.tasks[t as usize];
             let key = (-(task.prio_level() as i64), self.rt_seq, t);
-            task.rr_left_ns = (self.knobs.get(Knob::SchedRrTimesliceMs) * 1e6) as u64;
+            task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
             self.rqs[cpu].rt_queue.insert(key);
             self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
             return;
@@ -1153,8 +1153,8 @@ impl Sim {
         let now = self.now;
         let n = self.rqs.len();
         let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
-        let busy_factor = self.knobs.get(Knob::BalanceBusyFactor) as u64;
-        let tick_ns = (1e9 / self.knobs.get(Knob::TickHz)) as u64;
+        let busy_factor = self.knobs.derived.busy_factor;
+        let tick_ns = self.knobs.derived.tick_ns;
         for cpu in 0..n {
             let busy = self.rqs[cpu].curr.is_some();
             if busy {
@@ -1166,7 +1166,7 @@ impl Sim {
                     let task = &mut self.tasks[t as usize];
                     if task.policy == Policy::Rr && task.rr_left_ns == 0 {
                         // RR slice expired: to the tail of its priority list
-                        task.rr_left_ns = (self.knobs.get(Knob::SchedRrTimesliceMs) * 1e6) as u64;
+                        task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
                         let lvl = task.prio_level() as i64;
                         self.rt_seq += 1;
                         let seq = self.rt_seq;
@@ -1214,7 +1214,7 @@ impl Sim {
         }
         if self.timeseries.is_some() && now >= self.next_sample {
             self.sample();
-            let period = (self.knobs.get(Knob::TimeseriesPeriodUs) * 1000.0) as u64;
+            let period = self.knobs.derived.timeseries_period_ns;
             self.next_sample = now + period;
         }
         if let Some(tr) = self.trace.as_mut() {
@@ -1273,7 +1273,7 @@ impl Sim {
                     .update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
                 self.utils_buf = buf;
                 if let Some(khz) = r {
-                    let lat = (self.knobs.get(Knob::CpufreqTransitionLatencyUs) * 1000.0) as u64;
+                    let lat = self.knobs.derived.transition_latency_ns;
                     let cs = &mut self.clusters[ci];
                     cs.gen = cs.gen.wrapping_add(1);
                     let gen = cs.gen;

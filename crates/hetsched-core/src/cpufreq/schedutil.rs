@@ -12,7 +12,7 @@
 //! `sugov_hold_freq`, skipping EM-inefficient OPPs.
 
 use super::{CpuUtil, Governor};
-use crate::features::{Knob, Knobs};
+use crate::features::Knobs;
 use crate::platform::Cluster;
 
 #[derive(Debug, Clone, Default)]
@@ -34,42 +34,28 @@ impl Schedutil {
 }
 
 /// map_util_perf(): util + util/4 at the default target load 0.8, computed in integers so
-/// that 0.8 gives exactly the kernel's `util + (util >> 2)`.
+/// that 0.8 (8000 per myriad) gives exactly the kernel's `util + (util >> 2)`.
 #[inline]
-pub fn apply_headroom(util: u64, target_load: f64) -> u64 {
-    let tl = (target_load * 10_000.0).round() as u64;
-    util * 10_000 / tl.max(1)
+pub fn apply_headroom(util: u64, target_load_permyriad: u64) -> u64 {
+    util * 10_000 / target_load_permyriad
 }
 
 /// sugov_effective_cpu_perf() applied to one CPU: the util it asks for, with headroom.
 #[inline]
-pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load: f64) -> u64 {
+pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load_permyriad: u64) -> u64 {
     let s = capacity_orig;
     let min = if u.rt_runnable { s } else { 0 };
     let util = u.cfs + u.rt;
     if util >= s {
         return s.max(min);
     }
-    min.max(apply_headroom(util, target_load).min(s))
+    min.max(apply_headroom(util, target_load_permyriad).min(s))
 }
 
 /// get_next_freq() without the cache: f_ref * util / max_cap, then the table.
 pub fn next_freq(cluster: &Cluster, util: u64) -> u64 {
     let raw = cluster.fmax_khz * util / cluster.capacity_orig;
     cluster.opps[cluster.opp_at_least(raw)].khz
-}
-
-pub fn default_rate_limit_ns(knobs: &Knobs) -> u64 {
-    let rl = knobs.get(Knob::SchedutilRateLimitUs);
-    if rl >= 0.0 {
-        return (rl * 1000.0) as u64;
-    }
-    let lat_us = knobs.get(Knob::CpufreqTransitionLatencyUs);
-    if lat_us > 0.0 {
-        (lat_us * 1.5 * 1000.0) as u64
-    } else {
-        1_000_000
-    }
 }
 
 impl Governor for Schedutil {
@@ -83,7 +69,7 @@ impl Governor for Schedutil {
 
     fn wants_update(&self, ci: usize, now: u64, knobs: &Knobs) -> bool {
         match self.policies[ci].last_freq_update_time {
-            Some(last) => now - last >= default_rate_limit_ns(knobs),
+            Some(last) => now - last >= knobs.derived.rate_limit_ns,
             None => true,
         }
     }
@@ -94,11 +80,11 @@ impl Governor for Schedutil {
             pol.next_freq = cluster.opps[0].khz;
         }
         if let Some(last) = pol.last_freq_update_time {
-            if now - last < default_rate_limit_ns(knobs) {
+            if now - last < knobs.derived.rate_limit_ns {
                 return None;
             }
         }
-        let tl = knobs.get(Knob::SchedutilTargetLoad);
+        let tl = knobs.derived.target_load_permyriad;
         let util = utils
             .iter()
             .map(|u| effective_cpu_perf(u, cluster.capacity_orig, tl))
@@ -122,9 +108,9 @@ mod tests {
     #[test]
     fn headroom_is_util_plus_quarter_at_target_load_0_8() {
         for u in [0u64, 1, 3, 100, 599, 600, 819, 1023] {
-            assert_eq!(apply_headroom(u, 0.8), u + (u >> 2));
+            assert_eq!(apply_headroom(u, 8000), u + (u >> 2));
         }
-        assert_eq!(apply_headroom(500, 0.5), 1000);
+        assert_eq!(apply_headroom(500, 5000), 1000);
     }
 
     #[test]
@@ -139,7 +125,7 @@ mod tests {
                 ..Default::default()
             },
             1024,
-            0.8,
+            8000,
         );
         assert_eq!(u, 750);
         assert_eq!(big.fmax_khz * u / 1024, 1_464_843);
@@ -154,7 +140,7 @@ mod tests {
                         ..Default::default()
                     },
                     1024,
-                    0.8
+                    8000
                 )
             ),
             2_000_000
@@ -168,7 +154,7 @@ mod tests {
                         ..Default::default()
                     },
                     1024,
-                    0.8
+                    8000
                 )
             ),
             1_000_000
@@ -181,7 +167,7 @@ mod tests {
                     ..Default::default()
                 },
                 512,
-                0.8
+                8000
             ),
             512
         );
