@@ -7,15 +7,29 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// Order of classes at one instant: hardware state first, then completions of running
-/// work, then CPUs leaving idle, then new wakeups, then the tick and sampling.
+/// work, then CPUs leaving idle, then new wakeups, then the tick, then sampling (which
+/// sees the state every other event at that instant left).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum EventKind {
-    FreqCommit { cluster: u32, gen: u32 } = 0,
-    Complete { cpu: u32, gen: u32 } = 1,
-    CpuReady { cpu: u32, gen: u32 } = 2,
-    Wakeup { task: u32 } = 3,
+    FreqCommit {
+        cluster: u32,
+        gen: u32,
+    } = 0,
+    Complete {
+        cpu: u32,
+        gen: u32,
+    } = 1,
+    CpuReady {
+        cpu: u32,
+        gen: u32,
+    } = 2,
+    Wakeup {
+        task: u32,
+    } = 3,
     Tick = 4,
+    /// a time-series sample (only with --timeseries)
+    Sample = 5,
 }
 
 impl EventKind {
@@ -27,6 +41,7 @@ impl EventKind {
             EventKind::CpuReady { .. } => 2,
             EventKind::Wakeup { .. } => 3,
             EventKind::Tick => 4,
+            EventKind::Sample => 5,
         }
     }
 }
@@ -56,8 +71,8 @@ pub struct EventQueue {
     heap: BinaryHeap<Event>,
     seq: u64,
     pub popped: u64,
-    /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick)
-    pub popped_by_class: [u64; 5],
+    /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, Sample)
+    pub popped_by_class: [u64; 6],
     pub max_len: usize,
 }
 

@@ -116,6 +116,7 @@ impl Sim {
                 "cpu_ready": self.events.popped_by_class[2],
                 "wakeup": self.events.popped_by_class[3],
                 "tick": self.events.popped_by_class[4],
+                "sample": self.events.popped_by_class[5],
                 "max_queue_len": self.events.max_len,
             },
             "energy_j": energy_j,

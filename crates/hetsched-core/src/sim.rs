@@ -238,7 +238,6 @@ pub struct Sim {
     resched: Vec<bool>,
     any_resched: bool,
     next_blocked_update: u64,
-    next_sample: u64,
     pub workload_duration_ns: Option<u64>,
     utils_buf: Vec<CpuUtil>,
     /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
@@ -421,7 +420,6 @@ impl Sim {
             resched: vec![false; n],
             any_resched: false,
             next_blocked_update: NOHZ_BLOCKED_PERIOD_NS,
-            next_sample: 0,
             workload_duration_ns: workload.duration_ns,
             utils_buf: Vec::new(),
             pending_khz: vec![0; nclusters],
@@ -440,6 +438,9 @@ impl Sim {
             sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
         sim.events.push(0, EventKind::Tick);
+        if sim.timeseries.is_some() {
+            sim.events.push(0, EventKind::Sample);
+        }
         Ok(sim)
     }
 
@@ -836,11 +837,13 @@ impl Sim {
         if rq.waking_until.is_some() || rq.curr.is_some() {
             return;
         }
-        let Some(state) = rq.idle_state else {
+        if rq.idle_state.is_none() {
             // between a block and the next pick: not in an idle state yet
             self.resched_cpu(cpu);
             return;
-        };
+        }
+        // the state the CPU is really in: a cluster state it chose may not be in effect
+        let state = self.meter.cpus[cpu].effective_idle;
         let lat = self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns;
         if lat == 0 {
             self.resched_cpu(cpu);
@@ -1212,11 +1215,6 @@ impl Sim {
                 }
             }
         }
-        if self.timeseries.is_some() && now >= self.next_sample {
-            self.sample();
-            let period = self.knobs.derived.timeseries_period_ns;
-            self.next_sample = now + period;
-        }
         if let Some(tr) = self.trace.as_mut() {
             for cpu in 0..n {
                 let c = &self.rqs[cpu].cfs;
@@ -1319,6 +1317,11 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.on_tick(),
+            EventKind::Sample => {
+                self.sample();
+                let period = self.knobs.derived.timeseries_period_ns;
+                self.events.push(self.now + period, EventKind::Sample);
+            }
         }
         while self.any_resched {
             self.any_resched = false;
