@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "python"
 if importlib.util.find_spec("hetsched") is None:
     sys.path.insert(0, str(SRC))
 
-REALDATA_RTAPP = Path("/work/shared/realdata/rtapp")
+REALDATA_RTAPP = Path(__file__).resolve().parent / "data" / "rtapp"  # copies of shared/realdata/rtapp
 PLATFORM_DATA = SRC / "hetsched" / "platforms" / "data"
 
 

@@ -27,7 +27,8 @@ from hetsched.platforms import (
 from hetsched.platforms import em
 from hetsched.platforms.estimates import ESTIMATES, BorrowedDpc, VoltageLine
 
-SHARED = Path("/work/shared/platforms")
+# the project's shared/ folder sits beside the repository (as in CI)
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "platforms"
 BUILTINS = [
     "exynos5422", "g12b-s922x", "gs101", "hikey960", "juno-r0", "juno-r2", "mt8173", "mt8183",
     "rk3399", "sc7180", "sdm670", "sdm845", "sm8150", "sm8250", "sm8350",

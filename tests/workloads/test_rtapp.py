@@ -15,7 +15,7 @@ import pytest
 from hetsched.errors import InputError
 from hetsched.workloads import load_rtapp, merge_workloads, periodic, workload
 
-REALDATA = Path("/work/shared/realdata/rtapp")
+REALDATA = Path(__file__).resolve().parents[1] / "data" / "rtapp"  # copies of shared/realdata/rtapp
 MS = 1_000_000  # ns
 
 
