@@ -22,6 +22,8 @@ pub enum CpuPowerState {
 #[derive(Debug, Clone)]
 pub struct CpuMeter {
     pub state: CpuPowerState,
+    /// accounted up to here
+    pub last: u64,
     pub effective_idle: usize,
     pub power_uw: u64,
     pub energy_fj: u128,
@@ -33,7 +35,10 @@ pub struct CpuMeter {
 #[derive(Debug, Clone)]
 pub struct ClusterMeter {
     pub opp: usize,
+    /// the cluster term is accounted up to here
     pub last: u64,
+    /// CPUs of the cluster that are running (or leaving idle)
+    pub nr_busy: usize,
     pub power_uw: u64,
     pub energy_fj: u128,
 }
@@ -52,6 +57,7 @@ impl EnergyMeter {
                 let c = p.cluster_of(cpu);
                 CpuMeter {
                     state: CpuPowerState::Idle(0),
+                    last: 0,
                     effective_idle: 0,
                     power_uw: 0,
                     energy_fj: 0,
@@ -66,6 +72,7 @@ impl EnergyMeter {
             .map(|&opp| ClusterMeter {
                 opp,
                 last: 0,
+                nr_busy: 0,
                 power_uw: 0,
                 energy_fj: 0,
             })
@@ -77,27 +84,35 @@ impl EnergyMeter {
         m
     }
 
-    /// Close the interval [last, now) of cluster `ci` at the current powers.
-    fn accumulate(&mut self, p: &Platform, ci: usize, now: u64) {
-        let cm = &mut self.clusters[ci];
-        debug_assert!(now >= cm.last);
-        let dt = now - cm.last;
+    /// Close the interval [last, now) of one CPU at its current power.
+    #[inline]
+    fn accumulate_cpu(&mut self, cpu: usize, opp: usize, now: u64) {
+        let m = &mut self.cpus[cpu];
+        debug_assert!(now >= m.last);
+        let dt = now - m.last;
         if dt == 0 {
             return;
         }
-        cm.energy_fj += cm.power_uw as u128 * dt as u128;
-        let opp = cm.opp;
-        cm.last = now;
-        for &cpu in &p.clusters[ci].cpus {
-            let m = &mut self.cpus[cpu];
-            m.energy_fj += m.power_uw as u128 * dt as u128;
-            match m.state {
-                CpuPowerState::Busy => {
-                    m.busy_ns += dt;
-                    m.freq_residency_ns[opp] += dt;
-                }
-                CpuPowerState::Idle(_) => m.idle_residency_ns[m.effective_idle] += dt,
+        m.last = now;
+        m.energy_fj += m.power_uw as u128 * dt as u128;
+        match m.state {
+            CpuPowerState::Busy => {
+                m.busy_ns += dt;
+                m.freq_residency_ns[opp] += dt;
             }
+            CpuPowerState::Idle(_) => m.idle_residency_ns[m.effective_idle] += dt,
+        }
+    }
+
+    /// Close the interval [last, now) of cluster `ci`, its CPUs and its cluster term.
+    fn accumulate(&mut self, p: &Platform, ci: usize, now: u64) {
+        let cm = &mut self.clusters[ci];
+        debug_assert!(now >= cm.last);
+        cm.energy_fj += cm.power_uw as u128 * (now - cm.last) as u128;
+        cm.last = now;
+        let opp = cm.opp;
+        for &cpu in &p.clusters[ci].cpus {
+            self.accumulate_cpu(cpu, opp, now);
         }
     }
 
@@ -136,13 +151,42 @@ impl EnergyMeter {
     }
 
     pub fn set_cpu(&mut self, p: &Platform, cpu: usize, now: u64, state: CpuPowerState) {
-        if self.cpus[cpu].state == state {
+        let old = self.cpus[cpu].state;
+        if old == state {
             return;
         }
         let ci = p.cpu_cluster[cpu];
-        self.accumulate(p, ci, now);
-        self.cpus[cpu].state = state;
-        self.recompute(p, ci);
+        let was_all_idle = self.clusters[ci].nr_busy == 0;
+        match (old, state) {
+            (CpuPowerState::Busy, CpuPowerState::Idle(_)) => self.clusters[ci].nr_busy -= 1,
+            (CpuPowerState::Idle(_), CpuPowerState::Busy) => self.clusters[ci].nr_busy += 1,
+            _ => {}
+        }
+        if was_all_idle || self.clusters[ci].nr_busy == 0 {
+            // the cluster is or becomes all idle: the cluster term and the effective idle
+            // state of every CPU in it may change
+            self.accumulate(p, ci, now);
+            self.cpus[cpu].state = state;
+            self.recompute(p, ci);
+        } else {
+            // the cluster stays up: only this CPU's power changes, and an idle CPU sits in
+            // its deepest CPU-level state at most
+            self.accumulate_cpu(cpu, self.clusters[ci].opp, now);
+            let c = &p.clusters[ci];
+            let m = &mut self.cpus[cpu];
+            m.state = state;
+            m.power_uw = match state {
+                CpuPowerState::Busy => c.opps[self.clusters[ci].opp].power_uw,
+                CpuPowerState::Idle(s) => {
+                    let mut eff = s;
+                    while eff > 0 && c.idle_states[eff].level == IdleLevel::Cluster {
+                        eff -= 1;
+                    }
+                    m.effective_idle = eff;
+                    c.idle_states[eff].power_uw
+                }
+            };
+        }
     }
 
     pub fn set_opp(&mut self, p: &Platform, ci: usize, now: u64, opp: usize) {

@@ -6,7 +6,7 @@
 //! Not modelled: task groups (one flat cfs_rq per CPU), next/last/skip buddies.
 
 use crate::pelt::SchedAvg;
-use std::collections::BTreeSet;
+use crate::sorted_vec::SortedVec;
 
 /// sched_prio_to_weight[], nice -20..19 (kernel/sched/core.c)
 pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
@@ -94,7 +94,7 @@ pub struct CfsRq {
     pub nr_running: u32,
     pub min_vruntime: u64,
     /// Queued entities except curr, by (vruntime, task id).
-    pub timeline: BTreeSet<(u64, u32)>,
+    pub timeline: SortedVec<(u64, u32)>,
     /// The task running from this cfs_rq, if it is a fair task.
     pub curr: Option<u32>,
     pub avg: SchedAvg,
@@ -108,7 +108,7 @@ impl Default for CfsRq {
             load_weight: 0,
             nr_running: 0,
             min_vruntime: MIN_VRUNTIME_START,
-            timeline: BTreeSet::new(),
+            timeline: SortedVec::default(),
             curr: None,
             avg: SchedAvg::default(),
             util_est: 0,

@@ -25,8 +25,8 @@
 //!   util is a sum over the tasks attached to it, so it may exceed 1024 transiently after
 //!   migrations (as in the kernel) but not 1024 x the number of tasks attached there;
 //! * energy meter: its per-CPU power state matches the rq (busy = running or leaving
-//!   idle); per CPU, busy + idle residency = the time up to the meter's last sync of that
-//!   cluster, frequency residency = busy time; its OPP is the cluster's current OPP; a busy
+//!   idle); per CPU, busy + idle residency = the time up to which the meter accounted it;
+//!   frequency residency = busy time; its OPP is the cluster's current OPP; a busy
 //!   CPU draws that OPP's power;
 //! * statistics: a task's per-CPU cpu time sums to its `sum_exec_runtime`.
 
@@ -412,11 +412,12 @@ impl Sim {
                 }
                 let idle: u64 = m.idle_residency_ns.iter().sum();
                 ensure!(
-                    m.busy_ns + idle == cm.last,
+                    m.busy_ns + idle == m.last,
                     "cpu{cpu}: busy {} + idle {idle} ns != {} ns accounted by the meter",
                     m.busy_ns,
-                    cm.last
+                    m.last
                 );
+                ensure!(m.last <= self.now, "cpu{cpu}: meter accounted to {} beyond now", m.last);
                 let freq: u64 = m.freq_residency_ns.iter().sum();
                 ensure!(
                     freq == m.busy_ns,

@@ -17,6 +17,7 @@ pub mod platform;
 pub mod result;
 mod sched_pelt;
 pub mod sim;
+pub mod sorted_vec;
 pub mod trace;
 pub mod workload;
 

@@ -18,6 +18,7 @@ use crate::idle::select_idle_state;
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
 use crate::placement::{Baseline, Placement, WakeKind, SCHEDULERS};
 use crate::platform::Platform;
+use crate::sorted_vec::SortedVec;
 use crate::trace::{TimeSeries, Trace};
 use crate::workload::{Ev, Policy, TimerMode, WorkloadSpec};
 use serde::Deserialize;
@@ -118,9 +119,9 @@ pub struct Rq {
     gen: u32,
     next_balance: u64,
     /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
-    timers: BTreeSet<(u64, TaskId)>,
+    timers: SortedVec<(u64, TaskId)>,
     pub nr_switches: u64,
-    /// (task, start) of the slice being traced
+    /// start of the slice being traced
     slice_start: u64,
 }
 
@@ -367,7 +368,7 @@ impl Sim {
                 waking_until: None,
                 gen: 0,
                 next_balance: 0,
-                timers: BTreeSet::new(),
+                timers: SortedVec::default(),
                 nr_switches: 0,
                 slice_start: 0,
             })
