@@ -214,6 +214,8 @@ pub struct Counters {
 
 struct ClusterState {
     opp: usize,
+    /// arch_freq_scale of the cluster at its current OPP, set on every change
+    freq_scale: u64,
     gen: u32,
     dirty: bool,
 }
@@ -381,8 +383,10 @@ impl Sim {
         );
         let clusters = initial_opp
             .iter()
-            .map(|&opp| ClusterState {
+            .zip(&platform.clusters)
+            .map(|(&opp, c)| ClusterState {
                 opp,
+                freq_scale: (c.opps[opp].khz << 10) / c.fmax_khz,
                 gen: 0,
                 dirty: false,
             })
@@ -458,8 +462,7 @@ impl Sim {
     /// arch_scale_freq_capacity(): (cur << 10) / f_max
     #[inline]
     fn freq_scale(&self, cpu: usize) -> u64 {
-        let c = self.platform.cluster_of(cpu);
-        (self.khz(cpu) << 10) / c.fmax_khz
+        self.clusters[self.platform.cpu_cluster[cpu]].freq_scale
     }
 
     // ------------------------------------------------------------------ clocks, PELT
@@ -1137,6 +1140,8 @@ impl Sim {
         }
         let faster = opp > self.clusters[ci].opp;
         self.clusters[ci].opp = opp;
+        // topology_set_freq_scale(): (cur << 10) / f_max for the whole policy
+        self.clusters[ci].freq_scale = (khz << 10) / self.platform.clusters[ci].fmax_khz;
         self.counters.freq_changes += 1;
         self.meter.set_opp(&self.platform, ci, self.now, opp);
         if let Some(tr) = self.trace.as_mut() {

@@ -37,6 +37,9 @@ impl Schedutil {
 /// that 0.8 (8000 per myriad) gives exactly the kernel's `util + (util >> 2)`.
 #[inline]
 pub fn apply_headroom(util: u64, target_load_permyriad: u64) -> u64 {
+    if target_load_permyriad == 8000 {
+        return util + (util >> 2); // the kernel's own form, and no division
+    }
     util * 10_000 / target_load_permyriad
 }
 
