@@ -16,7 +16,7 @@
 //!   weights and the sum of util_est ewmas of the fair tasks with `se.on_rq` and
 //!   `cpu == rq`; every such task but `cfs.curr` is in the timeline exactly once under its
 //!   current vruntime, and the timeline holds nothing else;
-//! * RT: `rt_queue` holds exactly the runnable RT tasks of that CPU, keyed by their
+//! * RT: `rt_queue` (rt.rs) holds exactly the runnable RT tasks of that CPU, keyed by their
 //!   priority; the running task is the highest-priority one when any RT task is runnable;
 //! * work conservation and idle: a CPU with runnable tasks runs one unless it is leaving an
 //!   idle state; exactly one of {running, leaving idle, in an idle state} holds;

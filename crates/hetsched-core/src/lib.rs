@@ -15,6 +15,7 @@ pub mod pelt;
 pub mod placement;
 pub mod platform;
 pub mod result;
+pub mod rt;
 mod sched_pelt;
 pub mod sim;
 pub mod sorted_vec;

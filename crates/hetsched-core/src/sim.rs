@@ -18,11 +18,11 @@ use crate::idle::select_idle_state;
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
 use crate::placement::{Baseline, Placement, WakeKind, SCHEDULERS};
 use crate::platform::Platform;
+use crate::rt::RtRq;
 use crate::sorted_vec::SortedVec;
 use crate::trace::{TimeSeries, Trace};
 use crate::workload::{Ev, Policy, TimerMode, WorkloadSpec};
 use serde::Deserialize;
-use std::collections::BTreeSet;
 
 pub type TaskId = u32;
 
@@ -106,8 +106,8 @@ pub struct Rq {
     pub cpu: usize,
     pub curr: Option<TaskId>,
     pub cfs: CfsRq,
-    /// runnable RT tasks, the running one included: (-(prio level), seq, task)
-    pub rt_queue: BTreeSet<(i64, u64, TaskId)>,
+    /// runnable RT tasks, the running one included (rt.rs)
+    pub rt_queue: RtRq,
     pub clock: u64,
     pub clock_pelt: u64,
     pub lost_idle_time: u64,
@@ -169,8 +169,8 @@ impl<'a> SchedView<'a> {
     /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
     pub fn rq_prio_level(&self, cpu: usize) -> u32 {
         let rq = &self.rqs[cpu];
-        if let Some(&(neg, _, _)) = rq.rt_queue.first() {
-            return (-neg) as u32;
+        if let Some(level) = rq.rt_queue.highest_level() {
+            return level;
         }
         if rq.nr_running() > 0 || rq.curr.is_some() {
             1
@@ -361,7 +361,7 @@ impl Sim {
                 cpu,
                 curr: None,
                 cfs: CfsRq::default(),
-                rt_queue: BTreeSet::new(),
+                rt_queue: RtRq::default(),
                 clock: 0,
                 clock_pelt: 0,
                 lost_idle_time: 0,
@@ -628,9 +628,9 @@ impl Sim {
             self.update_rt_avg(cpu);
             self.rt_seq += 1;
             let task = &mut self.tasks[t as usize];
-            let key = (-(task.prio_level() as i64), self.rt_seq, t);
+            let level = task.prio_level();
             task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
-            self.rqs[cpu].rt_queue.insert(key);
+            self.rqs[cpu].rt_queue.enqueue(t, level, self.rt_seq);
             self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
             return;
         }
@@ -659,7 +659,7 @@ impl Sim {
             self.update_curr(cpu);
             self.update_rt_avg(cpu);
             let rq = &mut self.rqs[cpu];
-            rq.rt_queue.retain(|&(_, _, x)| x != t);
+            rq.rt_queue.dequeue(t);
             if rq.curr == Some(t) {
                 rq.curr = None;
             }
@@ -722,7 +722,7 @@ impl Sim {
 
     fn pick_next(&self, cpu: usize) -> Option<TaskId> {
         let rq = &self.rqs[cpu];
-        if let Some(&(_, _, t)) = rq.rt_queue.first() {
+        if let Some(t) = rq.rt_queue.pick() {
             return Some(t);
         }
         rq.cfs.leftmost().map(|(_, t)| t)
@@ -1176,12 +1176,11 @@ impl Sim {
                     if task.policy == Policy::Rr && task.rr_left_ns == 0 {
                         // RR slice expired: to the tail of its priority list
                         task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
-                        let lvl = task.prio_level() as i64;
+                        let lvl = task.prio_level();
                         self.rt_seq += 1;
                         let seq = self.rt_seq;
                         let rq = &mut self.rqs[cpu];
-                        rq.rt_queue.retain(|&(_, _, x)| x != t);
-                        rq.rt_queue.insert((-lvl, seq, t));
+                        rq.rt_queue.requeue_tail(t, lvl, seq);
                         self.resched_cpu(cpu);
                     }
                 } else {
