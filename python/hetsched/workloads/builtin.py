@@ -11,10 +11,10 @@ file (or ends in ``.json``) is read as an rt-app file.
   Burns 2009), periods log-uniform in [pmin, pmax] (Emberson, Stafford & Davis 2010).
   ``util`` is the total demand as a fraction of the platform's capacity at f_max
   (sum of capacity_orig / 1024); no task asks for more than ``umax`` of a 1024 CPU.
-* ``phone-mix``: a phone-like mixed load built from published Android thread roles: the
-  60 Hz frame pipeline (UI thread, RenderThread, SurfaceFlinger), a 10 ms audio mixer at
-  SCHED_FIFO, binder and background work. See docs/workloads.md for the sizes and where
-  they come from.
+* ``phone-mix``: a phone-like mixed load with Android's thread roles: the 60 Hz frame
+  pipeline (UI thread, RenderThread, SurfaceFlinger), a 10 ms audio mixer at SCHED_FIFO,
+  binder and background work. Roles and periods are Android's; the work amounts are
+  stated assumptions (docs/workloads.md).
 """
 
 from __future__ import annotations
@@ -95,8 +95,10 @@ def _periodic(p: dict, platform_spec: dict, seed: int) -> dict:
 
 
 # Thread roles of a phone UI at 60 Hz, sized in invariant work (µs on a capacity-1024 CPU
-# at f_max). Period and policy follow Android's threads; the work figures are the order
-# of magnitude seen in Perfetto traces of mid-range apps (docs/workloads.md).
+# at f_max). Periods and policies follow Android's threads (vsync at 16.67 ms, a 10 ms
+# audio buffer at SCHED_FIFO); the work amounts are assumptions, chosen for a total demand
+# of about two thirds of one big CPU at f_max, not measurements (docs/workloads.md). The mobile
+# workloads calibrated against the studies are issue 4's.
 _PHONE_THREADS = [
     # name, period_us, run_us, policy, prio (nice or RT priority)
     ("ui-thread", 16_667, 2_600, "other", -10),
