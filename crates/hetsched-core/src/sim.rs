@@ -29,6 +29,8 @@ pub type TaskId = u32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
     Unstarted,
+    /// woken onto a CPU that is still leaving its idle state: enqueued once it is out
+    Waking,
     Runnable,
     Running,
     Sleeping,
@@ -118,6 +120,8 @@ pub struct Rq {
     pub waking_until: Option<u64>,
     gen: u32,
     next_balance: u64,
+    /// wakeups waiting for this CPU to leave its idle state: (task, fork)
+    pending: Vec<(TaskId, bool)>,
     /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
     timers: SortedVec<(u64, TaskId)>,
     pub nr_switches: u64,
@@ -370,6 +374,7 @@ impl Sim {
                 waking_until: None,
                 gen: 0,
                 next_balance: 0,
+                pending: Vec::new(),
                 timers: SortedVec::default(),
                 nr_switches: 0,
                 slice_start: 0,
@@ -846,9 +851,7 @@ impl Sim {
             self.resched_cpu(cpu);
             return;
         }
-        // the state the CPU is really in: a cluster state it chose may not be in effect
-        let state = self.meter.cpus[cpu].effective_idle;
-        let lat = self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns;
+        let lat = self.exit_latency_ns(cpu);
         if lat == 0 {
             self.resched_cpu(cpu);
             return;
@@ -1064,8 +1067,29 @@ impl Sim {
         if fork {
             self.tasks[t as usize].wake_due = Some(self.now);
         }
+        // A CPU in an idle state handles the wakeup only once it is out of that state (the
+        // timer interrupt or IPI waits for the exit latency), so the task is not runnable,
+        // for PELT or anyone else, before then.
+        let rq = &self.rqs[cpu];
+        let exiting = rq.waking_until.is_some()
+            || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0);
+        if exiting {
+            let task = &mut self.tasks[t as usize];
+            task.state = TaskState::Waking;
+            task.cpu = cpu;
+            self.rqs[cpu].pending.push((t, fork));
+            self.kick_idle_cpu(cpu);
+            return;
+        }
         self.enqueue_task(cpu, t, !fork, fork);
         self.check_preempt(cpu, t);
+    }
+
+    /// Exit latency of the idle state `cpu` is really in (a cluster state it chose counts
+    /// only if the whole cluster is in it).
+    fn exit_latency_ns(&self, cpu: usize) -> u64 {
+        let state = self.meter.cpus[cpu].effective_idle;
+        self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns
     }
 
     /// post_init_entity_util_avg(): a new task starts with half the spare capacity of its
@@ -1312,7 +1336,14 @@ impl Sim {
                 let rq = &mut self.rqs[cpu as usize];
                 if rq.gen == gen && rq.waking_until.is_some() {
                     rq.waking_until = None;
-                    self.schedule(cpu as usize);
+                    let cpu = cpu as usize;
+                    let pending = std::mem::take(&mut self.rqs[cpu].pending);
+                    for &(t, fork) in &pending {
+                        self.enqueue_task(cpu, t, !fork, fork);
+                    }
+                    self.rqs[cpu].pending = pending;
+                    self.rqs[cpu].pending.clear();
+                    self.schedule(cpu);
                 }
             }
             EventKind::FreqCommit { cluster, gen } => {

@@ -290,7 +290,10 @@ fn pelt_of_periodic_task_is_invariant_and_busy_time_scales() {
             sim.check_invariants().unwrap_or_else(|e| panic!("{e}"));
             let after = sim.tasks[0].state;
             if sim.now >= 400 * MS {
-                if before == TaskState::Sleeping && after != TaskState::Sleeping {
+                // the wakeup's PELT update happens at the enqueue, once the CPU is out of
+                // its idle state (Waking -> Runnable)
+                let asleep = |s| s == TaskState::Sleeping || s == TaskState::Waking;
+                if asleep(before) && !asleep(after) {
                     wake_utils.push(sim.tasks[0].se.avg.util_avg);
                 }
                 if before == TaskState::Running && after == TaskState::Sleeping {
@@ -300,10 +303,11 @@ fn pelt_of_periodic_task_is_invariant_and_busy_time_scales() {
         }
         sim.run_until(1 * S);
         assert!(wake_utils.len() >= 10, "{wake_utils:?}");
-        // PELT time from the end of a run to the next wakeup: big: 40 − 0.001 (WFI exit)
-        // − 2 (the run) ms; little: 40 − 0.5 (exit latency, not running) − 2 (the run in
-        // PELT time) ms
-        let gap_ms = if cpu == 2 { 40.0 - 2.001 } else { 37.5 };
+        // PELT time from the end of a run to the next enqueue: the task is enqueued once
+        // its CPU is out of idle, one exit latency after its timer, every period alike, so
+        // on both CPUs the gap is the period less the run in PELT time (2 ms on big at
+        // f_max; 8 ms of wall time at a quarter of the PELT rate on little): 38 ms
+        let gap_ms = 40.0 - 2.0;
         let trough = peak * y.powf(gap_ms * 1e6 / 1024.0 / 1024.0);
         for &u in &wake_utils {
             assert_close(&format!("cpu{cpu} at wakeup"), u, trough, 3.0);
@@ -784,13 +788,14 @@ fn task_blocking_before_its_first_pelt_update_is_attached_once() {
     let task = json!({"name": "s", "cpus": [2],
         "phases": [{"loop": -1, "events": [{"sleep": 5 * MS}, {"run": 1 * MS}]}]});
     let mut sim = make_sim(two_cluster_platform(), vec![task], 0, "performance");
-    // the sleep starts when the task first runs, at 1 µs: the wakeup is at 5.001 ms
-    run_checked(&mut sim, 5 * MS + US + 1);
+    // the sleep starts when the task first runs, at 1 µs (the CPU leaves WFI): the timer
+    // fires at 5.001 ms and the task is enqueued once CPU 2 is out of WFI, at 5.002 ms
+    run_checked(&mut sim, 5 * MS + 2 * US + 1);
     assert_eq!(sim.tasks[0].stats.nr_wakeups, 1);
     let se = sim.tasks[0].se.avg.util_avg;
     let cfs = sim.rqs[2].cfs.avg.util_avg;
-    // blocked (no contribution) from 0 to the wakeup: 512 decayed over 5.001 ms
-    let t = (5 * MS + US) >> 10;
+    // blocked (no contribution) from 0 to the enqueue: 512 decayed over 5.002 ms
+    let t = (5 * MS + 2 * US) >> 10;
     let expect = pelt_expected(512.0, t, t);
     assert_close("task at its first wakeup", se, expect, 3.0);
     assert_close("cfs_rq at the task's first wakeup", cfs, expect, 3.0);
@@ -863,4 +868,54 @@ fn cpu_not_counted_in_cluster_state_while_cluster_is_up() {
         10_000 * t_end as u128,
         "CPU 1 energy: WFI 10 mW all along"
     );
+}
+
+/// util_est follows a periodic task on a CPU with a deep idle state. The task is enqueued
+/// only once its CPU has left its idle state (the wakeup waits for the exit latency), so it
+/// is never "runnable" without running while alone: runnable_avg equals util_avg, and the
+/// ewma settles at the util seen at dequeue instead of being held by util_est's
+/// starvation exit (`util_avg + 10 < runnable_avg`: keep the ewma).
+///
+/// Little CPU 0 (cluster-sleep, exit 500 µs), powersave: 2 ms of work per 40 ms. From the
+/// initial 256 (half of the CPU's capacity, post_init) the ewma decays by 1/4 of the gap at
+/// each dequeue towards the dequeued util, which lies within one PELT period's rise
+/// (≈ 22 units) below the peak 1024·(1 − y^r)/(1 − y^p) ≈ 73.7 (r = 2 ms, p = 40 ms of
+/// PELT time), and stops within 1% of it (a difference below 10 keeps the ewma): from
+/// 600 ms on, the ewma is within [peak − 22, peak + 10].
+#[test]
+fn util_est_settles_at_the_dequeued_util_of_a_periodic_task() {
+    let mut sim = make_sim(
+        two_cluster_platform(),
+        vec![periodic("p", 2 * MS, 40 * MS, 0, 0, Some(vec![0]))],
+        1,
+        "powersave",
+    );
+    let y = 0.5f64.powf(1.0 / 32.0);
+    let r = (2 * MS >> 10) as f64 / 1024.0;
+    let p = (40 * MS >> 10) as f64 / 1024.0;
+    let peak = 1024.0 * (1.0 - y.powf(r)) / (1.0 - y.powf(p));
+    let mut checked = 0;
+    while sim.events.peek_time().unwrap() < 1 * S {
+        let before = sim.tasks[0].state;
+        sim.step();
+        let t = &sim.tasks[0];
+        if before == TaskState::Running && t.state == TaskState::Sleeping {
+            let a = &t.se.avg;
+            assert!(
+                a.runnable_avg.abs_diff(a.util_avg) <= 2,
+                "runnable {} util {}",
+                a.runnable_avg,
+                a.util_avg
+            );
+            if sim.now > 600 * MS {
+                let ewma = a.ewma() as f64;
+                assert!(
+                    ewma < peak + 10.0 && ewma >= peak - 22.0,
+                    "ewma {ewma} vs peak {peak:.1}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 9, "{checked} dequeues checked");
 }
