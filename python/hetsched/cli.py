@@ -7,9 +7,7 @@ output files are written under temporary names and renamed only when complete.
 
 from __future__ import annotations
 
-import math
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -80,15 +78,8 @@ def _progress() -> Progress:
                     disable=not err_console.is_terminal)
 
 
-def _run_with_progress(sim, duration_s: float, label: str):
-    from hetsched.sim import DEFAULT_DURATION_S
-
-    if duration_s is None:
-        d = sim.workload_spec.get("duration_ns")
-        duration_s = d / 1e9 if d else DEFAULT_DURATION_S
-    if not (duration_s > 0) or math.isinf(duration_s):
-        raise InputError("--duration", "duration", "a positive, finite number of seconds", got=duration_s)
-    end = sim.now_ns + round(duration_s * 1e9)
+def _run_with_progress(sim, duration_s: float | None, label: str):
+    end = sim.now_ns + sim.duration_ns(duration_s)
     steps = 100
     with _progress() as prog:
         task = prog.add_task(label, total=steps)

@@ -104,15 +104,20 @@ class Simulation:
             raise EngineError(str(e)) from None
         self._wall_s += time.perf_counter() - t0
 
-    def run(self, duration_s: float | None = None) -> "Result":
-        """Run for ``duration_s`` simulated seconds (default: the workload's own
-        duration, else 10 s) and return the result."""
+    def duration_ns(self, duration_s: float | None = None) -> int:
+        """``duration_s`` in ns, validated; None means the workload's own duration, else
+        10 s."""
         if duration_s is None:
             d = self.workload_spec.get("duration_ns")
             duration_s = d / 1e9 if d else DEFAULT_DURATION_S
         if not (duration_s > 0) or math.isinf(duration_s):
             raise InputError("--duration", "duration", "a positive, finite number of seconds", got=duration_s)
-        self.run_until(self.now_ns + round(duration_s * 1e9))
+        return round(duration_s * 1e9)
+
+    def run(self, duration_s: float | None = None) -> "Result":
+        """Run for ``duration_s`` simulated seconds (default: the workload's own
+        duration, else 10 s) and return the result."""
+        self.run_until(self.now_ns + self.duration_ns(duration_s))
         return self.result()
 
     # -- observation and control ------------------------------------------------------
