@@ -1182,7 +1182,10 @@ impl Sim {
         }
     }
 
-    fn on_tick(&mut self) {
+    /// sched_tick() (scheduler_tick() before 6.10) for every busy CPU at one jiffy, then
+    /// the periodic balance of each CPU whose interval has passed (SCHED_SOFTIRQ) and the
+    /// NOHZ blocked-load decay of idle CPUs.
+    fn sched_tick(&mut self) {
         let now = self.now;
         let n = self.rqs.len();
         let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
@@ -1352,7 +1355,7 @@ impl Sim {
                     self.on_freq_commit(cluster as usize, khz);
                 }
             }
-            EventKind::Tick => self.on_tick(),
+            EventKind::Tick => self.sched_tick(),
             EventKind::Sample => {
                 self.sample();
                 let period = self.knobs.derived.timeseries_period_ns;
