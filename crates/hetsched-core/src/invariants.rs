@@ -281,7 +281,7 @@ impl Sim {
             }
             // RT
             let mut seen = std::collections::BTreeSet::new();
-            for &(neg, _, t) in &rq.rt_queue {
+            for &(neg, _, t) in rq.rt_queue.iter() {
                 ensure!(
                     (t as usize) < self.tasks.len(),
                     "cpu{c}: rt_queue entry {t} is not a task"

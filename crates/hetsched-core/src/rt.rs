@@ -61,14 +61,6 @@ impl RtRq {
     }
 }
 
-impl<'a> IntoIterator for &'a RtRq {
-    type Item = &'a RtKey;
-    type IntoIter = std::slice::Iter<'a, RtKey>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.queue.iter()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
