@@ -1326,8 +1326,8 @@ impl Sim {
         let Some(ev) = self.events.pop() else {
             return false;
         };
-        debug_assert!(ev.time >= self.now);
-        self.now = ev.time;
+        debug_assert!(ev.time() >= self.now);
+        self.now = ev.time();
         match ev.kind {
             EventKind::Wakeup { task } => self.wake_up(task),
             EventKind::Complete { cpu, gen } => {
