@@ -452,3 +452,24 @@ def test_convenience_run_function():
 
     res = run(platform="juno-r0", workload=["periodic:n=3"], duration_s=0.2, seed=1)
     assert res["platform"] == "juno-r0" and res["sim_duration_s"] == pytest.approx(0.2)
+
+
+def test_finite_workload_without_duration_runs_until_every_task_ends(tmp_path):
+    """rt-app's `duration: -1` with finite loops: the run ends at the last task's exit.
+    One task pinned to juno's big CPU 1, 5 x (1 ms of work, then a 10 ms timer): its last
+    timer fires at 50 ms; the task exits when it runs again, after the CPU leaves its idle
+    state. The big cluster is all idle then, in cluster-sleep-0 (predicted idle ~9 ms >
+    its 2.5 ms target residency), whose exit latency is entry + exit (400 + 1200 µs)."""
+    f = tmp_path / "fin.json"
+    f.write_text('{"global": {"duration": -1}, "tasks": {"t": {"loop": 5, "run": 1000, "cpus": [1],'
+                 ' "timer": {"ref": "unique", "period": 10000}}}}')
+    sim = Simulation(platform="juno-r0", workload=str(f), governor="performance")
+    d = sim.run().doc
+    big = cluster_table(spec_of("juno-r0"))["big"]
+    cluster_sleep = [s for s in big["idle_states"] if s["level"] == "cluster"][0]
+    assert d["stop_reason"] == "all tasks exited"
+    assert d["tasks"][0]["state"] == "exited" and d["tasks"][0]["activations"] == 5
+    assert d["sim_duration_s"] == pytest.approx(0.050 + cluster_sleep["exit_latency_ns"] * 1e-9, abs=1e-9)
+    # a workload that never ends runs for the default 10 s instead
+    forever = Simulation(platform="juno-r0", workload="periodic:n=4,util=0.3").run().doc
+    assert forever["stop_reason"] == "duration" and forever["sim_duration_s"] == pytest.approx(10.0)

@@ -79,6 +79,10 @@ def _progress() -> Progress:
 
 
 def _run_with_progress(sim, duration_s: float | None, label: str):
+    if sim.runs_until_exit(duration_s):
+        # the end is not known in advance: until every task has ended
+        with err_console.status(f"{label}: until every task ends"):
+            return sim.run(duration_s)
     end = sim.now_ns + sim.duration_ns(duration_s)
     steps = 100
     with _progress() as prog:

@@ -28,6 +28,8 @@ __all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEF
 SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 DEFAULT_DURATION_S = 10.0
+# a workload whose tasks all end runs until they have, for at most this long
+UNTIL_EXIT_LIMIT_S = 3600.0
 
 
 def knob_table() -> list[dict]:
@@ -89,6 +91,7 @@ class Simulation:
         except _engine.EngineInputError as e:
             raise EngineError(str(e)) from None
         self._wall_s = 0.0
+        self._stop_reason = "duration"
 
     # -- stepping -----------------------------------------------------------------
     @property
@@ -104,6 +107,25 @@ class Simulation:
             raise EngineError(str(e)) from None
         self._wall_s += time.perf_counter() - t0
 
+    def runs_until_exit(self, duration_s: float | None = None) -> bool:
+        """True when a run with this ``duration_s`` goes until every task has ended: no
+        duration given, none in the workload (rt-app's ``duration: -1``), and every task's
+        loops are finite."""
+        return (duration_s is None and not self.workload_spec.get("duration_ns")
+                and self._engine.workload_is_finite)
+
+    def run_until_exited(self, limit_s: float = UNTIL_EXIT_LIMIT_S) -> bool:
+        """Run until every task has ended (the clock stops at the last exit), or for
+        ``limit_s`` more simulated seconds; True if every task ended."""
+        t0 = time.perf_counter()
+        try:
+            ended = self._engine.run_until_exited(self.now_ns + round(limit_s * 1e9))
+        except _engine.EnginePanic as e:
+            raise EngineError(str(e)) from None
+        self._wall_s += time.perf_counter() - t0
+        self._stop_reason = "all tasks exited" if ended else f"limit of {limit_s:g} s"
+        return ended
+
     def duration_ns(self, duration_s: float | None = None) -> int:
         """``duration_s`` in ns, validated; None means the workload's own duration, else
         10 s."""
@@ -115,9 +137,14 @@ class Simulation:
         return round(duration_s * 1e9)
 
     def run(self, duration_s: float | None = None) -> "Result":
-        """Run for ``duration_s`` simulated seconds (default: the workload's own
-        duration, else 10 s) and return the result."""
-        self.run_until(self.now_ns + self.duration_ns(duration_s))
+        """Run for ``duration_s`` simulated seconds and return the result. Without a
+        duration: the workload's own; else, if every task ends, until they have
+        (rt-app's ``duration: -1``; at most an hour); else 10 s."""
+        if self.runs_until_exit(duration_s):
+            self.run_until_exited()
+        else:
+            self.run_until(self.now_ns + self.duration_ns(duration_s))
+            self._stop_reason = "duration"
         return self.result()
 
     # -- observation and control ------------------------------------------------------
@@ -148,6 +175,7 @@ class Simulation:
             "power_model": self.platform.power_model,
             "platform_notes": list(self.platform.notes),
             "wall_s": self._wall_s,
+            "stop_reason": self._stop_reason,
         }
         doc = {**head, **doc}
         ts = self._engine.timeseries() if self.timeseries_enabled else None

@@ -250,6 +250,7 @@ pub struct Sim {
     /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
     pending_khz: Vec<u64>,
     rt_seq: u64,
+    nr_exited: usize,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -434,6 +435,7 @@ impl Sim {
             utils_buf: Vec::new(),
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
+            nr_exited: 0,
         };
         for cpu in 0..n {
             sim.enter_idle(cpu);
@@ -1032,6 +1034,7 @@ impl Sim {
         self.detach_pelt_for_migration(cpu, t);
         self.trace_slice_end(cpu, t);
         self.tasks[t as usize].state = TaskState::Exited;
+        self.nr_exited += 1;
         self.resched_cpu(cpu);
     }
 
@@ -1386,6 +1389,32 @@ impl Sim {
             self.now = t_ns;
         }
         self.meter.sync(&self.platform, self.now);
+    }
+
+    /// Run until every task has ended (rt-app's `duration: -1`), or until `limit_ns` if
+    /// that comes first; the clock stops at the last task's exit. Returns whether every
+    /// task ended.
+    pub fn run_until_exited(&mut self, limit_ns: u64) -> bool {
+        while self.nr_exited < self.tasks.len() {
+            match self.events.peek_time() {
+                Some(t) if t < limit_ns => {
+                    self.step();
+                }
+                _ => {
+                    self.run_until(limit_ns);
+                    return false;
+                }
+            }
+        }
+        self.meter.sync(&self.platform, self.now);
+        true
+    }
+
+    /// Whether every task's program is finite (no loop of -1), so it can end.
+    pub fn workload_is_finite(&self) -> bool {
+        self.tasks
+            .iter()
+            .all(|t| t.spec.loop_ >= 0 && t.spec.phases.iter().all(|p| p.loop_ >= 0))
     }
 
     // ------------------------------------------------------------------ observation

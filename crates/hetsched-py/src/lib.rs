@@ -47,6 +47,17 @@ impl Engine {
         py.allow_threads(|| guard(|| sim.run_until(t_ns)))
     }
 
+    /// Run until every task has ended, or until limit_ns; True if all ended.
+    fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> PyResult<bool> {
+        let sim = &mut self.sim;
+        py.allow_threads(|| guard(|| sim.run_until_exited(limit_ns)))
+    }
+
+    #[getter]
+    fn workload_is_finite(&self) -> bool {
+        self.sim.workload_is_finite()
+    }
+
     #[getter]
     fn now_ns(&self) -> u64 {
         self.sim.now
