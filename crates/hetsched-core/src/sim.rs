@@ -1194,6 +1194,7 @@ impl Sim {
         let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
         let busy_factor = self.knobs.derived.busy_factor;
         let tick_ns = self.knobs.derived.tick_ns;
+        let nohz_kick = self.rqs.iter().any(|rq| rq.nr_running() >= 2);
         for cpu in 0..n {
             let busy = self.rqs[cpu].curr.is_some();
             if busy {
@@ -1227,7 +1228,10 @@ impl Sim {
                     }
                 }
             }
-            if now >= self.rqs[cpu].next_balance {
+            // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
+            // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
+            // asleep.
+            if now >= self.rqs[cpu].next_balance && (busy || nohz_kick) {
                 let idle = self.view().idle_cpu(cpu);
                 let mut stats = self.counters.balance;
                 let m = self.balancer.balance(&view!(self), cpu, idle, &mut stats);
@@ -1326,9 +1330,7 @@ impl Sim {
     /// Process one event (and the reschedules and cpufreq updates it causes). Returns
     /// false when the queue is empty.
     pub fn step(&mut self) -> bool {
-        let Some(ev) = self.events.pop() else {
-            return false;
-        };
+        let Some(ev) = self.events.pop() else { return false };
         debug_assert!(ev.time() >= self.now);
         self.now = ev.time();
         match ev.kind {
