@@ -202,6 +202,17 @@ impl EnergyMeter {
         }
     }
 
+    /// Busy time of a CPU up to `now`, without accounting anything.
+    pub fn busy_ns_at(&self, cpu: usize, now: u64) -> u64 {
+        let m = &self.cpus[cpu];
+        m.busy_ns
+            + if m.state == CpuPowerState::Busy {
+                now - m.last
+            } else {
+                0
+            }
+    }
+
     pub fn total_fj(&self) -> u128 {
         self.cpus.iter().map(|c| c.energy_fj).sum::<u128>() + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
     }

@@ -25,8 +25,12 @@ pub enum EventKind {
         task: u32,
     } = 3,
     Tick = 4,
+    /// a sampling governor's timer for one cluster (ondemand, conservative)
+    GovSample {
+        cluster: u32,
+    } = 5,
     /// a time-series sample (only with --timeseries)
-    Sample = 5,
+    Sample = 6,
 }
 
 impl EventKind {
@@ -38,7 +42,8 @@ impl EventKind {
             EventKind::CpuReady { .. } => 2,
             EventKind::Wakeup { .. } => 3,
             EventKind::Tick => 4,
-            EventKind::Sample => 5,
+            EventKind::GovSample { .. } => 5,
+            EventKind::Sample => 6,
         }
     }
 }
@@ -67,8 +72,9 @@ pub struct EventQueue {
     heap: Vec<Event>,
     seq: u64,
     pub popped: u64,
-    /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, Sample)
-    pub popped_by_class: [u64; 6],
+    /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, GovSample,
+    /// Sample)
+    pub popped_by_class: [u64; 7],
     pub max_len: usize,
 }
 

@@ -251,6 +251,10 @@ pub struct Sim {
     pending_khz: Vec<u64>,
     rt_seq: u64,
     nr_exited: usize,
+    /// sampling governors: each CPU's busy time at its cluster's last sample, and when
+    gov_busy_mark: Vec<u64>,
+    gov_last_sample: Vec<u64>,
+    utils_buf_loads: Vec<u64>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -359,7 +363,11 @@ impl Sim {
                 },
             });
         }
-        let initial_opp: Vec<usize> = platform.clusters.iter().map(|c| governor.initial_opp(c)).collect();
+        let initial_opp: Vec<usize> = platform
+            .clusters
+            .iter()
+            .map(|c| governor.initial_opp(c, &knobs))
+            .collect();
         let meter = EnergyMeter::new(&platform, &initial_opp);
         let rqs = (0..n)
             .map(|cpu| Rq {
@@ -436,6 +444,9 @@ impl Sim {
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
             nr_exited: 0,
+            gov_busy_mark: vec![0; n],
+            gov_last_sample: vec![0; nclusters],
+            utils_buf_loads: Vec::new(),
         };
         for cpu in 0..n {
             sim.enter_idle(cpu);
@@ -450,6 +461,11 @@ impl Sim {
             sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
         sim.events.push(0, EventKind::Tick);
+        if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
+            for ci in 0..nclusters {
+                sim.events.push(first, EventKind::GovSample { cluster: ci as u32 });
+            }
+        }
         if sim.timeseries.is_some() {
             sim.events.push(0, EventKind::Sample);
         }
@@ -1310,20 +1326,55 @@ impl Sim {
                     .update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
                 self.utils_buf = buf;
                 if let Some(khz) = r {
-                    let lat = self.knobs.derived.transition_latency_ns;
-                    let cs = &mut self.clusters[ci];
-                    cs.gen = cs.gen.wrapping_add(1);
-                    let gen = cs.gen;
-                    self.pending_khz[ci] = khz;
-                    self.events.push(
-                        self.now + lat,
-                        EventKind::FreqCommit {
-                            cluster: ci as u32,
-                            gen,
-                        },
-                    );
+                    self.commit_freq(ci, khz);
                 }
             }
+        }
+    }
+
+    /// __cpufreq_driver_target(): the new frequency takes effect after the transition
+    /// latency; a later commit supersedes a pending one.
+    fn commit_freq(&mut self, ci: usize, khz: u64) {
+        let lat = self.knobs.derived.transition_latency_ns;
+        let cs = &mut self.clusters[ci];
+        cs.gen = cs.gen.wrapping_add(1);
+        let gen = cs.gen;
+        self.pending_khz[ci] = khz;
+        self.events.push(
+            self.now + lat,
+            EventKind::FreqCommit {
+                cluster: ci as u32,
+                gen,
+            },
+        );
+    }
+
+    /// A sampling governor's timer (dbs_work_handler): the busy load of each CPU of the
+    /// cluster since the last sample, as cpufreq_governor.c's dbs_update measures it
+    /// (busy = not in an idle state; leaving an idle state counts as busy here).
+    fn governor_sample(&mut self, ci: usize) {
+        let now = self.now;
+        let window = now - self.gov_last_sample[ci];
+        self.gov_last_sample[ci] = now;
+        let mut loads = std::mem::take(&mut self.utils_buf_loads);
+        loads.clear();
+        for &cpu in &self.platform.clusters[ci].cpus {
+            let busy = self.meter.busy_ns_at(cpu, now);
+            let delta = busy - self.gov_busy_mark[cpu];
+            self.gov_busy_mark[cpu] = busy;
+            loads.push(if window > 0 { 100 * delta / window } else { 0 });
+        }
+        let cur = self.platform.clusters[ci].opps[self.clusters[ci].opp].khz;
+        let (target, next) = self
+            .governor
+            .sample(ci, &self.platform.clusters[ci], &loads, window, cur, &self.knobs);
+        self.utils_buf_loads = loads;
+        if let Some(khz) = target {
+            self.commit_freq(ci, khz);
+        }
+        if next != u64::MAX {
+            self.events
+                .push(now + next, EventKind::GovSample { cluster: ci as u32 });
         }
     }
 
@@ -1361,6 +1412,7 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.sched_tick(),
+            EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {
                 self.sample();
                 let period = self.knobs.derived.timeseries_period_ns;

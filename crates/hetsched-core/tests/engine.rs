@@ -434,7 +434,7 @@ fn mixed_workload(nr_cpus: usize) -> (Vec<Value>, usize) {
 
 #[test]
 fn invariants_hold_on_two_clusters() {
-    for gov in ["schedutil", "performance", "powersave"] {
+    for &(gov, _) in hetsched_core::cpufreq::GOVERNORS {
         let (tasks, timers) = mixed_workload(4);
         let mut sim = make_sim_rr5(two_cluster_platform(), tasks, timers, gov);
         let n = run_checked(&mut sim, 1 * S);
@@ -707,11 +707,11 @@ proptest! {
     fn random_periodic_sets_keep_invariants(
         gens in proptest::collection::vec(task_gen(), 1..11),
         three in any::<bool>(),
-        gov in 0usize..3,
+        gov in 0usize..hetsched_core::cpufreq::GOVERNORS.len(),
     ) {
         let (p, n) = if three { (three_cluster_platform(), 8) } else { (two_cluster_platform(), 4) };
         let tasks = gen_tasks(&gens, n);
-        let governor = ["schedutil", "performance", "powersave"][gov];
+        let governor = hetsched_core::cpufreq::GOVERNORS[gov].0;
         let mut sim = make_sim(p, tasks, gens.len(), governor);
         let t_end = 200 * MS;
         let mut events = 0u64;
@@ -918,4 +918,23 @@ fn util_est_settles_at_the_dequeued_util_of_a_periodic_task() {
         }
     }
     assert!(checked >= 9, "{checked} dequeues checked");
+}
+
+/// ondemand and conservative end to end. A CPU-bound task pinned to big CPU 2 (OPPs 1 and
+/// 2 GHz): the load of CPU 2 is 100% in every window (its idle exit, 1 µs, counts as busy).
+/// ondemand: the first sample at 8 ms (max(2 ticks, 150 µs)) asks for f_max, in effect 100
+/// µs later, so 8.1 ms at 1 GHz. conservative: 5% steps of 2 GHz from the 1 GHz request;
+/// RELATION_H keeps 1 GHz until the request reaches 2 GHz, the 10th sample at 80 ms,
+/// in effect at 80.1 ms.
+#[test]
+fn sampling_governors_ramp_a_busy_cluster_as_the_kernel_formulas_say() {
+    for (gov, at_1ghz) in [("ondemand", 8_100_000u64), ("conservative", 80_100_000)] {
+        let task = json!({"name": "hog", "cpus": [2], "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+        let mut sim = make_sim(two_cluster_platform(), vec![task], 0, gov);
+        run_checked(&mut sim, 1 * S);
+        let res = &sim.meter.cpus[2].freq_residency_ns;
+        // busy from 0: the 1-µs WFI exit at the fork counts as busy
+        assert_eq!(res[0], at_1ghz, "{gov}: time at 1 GHz");
+        assert_eq!(res[1], 1 * S - at_1ghz, "{gov}: time at 2 GHz");
+    }
 }

@@ -2,7 +2,10 @@
 //! calls `cpufreq_update_util()` (a CPU's util signal changed: enqueue, dequeue, tick,
 //! RT activity) and commits the returned frequency after the cluster's transition latency.
 
+pub mod conservative;
+pub mod ondemand;
 pub mod schedutil;
+pub mod userspace;
 
 use crate::error::{Error, Result};
 use crate::features::Knobs;
@@ -31,10 +34,64 @@ pub trait Governor: Send {
         true
     }
     /// OPP index a cluster starts at.
-    fn initial_opp(&self, cluster: &Cluster) -> usize;
+    fn initial_opp(&self, cluster: &Cluster, _knobs: &Knobs) -> usize;
     /// The cpufreq_update_util() hook for cluster `ci`; returns a new target frequency in
     /// kHz (a table frequency) when one is committed.
     fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64>;
+    /// Sampling governors (the kernel's cpufreq_governor.c "dbs" family): the delay to the
+    /// first sample of each cluster; None for governors that are not timer driven.
+    fn first_sample_ns(&self, _knobs: &Knobs) -> Option<u64> {
+        None
+    }
+    /// One sample of cluster `ci`: `loads` are the CPUs' busy percentages over `window_ns`
+    /// (dbs_update: 100 x (wall - idle) / wall). Returns the new target frequency, if any,
+    /// and the delay to the next sample.
+    fn sample(
+        &mut self,
+        _ci: usize,
+        _cluster: &Cluster,
+        _loads: &[u64],
+        _window_ns: u64,
+        _cur_khz: u64,
+        _knobs: &Knobs,
+    ) -> (Option<u64>, u64) {
+        (None, u64::MAX)
+    }
+}
+
+/// dbs sampling_rate (cpufreq_governor.c): max(2 ticks, the transition delay), unless the
+/// knob sets it (> 0).
+pub fn dbs_sampling_rate_ns(knob_us: f64, knobs: &Knobs) -> u64 {
+    if knob_us > 0.0 {
+        return (knob_us * 1000.0) as u64;
+    }
+    (2 * knobs.derived.tick_ns).max(knobs.derived.rate_limit_ns)
+}
+
+/// The lowest table frequency >= khz (CPUFREQ_RELATION_L), else the highest.
+pub fn relation_l(cluster: &Cluster, khz: u64) -> u64 {
+    cluster.opps[cluster.opp_at_least(khz)].khz
+}
+
+/// The highest table frequency <= khz (CPUFREQ_RELATION_H), else the lowest.
+pub fn relation_h(cluster: &Cluster, khz: u64) -> u64 {
+    cluster
+        .opps
+        .iter()
+        .rev()
+        .find(|o| o.khz <= khz)
+        .unwrap_or(&cluster.opps[0])
+        .khz
+}
+
+/// The table frequency closest to khz, ties to the higher (CPUFREQ_RELATION_C).
+pub fn relation_c(cluster: &Cluster, khz: u64) -> u64 {
+    let (lo, hi) = (relation_h(cluster, khz), relation_l(cluster, khz));
+    if khz.abs_diff(lo) < hi.abs_diff(khz) {
+        lo
+    } else {
+        hi
+    }
 }
 
 /// `performance`: pin to policy->max.
@@ -49,7 +106,7 @@ impl Governor for Performance {
     fn needs_util(&self) -> bool {
         false
     }
-    fn initial_opp(&self, c: &Cluster) -> usize {
+    fn initial_opp(&self, c: &Cluster, _knobs: &Knobs) -> usize {
         c.opps.len() - 1
     }
     fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[CpuUtil], _: &Knobs) -> Option<u64> {
@@ -64,7 +121,7 @@ impl Governor for Powersave {
     fn needs_util(&self) -> bool {
         false
     }
-    fn initial_opp(&self, _: &Cluster) -> usize {
+    fn initial_opp(&self, _: &Cluster, _knobs: &Knobs) -> usize {
         0
     }
     fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[CpuUtil], _: &Knobs) -> Option<u64> {
@@ -79,11 +136,26 @@ pub const GOVERNORS: &[(&str, &str)] = &[
     ),
     ("performance", "every cluster at its highest OPP"),
     ("powersave", "every cluster at its lowest OPP"),
+    (
+        "ondemand",
+        "sampled busy load: above up_threshold -> f_max, else proportional (drivers/cpufreq/cpufreq_ondemand.c)",
+    ),
+    (
+        "conservative",
+        "sampled busy load: one freq_step up above up_threshold, down below down_threshold (cpufreq_conservative.c)",
+    ),
+    (
+        "userspace",
+        "a fixed frequency, userspace.khz, resolved per cluster (cpufreq_userspace.c)",
+    ),
 ];
 
 pub fn make_governor(name: &str, nr_clusters: usize) -> Result<Box<dyn Governor>> {
     match name {
         "schedutil" => Ok(Box::new(schedutil::Schedutil::new(nr_clusters))),
+        "ondemand" => Ok(Box::new(ondemand::Ondemand::new(nr_clusters))),
+        "conservative" => Ok(Box::new(conservative::Conservative::new(nr_clusters))),
+        "userspace" => Ok(Box::new(userspace::Userspace)),
         "performance" => Ok(Box::new(Performance)),
         "powersave" => Ok(Box::new(Powersave)),
         _ => Err(Error::Unknown {

@@ -66,7 +66,7 @@ impl Governor for Schedutil {
         "schedutil"
     }
 
-    fn initial_opp(&self, _: &Cluster) -> usize {
+    fn initial_opp(&self, _: &Cluster, _knobs: &Knobs) -> usize {
         0
     }
 
