@@ -1362,7 +1362,7 @@ impl Sim {
             let busy = self.meter.busy_ns_at(cpu, now);
             let delta = busy - self.gov_busy_mark[cpu];
             self.gov_busy_mark[cpu] = busy;
-            loads.push(if window > 0 { 100 * delta / window } else { 0 });
+            loads.push((100 * delta).checked_div(window).unwrap_or(0));
         }
         let cur = self.platform.clusters[ci].opps[self.clusters[ci].opp].khz;
         let (target, next) = self
