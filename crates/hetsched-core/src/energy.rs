@@ -213,6 +213,23 @@ impl EnergyMeter {
             }
     }
 
+    /// Σ over OPPs of (busy ns at that OPP × its kHz) of a CPU up to `now`, without
+    /// accounting anything: the frequency-weighted busy time interactive measures.
+    pub fn busy_khz_ns_at(&self, p: &Platform, cpu: usize, now: u64) -> u128 {
+        let m = &self.cpus[cpu];
+        let c = p.cluster_of(cpu);
+        let mut s: u128 = m
+            .freq_residency_ns
+            .iter()
+            .zip(&c.opps)
+            .map(|(&ns, o)| ns as u128 * o.khz as u128)
+            .sum();
+        if m.state == CpuPowerState::Busy {
+            s += (now - m.last) as u128 * c.opps[self.clusters[p.cpu_cluster[cpu]].opp].khz as u128;
+        }
+        s
+    }
+
     pub fn total_fj(&self) -> u128 {
         self.cpus.iter().map(|c| c.energy_fj).sum::<u128>() + self.clusters.iter().map(|c| c.energy_fj).sum::<u128>()
     }

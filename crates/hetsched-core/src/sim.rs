@@ -254,7 +254,7 @@ pub struct Sim {
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
     gov_busy_mark: Vec<u64>,
     gov_last_sample: Vec<u64>,
-    utils_buf_loads: Vec<u64>,
+    gov_speed_mark: Vec<u128>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -446,7 +446,7 @@ impl Sim {
             nr_exited: 0,
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
-            utils_buf_loads: Vec::new(),
+            gov_speed_mark: vec![0; n],
         };
         for cpu in 0..n {
             sim.enter_idle(cpu);
@@ -1356,19 +1356,28 @@ impl Sim {
         let now = self.now;
         let window = now - self.gov_last_sample[ci];
         self.gov_last_sample[ci] = now;
-        let mut loads = std::mem::take(&mut self.utils_buf_loads);
-        loads.clear();
+        let mut loads = Vec::with_capacity(self.platform.clusters[ci].cpus.len());
+        let mut loadadj = Vec::with_capacity(loads.capacity());
         for &cpu in &self.platform.clusters[ci].cpus {
             let busy = self.meter.busy_ns_at(cpu, now);
             let delta = busy - self.gov_busy_mark[cpu];
             self.gov_busy_mark[cpu] = busy;
             loads.push((100 * delta).checked_div(window).unwrap_or(0));
+            let speed = self.meter.busy_khz_ns_at(&self.platform, cpu, now);
+            let dspeed = speed - self.gov_speed_mark[cpu];
+            self.gov_speed_mark[cpu] = speed;
+            loadadj.push((100 * dspeed).checked_div(window as u128).unwrap_or(0) as u64);
         }
         let cur = self.platform.clusters[ci].opps[self.clusters[ci].opp].khz;
-        let (target, next) = self
-            .governor
-            .sample(ci, &self.platform.clusters[ci], &loads, window, cur, &self.knobs);
-        self.utils_buf_loads = loads;
+        let (target, next) = self.governor.sample(
+            ci,
+            &self.platform.clusters[ci],
+            &loads,
+            &loadadj,
+            window,
+            cur,
+            &self.knobs,
+        );
         if let Some(khz) = target {
             self.commit_freq(ci, khz);
         }

@@ -925,10 +925,15 @@ fn util_est_settles_at_the_dequeued_util_of_a_periodic_task() {
 /// ondemand: the first sample at 8 ms (max(2 ticks, 150 µs)) asks for f_max, in effect 100
 /// µs later, so 8.1 ms at 1 GHz. conservative: 5% steps of 2 GHz from the 1 GHz request;
 /// RELATION_H keeps 1 GHz until the request reaches 2 GHz, the 10th sample at 80 ms,
-/// in effect at 80.1 ms.
+/// in effect at 80.1 ms. interactive: the first timer at 20 ms sees load 100 >= 99 and
+/// jumps to hispeed_freq (f_max), in effect at 20.1 ms.
 #[test]
 fn sampling_governors_ramp_a_busy_cluster_as_the_kernel_formulas_say() {
-    for (gov, at_1ghz) in [("ondemand", 8_100_000u64), ("conservative", 80_100_000)] {
+    for (gov, at_1ghz) in [
+        ("ondemand", 8_100_000u64),
+        ("conservative", 80_100_000),
+        ("interactive", 20_100_000),
+    ] {
         let task = json!({"name": "hog", "cpus": [2], "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
         let mut sim = make_sim(two_cluster_platform(), vec![task], 0, gov);
         run_checked(&mut sim, 1 * S);

@@ -59,6 +59,7 @@ impl Governor for Conservative {
         ci: usize,
         cluster: &Cluster,
         loads: &[u64],
+        _loadadj: &[u64],
         window_ns: u64,
         cur_khz: u64,
         knobs: &Knobs,
@@ -116,21 +117,27 @@ mod tests {
         let knobs = Knobs::default();
         let mut g = Conservative::new(2);
         // from 1 GHz, load 90 > 80: requested 1.1 GHz -> RELATION_H -> 1 GHz (no change)
-        assert_eq!(g.sample(1, big, &[90], 8_000_000, 1_000_000, &knobs), (None, 8_000_000));
+        assert_eq!(
+            g.sample(1, big, &[90], &[], 8_000_000, 1_000_000, &knobs),
+            (None, 8_000_000)
+        );
         // ten steps later the request reaches 2 GHz
         let mut last = None;
         for _ in 0..9 {
-            last = g.sample(1, big, &[90], 8_000_000, 1_000_000, &knobs).0;
+            last = g.sample(1, big, &[90], &[], 8_000_000, 1_000_000, &knobs).0;
         }
         assert_eq!(last, Some(2_000_000));
         // load 50: between the thresholds, no change
-        assert_eq!(g.sample(1, big, &[50], 8_000_000, 2_000_000, &knobs).0, None);
+        assert_eq!(g.sample(1, big, &[50], &[], 8_000_000, 2_000_000, &knobs).0, None);
         // load 10 < 20: requested 1.9 GHz -> RELATION_L -> 2 GHz (no change), then down
-        assert_eq!(g.sample(1, big, &[10], 8_000_000, 2_000_000, &knobs).0, None);
+        assert_eq!(g.sample(1, big, &[10], &[], 8_000_000, 2_000_000, &knobs).0, None);
         for _ in 0..8 {
-            g.sample(1, big, &[10], 8_000_000, 2_000_000, &knobs);
+            g.sample(1, big, &[10], &[], 8_000_000, 2_000_000, &knobs);
         }
         // requested now 1.0 GHz
-        assert_eq!(g.sample(1, big, &[10], 8_000_000, 2_000_000, &knobs).0, Some(1_000_000));
+        assert_eq!(
+            g.sample(1, big, &[10], &[], 8_000_000, 2_000_000, &knobs).0,
+            Some(1_000_000)
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! RT activity) and commits the returned frequency after the cluster's transition latency.
 
 pub mod conservative;
+pub mod interactive;
 pub mod ondemand;
 pub mod schedutil;
 pub mod userspace;
@@ -44,13 +45,16 @@ pub trait Governor: Send {
         None
     }
     /// One sample of cluster `ci`: `loads` are the CPUs' busy percentages over `window_ns`
-    /// (dbs_update: 100 x (wall - idle) / wall). Returns the new target frequency, if any,
-    /// and the delay to the next sample.
+    /// (dbs_update: 100 x (wall - idle) / wall), `loadadj` the same weighted by the
+    /// frequency each busy ns ran at, in % x kHz (interactive's cputime_speedadj x 100 /
+    /// Δt). Returns the new target frequency, if any, and the delay to the next sample.
+    #[allow(clippy::too_many_arguments)]
     fn sample(
         &mut self,
         _ci: usize,
         _cluster: &Cluster,
         _loads: &[u64],
+        _loadadj: &[u64],
         _window_ns: u64,
         _cur_khz: u64,
         _knobs: &Knobs,
@@ -148,6 +152,10 @@ pub const GOVERNORS: &[(&str, &str)] = &[
         "userspace",
         "a fixed frequency, userspace.khz, resolved per cluster (cpufreq_userspace.c)",
     ),
+    (
+        "interactive",
+        "Android's: speed-adjusted load against target_load, hispeed jump, min_sample_time hold (cpufreq_interactive.c)",
+    ),
 ];
 
 pub fn make_governor(name: &str, nr_clusters: usize) -> Result<Box<dyn Governor>> {
@@ -156,6 +164,7 @@ pub fn make_governor(name: &str, nr_clusters: usize) -> Result<Box<dyn Governor>
         "ondemand" => Ok(Box::new(ondemand::Ondemand::new(nr_clusters))),
         "conservative" => Ok(Box::new(conservative::Conservative::new(nr_clusters))),
         "userspace" => Ok(Box::new(userspace::Userspace)),
+        "interactive" => Ok(Box::new(interactive::Interactive::new(nr_clusters))),
         "performance" => Ok(Box::new(Performance)),
         "powersave" => Ok(Box::new(Powersave)),
         _ => Err(Error::Unknown {

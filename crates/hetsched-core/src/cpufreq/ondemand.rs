@@ -86,6 +86,7 @@ impl Governor for Ondemand {
         ci: usize,
         cluster: &Cluster,
         loads: &[u64],
+        _loadadj: &[u64],
         window_ns: u64,
         cur_khz: u64,
         knobs: &Knobs,
@@ -123,31 +124,31 @@ mod tests {
         let mut g = Ondemand::new(2);
         // max load 96 > 95: f_max
         assert_eq!(
-            g.sample(1, big, &[10, 96], 8_000_000, 1_000_000, &knobs),
+            g.sample(1, big, &[10, 96], &[], 8_000_000, 1_000_000, &knobs),
             (Some(2_000_000), 8_000_000)
         );
         // load 40: 1 GHz + 0.4 x 1 GHz = 1.4 GHz -> closest OPP 1 GHz
         assert_eq!(
-            g.sample(1, big, &[40, 0], 8_000_000, 2_000_000, &knobs),
+            g.sample(1, big, &[40, 0], &[], 8_000_000, 2_000_000, &knobs),
             (Some(1_000_000), 8_000_000)
         );
         // load 60: 1.6 GHz -> closest 2 GHz; already there: no change
-        assert_eq!(g.sample(1, big, &[60, 0], 8_000_000, 2_000_000, &knobs).0, None);
+        assert_eq!(g.sample(1, big, &[60, 0], &[], 8_000_000, 2_000_000, &knobs).0, None);
         // sampling_down_factor 4 applies on the way up to f_max
         knobs.set("ondemand.sampling_down_factor", 4.0).unwrap();
         assert_eq!(
-            g.sample(1, big, &[99, 0], 8_000_000, 1_000_000, &knobs),
+            g.sample(1, big, &[99, 0], &[], 8_000_000, 1_000_000, &knobs),
             (Some(2_000_000), 32_000_000)
         );
         // a window of over two periods reuses the previous load once (99 on CPU 0)
         assert_eq!(
-            g.sample(1, big, &[0, 0], 32_000_000, 2_000_000, &knobs),
+            g.sample(1, big, &[0, 0], &[], 32_000_000, 2_000_000, &knobs),
             (None, 32_000_000)
         );
         // up_threshold 80 (the non-micro-accounting default)
         knobs.set("ondemand.up_threshold", 80.0).unwrap();
         assert_eq!(
-            g.sample(1, big, &[85, 0], 8_000_000, 1_000_000, &knobs).0,
+            g.sample(1, big, &[85, 0], &[], 8_000_000, 1_000_000, &knobs).0,
             Some(2_000_000)
         );
     }
