@@ -268,7 +268,7 @@ def test_compare_without_arguments_prints_a_table(tools):
 
 def test_compare_writes_csv_and_json(tmp_path, tools):
     out = tmp_path / "cmp"
-    proc = tools.run_cli(["compare", "--platform", "juno-r0", "--workload", "periodic:n=6,util=0.3",
+    proc = tools.run_cli(["compare", "--platform", "juno-r0", "--workload", "periodic:n=6,util=0.3", "--scheduler", "cfs",
                           "--governor", "performance", "--governor", "powersave", "--duration", "0.4",
                           "--seeds", "2", "--out", out])
     assert proc.returncode == 0, proc.stderr

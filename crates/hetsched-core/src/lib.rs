@@ -5,6 +5,7 @@
 pub mod balance;
 pub mod cpufreq;
 pub mod energy;
+pub mod energy_model;
 pub mod error;
 pub mod event;
 pub mod fair;

@@ -2,6 +2,7 @@
 //! sched_class). The kernel-faithful EAS path (find_energy_efficient_cpu, select_idle_sibling,
 //! cpupri fitness) is a later policy; this module holds the interface and the baseline.
 
+use crate::energy_model::{EnergyModel, FeecInput};
 use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
@@ -17,6 +18,10 @@ pub trait Placement: Send {
     fn name(&self) -> &'static str;
     /// Returns the CPU the task is enqueued on; must be in the task's affinity.
     fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize;
+    /// Statistics for result.json's counters.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// The baseline of issue 2: for a fair task, prev_cpu if it is idle and the task fits it
@@ -74,7 +79,117 @@ pub fn fits_capacity(util: u64, capacity: u64) -> bool {
     util * 1280 < capacity * 1024
 }
 
-pub const SCHEDULERS: &[(&str, &str)] = &[(
-    "cfs",
-    "CFS fair class + RT class; baseline placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded) and a simple pull balancer",
-)];
+/// EAS on the wakeup path (select_task_rq_fair, v6.12): while the root domain is not
+/// overutilized, a waking fair task goes where find_energy_efficient_cpu() says; otherwise,
+/// and for new tasks and RT tasks, the baseline's capacity-aware idle search decides
+/// (the kernel's select_idle_sibling/select_idle_capacity is a later refinement).
+pub struct Eas {
+    em: EnergyModel,
+    inp: FeecInput,
+    baseline: Baseline,
+    pub feec_calls: u64,
+    pub feec_moves: u64,
+}
+
+impl Eas {
+    pub fn new(em: EnergyModel) -> Self {
+        Eas {
+            em,
+            inp: FeecInput::default(),
+            baseline: Baseline,
+            feec_calls: 0,
+            feec_moves: 0,
+        }
+    }
+
+    fn fill(&mut self, v: &SchedView, p: TaskId, prev: usize) {
+        let n = v.nr_cpus();
+        let inp = &mut self.inp;
+        inp.util_avg.clear();
+        inp.runnable_avg.clear();
+        inp.util_est.clear();
+        inp.util_rt.clear();
+        inp.rt_runnable.clear();
+        inp.capacity_orig.clear();
+        inp.capacity.clear();
+        for c in 0..n {
+            let rq = &v.rqs[c];
+            inp.util_avg.push(rq.cfs.avg.util_avg);
+            inp.runnable_avg.push(rq.cfs.avg.runnable_avg);
+            inp.util_est.push(rq.cfs.util_est);
+            inp.util_rt.push(rq.avg_rt.util_avg);
+            inp.rt_runnable.push(!rq.rt_queue.is_empty());
+            inp.capacity_orig.push(v.capacity_orig(c));
+            inp.capacity.push(v.capacity_of(c));
+        }
+        let t = &v.tasks[p as usize];
+        inp.task_util = t.se.avg.util_avg;
+        inp.task_ewma = t.se.avg.ewma();
+        inp.task_queued = false;
+        inp.prev_cpu = prev;
+        inp.allowed = t.allowed;
+    }
+}
+
+impl Placement for Eas {
+    fn name(&self) -> &'static str {
+        "eas"
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
+            self.fill(v, p, prev_cpu);
+            let r = self.em.find_energy_efficient_cpu(&self.inp);
+            self.feec_calls += 1;
+            if r.cpu != prev_cpu {
+                self.feec_moves += 1;
+            }
+            return r.cpu;
+        }
+        self.baseline.select_task_rq(v, p, prev_cpu, kind)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("feec_calls", self.feec_calls), ("feec_moves", self.feec_moves)]
+    }
+}
+
+/// The placement of a scheduler, and for `eas` whether EAS can run on this platform and
+/// governor (sched_is_eas_possible: asymmetric CPU capacities and schedutil everywhere;
+/// otherwise the kernel runs without it, and so does the engine, saying why).
+pub fn make_placement(
+    scheduler: &str,
+    platform: &crate::platform::Platform,
+    governor: &str,
+) -> (Box<dyn Placement>, Option<std::result::Result<(), String>>) {
+    if scheduler != "eas" {
+        return (Box::new(Baseline), None);
+    }
+    let em = EnergyModel::from_platform(platform);
+    if !em.asymmetric() {
+        return (
+            Box::new(Baseline),
+            Some(Err(
+                "no asymmetric CPU capacities (no SD_ASYM_CPUCAPACITY domain)".into()
+            )),
+        );
+    }
+    if governor != "schedutil" {
+        return (
+            Box::new(Baseline),
+            Some(Err(format!("the governor is {governor}, EAS needs schedutil"))),
+        );
+    }
+    (Box::new(Eas::new(em)), Some(Ok(())))
+}
+
+pub const SCHEDULERS: &[(&str, &str)] = &[
+    (
+        "cfs",
+        "CFS fair class + RT class; baseline placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded) and a simple pull balancer",
+    ),
+    (
+        "eas",
+        "cfs plus Energy Aware Scheduling on wakeup: find_energy_efficient_cpu (v6.12) while the root domain is not overutilized",
+    ),
+];

@@ -133,6 +133,9 @@ impl Sim {
                 "freq_changes": c.freq_changes,
                 "balance_attempts": c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts,
                 "balance_successes": c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes,
+                "overutilized_set": c.overutilized_set,
+                "feec_calls": self.placement_counter("feec_calls"),
+                "feec_moves": self.placement_counter("feec_moves"),
                 "misfit_balance_attempts": c.misfit_balance.attempts,
                 "misfit_balance_successes": c.misfit_balance.successes,
                 "periodic_balance_attempts": c.balance.attempts,
@@ -149,6 +152,11 @@ impl Sim {
                 "wakeup_latency_us_p50": percentile(&all_lat, 0.5) as f64 / 1e3,
                 "wakeup_latency_us_p99": percentile(&all_lat, 0.99) as f64 / 1e3,
                 "wakeup_latency_us_max": all_lat.last().copied().unwrap_or(0) as f64 / 1e3,
+            },
+            "eas": match &self.eas_status {
+                None => Value::Null,
+                Some(Ok(())) => json!({"enabled": true}),
+                Some(Err(why)) => json!({"enabled": false, "reason": why}),
             },
             "policy": {
                 "placement": self.placement_name(),

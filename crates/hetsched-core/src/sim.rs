@@ -16,7 +16,7 @@ use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTu
 use crate::features::{Knob, Knobs};
 use crate::idle::select_idle_state;
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
-use crate::placement::{Baseline, Placement, WakeKind, SCHEDULERS};
+use crate::placement::{Placement, WakeKind, SCHEDULERS};
 use crate::platform::Platform;
 use crate::rt::RtRq;
 use crate::sorted_vec::SortedVec;
@@ -146,6 +146,8 @@ pub struct SchedView<'a> {
     pub rqs: &'a [Rq],
     pub tasks: &'a [Task],
     pub knobs: &'a Knobs,
+    /// rd->overutilized
+    pub overutilized: bool,
 }
 
 impl<'a> SchedView<'a> {
@@ -169,6 +171,17 @@ impl<'a> SchedView<'a> {
     pub fn task_util_est(&self, p: TaskId) -> u64 {
         let a = &self.tasks[p as usize].se.avg;
         a.util_avg.max(a.ewma())
+    }
+    /// capacity_of(): capacity_orig less the RT pressure (scale_rt_capacity without IRQ
+    /// or DL), at least 1.
+    pub fn capacity_of(&self, cpu: usize) -> u64 {
+        self.capacity_orig(cpu)
+            .saturating_sub(self.rqs[cpu].avg_rt.util_avg)
+            .max(1)
+    }
+    /// cpu_overutilized(): the CPU's CFS util does not fit its capacity.
+    pub fn cpu_overutilized(&self, cpu: usize) -> bool {
+        !crate::placement::fits_capacity(self.cpu_util_cfs(cpu), self.capacity_of(cpu))
     }
     /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
     pub fn rq_prio_level(&self, cpu: usize) -> u32 {
@@ -214,6 +227,8 @@ pub struct Counters {
     pub balance: BalanceStats,
     pub newidle_balance: BalanceStats,
     pub misfit_balance: BalanceStats,
+    /// times rd->overutilized was set
+    pub overutilized_set: u64,
 }
 
 struct ClusterState {
@@ -255,6 +270,10 @@ pub struct Sim {
     gov_busy_mark: Vec<u64>,
     gov_last_sample: Vec<u64>,
     gov_speed_mark: Vec<u128>,
+    /// rd->overutilized (meaningful with EAS)
+    pub overutilized: bool,
+    /// whether EAS runs, and if not, why (sched_is_eas_possible)
+    pub eas_status: Option<std::result::Result<(), String>>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -285,6 +304,7 @@ macro_rules! view {
             rqs: &$s.rqs,
             tasks: &$s.tasks,
             knobs: &$s.knobs,
+            overutilized: $s.overutilized,
         }
     };
 }
@@ -306,6 +326,7 @@ impl Sim {
             });
         }
         let nclusters = platform.clusters.len();
+        let (placement, eas_status) = crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor);
         let governor = make_governor(&policy.governor, nclusters)?;
         let n = platform.nr_cpus();
         let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -427,7 +448,7 @@ impl Sim {
             rqs,
             clusters,
             governor,
-            placement: Box::new(Baseline),
+            placement,
             balancer,
             meter,
             trace,
@@ -447,6 +468,8 @@ impl Sim {
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
+            overutilized: false,
+            eas_status,
         };
         for cpu in 0..n {
             sim.enter_idle(cpu);
@@ -673,6 +696,18 @@ impl Sim {
         task.se.on_rq = true;
         rq.cfs.timeline.insert((task.se.vruntime, t));
         self.mark_cpufreq(cpu);
+        if !initial {
+            self.check_overutilized(cpu);
+        }
+    }
+
+    /// check_update_overutilized_status(): set rd->overutilized if this CPU is; it is
+    /// cleared only by the load balancer's statistics pass.
+    fn check_overutilized(&mut self, cpu: usize) {
+        if self.eas_status == Some(Ok(())) && !self.overutilized && self.view().cpu_overutilized(cpu) {
+            self.overutilized = true;
+            self.counters.overutilized_set += 1;
+        }
     }
 
     /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
@@ -727,9 +762,26 @@ impl Sim {
         if task.is_rt() {
             return;
         }
-        let cfs = &mut self.rqs[src].cfs;
-        // sync_entity_load_avg(): decay the blocked task to the cfs_rq's last update
-        let lut = cfs.avg.last_update_time;
+        let src_idle = self.rqs[src].curr.is_none() && self.rqs[src].waking_until.is_none();
+        if src_idle {
+            self.update_rq_clock(src);
+        }
+        let task = &mut self.tasks[t as usize];
+        let rq = &mut self.rqs[src];
+        // sync_entity_load_avg(): decay the blocked task to the cfs_rq's last update. If the
+        // source CPU is idle its signals are not being updated, so migrate_se_pelt_lag()
+        // decays the task further, to the PELT time the CPU would have now (its clock_pelt
+        // at idle entry plus the time idle since: here the clock less lost_idle_time). The
+        // engine decays the idle cfs_rq's blocked load to that time too before subtracting,
+        // so the task's share leaves no residue (the kernel subtracts the removed load at
+        // the cfs_rq's next update, before decaying it, and the residue decays away).
+        let mut lut = rq.cfs.avg.last_update_time;
+        if src_idle {
+            lut = lut.max(rq.pelt_now());
+            let (w, nr) = (rq.cfs.load_weight, rq.cfs.nr_running as u64);
+            rq.cfs.avg.update(lut, w, nr, false, 1);
+        }
+        let cfs = &mut rq.cfs;
         task.se.avg.update(lut, 0, 0, false, task.se.weight);
         pelt::detach_entity_load_avg(&mut cfs.avg, &task.se.avg, task.se.weight);
         task.se.avg.last_update_time = 0;
@@ -1233,6 +1285,7 @@ impl Sim {
                 } else {
                     self.update_load_avg(cpu, Some(t), false);
                     self.update_rt_avg(cpu);
+                    self.check_overutilized(cpu);
                     if self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
                     }
@@ -1248,6 +1301,11 @@ impl Sim {
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
             // asleep.
             if now >= self.rqs[cpu].next_balance && (busy || nohz_kick) {
+                // update_sd_lb_stats() at the root domain recomputes rd->overutilized
+                if self.eas_status == Some(Ok(())) {
+                    let v = self.view();
+                    self.overutilized = (0..n).any(|c| v.cpu_overutilized(c));
+                }
                 let idle = self.view().idle_cpu(cpu);
                 let mut stats = self.counters.balance;
                 let m = self.balancer.balance(&view!(self), cpu, idle, &mut stats);
@@ -1518,6 +1576,14 @@ impl Sim {
 
     pub fn balancer_name(&self) -> &'static str {
         self.balancer.name()
+    }
+    pub fn placement_counter(&self, name: &str) -> u64 {
+        self.placement
+            .counters()
+            .into_iter()
+            .find(|c| c.0 == name)
+            .map(|c| c.1)
+            .unwrap_or(0)
     }
     pub fn placement_name(&self) -> &'static str {
         self.placement.name()
