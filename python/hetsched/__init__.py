@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Simulation",
+    "EnergyModel",
     "Result",
     "run",
     "knob_table",
@@ -28,6 +29,10 @@ __all__ = [
 def __getattr__(name: str):
     # The native engine is imported on first use, so that platform and workload loading
     # work (and are testable) without it.
+    if name == "EnergyModel":
+        from hetsched.energy_model import EnergyModel
+
+        return EnergyModel
     if name in ("Simulation", "Result", "run", "knob_table"):
         from hetsched import sim
 

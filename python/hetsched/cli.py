@@ -287,6 +287,23 @@ def platforms_show(name: str = typer.Argument(..., help="platform name or JSON p
 
 
 @app.command()
+def em(platform: str = typer.Argument("gs101", help="platform name or JSON path")):
+    """The Energy Model EAS uses: perf domains in rd->pd order, each state's performance,
+    power and cost (10 x power / performance, v6.12), and the inefficient states."""
+    from hetsched.energy_model import EnergyModel
+
+    model = EnergyModel.from_platform(platform)
+    for d in model.domains():
+        t = Table(title=f"perf domain CPUs {d['cpus']} (capacity {d['capacity']})")
+        for col in ("kHz", "performance", "power µW", "cost", ""):
+            t.add_column(col, justify="right")
+        for st in d["states"]:
+            t.add_row(str(st["khz"]), str(st["performance"]), str(st["power_uw"]), str(st["cost"]),
+                      "inefficient (skipped)" if st["inefficient"] else "")
+        console.print(t)
+
+
+@app.command()
 def knobs():
     """Every knob: kernel name, default, range, unit and source."""
     from hetsched.sim import knob_table

@@ -17,6 +17,9 @@
 use crate::error::{config, Result};
 use crate::platform::Platform;
 
+/// One perf domain as a plain table: its CPUs and its (performance, power µW) states.
+pub type DomainTable = (Vec<usize>, Vec<(u64, u64)>);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PerfState {
     pub khz: u64,
@@ -79,7 +82,7 @@ impl EnergyModel {
 
     /// A model from plain (performance, power) tables: the `EnergyModel.from_table` of the
     /// Python API. A pd's capacity is its top performance.
-    pub fn from_table(domains: &[(Vec<usize>, Vec<(u64, u64)>)]) -> Result<EnergyModel> {
+    pub fn from_table(domains: &[DomainTable]) -> Result<EnergyModel> {
         let mut doms = Vec::new();
         let mut seen = Vec::new();
         for (i, (cpus, opps)) in domains.iter().enumerate() {
@@ -344,6 +347,25 @@ impl EnergyModel {
             || (best_fits < 0 && best_cap > prev_cap);
         out.cpu = if take_best { best } else { prev };
         out
+    }
+
+    /// The energy of every pd without the task (compute_energy with no destination): the
+    /// base that the candidates' deltas of `find_energy_efficient_cpu` add to.
+    pub fn energy_without_task(&self, inp: &FeecInput) -> u64 {
+        let task_busy = inp.task_util_est();
+        self.pds
+            .iter()
+            .map(|pd| {
+                let pd_cap = pd.capacity_orig * pd.cpus.len() as u64;
+                let pd_busy = pd
+                    .cpus
+                    .iter()
+                    .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
+                    .sum::<u64>()
+                    .min(pd_cap);
+                compute_energy(pd, inp, None, pd_busy, task_busy)
+            })
+            .sum()
     }
 
     /// The energy of a whole placement: every pd at the state its max util (with the 1.25

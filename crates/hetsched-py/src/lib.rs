@@ -3,7 +3,8 @@
 //! and a Rust panic is caught here and raised as `EnginePanic` with its message: no panic
 //! crosses the FFI boundary.
 
-use hetsched_core::{features::KNOBS, Error, Sim};
+use hetsched_core::energy_model::{map_util_perf, EnergyModel, FeecInput};
+use hetsched_core::{features::KNOBS, Error, Platform, Sim};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -152,6 +153,116 @@ impl Engine {
     }
 }
 
+/// The Energy Model of a platform or of plain tables, with the kernel's energy estimate
+/// and EAS's choice for what-if questions (hetsched.EnergyModel wraps it).
+#[pyclass(module = "hetsched._engine", name = "EnergyModel")]
+struct PyEnergyModel {
+    em: EnergyModel,
+}
+
+fn headroom_fn(headroom: f64) -> impl Fn(u64) -> u64 {
+    move |u: u64| {
+        if headroom == 1.25 {
+            map_util_perf(u)
+        } else {
+            (u as f64 * headroom) as u64
+        }
+    }
+}
+
+#[pymethods]
+impl PyEnergyModel {
+    #[staticmethod]
+    fn from_platform_json(platform_json: &str) -> PyResult<Self> {
+        let p = Platform::from_json(platform_json).map_err(to_py)?;
+        Ok(PyEnergyModel {
+            em: EnergyModel::from_platform(&p),
+        })
+    }
+
+    /// domains: [(cpus, [(capacity, power_uw), ...]), ...]
+    #[staticmethod]
+    fn from_table(domains: Vec<(Vec<usize>, Vec<(u64, u64)>)>) -> PyResult<Self> {
+        Ok(PyEnergyModel {
+            em: EnergyModel::from_table(&domains).map_err(to_py)?,
+        })
+    }
+
+    #[getter]
+    fn nr_cpus(&self) -> usize {
+        self.em.cpu_pd.len()
+    }
+
+    /// Perf domains in rd->pd order: (cpus, capacity, [(khz, performance, power_uw, cost,
+    /// inefficient), ...]).
+    fn domains(&self) -> Vec<(Vec<usize>, u64, Vec<(u64, u64, u64, u64, bool)>)> {
+        self.em
+            .pds
+            .iter()
+            .map(|pd| {
+                let st = pd
+                    .states
+                    .iter()
+                    .map(|s| (s.khz, s.performance, s.power_uw, s.cost, s.inefficient))
+                    .collect();
+                (pd.cpus.clone(), pd.capacity_orig, st)
+            })
+            .collect()
+    }
+
+    /// (total, [energy per pd in rd->pd order]) for these CPU utils.
+    fn compute_energy(&self, cpu_utils: Vec<u64>, headroom: f64) -> PyResult<(u64, Vec<u64>)> {
+        if cpu_utils.len() != self.em.cpu_pd.len() {
+            return Err(EngineInputError::new_err(format!(
+                "cpu_utils: expected {} values (one per CPU), got {}",
+                self.em.cpu_pd.len(),
+                cpu_utils.len()
+            )));
+        }
+        Ok(self.em.compute_energy(&cpu_utils, headroom_fn(headroom)))
+    }
+
+    /// feec for a task of util `task_util` last run on `prev_cpu`, `cpu_utils` being the
+    /// CPUs' utils without it: (cpu, [(candidate, energy of the whole system with the task
+    /// there)]).
+    fn find_energy_efficient_cpu(
+        &self,
+        cpu_utils: Vec<u64>,
+        task_util: u64,
+        prev_cpu: usize,
+    ) -> PyResult<(usize, Vec<(usize, u64)>)> {
+        let n = self.em.cpu_pd.len();
+        let capacities: Vec<u64> = (0..n).map(|c| self.em.pds[self.em.cpu_pd[c]].capacity_orig).collect();
+        if cpu_utils.len() != n || prev_cpu >= n {
+            return Err(EngineInputError::new_err(format!(
+                "cpu_utils: expected {n} values and prev_cpu below {n}"
+            )));
+        }
+        let util_avg: Vec<u64> = cpu_utils
+            .iter()
+            .enumerate()
+            .map(|(c, &u)| u + if c == prev_cpu { task_util } else { 0 })
+            .collect();
+        let inp = FeecInput {
+            runnable_avg: util_avg.clone(),
+            util_avg,
+            util_est: vec![0; n],
+            util_rt: vec![0; n],
+            rt_runnable: vec![false; n],
+            capacity: capacities.clone(),
+            capacity_orig: capacities,
+            task_util,
+            task_ewma: task_util,
+            task_queued: false,
+            prev_cpu,
+            allowed: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+        };
+        let r = self.em.find_energy_efficient_cpu(&inp);
+        let base = self.em.energy_without_task(&inp);
+        Ok((r.cpu, r.candidates.into_iter().map(|(c, d)| (c, base + d)).collect()))
+    }
+}
+
 /// The knob table: name, default, min, max, unit, source, description.
 #[pyfunction]
 fn knobs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
@@ -190,6 +301,7 @@ fn _panic_for_test() -> PyResult<()> {
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Engine>()?;
+    m.add_class::<PyEnergyModel>()?;
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(governors, m)?)?;

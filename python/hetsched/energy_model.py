@@ -1,0 +1,94 @@
+"""The Energy Model API: the kernel's energy estimate and EAS's choice, for what-if
+questions, computed by the engine's own code (crates/hetsched-core/src/energy_model.rs).
+
+>>> from hetsched import EnergyModel
+>>> em = EnergyModel.from_table([{"cpus": [0, 1], "opps": [(256, 100), (512, 300)]},
+...                              {"cpus": [2, 3], "opps": [(512, 400), (768, 700), (1024, 1300)]}])
+>>> em.compute_energy([100, 50, 300, 0])      # kernel units: cost x util, summed over pds
+2550
+>>> em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=100, prev_cpu=3)
+(0, {3: 700, 0: 300})
+
+Units are the kernel's: `em_cpu_energy()` returns `cost * sum_util` with
+`cost = 10 * power_uw / performance` (v6.12), so energies compare placements; they are not
+joules. Utils are on the 0..1024 capacity scale. The model has no idle power, like the
+kernel's.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from hetsched import _engine
+from hetsched.errors import InputError
+from hetsched.platforms import Platform, load_platform
+
+__all__ = ["EnergyModel"]
+
+
+class EnergyModel:
+    """Perf domains with their performance states, in the kernel's ``rd->pd`` order."""
+
+    def __init__(self, native: "_engine.EnergyModel"):
+        self._em = native
+
+    @classmethod
+    def from_platform(cls, platform: str | Platform) -> "EnergyModel":
+        import json
+
+        p = platform if isinstance(platform, Platform) else load_platform(platform)
+        return cls(_engine.EnergyModel.from_platform_json(json.dumps(p.to_spec())))
+
+    @classmethod
+    def from_table(cls, domains: Iterable[Mapping]) -> "EnergyModel":
+        """``[{"cpus": [0, 1], "opps": [(capacity, power_uw), ...]}, ...]``"""
+        table = []
+        for i, d in enumerate(domains):
+            try:
+                cpus = [int(c) for c in d["cpus"]]
+                opps = [(int(c), int(p)) for c, p in d["opps"]]
+            except (KeyError, TypeError, ValueError):
+                raise InputError("EnergyModel.from_table()", f"domains[{i}]",
+                                 '{"cpus": [int, ...], "opps": [(capacity, power), ...]}', got=d) from None
+            table.append((cpus, opps))
+        try:
+            return cls(_engine.EnergyModel.from_table(table))
+        except _engine.EngineInputError as e:
+            raise InputError("EnergyModel.from_table()", "domains", str(e).split("expected ", 1)[-1]) from None
+
+    @property
+    def nr_cpus(self) -> int:
+        return self._em.nr_cpus
+
+    def domains(self) -> list[dict]:
+        """Each perf domain: cpus, capacity, and its states (khz, performance, power_uw,
+        cost, inefficient)."""
+        return [{"cpus": cpus, "capacity": cap,
+                 "states": [dict(zip(("khz", "performance", "power_uw", "cost", "inefficient"), s)) for s in st]}
+                for cpus, cap, st in self._em.domains()]
+
+    def _check(self, utils: Sequence[int], what: str) -> list[int]:
+        if len(utils) != self.nr_cpus or any(not isinstance(u, int) or u < 0 for u in utils):
+            raise InputError("EnergyModel", what, f"{self.nr_cpus} non-negative integer utils, one per CPU",
+                             got=list(utils))
+        return list(utils)
+
+    def compute_energy(self, cpu_utils: Sequence[int], headroom: float = 1.25) -> int:
+        """em_cpu_energy() summed over the perf domains: each at the lowest efficient state
+        covering its max util x headroom, energy = cost x sum of its CPUs' utils."""
+        return self._em.compute_energy(self._check(cpu_utils, "cpu_utils"), float(headroom))[0]
+
+    def find_energy_efficient_cpu(self, cpu_utils: Sequence[int], task_util: int,
+                                  prev_cpu: int) -> tuple[int, dict[int, int]]:
+        """EAS's choice (find_energy_efficient_cpu, v6.12) for a waking task of util
+        ``task_util`` that last ran on ``prev_cpu``, the CPUs' utils *without* the task
+        being ``cpu_utils``. Returns the CPU and, for every candidate the kernel evaluates
+        (prev_cpu and the max-spare-capacity CPU of each perf domain, where the task
+        fits), the system's energy with the task placed there."""
+        utils = self._check(cpu_utils, "cpu_utils")
+        if not isinstance(prev_cpu, int) or not 0 <= prev_cpu < self.nr_cpus:
+            raise InputError("EnergyModel", "prev_cpu", f"a CPU number below {self.nr_cpus}", got=prev_cpu)
+        if not isinstance(task_util, int) or not 0 <= task_util <= 1024:
+            raise InputError("EnergyModel", "task_util", "an integer util in 0..1024", got=task_util)
+        cpu, cands = self._em.find_energy_efficient_cpu(utils, task_util, prev_cpu)
+        return cpu, dict(cands)

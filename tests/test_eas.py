@@ -1,0 +1,124 @@
+"""EAS (--scheduler eas) and the Energy Model API, against numbers worked out from the
+kernel's formulas (linux-eas.md §4-5) and behaviour the kernel shows on these SoCs."""
+
+import json
+
+import pytest
+
+from hetsched import EnergyModel, InputError, Simulation
+from hetsched.platforms import load_platform
+from hetsched.workloads import periodic, workload
+
+# ------------------------------------------------------------------ Energy Model API
+
+
+def two_pd_model():
+    return EnergyModel.from_table([{"cpus": [0, 1], "opps": [(256, 100), (512, 300)]},
+                                   {"cpus": [2, 3], "opps": [(512, 400), (768, 700), (1024, 1300)]}])
+
+
+def test_compute_energy_worked_example():
+    em = two_pd_model()
+    # cost = 10 * power / performance: little 3, 5; big 7, 9, 12
+    assert [[s["cost"] for s in d["states"]] for d in em.domains()] == [[7, 9, 12], [3, 5]]
+    # utils (100, 50 | 300, 0), headroom 1.25: big max 375 -> the 512 state, 7 x 300;
+    # little max 125 -> the 256 state, 3 x 150
+    assert em.compute_energy([100, 50, 300, 0]) == 7 * 300 + 3 * 150
+    # without headroom the big pd still needs the 512 state; at 2.0 it needs 768 (cost 9)
+    assert em.compute_energy([100, 50, 300, 0], headroom=1.0) == 7 * 300 + 3 * 150
+    assert em.compute_energy([100, 50, 300, 0], headroom=2.0) == 9 * 300 + 3 * 150
+
+
+def test_feec_candidates_and_choice():
+    em = two_pd_model()
+    # a 100-util task last on big CPU 3, everything else idle: on big CPU 3 the big pd runs
+    # at 512 (cost 7): energy 700; on little CPU 0 the little pd at 256 (cost 3): 300
+    assert em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=100, prev_cpu=3) == (0, {3: 700, 0: 300})
+    # a 450-util task does not fit a little CPU (450 x 1280 >= 512 x 1024): big
+    cpu, cands = em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=450, prev_cpu=0)
+    assert cpu == 2 and set(cands) == {2}
+
+
+def test_em_of_a_platform_matches_the_loader_and_marks_inefficient_states():
+    plat = load_platform("sdm845")
+    em = EnergyModel.from_platform(plat)
+    gold = next(d for d in em.domains() if 4 in d["cpus"])
+    cl = next(c for c in plat.clusters if 4 in c.cpus)
+    # the engine's EM and the platform loader compute cost independently
+    assert [s["cost"] for s in gold["states"]] == [o.cost for o in cl.opps]
+    assert [s["inefficient"] for s in gold["states"]] == [o.inefficient for o in cl.opps]
+    assert any(s["inefficient"] for s in gold["states"])  # the Pixel 3 table is not monotonic
+    # rd->pd order: descending first CPU
+    assert [d["cpus"][0] for d in em.domains()] == [4, 0]
+
+
+def test_em_bad_input():
+    with pytest.raises(InputError, match="ascending"):
+        EnergyModel.from_table([{"cpus": [0], "opps": [(512, 100), (256, 50)]}])
+    with pytest.raises(InputError, match="domains\\[0\\]"):
+        EnergyModel.from_table([{"cpus": [0]}])
+    with pytest.raises(InputError, match="one per CPU"):
+        two_pd_model().compute_energy([1, 2, 3])
+    with pytest.raises(InputError, match="prev_cpu"):
+        two_pd_model().find_energy_efficient_cpu([0, 0, 0, 0], 10, prev_cpu=7)
+
+
+# ------------------------------------------------------------------ EAS in the engine
+
+
+def mix():
+    return workload("mix", [periodic(f"small{i}", period_us=16000, run_us=800) for i in range(3)]
+                    + [periodic("big", period_us=16000, run_us=9000)])
+
+
+def little_share(doc, name):
+    caps = {c["cpu"]: c["capacity"] for c in doc["cpus"]}
+    t = next(t for t in doc["tasks"] if t["name"] == name)
+    total = sum(t["cpu_time_s"].values())
+    return sum(v for k, v in t["cpu_time_s"].items() if caps[int(k)] < 1024) / total
+
+
+@pytest.mark.parametrize("platform", ["juno-r0", "hikey960", "gs101"])
+def test_eas_packs_small_tasks_on_little_and_keeps_the_big_one_big(platform):
+    """Three 5%-duty tasks (util ~51) and one 56%-duty task (util ~580): the small ones fit
+    a little CPU with room (51 x 1280 < capacity x 1024 on all three SoCs) and cost less
+    energy there; the big one fits no little CPU (580 x 1280 > 446 x 1024 on juno, the
+    largest little here). EAS saves energy against the baseline placement."""
+    eas = Simulation(platform=platform, workload=mix(), scheduler="eas").run(3.0).doc
+    cfs = Simulation(platform=platform, workload=mix(), scheduler="cfs").run(3.0).doc
+    assert eas["eas"] == {"enabled": True}
+    for i in range(3):
+        assert little_share(eas, f"small{i}") > 0.9
+    assert little_share(eas, "big") < 0.05
+    assert eas["counters"]["feec_calls"] > 100
+    assert eas["energy_j"] < cfs["energy_j"]
+    assert eas["metrics"]["missed_activation_pct"] < 1.0
+
+
+def test_eas_cannot_run_without_schedutil_or_asymmetry(tmp_path):
+    d = Simulation(platform="gs101", workload=mix(), scheduler="eas", governor="performance").run(0.5).doc
+    assert d["eas"]["enabled"] is False and "schedutil" in d["eas"]["reason"]
+    assert d["counters"]["feec_calls"] == 0
+    # a symmetric platform: juno-r0 with the A53s' capacity-dmips-mhz raised to the A57s'
+    raw = json.loads(load_platform("juno-r0").path and open(load_platform("juno-r0").path).read())
+    for c in raw["clusters"]:
+        c["capacity_dmips_mhz"] = 1024
+        c["opps"] = [o for o in raw["clusters"][1]["opps"]]
+        c.pop("em_table", None)
+    f = tmp_path / "sym.json"
+    f.write_text(json.dumps(raw))
+    d = Simulation(platform=str(f), workload=mix(), scheduler="eas").run(0.5).doc
+    assert d["eas"]["enabled"] is False and "asymmetric" in d["eas"]["reason"]
+
+
+def test_em_command_prints_the_cost_table():
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "hetsched.cli", "em", "sdm845"], capture_output=True, text=True,
+                       env={**__import__("os").environ, "COLUMNS": "160"})
+    assert p.returncode == 0, p.stderr
+    assert "perf domain CPUs [4, 5, 6, 7] (capacity 1024)" in p.stdout
+    assert "inefficient" in p.stdout and "8945" in p.stdout  # cost of the 2.8032 GHz state: 10 x 916000 / 1024
+    bad = subprocess.run([sys.executable, "-m", "hetsched.cli", "em", "nosuch"], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
