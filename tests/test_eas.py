@@ -122,3 +122,26 @@ def test_em_command_prints_the_cost_table():
     assert "inefficient" in p.stdout and "8945" in p.stdout  # cost of the 2.8032 GHz state: 10 x 916000 / 1024
     bad = subprocess.run([sys.executable, "-m", "hetsched.cli", "em", "nosuch"], capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def rt_task(name, util_min=None, cpus=None):
+    t = periodic(name, period_us=10_000, run_us=1_000, cpus=cpus)
+    t.update(policy="fifo", rt_priority=10, util_min=util_min)
+    return t
+
+
+@pytest.mark.parametrize("scheduler", ["cfs", "eas"])
+def test_rt_tasks_go_to_cpus_that_fit_their_uclamp_min(scheduler):
+    """select_task_rq_rt with capacity fitness (linux-eas.md §8): an RT task's default
+    uclamp_min is 1024, so on gs101 only the X1 CPUs (6, 7; capacity 1024) fit it; with
+    util_min 0 every CPU fits and the task stays where it starts (CPU 0, idle)."""
+    d = Simulation(platform="gs101", workload=workload("rt", [rt_task("rt-default")]),
+                   scheduler=scheduler).run(1.0).doc
+    assert set(d["tasks"][0]["cpu_time_s"]) <= {"6", "7"}
+    d = Simulation(platform="gs101", workload=workload("rt", [rt_task("rt-any", util_min=0)]),
+                   scheduler=scheduler).run(1.0).doc
+    assert set(d["tasks"][0]["cpu_time_s"]) == {"0"}
+    # an RT task allowed only on little CPUs runs there (fitness falls back to any CPU)
+    d = Simulation(platform="gs101", workload=workload("rt", [rt_task("rt-little", cpus=[1, 2])]),
+                   scheduler=scheduler).run(1.0).doc
+    assert set(d["tasks"][0]["cpu_time_s"]) <= {"1", "2"}

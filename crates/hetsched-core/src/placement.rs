@@ -24,7 +24,8 @@ pub trait Placement: Send {
     }
 }
 
-/// The baseline of issue 2: for a fair task, prev_cpu if it is idle and the task fits it
+/// The baseline of issue 2 for fair tasks (RT tasks take the kernel's select_task_rq_rt):
+/// prev_cpu if it is idle and the task fits it
 /// (`fits_capacity(task_util_est, capacity_orig)`, the 80% margin that asymmetric kernels
 /// apply in select_idle_sibling; a new task has no prev_cpu and skips this step), else the
 /// idle CPU
@@ -45,13 +46,7 @@ impl Placement for Baseline {
         let allowed = task.allowed;
         let ok = |c: usize| allowed & (1u64 << c) != 0;
         if task.policy != Policy::Other {
-            // cpupri: a lower `rq_prio_level` is a better target.
-            let level = |c: usize| v.rq_prio_level(c);
-            if ok(prev_cpu) && level(prev_cpu) < task.prio_level() {
-                return prev_cpu;
-            }
-            let best = (0..v.nr_cpus()).filter(|&c| ok(c)).min_by_key(|&c| (level(c), c));
-            return best.unwrap_or(prev_cpu);
+            return crate::rt::select_task_rq_rt(v, p, prev_cpu);
         }
         let fits = |c: usize| fits_capacity(v.task_util_est(p), v.capacity_orig(c));
         if kind == WakeKind::Wakeup && ok(prev_cpu) && v.idle_cpu(prev_cpu) && fits(prev_cpu) {

@@ -1,13 +1,15 @@
 //! The RT class's runqueue, after kernel/sched/rt.c (v6.12): SCHED_FIFO and SCHED_RR
 //! tasks by priority, FIFO within a priority; the running RT task stays queued (as in the
 //! kernel's rt_prio_array), an RR task whose slice ran out goes to the tail of its list
-//! (`requeue_task_rt`). The placement of RT wakeups (a cpupri-style lowest-priority search)
-//! is in placement.rs; RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the
-//! runnable test (`effective_cpu_util`).
+//! (`requeue_task_rt`). Wakeup placement is `select_task_rq_rt` with the cpupri search
+//! and, on asymmetric systems, capacity fitness (uclamp_min of an RT task defaults to
+//! 1024). RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the runnable test
+//! (`effective_cpu_util`).
 //!
 //! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s),
-//! capacity fitness (`rt_task_fits_capacity`), SCHED_DEADLINE.
+//! SCHED_DEADLINE; the uclamp request is read from the task's rt-app util_min/util_max.
 
+use crate::sim::{SchedView, TaskId};
 use crate::sorted_vec::SortedVec;
 
 /// Key: (-(1 + rt_priority), sequence, task): the highest priority first, then FIFO.
@@ -58,6 +60,78 @@ impl RtRq {
 
     pub fn iter(&self) -> std::slice::Iter<'_, RtKey> {
         self.queue.iter()
+    }
+}
+
+/// The cpupri level of what a CPU runs: 0 for CFS or idle (CPUPRI_NORMAL), else 1 +
+/// the highest queued RT priority.
+fn cpupri_level(v: &SchedView, cpu: usize) -> u32 {
+    v.rqs[cpu].rt_queue.highest_level().unwrap_or(0)
+}
+
+/// rt_task_fits_capacity(): on asymmetric systems only, capacity_orig >= min(uclamp_min,
+/// uclamp_max); an RT task's default uclamp_min is 1024 (sched_util_clamp_min_rt_default),
+/// so by default only the biggest CPUs fit.
+pub fn rt_task_fits_capacity(v: &SchedView, p: TaskId, cpu: usize) -> bool {
+    let caps = v.platform.clusters.iter().map(|c| c.capacity_orig);
+    let asym = caps.clone().min() != caps.max();
+    if !asym {
+        return true;
+    }
+    let t = &v.tasks[p as usize];
+    let umin = t.spec.util_min.unwrap_or(1024) as u64;
+    let umax = t.spec.util_max.unwrap_or(1024) as u64;
+    v.capacity_orig(cpu) >= umin.min(umax)
+}
+
+/// cpupri_find_fitness() + find_lowest_rq(): the CPUs of the lowest cpupri level below
+/// p's, among p's allowed CPUs, keeping those p fits (and, if none fits anywhere, without
+/// fitness); from that mask prev_cpu if it is there, else the first.
+fn find_lowest_rq(v: &SchedView, p: TaskId, prev: usize) -> Option<usize> {
+    let t = &v.tasks[p as usize];
+    let level = t.prio_level();
+    for with_fitness in [true, false] {
+        for lvl in 0..level {
+            let mask: Vec<usize> = (0..v.nr_cpus())
+                .filter(|&c| t.allowed & (1u64 << c) != 0 && cpupri_level(v, c) == lvl)
+                .filter(|&c| !with_fitness || rt_task_fits_capacity(v, p, c))
+                .collect();
+            if !mask.is_empty() {
+                return Some(if mask.contains(&prev) { prev } else { mask[0] });
+            }
+        }
+    }
+    None
+}
+
+/// select_task_rq_rt() (wakeup and fork): stay on prev_cpu unless it runs an RT task of
+/// equal or higher priority that cannot move, or p does not fit it; then move to the
+/// lowest-priority CPU found, if p outranks what runs there (and, when the search was
+/// only for capacity, if p fits it).
+pub fn select_task_rq_rt(v: &SchedView, p: TaskId, prev: usize) -> usize {
+    let t = &v.tasks[p as usize];
+    let curr_blocks = v.rqs[prev].curr.map_or(false, |c| {
+        let ct = &v.tasks[c as usize];
+        ct.is_rt() && (ct.allowed.count_ones() == 1 || ct.prio_level() >= t.prio_level())
+    });
+    let fits_prev = rt_task_fits_capacity(v, p, prev);
+    let prev_ok = t.allowed & (1u64 << prev) != 0;
+    if !(curr_blocks || !fits_prev || !prev_ok) {
+        return prev;
+    }
+    match find_lowest_rq(v, p, prev) {
+        Some(target) => {
+            if !curr_blocks && prev_ok && !rt_task_fits_capacity(v, p, target) {
+                return prev; // searched only for capacity, and found none better
+            }
+            if t.prio_level() > cpupri_level(v, target) || !prev_ok {
+                target
+            } else {
+                prev
+            }
+        }
+        None if prev_ok => prev,
+        None => t.allowed.trailing_zeros() as usize,
     }
 }
 

@@ -71,7 +71,7 @@ pub struct Task {
     pub state: TaskState,
     pub cpu: usize,
     pub se: SchedEntity,
-    spec: crate::workload::TaskSpec,
+    pub(crate) spec: crate::workload::TaskSpec,
     iter: i64,
     phase: usize,
     phase_iter: i64,

@@ -473,6 +473,11 @@ fn invariant_checker_detects_corruption() {
         let (tasks, timers) = mixed_workload(4);
         let mut sim = make_sim_rr5(two_cluster_platform(), tasks, timers, "schedutil");
         sim.run_until(100 * MS);
+        // go on to a state where some fair task waits in a timeline
+        while !sim.rqs.iter().any(|rq| !rq.cfs.timeline.is_empty()) {
+            assert!(sim.now < 2 * S, "no fair task ever queued behind another");
+            sim.step();
+        }
         sim.check_invariants().unwrap();
         sim
     };
