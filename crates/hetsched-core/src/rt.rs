@@ -110,7 +110,7 @@ fn find_lowest_rq(v: &SchedView, p: TaskId, prev: usize) -> Option<usize> {
 /// only for capacity, if p fits it).
 pub fn select_task_rq_rt(v: &SchedView, p: TaskId, prev: usize) -> usize {
     let t = &v.tasks[p as usize];
-    let curr_blocks = v.rqs[prev].curr.map_or(false, |c| {
+    let curr_blocks = v.rqs[prev].curr.is_some_and(|c| {
         let ct = &v.tasks[c as usize];
         ct.is_rt() && (ct.allowed.count_ones() == 1 || ct.prio_level() >= t.prio_level())
     });
