@@ -166,7 +166,7 @@ def compare(
     platform: str = typer.Option(COMPARE_PLATFORM, help="platform name or JSON path"),
     workload: List[str] = typer.Option([COMPARE_WORKLOAD], help="NAME[:k=v,...] or rt-app JSON"),
     scheduler: List[str] = typer.Option([], help="schedulers to compare [all registered]"),
-    governor: List[str] = typer.Option([], help="governors to compare [all registered]"),
+    governor: List[str] = typer.Option([], help="governors to compare [schedutil]"),
     set_: List[str] = typer.Option([], "--set", help="knob=value applied to every cell"),
     duration: float = typer.Option(10.0, help="simulated seconds per run"),
     seeds: int = typer.Option(3, min=1, help="runs per cell, seeds 0..N-1"),
@@ -174,7 +174,7 @@ def compare(
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
-    With no arguments: every registered scheduler with every governor on the built-in
+    With no arguments: every registered scheduler with schedutil on the built-in
     phone-like mixed workload on gs101."""
     import json
 
@@ -183,7 +183,7 @@ def compare(
     from hetsched.sim import GOVERNORS, SCHEDULERS, Simulation
 
     scheds = scheduler or list(SCHEDULERS)
-    govs = governor or list(GOVERNORS)
+    govs = governor or ["schedutil"]
     cells = [(s, g) for s in scheds for g in govs]
     knobs = _parse_sets(set_)
     # validate every cell before the first long run

@@ -68,6 +68,99 @@ impl Placement for Baseline {
     }
 }
 
+/// The kernel's select_task_rq_fair() without EAS (v6.12), for the `cfs` and `eas`
+/// schedulers. A woken task's waker is the CPU its timer fires on, its prev_cpu, so
+/// wake_affine does not apply and the target is prev_cpu; `select_idle_sibling` then
+/// takes the target or the task's recent_used_cpu if idle and the task fits it
+/// (asym_fits_cpu), else on asymmetric systems `select_idle_capacity`: from the target,
+/// wrapping, the first idle CPU the task fits, else the idle CPU that fits best and is
+/// biggest, else the target. On symmetric systems the first idle CPU from the target. New
+/// tasks take the baseline's idle-CPU choice (the kernel's slow path,
+/// sched_balance_find_dst_cpu, looks for the idlest group and CPU; this is its effect on
+/// a flat topology) and RT tasks `select_task_rq_rt`.
+#[derive(Default)]
+pub struct SelectIdleSibling {
+    /// p->recent_used_cpu, per task
+    recent_used_cpu: Vec<usize>,
+}
+
+impl SelectIdleSibling {
+    fn asym(v: &SchedView) -> bool {
+        let caps = v.platform.clusters.iter().map(|c| c.capacity_orig);
+        caps.clone().min() != caps.max()
+    }
+
+    /// select_idle_capacity(): the kernel's -1 is None.
+    fn select_idle_capacity(v: &SchedView, p: TaskId, target: usize) -> Option<usize> {
+        let n = v.nr_cpus();
+        let allowed = v.tasks[p as usize].allowed;
+        let task_util = v.task_util_est(p);
+        let (mut best_cpu, mut best_fits, mut best_cap) = (None, 0i32, 0u64);
+        for k in 0..n {
+            let cpu = (target + k) % n;
+            if allowed & (1u64 << cpu) == 0 || !v.idle_cpu(cpu) {
+                continue;
+            }
+            let cap = v.capacity_of(cpu);
+            // util_fits_cpu() without uclamp: 1 or 0
+            let fits = fits_capacity(task_util, cap) as i32;
+            if fits > 0 {
+                return Some(cpu);
+            }
+            if fits < best_fits || (fits == best_fits && cap > best_cap) {
+                (best_cpu, best_fits, best_cap) = (Some(cpu), fits, cap);
+            }
+        }
+        best_cpu
+    }
+
+    /// select_idle_sibling(p, prev, target) with target = prev.
+    pub fn select_idle_sibling(&mut self, v: &SchedView, p: TaskId, prev: usize) -> usize {
+        let n = v.nr_cpus();
+        let allowed = v.tasks[p as usize].allowed;
+        let ok = |c: usize| allowed & (1u64 << c) != 0;
+        if self.recent_used_cpu.len() < v.tasks.len() {
+            self.recent_used_cpu.resize(v.tasks.len(), usize::MAX);
+        }
+        let target = prev;
+        let asym = Self::asym(v);
+        let task_util = v.task_util_est(p);
+        let fits = |c: usize| !asym || fits_capacity(task_util, v.capacity_of(c));
+        if ok(target) && v.idle_cpu(target) && fits(target) {
+            return target;
+        }
+        let recent = std::mem::replace(&mut self.recent_used_cpu[p as usize], prev);
+        if recent < n && recent != prev && ok(recent) && v.idle_cpu(recent) && fits(recent) {
+            return recent;
+        }
+        let fallback = if ok(target) {
+            target
+        } else {
+            allowed.trailing_zeros() as usize
+        };
+        if asym {
+            return Self::select_idle_capacity(v, p, target).unwrap_or(fallback);
+        }
+        (0..n)
+            .map(|k| (target + k) % n)
+            .find(|&c| ok(c) && v.idle_cpu(c))
+            .unwrap_or(fallback)
+    }
+}
+
+impl Placement for SelectIdleSibling {
+    fn name(&self) -> &'static str {
+        "select_task_rq_fair"
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        if v.tasks[p as usize].policy != Policy::Other || kind == WakeKind::Fork {
+            return Baseline.select_task_rq(v, p, prev_cpu, kind);
+        }
+        self.select_idle_sibling(v, p, prev_cpu)
+    }
+}
+
 /// fits_capacity(): util must stay below ~80% of the capacity (util * 1280 < cap * 1024).
 #[inline]
 pub fn fits_capacity(util: u64, capacity: u64) -> bool {
@@ -81,7 +174,7 @@ pub fn fits_capacity(util: u64, capacity: u64) -> bool {
 pub struct Eas {
     em: EnergyModel,
     inp: FeecInput,
-    baseline: Baseline,
+    fallback: SelectIdleSibling,
     pub feec_calls: u64,
     pub feec_moves: u64,
 }
@@ -91,7 +184,7 @@ impl Eas {
         Eas {
             em,
             inp: FeecInput::default(),
-            baseline: Baseline,
+            fallback: SelectIdleSibling::default(),
             feec_calls: 0,
             feec_moves: 0,
         }
@@ -141,7 +234,7 @@ impl Placement for Eas {
             }
             return r.cpu;
         }
-        self.baseline.select_task_rq(v, p, prev_cpu, kind)
+        self.fallback.select_task_rq(v, p, prev_cpu, kind)
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -157,13 +250,16 @@ pub fn make_placement(
     platform: &crate::platform::Platform,
     governor: &str,
 ) -> (Box<dyn Placement>, Option<std::result::Result<(), String>>) {
-    if scheduler != "eas" {
-        return (Box::new(Baseline), None);
+    match scheduler {
+        "baseline" => return (Box::new(Baseline), None),
+        "cfs" => return (Box::new(SelectIdleSibling::default()), None),
+        _ => {}
     }
     let em = EnergyModel::from_platform(platform);
+    let fallback = || -> Box<dyn Placement> { Box::new(SelectIdleSibling::default()) };
     if !em.asymmetric() {
         return (
-            Box::new(Baseline),
+            fallback(),
             Some(Err(
                 "no asymmetric CPU capacities (no SD_ASYM_CPUCAPACITY domain)".into()
             )),
@@ -171,7 +267,7 @@ pub fn make_placement(
     }
     if governor != "schedutil" {
         return (
-            Box::new(Baseline),
+            fallback(),
             Some(Err(format!("the governor is {governor}, EAS needs schedutil"))),
         );
     }
@@ -181,10 +277,14 @@ pub fn make_placement(
 pub const SCHEDULERS: &[(&str, &str)] = &[
     (
         "cfs",
-        "CFS fair class + RT class; baseline placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded) and a simple pull balancer",
+        "the kernel's select_task_rq_fair without EAS (select_idle_sibling / select_idle_capacity), CFS and RT classes, the baseline pull balancer with misfit migration",
     ),
     (
         "eas",
         "cfs plus Energy Aware Scheduling on wakeup: find_energy_efficient_cpu (v6.12) while the root domain is not overutilized",
+    ),
+    (
+        "baseline",
+        "issue 2's simple placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded), same classes and balancer",
     ),
 ];
