@@ -3,7 +3,6 @@
 //! sched_balance_rq with domains, group classification and migration types is a later
 //! policy; this module holds the interface and the baseline pull balancer.
 
-use crate::placement::fits_capacity;
 use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
@@ -38,7 +37,7 @@ pub trait LoadBalancer: Send {
 /// idle). The candidate is the queued (not running) fair task that ran least recently,
 /// allowed on dst and not cache hot (`task_hot`: it ran within sched_migration_cost_ns),
 /// one task per pass. On asymmetric CPUs it does not pull a task down to a smaller CPU
-/// that it would not fit (fits_capacity), so the balancer never creates a misfit; and a
+/// that it would not fit (util_fits_cpu), so the balancer never creates a misfit; and a
 /// running task that does not fit its CPU is moved, at its CPU's tick, to the idle CPU of
 /// the largest capacity that is noticeably bigger (capacity_greater), the effect of the
 /// kernel's misfit active balance without its group machinery.
@@ -74,7 +73,8 @@ impl LoadBalancer for SimplePull {
                 continue;
             }
             let (cap_dst, cap_src) = (v.capacity_orig(dst), v.capacity_orig(src));
-            if cap_dst < cap_src && !fits_capacity(v.task_util_est(t), cap_dst) {
+            let [umin, umax] = task.uclamp;
+            if cap_dst < cap_src && v.util_fits_cpu(v.task_util_est(t), umin, umax, dst) <= 0 {
                 continue;
             }
             let hot = v.now.saturating_sub(task.se.exec_start) < self.migration_cost_ns;
@@ -91,7 +91,9 @@ impl LoadBalancer for SimplePull {
         let t = v.rqs[src].curr?;
         let task = &v.tasks[t as usize];
         let cap_src = v.capacity_orig(src);
-        if task.policy != Policy::Other || fits_capacity(v.task_util_est(t), cap_src) {
+        // task_fits_cpu(): util_fits_cpu() with the task's clamps
+        let [umin, umax] = task.uclamp;
+        if task.policy != Policy::Other || v.util_fits_cpu(v.task_util_est(t), umin, umax, src) > 0 {
             return None;
         }
         stats.attempts += 1;

@@ -11,8 +11,8 @@
 //!
 //! `find_energy_efficient_cpu` works on a `FeecInput`, the per-CPU signals the kernel reads
 //! (util_avg, runnable_avg, util_est, RT util, capacity) and the waking task's, so that the
-//! engine and the Python what-if API share one implementation. uclamp is not used (the
-//! task's clamps are [0, 1024]), so util_fits_cpu is fits_capacity; IRQ and DL load are 0.
+//! engine and the Python what-if API share one implementation, uclamp included (the task's
+//! clamps merge with each candidate rq's); IRQ and DL load are 0.
 
 use crate::error::{config, Result};
 use crate::platform::Platform;
@@ -200,6 +200,11 @@ pub struct FeecInput {
     pub task_queued: bool,
     pub prev_cpu: usize,
     pub allowed: u64,
+    /// uclamp_is_used(), the task's effective clamps, and each rq's clamps and idle flag
+    pub uclamp_used: bool,
+    pub p_uclamp: [u64; 2],
+    pub rq_uclamp: Vec<[u64; 2]>,
+    pub rq_uclamp_idle: Vec<bool>,
 }
 
 /// The outcome: the CPU, and every candidate evaluated with its energy delta over its pd's
@@ -232,12 +237,16 @@ impl FeecInput {
         u.max(e).min(self.capacity_orig[cpu])
     }
 
-    /// effective_cpu_util() without IRQ, DL or uclamp: (util, min, max)
+    /// effective_cpu_util() without IRQ or DL: (util, min, max)
     fn effective_cpu_util(&self, cpu: usize, util: u64) -> (u64, u64, u64) {
         let s = self.capacity_orig[cpu];
-        let min = if self.rt_runnable[cpu] { s } else { 0 };
+        let (min, max) = if self.uclamp_used {
+            (self.rq_uclamp[cpu][0], self.rq_uclamp[cpu][1].min(s))
+        } else {
+            (if self.rt_runnable[cpu] { s } else { 0 }, s)
+        };
         let u = util + self.util_rt[cpu];
-        (u.min(s), min, s)
+        (u.min(s), min, max)
     }
 
     /// task_util_est()
@@ -252,7 +261,13 @@ fn compute_energy(pd: &PerfDomain, inp: &FeecInput, dst: Option<usize>, pd_busy:
     let pd_cap = cap * pd.cpus.len() as u64;
     let mut max_util = 0;
     for &c in &pd.cpus {
-        let (eff, min, max) = inp.effective_cpu_util(c, inp.cpu_util(c, dst, true));
+        let (eff, mut min, mut max) = inp.effective_cpu_util(c, inp.cpu_util(c, dst, true));
+        if inp.uclamp_used && dst == Some(c) {
+            // the task's clamps join the destination rq's
+            let [pmin, pmax] = inp.p_uclamp;
+            min = min.max(pmin);
+            max = if inp.rq_uclamp_idle[c] { pmax } else { max.max(pmax) };
+        }
         // sugov_effective_cpu_perf()
         let perf = min.max(map_util_perf(eff).min(max));
         max_util = max_util.max(perf);
@@ -269,7 +284,7 @@ impl EnergyModel {
             cpu: prev,
             candidates: Vec::new(),
         };
-        if inp.task_util_est() == 0 {
+        if inp.task_util_est() == 0 && inp.p_uclamp[0] == 0 {
             return out;
         }
         let task_busy = inp.task_util_est();
@@ -281,12 +296,20 @@ impl EnergyModel {
             let pd_cap = cap * pd.cpus.len() as u64;
             let mut prev_spare: i64 = -1;
             let (mut cand, mut cand_spare, mut cand_fits) = (None, -1i64, -1i32);
+            // initialised once per pd: merged rq clamps persist over the following CPUs,
+            // a kernel quirk kept as is
+            let [mut umin, mut umax] = inp.p_uclamp;
             for &c in &pd.cpus {
                 if inp.allowed & (1u64 << c) == 0 {
                     continue;
                 }
                 let u = inp.cpu_util(c, Some(c), false);
-                let fits = crate::placement::fits_capacity(u, inp.capacity[c]) as i32;
+                if inp.uclamp_used && !inp.rq_uclamp_idle[c] {
+                    umin = inp.rq_uclamp[c][0].max(inp.p_uclamp[0]);
+                    umax = inp.rq_uclamp[c][1].max(inp.p_uclamp[1]);
+                }
+                let fits =
+                    crate::uclamp::util_fits_cpu(u, umin, umax, inp.capacity[c], inp.capacity_orig[c], inp.uclamp_used);
                 if fits == 0 {
                     continue;
                 }
@@ -443,6 +466,10 @@ mod tests {
             task_queued: false,
             prev_cpu: prev,
             allowed: 0b1111,
+            uclamp_used: false,
+            p_uclamp: [0, 1024],
+            rq_uclamp: vec![[0, 1024]; 4],
+            rq_uclamp_idle: vec![true; 4],
         }
     }
 
@@ -467,5 +494,21 @@ mod tests {
         // same pd, same state, same delta -> prev (strictly smaller delta needed)
         let r = m.find_energy_efficient_cpu(&input([0, 100, 0, 0], 100, 1));
         assert_eq!(r.cpu, 1);
+    }
+
+    #[test]
+    fn feec_with_uclamp_max_keeps_a_capped_task_on_little() {
+        let m = em();
+        // without uclamp a 450-util task fits no little CPU and goes big
+        assert_eq!(m.find_energy_efficient_cpu(&input([0, 0, 0, 0], 450, 0)).cpu, 2);
+        // with uclamp_max 300 it fits a little CPU (300 <= 512): there the pd runs at the
+        // 512 state (cost 5) for 450 util: 2250; on big CPU 2 the capped request (300)
+        // takes the 512 state too (cost 7): 3150; prev (little CPU 0) wins
+        let mut inp = input([0, 0, 0, 0], 450, 0);
+        inp.uclamp_used = true;
+        inp.p_uclamp = [0, 300];
+        let r = m.find_energy_efficient_cpu(&inp);
+        assert_eq!(r.cpu, 0);
+        assert_eq!(r.candidates, vec![(2, 7 * 450), (0, 5 * 450)]);
     }
 }

@@ -21,6 +21,7 @@ mod sched_pelt;
 pub mod sim;
 pub mod sorted_vec;
 pub mod trace;
+pub mod uclamp;
 pub mod workload;
 
 #[cfg(any(test, feature = "testutils"))]

@@ -95,17 +95,20 @@ impl SelectIdleSibling {
         let n = v.nr_cpus();
         let allowed = v.tasks[p as usize].allowed;
         let task_util = v.task_util_est(p);
+        let [umin, umax] = v.tasks[p as usize].uclamp;
         let (mut best_cpu, mut best_fits, mut best_cap) = (None, 0i32, 0u64);
         for k in 0..n {
             let cpu = (target + k) % n;
             if allowed & (1u64 << cpu) == 0 || !v.idle_cpu(cpu) {
                 continue;
             }
-            let cap = v.capacity_of(cpu);
-            // util_fits_cpu() without uclamp: 1 or 0
-            let fits = fits_capacity(task_util, cap) as i32;
+            let mut cap = v.capacity_of(cpu);
+            let fits = v.util_fits_cpu(task_util, umin, umax, cpu);
             if fits > 0 {
                 return Some(cpu);
+            }
+            if fits < 0 {
+                cap = v.capacity_orig(cpu); // get_actual_cpu_capacity()
             }
             if fits < best_fits || (fits == best_fits && cap > best_cap) {
                 (best_cpu, best_fits, best_cap) = (Some(cpu), fits, cap);
@@ -125,7 +128,9 @@ impl SelectIdleSibling {
         let target = prev;
         let asym = Self::asym(v);
         let task_util = v.task_util_est(p);
-        let fits = |c: usize| !asym || fits_capacity(task_util, v.capacity_of(c));
+        let [umin, umax] = v.tasks[p as usize].uclamp;
+        // asym_fits_cpu()
+        let fits = |c: usize| !asym || v.util_fits_cpu(task_util, umin, umax, c) > 0;
         if ok(target) && v.idle_cpu(target) && fits(target) {
             return target;
         }
@@ -210,7 +215,15 @@ impl Eas {
             inp.capacity_orig.push(v.capacity_orig(c));
             inp.capacity.push(v.capacity_of(c));
         }
+        inp.rq_uclamp.clear();
+        inp.rq_uclamp_idle.clear();
+        for c in 0..n {
+            inp.rq_uclamp.push(v.rqs[c].uclamp.value);
+            inp.rq_uclamp_idle.push(v.rqs[c].uclamp.idle);
+        }
         let t = &v.tasks[p as usize];
+        inp.uclamp_used = v.uclamp_used;
+        inp.p_uclamp = if v.uclamp_used { t.uclamp } else { [0, 1024] };
         inp.task_util = t.se.avg.util_avg;
         inp.task_ewma = t.se.avg.ewma();
         inp.task_queued = false;

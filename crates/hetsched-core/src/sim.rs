@@ -21,6 +21,7 @@ use crate::platform::Platform;
 use crate::rt::RtRq;
 use crate::sorted_vec::SortedVec;
 use crate::trace::{TimeSeries, Trace};
+use crate::uclamp::UclampRq;
 use crate::workload::{Ev, Policy, TimerMode, WorkloadSpec};
 use serde::Deserialize;
 
@@ -84,6 +85,8 @@ pub struct Task {
     /// when the task last became runnable without running (for wait time)
     queued_since: u64,
     rr_left_ns: u64,
+    /// effective uclamp [min, max] (no cgroups: the request, or the class default)
+    pub uclamp: [u64; 2],
     pub stats: TaskStats,
 }
 
@@ -114,6 +117,7 @@ pub struct Rq {
     pub clock_pelt: u64,
     pub lost_idle_time: u64,
     pub avg_rt: SchedAvg,
+    pub uclamp: UclampRq,
     /// Some(state) while the CPU is idle
     pub idle_state: Option<usize>,
     /// the CPU is leaving an idle state until this time
@@ -148,6 +152,8 @@ pub struct SchedView<'a> {
     pub knobs: &'a Knobs,
     /// rd->overutilized
     pub overutilized: bool,
+    /// uclamp_is_used()
+    pub uclamp_used: bool,
 }
 
 impl<'a> SchedView<'a> {
@@ -181,7 +187,19 @@ impl<'a> SchedView<'a> {
     }
     /// cpu_overutilized(): the CPU's CFS util does not fit its capacity.
     pub fn cpu_overutilized(&self, cpu: usize) -> bool {
-        !crate::placement::fits_capacity(self.cpu_util_cfs(cpu), self.capacity_of(cpu))
+        let [umin, umax] = self.rqs[cpu].uclamp.value;
+        self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu) == 0
+    }
+    /// util_fits_cpu() on this CPU: 1 fits, 0 not, -1 fits but uclamp_min is not met.
+    pub fn util_fits_cpu(&self, util: u64, umin: u64, umax: u64, cpu: usize) -> i32 {
+        crate::uclamp::util_fits_cpu(
+            util,
+            umin,
+            umax,
+            self.capacity_of(cpu),
+            self.capacity_orig(cpu),
+            self.uclamp_used,
+        )
     }
     /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
     pub fn rq_prio_level(&self, cpu: usize) -> u32 {
@@ -272,6 +290,8 @@ pub struct Sim {
     gov_speed_mark: Vec<u128>,
     /// rd->overutilized (meaningful with EAS)
     pub overutilized: bool,
+    /// uclamp_is_used(): some task sets a clamp
+    pub uclamp_used: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
 }
@@ -305,6 +325,7 @@ macro_rules! view {
             tasks: &$s.tasks,
             knobs: &$s.knobs,
             overutilized: $s.overutilized,
+            uclamp_used: $s.uclamp_used,
         }
     };
 }
@@ -378,6 +399,10 @@ impl Sim {
                 wake_due: None,
                 queued_since: 0,
                 rr_left_ns: 0,
+                uclamp: match t.policy {
+                    Policy::Other => [t.util_min.unwrap_or(0) as u64, t.util_max.unwrap_or(1024) as u64],
+                    _ => [t.util_min.unwrap_or(1024) as u64, t.util_max.unwrap_or(1024) as u64],
+                },
                 stats: TaskStats {
                     cpu_time_ns: vec![0; n],
                     ..Default::default()
@@ -400,6 +425,7 @@ impl Sim {
                 clock_pelt: 0,
                 lost_idle_time: 0,
                 avg_rt: SchedAvg::default(),
+                uclamp: UclampRq::default(),
                 idle_state: Some(0),
                 waking_until: None,
                 gen: 0,
@@ -469,6 +495,10 @@ impl Sim {
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
             overutilized: false,
+            uclamp_used: workload
+                .tasks
+                .iter()
+                .any(|t| t.util_min.is_some() || t.util_max.is_some()),
             eas_status,
         };
         for cpu in 0..n {
@@ -670,7 +700,12 @@ impl Sim {
         task.cpu = cpu;
         task.state = TaskState::Runnable;
         task.queued_since = self.now;
-        if task.is_rt() {
+        let (clamps, is_rt) = (task.uclamp, task.is_rt());
+        if self.uclamp_used {
+            self.rqs[cpu].uclamp.inc(clamps); // uclamp_rq_inc()
+            self.mark_cpufreq(cpu);
+        }
+        if is_rt {
             self.update_rt_avg(cpu);
             self.rt_seq += 1;
             let task = &mut self.tasks[t as usize];
@@ -713,6 +748,10 @@ impl Sim {
     /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
     fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
         self.update_rq_clock(cpu);
+        if self.uclamp_used {
+            let c = self.tasks[t as usize].uclamp;
+            self.rqs[cpu].uclamp.dec(c); // uclamp_rq_dec()
+        }
         if self.tasks[t as usize].is_rt() {
             self.update_curr(cpu);
             self.update_rt_avg(cpu);
@@ -1377,6 +1416,7 @@ impl Sim {
                         cfs: c.avg.util_avg.max(c.avg.runnable_avg).max(c.util_est).min(cap),
                         rt: rq.avg_rt.util_avg,
                         rt_runnable: !rq.rt_queue.is_empty(),
+                        uclamp: if self.uclamp_used { Some(rq.uclamp.value) } else { None },
                     });
                 }
                 let r = self

@@ -256,6 +256,10 @@ impl PyEnergyModel {
             task_queued: false,
             prev_cpu,
             allowed: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+            uclamp_used: false,
+            p_uclamp: [0, 1024],
+            rq_uclamp: vec![[0, 1024]; n],
+            rq_uclamp_idle: vec![true; n],
         };
         let r = self.em.find_energy_efficient_cpu(&inp);
         let base = self.em.energy_without_task(&inp);

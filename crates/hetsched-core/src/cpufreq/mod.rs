@@ -21,6 +21,8 @@ pub struct CpuUtil {
     pub rt: u64,
     /// an RT task is runnable on this CPU
     pub rt_runnable: bool,
+    /// the rq's [uclamp_min, uclamp_max] when uclamp is in use
+    pub uclamp: Option<[u64; 2]>,
 }
 
 pub trait Governor: Send {

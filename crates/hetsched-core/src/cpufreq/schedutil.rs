@@ -47,12 +47,15 @@ pub fn apply_headroom(util: u64, target_load_permyriad: u64) -> u64 {
 #[inline]
 pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load_permyriad: u64) -> u64 {
     let s = capacity_orig;
-    let min = if u.rt_runnable { s } else { 0 };
-    let util = u.cfs + u.rt;
-    if util >= s {
-        return s.max(min);
-    }
-    min.max(apply_headroom(util, target_load_permyriad).min(s))
+    // effective_cpu_util(): min and max from the rq's uclamp; without uclamp a runnable RT
+    // task asks for the top
+    let (min, max) = match u.uclamp {
+        Some([umin, umax]) => (umin, umax.min(s)),
+        None => (if u.rt_runnable { s } else { 0 }, s),
+    };
+    let actual = (u.cfs + u.rt).min(s);
+    // sugov_effective_cpu_perf()
+    min.max(apply_headroom(actual, target_load_permyriad).min(max))
 }
 
 /// get_next_freq() without the cache: f_ref * util / max_cap, then the table.
