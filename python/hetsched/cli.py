@@ -108,6 +108,7 @@ def run(
     workload: List[str] = typer.Option(["phone-mix"], help="NAME[:k=v,...] or rt-app JSON; repeat to run together"),
     scheduler: str = typer.Option("cfs", help="scheduler policy"),
     governor: str = typer.Option("schedutil", help="cpufreq governor"),
+    idle_governor: str = typer.Option("menu", help="cpuidle governor: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
     duration: Optional[float] = typer.Option(None, help="simulated seconds [workload's own, else 10]"),
     seed: int = typer.Option(0, help="seed for generated workloads"),
@@ -119,7 +120,8 @@ def run(
     from hetsched.sim import Simulation
 
     sim = Simulation(platform=platform, workload=workload, scheduler=scheduler, governor=governor,
-                     knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries)
+                     knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
+                     idle_governor=idle_governor)
     res = _run_with_progress(sim, duration, f"{platform} {scheduler}/{governor}")
     outs = _Outputs(out)
     try:
@@ -167,6 +169,7 @@ def compare(
     workload: List[str] = typer.Option([COMPARE_WORKLOAD], help="NAME[:k=v,...] or rt-app JSON"),
     scheduler: List[str] = typer.Option([], help="schedulers to compare [all registered]"),
     governor: List[str] = typer.Option([], help="governors to compare [schedutil]"),
+    idle_governor: str = typer.Option("menu", help="cpuidle governor for every cell: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value applied to every cell"),
     duration: float = typer.Option(10.0, help="simulated seconds per run"),
     seeds: int = typer.Option(3, min=1, help="runs per cell, seeds 0..N-1"),
@@ -188,7 +191,8 @@ def compare(
     knobs = _parse_sets(set_)
     # validate every cell before the first long run
     for s, g in cells:
-        Simulation(platform=platform, workload=workload, scheduler=s, governor=g, knobs=knobs, seed=0)
+        Simulation(platform=platform, workload=workload, scheduler=s, governor=g, knobs=knobs, seed=0,
+                   idle_governor=idle_governor)
     rows = []
     t0 = time.perf_counter()
     with _progress() as prog:
@@ -196,7 +200,7 @@ def compare(
         for s, g in cells:
             for seed in range(seeds):
                 sim = Simulation(platform=platform, workload=workload, scheduler=s, governor=g,
-                                 knobs=knobs, seed=seed)
+                                 knobs=knobs, seed=seed, idle_governor=idle_governor)
                 d = sim.run(duration).doc
                 row = {"scheduler": s, "governor": g, "seed": seed, "power_model": d["power_model"]}
                 for key, *_ in COMPARE_METRICS:
@@ -332,12 +336,14 @@ def workloads():
 @app.command()
 def schedulers():
     """Registered schedulers and governors."""
-    from hetsched.sim import GOVERNORS, SCHEDULERS
+    from hetsched.sim import GOVERNORS, IDLE_GOVERNORS, SCHEDULERS
 
     for n, d in SCHEDULERS.items():
         console.print(f"scheduler [bold]{n}[/]: {d}")
     for n, d in GOVERNORS.items():
         console.print(f"governor  [bold]{n}[/]: {d}")
+    for n, d in IDLE_GOVERNORS.items():
+        console.print(f"idle governor [bold]{n}[/]: {d}")
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ __all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEF
 
 SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
 GOVERNORS: dict[str, str] = dict(_engine.governors())
+IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
 UNTIL_EXIT_LIMIT_S = 3600.0
@@ -66,11 +67,13 @@ class Simulation:
     def __init__(self, platform: str | Platform = "gs101", workload: str | list[str] | dict = "phone-mix",
                  scheduler: str = "cfs", governor: str = "schedutil",
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
-                 trace: bool = False, timeseries: bool = False):
+                 trace: bool = False, timeseries: bool = False, idle_governor: str = "menu"):
         if scheduler not in SCHEDULERS:
             raise UnknownNameError("--scheduler", "scheduler", scheduler, SCHEDULERS)
         if governor not in GOVERNORS:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
+        if idle_governor not in IDLE_GOVERNORS:
+            raise UnknownNameError("--idle-governor", "idle governor", idle_governor, IDLE_GOVERNORS)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise InputError("--seed", "seed", "a non-negative integer", got=seed)
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
@@ -81,9 +84,11 @@ class Simulation:
             args = [workload] if isinstance(workload, str) else list(workload)
             self.workload_spec = resolve_workloads(args, self.platform_spec, seed)
         self.scheduler, self.governor, self.seed = scheduler, governor, seed
+        self.idle_governor = idle_governor
         self.knobs = _check_knobs(dict(knobs or {}), "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
-        policy = {"scheduler": scheduler, "governor": governor, "knobs": self.knobs,
+        policy = {"scheduler": scheduler, "governor": governor, "idle_governor": idle_governor,
+                  "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
         try:
             self._engine = _engine.Engine(json.dumps(self.platform_spec), json.dumps(self.workload_spec),
@@ -170,6 +175,7 @@ class Simulation:
             "workload": self.workload_spec.get("name") or "",
             "scheduler": self.scheduler,
             "governor": self.governor,
+            "idle_governor": self.idle_governor,
             "knobs": self.knob_values(),
             "seed": self.seed,
             "power_model": self.platform.power_model,

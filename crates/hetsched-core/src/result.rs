@@ -162,6 +162,7 @@ impl Sim {
                 "placement": self.placement_name(),
                 "balancer": self.balancer_name(),
                 "governor": self.governor_name(),
+                "idle_governor": self.policy.idle_governor,
             },
         })
     }

@@ -14,7 +14,7 @@ use crate::error::{config, Error, Result};
 use crate::event::{EventKind, EventQueue};
 use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTunables, SchedEntity};
 use crate::features::{Knob, Knobs};
-use crate::idle::select_idle_state;
+use crate::idle::{select_idle_state, Menu};
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
 use crate::placement::{Placement, WakeKind, SCHEDULERS};
 use crate::platform::Platform;
@@ -118,6 +118,9 @@ pub struct Rq {
     pub lost_idle_time: u64,
     pub avg_rt: SchedAvg,
     pub uclamp: UclampRq,
+    /// the cpuidle menu governor's state, and when the current idle period began
+    menu: Menu,
+    idle_since: u64,
     /// Some(state) while the CPU is idle
     pub idle_state: Option<usize>,
     /// the CPU is leaving an idle state until this time
@@ -223,6 +226,9 @@ pub struct PolicyConfig {
     pub governor: String,
     #[serde(default)]
     pub knobs: std::collections::BTreeMap<String, f64>,
+    /// cpuidle governor: "menu" (the kernel's default) or "oracle" (the exact next timer)
+    #[serde(default = "default_idle_governor")]
+    pub idle_governor: String,
     #[serde(default)]
     pub trace: bool,
     #[serde(default)]
@@ -235,6 +241,20 @@ fn default_scheduler() -> String {
 fn default_governor() -> String {
     "schedutil".into()
 }
+fn default_idle_governor() -> String {
+    "menu".into()
+}
+
+pub const IDLE_GOVERNORS: &[(&str, &str)] = &[
+    (
+        "menu",
+        "the kernel's default: next timer corrected by past idles, capped by the typical interval",
+    ),
+    (
+        "oracle",
+        "the deepest state whose target residency fits the exact time to the next timer",
+    ),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct Counters {
@@ -346,6 +366,14 @@ impl Sim {
                 choices: SCHEDULERS.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
             });
         }
+        if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
+            return Err(Error::Unknown {
+                field: "idle_governor".into(),
+                kind: "idle governor",
+                name: policy.idle_governor.clone(),
+                choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
+            });
+        }
         let nclusters = platform.clusters.len();
         let (placement, eas_status) = crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor);
         let governor = make_governor(&policy.governor, nclusters)?;
@@ -426,6 +454,8 @@ impl Sim {
                 lost_idle_time: 0,
                 avg_rt: SchedAvg::default(),
                 uclamp: UclampRq::default(),
+                menu: Menu::default(),
+                idle_since: 0,
                 idle_state: Some(0),
                 waking_until: None,
                 gen: 0,
@@ -911,7 +941,9 @@ impl Sim {
             self.update_rt_avg(cpu);
         }
         if from_idle {
-            self.rqs[cpu].idle_state = None;
+            let rq = &mut self.rqs[cpu];
+            rq.menu.update(now - rq.idle_since);
+            rq.idle_state = None;
             self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
             self.trace_power(cpu);
         }
@@ -939,10 +971,16 @@ impl Sim {
     fn enter_idle(&mut self, cpu: usize) {
         let now = self.now;
         self.update_idle_rq_clock_pelt(cpu);
-        let predicted = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
-        let state = select_idle_state(self.platform.cluster_of(cpu), predicted);
+        let next_timer = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
+        let cluster = &self.platform.clusters[self.platform.cpu_cluster[cpu]];
+        let state = if self.policy.idle_governor == "menu" {
+            self.rqs[cpu].menu.select(cluster, next_timer)
+        } else {
+            select_idle_state(cluster, next_timer)
+        };
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
+        rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
@@ -967,6 +1005,7 @@ impl Sim {
         }
         let now = self.now;
         let rq = &mut self.rqs[cpu];
+        rq.menu.update(now - rq.idle_since); // menu_reflect(): the idle period ends here
         rq.waking_until = Some(now + lat);
         rq.gen = rq.gen.wrapping_add(1);
         let gen = rq.gen;

@@ -296,6 +296,11 @@ fn governors() -> Vec<(&'static str, &'static str)> {
     hetsched_core::cpufreq::GOVERNORS.to_vec()
 }
 
+#[pyfunction]
+fn idle_governors() -> Vec<(&'static str, &'static str)> {
+    hetsched_core::sim::IDLE_GOVERNORS.to_vec()
+}
+
 /// Deliberately panic inside the engine (tests check it surfaces as EnginePanic).
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -309,6 +314,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(governors, m)?)?;
+    m.add_function(wrap_pyfunction!(idle_governors, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("EngineInputError", m.py().get_type::<EngineInputError>())?;
     m.add("EnginePanic", m.py().get_type::<EnginePanic>())?;
