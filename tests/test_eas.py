@@ -214,3 +214,33 @@ def test_idle_governors_menu_and_oracle():
     assert res["menu"] != res["oracle"]
     with pytest.raises(InputError, match="--idle-governor"):
         Simulation(platform="juno-r0", workload="phone-mix", idle_governor="ladder")
+
+
+# ------------------------------------------------------------------ kernel profiles
+
+
+def test_android_4_19_profile_energy_model_costs():
+    """v4.19/5.4's em_create_pd(): cost = power x f_max / f, no inefficient states."""
+    plat = load_platform("juno-r0")
+    big = next(c for c in plat.clusters if 1 in c.cpus)
+    fmax = big.opps[-1].khz
+    em = EnergyModel.from_platform(plat, kernel="android-4.19")
+    dom = next(d for d in em.domains() if 1 in d["cpus"])
+    assert [s["cost"] for s in dom["states"]] == [o.power_uw * fmax // o.khz for o in big.opps]
+    assert not any(s["inefficient"] for s in dom["states"])
+    with pytest.raises(InputError, match="kernel"):
+        EnergyModel.from_platform(plat, kernel="android-3.18")
+
+
+def test_kernel_profile_is_a_set_option_and_changes_behaviour():
+    """--set kernel=android-4.19: schedutil's default rate limit becomes min(1000 x 100 µs,
+    10 ms) = 10 ms instead of 150 µs, so far fewer frequency changes; feec's 6% margin
+    keeps tasks on prev_cpu more often."""
+    new = Simulation(platform="gs101", workload="phone-mix", scheduler="eas").run(3.0).doc
+    old = Simulation(platform="gs101", workload="phone-mix", scheduler="eas",
+                     knobs={"kernel": "android-4.19"}).run(3.0).doc
+    assert new["kernel"] == "mainline-6.12" and old["kernel"] == "android-4.19"
+    assert old["counters"]["freq_changes"] < new["counters"]["freq_changes"] / 2
+    assert old["counters"]["feec_moves"] < new["counters"]["feec_moves"]
+    with pytest.raises(InputError, match="kernel"):
+        Simulation(platform="gs101", workload="phone-mix", knobs={"kernel": "linux-2.6"})

@@ -291,12 +291,13 @@ def platforms_show(name: str = typer.Argument(..., help="platform name or JSON p
 
 
 @app.command()
-def em(platform: str = typer.Argument("gs101", help="platform name or JSON path")):
+def em(platform: str = typer.Argument("gs101", help="platform name or JSON path"),
+       kernel: str = typer.Option("mainline-6.12", help="kernel profile: mainline-6.12 or android-4.19")):
     """The Energy Model EAS uses: perf domains in rd->pd order, each state's performance,
     power and cost (10 x power / performance, v6.12), and the inefficient states."""
     from hetsched.energy_model import EnergyModel
 
-    model = EnergyModel.from_platform(platform)
+    model = EnergyModel.from_platform(platform, kernel=kernel)
     for d in model.domains():
         t = Table(title=f"perf domain CPUs {d['cpus']} (capacity {d['capacity']})")
         for col in ("kHz", "performance", "power µW", "cost", ""):

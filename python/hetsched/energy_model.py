@@ -33,11 +33,20 @@ class EnergyModel:
         self._em = native
 
     @classmethod
-    def from_platform(cls, platform: str | Platform) -> "EnergyModel":
+    def from_platform(cls, platform: str | Platform, kernel: str = "mainline-6.12") -> "EnergyModel":
+        """The platform's Energy Model as a kernel profile builds it: ``mainline-6.12``
+        (cost = 10 x power / performance, inefficient states skipped) or ``android-4.19``
+        (cost = power x f_max / f, the 1.25 headroom inside the frequency mapping, feec's
+        6% margin)."""
         import json
 
         p = platform if isinstance(platform, Platform) else load_platform(platform)
-        return cls(_engine.EnergyModel.from_platform_json(json.dumps(p.to_spec())))
+        native = _engine.EnergyModel.from_platform_json(json.dumps(p.to_spec()))
+        if kernel == "android-4.19":
+            native.set_legacy()
+        elif kernel != "mainline-6.12":
+            raise InputError("EnergyModel.from_platform()", "kernel", "mainline-6.12 or android-4.19", got=kernel)
+        return cls(native)
 
     @classmethod
     def from_table(cls, domains: Iterable[Mapping]) -> "EnergyModel":

@@ -28,6 +28,8 @@ __all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEF
 SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
+KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
+DEFAULT_KERNEL = "mainline-6.12"
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
 UNTIL_EXIT_LIMIT_S = 3600.0
@@ -85,9 +87,15 @@ class Simulation:
             self.workload_spec = resolve_workloads(args, self.platform_spec, seed)
         self.scheduler, self.governor, self.seed = scheduler, governor, seed
         self.idle_governor = idle_governor
-        self.knobs = _check_knobs(dict(knobs or {}), "--set")
+        knobs = dict(knobs or {})
+        # `--set kernel=PROFILE` selects the kernel profile; every other knob is a number
+        self.kernel = str(knobs.pop("kernel", DEFAULT_KERNEL))
+        if self.kernel not in KERNEL_PROFILES:
+            raise UnknownNameError("--set", "kernel", self.kernel, KERNEL_PROFILES)
+        self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
         policy = {"scheduler": scheduler, "governor": governor, "idle_governor": idle_governor,
+                  "kernel": self.kernel,
                   "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
         try:
@@ -159,6 +167,9 @@ class Simulation:
         return self._engine.observe()
 
     def set_knob(self, name: str, value: float) -> None:
+        if name == "kernel":
+            raise InputError("set_knob()", "kernel", "the kernel profile to be chosen when the simulation is built",
+                             got=value)
         v = _check_knobs({name: value}, "set_knob()")[name]
         self._engine.set_knob(name, v)
         self.knobs[name] = v
@@ -176,6 +187,7 @@ class Simulation:
             "scheduler": self.scheduler,
             "governor": self.governor,
             "idle_governor": self.idle_governor,
+            "kernel": self.kernel,
             "knobs": self.knob_values(),
             "seed": self.seed,
             "power_model": self.platform.power_model,

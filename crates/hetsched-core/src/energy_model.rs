@@ -43,6 +43,9 @@ pub struct EnergyModel {
     pub pds: Vec<PerfDomain>,
     /// perf domain of each CPU
     pub cpu_pd: Vec<usize>,
+    /// the v4.19/5.4 formulation (android-4.19 profile): cost = P·f_max/f, the headroom
+    /// inside the frequency mapping, no inefficient states, feec's 6% margin
+    pub legacy: bool,
 }
 
 /// em_compute_costs() (v6.12): cost = 10 * power / performance; inefficiency from the top.
@@ -149,7 +152,24 @@ impl EnergyModel {
                 }
             })
             .collect();
-        EnergyModel { pds, cpu_pd }
+        EnergyModel {
+            pds,
+            cpu_pd,
+            legacy: false,
+        }
+    }
+
+    /// Switch to the v4.19/5.4 Energy Model: em_create_pd()'s cost = power · f_max / f,
+    /// and no state is flagged inefficient (that came with 5.16).
+    pub fn set_legacy(&mut self) {
+        for pd in &mut self.pds {
+            let fmax = pd.states.last().unwrap().khz;
+            for s in &mut pd.states {
+                s.cost = s.power_uw * fmax / s.khz.max(1);
+                s.inefficient = false;
+            }
+        }
+        self.legacy = true;
     }
 
     /// Whether EAS can run: more than one CPU capacity (an SD_ASYM_CPUCAPACITY domain).
@@ -161,6 +181,19 @@ impl EnergyModel {
 impl PerfDomain {
     /// em_cpu_energy() (v6.12): the lowest efficient state covering max_util (capped at
     /// allowed_cap), else the highest; energy = cost * sum_util.
+    /// em_pd_energy() of v4.19/5.4: the 1.25 headroom is inside map_util_freq(), the state
+    /// is the lowest whose frequency covers it, and energy = cost · sum_util / capacity.
+    pub fn em_cpu_energy_legacy(&self, max_util: u64, sum_util: u64) -> u64 {
+        let fmax = self.states.last().unwrap().khz;
+        let freq = (fmax + (fmax >> 2)) * max_util / self.capacity_orig;
+        let ps = self
+            .states
+            .iter()
+            .find(|s| s.khz >= freq)
+            .unwrap_or_else(|| self.states.last().unwrap());
+        ps.cost * sum_util / self.capacity_orig
+    }
+
     pub fn em_cpu_energy(&self, max_util: u64, sum_util: u64, allowed_cap: u64) -> u64 {
         if sum_util == 0 {
             return 0;
@@ -256,7 +289,14 @@ impl FeecInput {
 }
 
 /// compute_energy(): the pd's energy with the task on `dst` (None: nowhere in this pd).
-fn compute_energy(pd: &PerfDomain, inp: &FeecInput, dst: Option<usize>, pd_busy: u64, task_busy: u64) -> u64 {
+fn compute_energy(
+    pd: &PerfDomain,
+    inp: &FeecInput,
+    dst: Option<usize>,
+    pd_busy: u64,
+    task_busy: u64,
+    legacy: bool,
+) -> u64 {
     let cap = pd.capacity_orig;
     let pd_cap = cap * pd.cpus.len() as u64;
     let mut max_util = 0;
@@ -268,17 +308,29 @@ fn compute_energy(pd: &PerfDomain, inp: &FeecInput, dst: Option<usize>, pd_busy:
             min = min.max(pmin);
             max = if inp.rq_uclamp_idle[c] { pmax } else { max.max(pmax) };
         }
-        // sugov_effective_cpu_perf()
-        let perf = min.max(map_util_perf(eff).min(max));
+        // sugov_effective_cpu_perf(); v4.19/5.4: schedutil_cpu_util(FREQUENCY_UTIL), the
+        // headroom being applied later in the EM
+        let perf = if legacy {
+            min.max(eff.min(max))
+        } else {
+            min.max(map_util_perf(eff).min(max))
+        };
         max_util = max_util.max(perf);
     }
     let busy = (pd_busy + if dst.is_some() { task_busy } else { 0 }).min(pd_cap);
-    pd.em_cpu_energy(max_util.min(cap), busy, cap)
+    if legacy {
+        pd.em_cpu_energy_legacy(max_util.min(cap), busy)
+    } else {
+        pd.em_cpu_energy(max_util.min(cap), busy, cap)
+    }
 }
 
 impl EnergyModel {
     /// find_energy_efficient_cpu() (v6.12, identical in 6.18), without uclamp.
     pub fn find_energy_efficient_cpu(&self, inp: &FeecInput) -> FeecResult {
+        if self.legacy {
+            return self.feec_v5_4(inp);
+        }
         let prev = inp.prev_cpu;
         let mut out = FeecResult {
             cpu: prev,
@@ -330,9 +382,9 @@ impl EnergyModel {
                 .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
                 .sum::<u64>()
                 .min(pd_cap);
-            let base = compute_energy(pd, inp, None, pd_busy, task_busy);
+            let base = compute_energy(pd, inp, None, pd_busy, task_busy, false);
             if prev_spare >= 0 {
-                let e = compute_energy(pd, inp, Some(prev), pd_busy, task_busy);
+                let e = compute_energy(pd, inp, Some(prev), pd_busy, task_busy, false);
                 if e < base {
                     return FeecResult {
                         cpu: prev,
@@ -349,7 +401,7 @@ impl EnergyModel {
                     if cand_fits < best_fits || (cand_fits < 0 && cap <= best_cap) {
                         continue;
                     }
-                    let e = compute_energy(pd, inp, Some(c), pd_busy, task_busy);
+                    let e = compute_energy(pd, inp, Some(c), pd_busy, task_busy, false);
                     if e < base {
                         return FeecResult {
                             cpu: prev,
@@ -372,6 +424,83 @@ impl EnergyModel {
         out
     }
 
+    /// find_energy_efficient_cpu() of v4.19/5.4: candidates are prev_cpu and each pd's
+    /// max-spare-capacity CPU among those the task fits (`fits_capacity` on the util
+    /// clamped by uclamp_rq_util_with); the best CPU is taken only if prev_cpu cannot be used
+    /// or the best saves more than 1/16 (~6%) of prev's delta plus the base energy of all
+    /// pds.
+    fn feec_v5_4(&self, inp: &FeecInput) -> FeecResult {
+        let prev = inp.prev_cpu;
+        let mut out = FeecResult {
+            cpu: prev,
+            candidates: Vec::new(),
+        };
+        if inp.task_util_est() == 0 {
+            return out;
+        }
+        let task_busy = inp.task_util_est();
+        let (mut prev_delta, mut best_delta, mut best_cpu) = (u64::MAX, u64::MAX, prev);
+        let mut base_energy = 0u64;
+        for pd in &self.pds {
+            let pd_cap = pd.capacity_orig * pd.cpus.len() as u64;
+            let pd_busy = pd
+                .cpus
+                .iter()
+                .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
+                .sum::<u64>()
+                .min(pd_cap);
+            let base = compute_energy(pd, inp, None, pd_busy, task_busy, true);
+            base_energy += base;
+            let (mut max_spare, mut max_spare_cpu) = (0u64, None);
+            for &c in &pd.cpus {
+                if inp.allowed & (1u64 << c) == 0 {
+                    continue;
+                }
+                let util = inp.cpu_util(c, Some(c), false);
+                let cap = inp.capacity[c];
+                let spare = cap.saturating_sub(util);
+                // uclamp_rq_util_with()
+                let clamped = if inp.uclamp_used {
+                    let (rq, p) = (inp.rq_uclamp[c], inp.p_uclamp);
+                    let (lo, hi) = (rq[0].max(p[0]), rq[1].max(p[1]));
+                    if lo >= hi {
+                        lo
+                    } else {
+                        util.clamp(lo, hi)
+                    }
+                } else {
+                    util
+                };
+                if !crate::placement::fits_capacity(clamped, cap) {
+                    continue;
+                }
+                if c == prev {
+                    prev_delta = compute_energy(pd, inp, Some(prev), pd_busy, task_busy, true) - base;
+                    best_delta = best_delta.min(prev_delta);
+                    out.candidates.push((prev, prev_delta));
+                }
+                if spare > max_spare {
+                    (max_spare, max_spare_cpu) = (spare, Some(c));
+                }
+            }
+            if let Some(c) = max_spare_cpu {
+                if c != prev {
+                    let d = compute_energy(pd, inp, Some(c), pd_busy, task_busy, true) - base;
+                    out.candidates.push((c, d));
+                    if d < best_delta {
+                        (best_delta, best_cpu) = (d, c);
+                    }
+                }
+            }
+        }
+        out.cpu = if prev_delta == u64::MAX || prev_delta - best_delta > (prev_delta + base_energy) >> 4 {
+            best_cpu
+        } else {
+            prev
+        };
+        out
+    }
+
     /// The energy of every pd without the task (compute_energy with no destination): the
     /// base that the candidates' deltas of `find_energy_efficient_cpu` add to.
     pub fn energy_without_task(&self, inp: &FeecInput) -> u64 {
@@ -386,7 +515,7 @@ impl EnergyModel {
                     .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
                     .sum::<u64>()
                     .min(pd_cap);
-                compute_energy(pd, inp, None, pd_busy, task_busy)
+                compute_energy(pd, inp, None, pd_busy, task_busy, self.legacy)
             })
             .sum()
     }
@@ -398,8 +527,12 @@ impl EnergyModel {
             .pds
             .iter()
             .map(|pd| {
-                let max_util = pd.cpus.iter().map(|&c| headroom(cpu_utils[c])).max().unwrap_or(0);
                 let sum: u64 = pd.cpus.iter().map(|&c| cpu_utils[c]).sum();
+                if self.legacy {
+                    let max_util = pd.cpus.iter().map(|&c| cpu_utils[c]).max().unwrap_or(0);
+                    return pd.em_cpu_energy_legacy(max_util.min(pd.capacity_orig), sum);
+                }
+                let max_util = pd.cpus.iter().map(|&c| headroom(cpu_utils[c])).max().unwrap_or(0);
                 pd.em_cpu_energy(max_util.min(pd.capacity_orig), sum, pd.capacity_orig)
             })
             .collect();
@@ -510,5 +643,37 @@ mod tests {
         let r = m.find_energy_efficient_cpu(&inp);
         assert_eq!(r.cpu, 0);
         assert_eq!(r.candidates, vec![(2, 7 * 450), (0, 5 * 450)]);
+    }
+
+    #[test]
+    fn legacy_em_costs_and_feec_margin() {
+        let mut m = em();
+        m.set_legacy();
+        // cost = P · f_max / f (the table's "frequencies" are its performances here)
+        assert_eq!(
+            m.pds[1].states.iter().map(|s| s.cost).collect::<Vec<_>>(),
+            vec![100 * 512 / 256, 300]
+        );
+        assert_eq!(
+            m.pds[0].states.iter().map(|s| s.cost).collect::<Vec<_>>(),
+            vec![800, 700 * 1024 / 768, 1300]
+        );
+        // a 100-util task on big CPU 3: 1.25 x 100 inside the frequency mapping needs the
+        // 512 state (cost 800): 800 x 100 / 1024 = 78; on little CPU 0, the 256 state
+        // (cost 200): 200 x 100 / 512 = 39; it saves more than (78 + 0) / 16: little
+        let r = m.find_energy_efficient_cpu(&input([0, 0, 0, 100], 100, 3));
+        assert_eq!(r.cpu, 0);
+        assert_eq!(r.candidates, vec![(3, 78), (2, 78), (0, 39)]);
+        // with a large base energy (big CPU 2 at 900, little CPU 0 at 300) the saving
+        // (127 on big vs 59 on little CPU 1) is under (127 + 1142 + 175) / 16 = 90: prev stays
+        let r = m.find_energy_efficient_cpu(&input([300, 0, 900, 100], 100, 3));
+        assert_eq!(r.cpu, 3);
+        assert_eq!(
+            r.candidates,
+            vec![
+                (3, 1300 * 1000 / 1024 - 1300 * 900 / 1024),
+                (1, 300 * 400 / 512 - 300 * 300 / 512)
+            ]
+        );
     }
 }

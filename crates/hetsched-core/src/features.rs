@@ -114,6 +114,8 @@ pub struct Derived {
 pub struct Knobs {
     values: Vec<f64>,
     pub derived: Derived,
+    /// the android-4.19 profile's default rate limit (min(latency x 1000, 10 ms))
+    pub legacy_rate_limit: bool,
 }
 
 impl Default for Knobs {
@@ -121,6 +123,7 @@ impl Default for Knobs {
         let mut k = Knobs {
             values: KNOBS.iter().map(|k| k.default).collect(),
             derived: Derived::default(),
+            legacy_rate_limit: false,
         };
         k.derive();
         k
@@ -156,6 +159,12 @@ impl Knobs {
         Ok(())
     }
 
+    /// Select the android-4.19 profile's defaults.
+    pub fn set_legacy(&mut self, legacy: bool) {
+        self.legacy_rate_limit = legacy;
+        self.derive();
+    }
+
     fn derive(&mut self) {
         let g = |k: Knob| self.values[k as usize];
         let lat_us = g(Knob::CpufreqTransitionLatencyUs);
@@ -165,6 +174,14 @@ impl Knobs {
             target_load_permyriad: ((g(Knob::SchedutilTargetLoad) * 10_000.0).round() as u64).max(1),
             rate_limit_ns: if rl >= 0.0 {
                 (rl * 1000.0) as u64
+            } else if self.legacy_rate_limit {
+                // cpufreq_policy_transition_delay_us() before 6.8: LATENCY_MULTIPLIER (1000)
+                // x the latency, capped at 10 ms; 1 ms without a latency
+                if lat_us > 0.0 {
+                    ((lat_us * 1000.0).min(10_000.0) * 1000.0) as u64
+                } else {
+                    1_000_000
+                }
             } else if lat_us > 0.0 {
                 (lat_us * 1500.0) as u64
             } else {

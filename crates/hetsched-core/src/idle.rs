@@ -181,7 +181,10 @@ mod tests {
 
     #[test]
     fn typical_interval_drops_outliers() {
-        let mut m = Menu { intervals: [1000, 1010, 990, 1000, 1005, 995, 1000, 50_000], ..Default::default() };
+        let mut m = Menu {
+            intervals: [1000, 1010, 990, 1000, 1005, 995, 1000, 50_000],
+            ..Default::default()
+        };
         assert_eq!(m.typical_interval_us(), 1000);
         m.intervals = [10, 5000, 300, 90_000, 7, 2000, 40_000, 600];
         assert_eq!(m.typical_interval_us(), u64::MAX);

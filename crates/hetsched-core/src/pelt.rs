@@ -26,6 +26,9 @@ pub struct SchedAvg {
     pub util_avg: u64,
     /// util_est ewma | UTIL_AVG_UNCHANGED (tasks only)
     pub util_est: u32,
+    /// the pre-6.8 util_est's `enqueued` field | UTIL_AVG_UNCHANGED (android-4.19
+    /// profile only; stays 0 in the v6.12 form)
+    pub util_est_enqueued: u32,
 }
 
 #[inline]
@@ -130,9 +133,11 @@ impl SchedAvg {
         }
     }
 
+    /// _task_util_est(): the ewma (v6.12); max(ewma, enqueued) in the older form.
     #[inline]
     pub fn ewma(&self) -> u64 {
-        (self.util_est & !UTIL_AVG_UNCHANGED) as u64
+        let e = (self.util_est & !UTIL_AVG_UNCHANGED) as u64;
+        e.max((self.util_est_enqueued & !UTIL_AVG_UNCHANGED) as u64)
     }
 }
 
@@ -201,6 +206,23 @@ pub fn util_est_update(se: &mut SchedAvg, capacity_orig: u64) {
     ewma -= last_ewma_diff;
     ewma >>= 2;
     store(se, ewma)
+}
+
+/// util_est_dequeue()'s update in the v4.19 form: `enqueued` takes the task's util at
+/// dequeue; the ewma moves a quarter of the way to it, both ways, unless within 1%.
+pub fn util_est_update_v4_19(se: &mut SchedAvg) {
+    if se.util_est_enqueued & UTIL_AVG_UNCHANGED != 0 {
+        return;
+    }
+    let enqueued = se.util_avg;
+    se.util_est_enqueued = enqueued as u32 | UTIL_AVG_UNCHANGED;
+    let ewma = (se.util_est & !UTIL_AVG_UNCHANGED) as i64;
+    let diff = enqueued as i64 - ewma;
+    if diff.abs() < 10 {
+        return; // within_margin(last_ewma_diff, SCHED_CAPACITY_SCALE / 100)
+    }
+    let ewma = ((ewma << 2) + diff) >> 2;
+    se.util_est = ewma as u32;
 }
 
 #[cfg(test)]
@@ -279,6 +301,25 @@ mod tests {
         assert!(!sa.update(t0 + 500 * 1024, 1, 1, true, 1024));
         assert_eq!(sa.util_avg, before);
         assert_eq!(sa.period_contrib, 500);
+    }
+
+    #[test]
+    fn util_est_v4_19_form() {
+        let mut se = SchedAvg {
+            util_avg: 100,
+            util_est: 500,
+            ..Default::default()
+        };
+        util_est_update_v4_19(&mut se);
+        // enqueued 100; ewma 500 + (100 - 500)/4 = 400; task value max(ewma, enqueued)
+        assert_eq!(se.util_est, 400);
+        assert_eq!(se.ewma(), 400);
+        // rising: no fast-up in 4.19, a quarter of the way: 400 + (800 - 400)/4 = 500
+        se.util_est_enqueued &= !UTIL_AVG_UNCHANGED;
+        se.util_avg = 800;
+        util_est_update_v4_19(&mut se);
+        assert_eq!(se.util_est, 500);
+        assert_eq!(se.ewma(), 800, "the enqueued value counts until the ewma catches up");
     }
 
     #[test]

@@ -262,13 +262,17 @@ pub fn make_placement(
     scheduler: &str,
     platform: &crate::platform::Platform,
     governor: &str,
+    legacy: bool,
 ) -> (Box<dyn Placement>, Option<std::result::Result<(), String>>) {
     match scheduler {
         "baseline" => return (Box::new(Baseline), None),
         "cfs" => return (Box::new(SelectIdleSibling::default()), None),
         _ => {}
     }
-    let em = EnergyModel::from_platform(platform);
+    let mut em = EnergyModel::from_platform(platform);
+    if legacy {
+        em.set_legacy();
+    }
     let fallback = || -> Box<dyn Placement> { Box::new(SelectIdleSibling::default()) };
     if !em.asymmetric() {
         return (

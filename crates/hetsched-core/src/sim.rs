@@ -226,6 +226,9 @@ pub struct PolicyConfig {
     pub governor: String,
     #[serde(default)]
     pub knobs: std::collections::BTreeMap<String, f64>,
+    /// kernel profile: "mainline-6.12" (default) or "android-4.19"
+    #[serde(default = "default_kernel")]
+    pub kernel: String,
     /// cpuidle governor: "menu" (the kernel's default) or "oracle" (the exact next timer)
     #[serde(default = "default_idle_governor")]
     pub idle_governor: String,
@@ -244,6 +247,21 @@ fn default_governor() -> String {
 fn default_idle_governor() -> String {
     "menu".into()
 }
+fn default_kernel() -> String {
+    "mainline-6.12".into()
+}
+
+/// Kernel profiles: where the phones of the studies (Android 4.14/4.19) differ from v6.12.
+pub const KERNEL_PROFILES: &[(&str, &str)] = &[
+    (
+        "mainline-6.12",
+        "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
+    ),
+    (
+        "android-4.19",
+        "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
+    ),
+];
 
 pub const IDLE_GOVERNORS: &[(&str, &str)] = &[
     (
@@ -312,6 +330,8 @@ pub struct Sim {
     pub overutilized: bool,
     /// uclamp_is_used(): some task sets a clamp
     pub uclamp_used: bool,
+    /// the android-4.19 kernel profile
+    pub legacy: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
 }
@@ -354,7 +374,17 @@ const NOHZ_BLOCKED_PERIOD_NS: u64 = 32_000_000; // nohz.next_blocked = now + 32 
 
 impl Sim {
     pub fn new(platform: Platform, workload: WorkloadSpec, policy: PolicyConfig) -> Result<Sim> {
+        if !KERNEL_PROFILES.iter().any(|k| k.0 == policy.kernel) {
+            return Err(Error::Unknown {
+                field: "kernel".into(),
+                kind: "kernel profile",
+                name: policy.kernel.clone(),
+                choices: KERNEL_PROFILES.iter().map(|k| k.0).collect::<Vec<_>>().join(", "),
+            });
+        }
+        let legacy = policy.kernel == "android-4.19";
         let mut knobs = Knobs::default();
+        knobs.set_legacy(legacy);
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
         }
@@ -375,7 +405,8 @@ impl Sim {
             });
         }
         let nclusters = platform.clusters.len();
-        let (placement, eas_status) = crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor);
+        let (placement, eas_status) =
+            crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor, legacy);
         let governor = make_governor(&policy.governor, nclusters)?;
         let n = platform.nr_cpus();
         let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -529,6 +560,7 @@ impl Sim {
                 .tasks
                 .iter()
                 .any(|t| t.util_min.is_some() || t.util_max.is_some()),
+            legacy,
             eas_status,
         };
         for cpu in 0..n {
@@ -616,6 +648,7 @@ impl Sim {
         let on_rq = task.se.on_rq as u64;
         if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
+            task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED;
         }
     }
 
@@ -801,7 +834,11 @@ impl Sim {
             // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
             rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
             if sleep {
-                pelt::util_est_update(&mut task.se.avg, cap);
+                if self.legacy {
+                    pelt::util_est_update_v4_19(&mut task.se.avg);
+                } else {
+                    pelt::util_est_update(&mut task.se.avg, cap);
+                }
             }
         }
         self.update_load_avg(cpu, Some(t), false);

@@ -193,6 +193,11 @@ impl PyEnergyModel {
         self.em.cpu_pd.len()
     }
 
+    /// Switch to the v4.19/5.4 formulation (the android-4.19 kernel profile).
+    fn set_legacy(&mut self) {
+        self.em.set_legacy();
+    }
+
     /// Perf domains in rd->pd order: (cpus, capacity, [(khz, performance, power_uw, cost,
     /// inefficient), ...]).
     fn domains(&self) -> Vec<(Vec<usize>, u64, Vec<(u64, u64, u64, u64, bool)>)> {
@@ -301,6 +306,11 @@ fn idle_governors() -> Vec<(&'static str, &'static str)> {
     hetsched_core::sim::IDLE_GOVERNORS.to_vec()
 }
 
+#[pyfunction]
+fn kernel_profiles() -> Vec<(&'static str, &'static str)> {
+    hetsched_core::sim::KERNEL_PROFILES.to_vec()
+}
+
 /// Deliberately panic inside the engine (tests check it surfaces as EnginePanic).
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -315,6 +325,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(governors, m)?)?;
     m.add_function(wrap_pyfunction!(idle_governors, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("EngineInputError", m.py().get_type::<EngineInputError>())?;
     m.add("EnginePanic", m.py().get_type::<EnginePanic>())?;
