@@ -1,7 +1,8 @@
 //! Run one simulation from resolved spec files, for profilers (perf, valgrind):
 //! `cargo run --release --example profile_run -- PLATFORM.json WORKLOAD.json SECONDS [REPEAT]`
 //! (write the specs with `hetsched.platforms.load_platform(..).to_spec()` and
-//! `hetsched.workloads.builtin.resolve_workloads(..)`).
+//! `hetsched.workloads.builtin.resolve_workloads(..)`). The environment variable POLICY
+//! sets the PolicyConfig JSON (default `{"governor": "schedutil"}`).
 
 use std::time::Instant;
 
@@ -16,7 +17,8 @@ fn main() {
     let secs: f64 = args[3].parse().expect("seconds");
     let repeat: usize = args.get(4).map(|r| r.parse().expect("repeat")).unwrap_or(1);
     for _ in 0..repeat {
-        let mut sim = hetsched_core::build(&p, &w, r#"{"governor": "schedutil"}"#).expect("valid specs");
+        let policy = std::env::var("POLICY").unwrap_or_else(|_| r#"{"governor": "schedutil"}"#.into());
+        let mut sim = hetsched_core::build(&p, &w, &policy).expect("valid specs");
         let t = Instant::now();
         sim.run_until((secs * 1e9) as u64);
         let wall = t.elapsed().as_secs_f64();
