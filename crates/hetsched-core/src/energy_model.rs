@@ -288,6 +288,16 @@ impl FeecInput {
     }
 }
 
+/// eenv_pd_busy_time(): the pd's busy time without the task, capped at its capacity.
+fn pd_busy_time(pd: &PerfDomain, inp: &FeecInput) -> u64 {
+    let pd_cap = pd.capacity_orig * pd.cpus.len() as u64;
+    pd.cpus
+        .iter()
+        .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
+        .sum::<u64>()
+        .min(pd_cap)
+}
+
 /// compute_energy(): the pd's energy with the task on `dst` (None: nowhere in this pd).
 fn compute_energy(
     pd: &PerfDomain,
@@ -345,7 +355,6 @@ impl EnergyModel {
         let (mut best_cap, mut prev_cap) = (0u64, 0u64);
         for pd in &self.pds {
             let cap = pd.capacity_orig;
-            let pd_cap = cap * pd.cpus.len() as u64;
             let mut prev_spare: i64 = -1;
             let (mut cand, mut cand_spare, mut cand_fits) = (None, -1i64, -1i32);
             // initialised once per pd: merged rq clamps persist over the following CPUs,
@@ -376,12 +385,7 @@ impl EnergyModel {
             if cand.is_none() && prev_spare < 0 {
                 continue;
             }
-            let pd_busy = pd
-                .cpus
-                .iter()
-                .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
-                .sum::<u64>()
-                .min(pd_cap);
+            let pd_busy = pd_busy_time(pd, inp);
             let base = compute_energy(pd, inp, None, pd_busy, task_busy, false);
             if prev_spare >= 0 {
                 let e = compute_energy(pd, inp, Some(prev), pd_busy, task_busy, false);
@@ -442,13 +446,7 @@ impl EnergyModel {
         let (mut prev_delta, mut best_delta, mut best_cpu) = (u64::MAX, u64::MAX, prev);
         let mut base_energy = 0u64;
         for pd in &self.pds {
-            let pd_cap = pd.capacity_orig * pd.cpus.len() as u64;
-            let pd_busy = pd
-                .cpus
-                .iter()
-                .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
-                .sum::<u64>()
-                .min(pd_cap);
+            let pd_busy = pd_busy_time(pd, inp);
             let base = compute_energy(pd, inp, None, pd_busy, task_busy, true);
             base_energy += base;
             let (mut max_spare, mut max_spare_cpu) = (0u64, None);
@@ -508,13 +506,7 @@ impl EnergyModel {
         self.pds
             .iter()
             .map(|pd| {
-                let pd_cap = pd.capacity_orig * pd.cpus.len() as u64;
-                let pd_busy = pd
-                    .cpus
-                    .iter()
-                    .map(|&c| inp.effective_cpu_util(c, inp.cpu_util(c, None, false)).0)
-                    .sum::<u64>()
-                    .min(pd_cap);
+                let pd_busy = pd_busy_time(pd, inp);
                 compute_energy(pd, inp, None, pd_busy, task_busy, self.legacy)
             })
             .sum()

@@ -101,9 +101,6 @@ impl Task {
     pub fn is_rt(&self) -> bool {
         self.policy != Policy::Other
     }
-    pub fn weight(&self) -> u64 {
-        self.se.weight
-    }
 }
 
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@
 //! (the kernel has a deferrable timer per CPU, unsynchronised); the slack timer is moot
 //! because the engine's timer is not deferrable.
 
-use super::{relation_h, relation_l, CpuUtil, Governor};
+use super::{relation_h, relation_l, Governor};
 use crate::features::{Knob, Knobs};
 use crate::platform::Cluster;
 
@@ -79,18 +79,6 @@ pub fn choose_freq(cluster: &Cluster, cur_khz: u64, loadadj: u64, target_load: u
 impl Governor for Interactive {
     fn name(&self) -> &'static str {
         "interactive"
-    }
-
-    fn needs_util(&self) -> bool {
-        false
-    }
-
-    fn initial_opp(&self, _: &Cluster, _knobs: &Knobs) -> usize {
-        0
-    }
-
-    fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[CpuUtil], _: &Knobs) -> Option<u64> {
-        None
     }
 
     fn first_sample_ns(&self, knobs: &Knobs) -> Option<u64> {

@@ -27,20 +27,26 @@ pub struct CpuUtil {
 
 pub trait Governor: Send {
     fn name(&self) -> &'static str;
-    /// Whether `update()` needs the per-CPU utils (false: skip computing them).
+    /// Whether `update()` needs the per-CPU utils (false: skip computing them); only the
+    /// util-driven governors (schedutil) do.
     fn needs_util(&self) -> bool {
-        true
+        false
     }
     /// Cheap pre-check before the engine gathers the utils: false when an update now
     /// would be ignored anyway (schedutil's rate limit).
     fn wants_update(&self, _ci: usize, _now: u64, _knobs: &Knobs) -> bool {
         true
     }
-    /// OPP index a cluster starts at.
-    fn initial_opp(&self, cluster: &Cluster, _knobs: &Knobs) -> usize;
+    /// OPP index a cluster starts at (the lowest by default).
+    fn initial_opp(&self, _cluster: &Cluster, _knobs: &Knobs) -> usize {
+        0
+    }
     /// The cpufreq_update_util() hook for cluster `ci`; returns a new target frequency in
-    /// kHz (a table frequency) when one is committed.
-    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64>;
+    /// kHz (a table frequency) when one is committed. Governors that are not util-driven
+    /// ignore it.
+    fn update(&mut self, _ci: usize, _now: u64, _cluster: &Cluster, _utils: &[CpuUtil], _knobs: &Knobs) -> Option<u64> {
+        None
+    }
     /// Sampling governors (the kernel's cpufreq_governor.c "dbs" family): the delay to the
     /// first sample of each cluster; None for governors that are not timer driven.
     fn first_sample_ns(&self, _knobs: &Knobs) -> Option<u64> {
@@ -109,29 +115,14 @@ impl Governor for Performance {
     fn name(&self) -> &'static str {
         "performance"
     }
-    fn needs_util(&self) -> bool {
-        false
-    }
     fn initial_opp(&self, c: &Cluster, _knobs: &Knobs) -> usize {
         c.opps.len() - 1
-    }
-    fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[CpuUtil], _: &Knobs) -> Option<u64> {
-        None
     }
 }
 
 impl Governor for Powersave {
     fn name(&self) -> &'static str {
         "powersave"
-    }
-    fn needs_util(&self) -> bool {
-        false
-    }
-    fn initial_opp(&self, _: &Cluster, _knobs: &Knobs) -> usize {
-        0
-    }
-    fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[CpuUtil], _: &Knobs) -> Option<u64> {
-        None
     }
 }
 

@@ -65,18 +65,6 @@ impl Governor for Ondemand {
         "ondemand"
     }
 
-    fn needs_util(&self) -> bool {
-        false
-    }
-
-    fn initial_opp(&self, _: &Cluster, _knobs: &Knobs) -> usize {
-        0
-    }
-
-    fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[super::CpuUtil], _: &Knobs) -> Option<u64> {
-        None
-    }
-
     fn first_sample_ns(&self, knobs: &Knobs) -> Option<u64> {
         Some(dbs_sampling_rate_ns(knobs.get(Knob::OndemandSamplingRateUs), knobs))
     }

@@ -69,8 +69,8 @@ impl Governor for Schedutil {
         "schedutil"
     }
 
-    fn initial_opp(&self, _: &Cluster, _knobs: &Knobs) -> usize {
-        0
+    fn needs_util(&self) -> bool {
+        true
     }
 
     fn wants_update(&self, ci: usize, now: u64, knobs: &Knobs) -> bool {

@@ -3,7 +3,7 @@
 //! above it (its highest if none is): scaling_setspeed written once at the start of the
 //! run. 0 (the default) means each cluster's lowest OPP.
 
-use super::{relation_l, CpuUtil, Governor};
+use super::{relation_l, Governor};
 use crate::features::{Knob, Knobs};
 use crate::platform::Cluster;
 
@@ -20,13 +20,7 @@ impl Governor for Userspace {
     fn name(&self) -> &'static str {
         "userspace"
     }
-    fn needs_util(&self) -> bool {
-        false
-    }
     fn initial_opp(&self, cluster: &Cluster, knobs: &Knobs) -> usize {
         Self::opp(cluster, knobs)
-    }
-    fn update(&mut self, _: usize, _: u64, _: &Cluster, _: &[CpuUtil], _: &Knobs) -> Option<u64> {
-        None
     }
 }
