@@ -1,7 +1,7 @@
 //! Load balancing behind one interface: the periodic pass (per CPU, at its balance
-//! interval) and the newidle pass (a CPU about to go idle). The kernel-faithful
-//! sched_balance_rq with domains, group classification and migration types is a later
-//! policy; this module holds the interface and the baseline pull balancer.
+//! interval) and the newidle pass (a CPU about to go idle). This module holds the
+//! interface and the baseline pull balancer of the `baseline` scheduler; the kernel's
+//! sched_balance_rq, which `cfs` and `eas` use, is balance_fair.rs.
 
 use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;

@@ -3,6 +3,7 @@
 //! idle) so that a reader of the kernel finds each mechanism where they expect it.
 
 pub mod balance;
+pub mod balance_fair;
 pub mod cpufreq;
 pub mod energy;
 pub mod energy_model;

@@ -294,7 +294,7 @@ pub fn make_placement(
 pub const SCHEDULERS: &[(&str, &str)] = &[
     (
         "cfs",
-        "the kernel's select_task_rq_fair without EAS (select_idle_sibling / select_idle_capacity), CFS and RT classes, the baseline pull balancer with misfit migration",
+        "the kernel without EAS: select_task_rq_fair (select_idle_sibling / select_idle_capacity), CFS and RT classes, sched_balance_rq",
     ),
     (
         "eas",
@@ -302,6 +302,6 @@ pub const SCHEDULERS: &[(&str, &str)] = &[
     ),
     (
         "baseline",
-        "issue 2's simple placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded), same classes and balancer",
+        "issue 2's simple placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded) and pull balancer with misfit migration",
     ),
 ];

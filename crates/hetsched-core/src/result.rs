@@ -131,8 +131,13 @@ impl Sim {
                 "context_switches": c.context_switches,
                 "migrations": c.migrations,
                 "freq_changes": c.freq_changes,
-                "balance_attempts": c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts,
-                "balance_successes": c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes,
+                "balance_attempts": c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts
+                    + self.kernel_lb.as_ref().map_or(0, |lb| lb.stats.iter().map(|s| s.1.attempts).sum::<u64>()),
+                "balance_successes": c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes
+                    + self.kernel_lb.as_ref().map_or(0, |lb| lb.stats.iter().map(|s| s.1.successes).sum::<u64>()),
+                "balance_domains": self.kernel_lb.as_ref().map(|lb| {
+                    lb.stats.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
+                }),
                 "overutilized_set": c.overutilized_set,
                 "feec_calls": self.placement_counter("feec_calls"),
                 "feec_moves": self.placement_counter("feec_moves"),

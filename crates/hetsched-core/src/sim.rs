@@ -8,6 +8,7 @@
 //! CPU changes (stale ones are dropped by generation).
 
 use crate::balance::{BalanceStats, LoadBalancer, Migration, SimplePull};
+use crate::balance_fair::{KernelLb, LbAction};
 use crate::cpufreq::{make_governor, CpuUtil, Governor};
 use crate::energy::{CpuPowerState, EnergyMeter};
 use crate::error::{config, Error, Result};
@@ -154,6 +155,8 @@ pub struct SchedView<'a> {
     pub overutilized: bool,
     /// uclamp_is_used()
     pub uclamp_used: bool,
+    /// EAS runs (sched_energy_enabled)
+    pub eas: bool,
 }
 
 impl<'a> SchedView<'a> {
@@ -323,6 +326,8 @@ pub struct Sim {
     gov_busy_mark: Vec<u64>,
     gov_last_sample: Vec<u64>,
     gov_speed_mark: Vec<u128>,
+    /// the kernel's load balancer (cfs, eas); None: the baseline's pull balancer
+    pub kernel_lb: Option<KernelLb>,
     /// rd->overutilized (meaningful with EAS)
     pub overutilized: bool,
     /// uclamp_is_used(): some task sets a clamp
@@ -363,6 +368,7 @@ macro_rules! view {
             knobs: &$s.knobs,
             overutilized: $s.overutilized,
             uclamp_used: $s.uclamp_used,
+            eas: $s.eas_status == Some(Ok(())),
         }
     };
 }
@@ -552,6 +558,7 @@ impl Sim {
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
+            kernel_lb: None,
             overutilized: false,
             uclamp_used: workload
                 .tasks
@@ -562,6 +569,14 @@ impl Sim {
         };
         for cpu in 0..n {
             sim.enter_idle(cpu);
+        }
+        if sim.policy.scheduler != "baseline" {
+            let lb = KernelLb::new(
+                &sim.view(),
+                sim.knobs.derived.migration_cost_ns,
+                sim.knobs.derived.busy_factor,
+            );
+            sim.kernel_lb = Some(lb);
         }
         if let Some(tr) = sim.trace.as_mut() {
             for (ci, c) in sim.platform.clusters.iter().enumerate() {
@@ -1076,7 +1091,36 @@ impl Sim {
 
     // ------------------------------------------------------------------ balancing
 
+    /// Carry out the kernel load balancer's actions: queued tasks move, a running one is
+    /// pushed by the stopper (active balance) if it still runs where it was seen.
+    fn apply_lb(&mut self, acts: Vec<LbAction>, preempt: bool) {
+        for a in acts {
+            match a {
+                LbAction::Move(m) => {
+                    let t = &self.tasks[m.task as usize];
+                    if t.cpu == m.src && t.state == TaskState::Runnable {
+                        self.migrate_queued(m, preempt);
+                    }
+                }
+                LbAction::Active(m) => {
+                    if self.rqs[m.src].curr == Some(m.task) {
+                        self.migrate_running(m);
+                    }
+                }
+            }
+        }
+    }
+
     fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
+        if self.kernel_lb.is_some() {
+            let lb = self.kernel_lb.as_mut().unwrap();
+            let acts = lb.newidle(&view!(self), cpu);
+            if acts.is_empty() {
+                return None;
+            }
+            self.apply_lb(acts, false);
+            return self.pick_next(cpu);
+        }
         let mut stats = self.counters.newidle_balance;
         let m = self.balancer.balance(&view!(self), cpu, true, &mut stats);
         self.counters.newidle_balance = stats;
@@ -1374,7 +1418,10 @@ impl Sim {
         let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
         let busy_factor = self.knobs.derived.busy_factor;
         let tick_ns = self.knobs.derived.tick_ns;
-        let nohz_kick = self.rqs.iter().any(|rq| rq.nr_running() >= 2);
+        // nohz_balancer_kick(): a runqueue with two or more tasks, or on asymmetric systems a
+        // misfit task, wakes the idle balancer
+        let nohz_kick = self.rqs.iter().any(|rq| rq.nr_running() >= 2)
+            || (self.kernel_lb.is_some() && (0..n).any(|c| KernelLb::misfit_load(&self.view(), c) > 0));
         for cpu in 0..n {
             let busy = self.rqs[cpu].curr.is_some();
             if busy {
@@ -1401,17 +1448,29 @@ impl Sim {
                     if self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
                     }
-                    let mut stats = self.counters.misfit_balance;
-                    let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
-                    self.counters.misfit_balance = stats;
-                    if let Some(m) = m {
-                        self.migrate_running(m);
+                    if self.kernel_lb.is_none() {
+                        let mut stats = self.counters.misfit_balance;
+                        let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
+                        self.counters.misfit_balance = stats;
+                        if let Some(m) = m {
+                            self.migrate_running(m);
+                        }
                     }
                 }
             }
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
             // asleep.
+            if self.kernel_lb.is_some() && (busy || nohz_kick) {
+                if self.eas_status == Some(Ok(())) {
+                    let v = self.view();
+                    self.overutilized = (0..n).any(|c| v.cpu_overutilized(c));
+                }
+                let lb = self.kernel_lb.as_mut().unwrap();
+                let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
+                self.apply_lb(acts, true);
+                continue;
+            }
             if now >= self.rqs[cpu].next_balance && (busy || nohz_kick) {
                 // update_sd_lb_stats() at the root domain recomputes rd->overutilized
                 if self.eas_status == Some(Ok(())) {
@@ -1684,10 +1743,17 @@ impl Sim {
         self.balancer = Box::new(SimplePull {
             migration_cost_ns: self.knobs.get(Knob::SchedMigrationCostNs) as u64,
         });
+        if let Some(lb) = self.kernel_lb.as_mut() {
+            lb.migration_cost_ns = self.knobs.derived.migration_cost_ns;
+            lb.busy_factor = self.knobs.derived.busy_factor;
+        }
         Ok(())
     }
 
     pub fn balancer_name(&self) -> &'static str {
+        if self.kernel_lb.is_some() {
+            return "sched_balance_rq";
+        }
         self.balancer.name()
     }
     pub fn placement_counter(&self, name: &str) -> u64 {

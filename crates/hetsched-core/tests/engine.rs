@@ -948,3 +948,62 @@ fn sampling_governors_ramp_a_busy_cluster_as_the_kernel_formulas_say() {
         assert_eq!(res[1], 1 * S - at_1ghz, "{gov}: time at 2 GHz");
     }
 }
+
+// ------------------------------------------------------------- the kernel's load balancer
+
+/// sched_balance_rq on two_cluster_platform (MC {0,1}, MC {2,3}, PKG {0,1 | 2,3}, asym):
+/// two CPU hogs allowed on the little cluster start together on CPU 0, because a 20-ms
+/// blocker holds CPU 1 at the fork. Once CPU 1 is free, its balancer (kicked: CPU 0 has
+/// two tasks) finds CPU 0's single-CPU group busier at MC level and pulls one hog (a
+/// `task` migration), so each hog ends with a CPU of its own.
+#[test]
+fn kernel_lb_spreads_two_hogs_over_an_idle_sibling() {
+    let hog = |name: &str| json!({"name": name, "cpus": [0, 1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 5 * S}]}]});
+    let blocker =
+        json!({"name": "blocker", "cpus": [1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 20 * MS}]}]});
+    let mut sim = make_sim(
+        two_cluster_platform(),
+        vec![blocker, hog("a"), hog("b")],
+        0,
+        "performance",
+    );
+    run_checked(&mut sim, 10 * MS);
+    assert_eq!((sim.tasks[1].cpu, sim.tasks[2].cpu), (0, 0), "both hogs start on CPU 0");
+    run_checked(&mut sim, 1 * S);
+    let (a, b) = (&sim.tasks[1], &sim.tasks[2]);
+    assert_ne!(a.cpu, b.cpu, "the hogs share a CPU while its sibling idles");
+    let r = sim.result();
+    assert!(
+        r["counters"]["balance_domains"]["MC"]["successes"].as_u64().unwrap() >= 1,
+        "{}",
+        r["counters"]
+    );
+}
+
+/// A task that does not fit little CPU 0 (a CPU hog: util -> 1024 > 512 x 0.8) is a misfit;
+/// the idle big CPUs' balancer (kicked by the misfit) sees a misfit_task group at PKG
+/// level and pushes the running task there (active balance).
+#[test]
+fn kernel_lb_moves_a_misfit_to_a_big_cpu() {
+    let hog =
+        json!({"name": "hog", "cpus": [0, 2, 3], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+    let blocker = |c: usize| json!({"name": format!("b{c}"), "cpus": [c], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 30 * MS}]}]});
+    // blockers keep the big CPUs busy at the fork so the hog starts on little CPU 0
+    let mut sim = make_sim(
+        two_cluster_platform(),
+        vec![blocker(2), blocker(3), hog],
+        0,
+        "performance",
+    );
+    run_checked(&mut sim, 20 * MS);
+    assert_eq!(sim.tasks[2].cpu, 0, "the hog starts on little CPU 0");
+    run_checked(&mut sim, 1 * S);
+    let t = &sim.tasks[2];
+    assert!(t.cpu == 2 || t.cpu == 3, "the misfit hog is still on CPU {}", t.cpu);
+    let r = sim.result();
+    assert!(
+        r["counters"]["balance_domains"]["PKG"]["successes"].as_u64().unwrap() >= 1,
+        "{}",
+        r["counters"]
+    );
+}

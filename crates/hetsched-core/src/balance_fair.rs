@@ -1,0 +1,504 @@
+//! The kernel's load balancer, after kernel/sched/fair.c sched_balance_rq() and friends
+//! (v6.12; linux-eas.md §7): scheduling domains with per-CPU balance intervals, group
+//! statistics and classification, the busiest group and rq, the imbalance and its
+//! migration type (load, util, task, misfit), detach_tasks() with can_migrate_task() and
+//! task_hot(), nr_balance_failed, active balance, and newidle balance.
+//!
+//! Topology: an MC domain per cluster (groups: its CPUs) under one PKG domain spanning
+//! every CPU (groups: the clusters), flagged SD_ASYM_CPUCAPACITY when capacities differ:
+//! the classic big.LITTLE layout. (DynamIQ parts have one MC domain of all CPUs with
+//! single-CPU groups; the two-level layout balances the same CPUs with the same rules,
+//! one level at a time.)
+//!
+//! Differences: no asym packing, SMT or NUMA; no group `imbalanced` type (pinning is only
+//! counted); newidle has no avg_idle / max_newidle_lb_cost cut-off, because balancing
+//! costs no simulated time; `rd->overloaded` is recomputed at each pass rather than kept.
+
+use crate::balance::{BalanceStats, Migration};
+use crate::sim::{SchedView, TaskId};
+use crate::workload::Policy;
+
+/// An action of the balancer: move a queued task, or push a running one (active balance).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LbAction {
+    Move(Migration),
+    Active(Migration),
+}
+
+#[derive(Debug, Clone)]
+pub struct SchedDomain {
+    pub name: &'static str,
+    pub span: Vec<usize>,
+    pub groups: Vec<Vec<usize>>,
+    pub asym: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct SdState {
+    balance_interval_ms: u64,
+    nr_balance_failed: u32,
+    last_balance: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupType {
+    HasSpare = 0,
+    FullyBusy = 1,
+    MisfitTask = 2,
+    Overloaded = 6,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MigrationType {
+    Load,
+    Util,
+    Task,
+    Misfit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleType {
+    NotIdle,
+    Idle,
+    NewlyIdle,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Sg {
+    cpus: Vec<usize>,
+    load: u64,
+    util: u64,
+    runnable: u64,
+    nr: u64,
+    idle_cpus: u64,
+    cap: u64,
+    min_cap: u64,
+    max_cap: u64,
+    misfit_load: u64,
+    avg_load: u64,
+}
+
+pub const IMBALANCE_PCT: u64 = 117;
+pub const CACHE_NICE_TRIES: u32 = 1;
+/// sysctl_sched_nr_migrate
+pub const NR_MIGRATE: usize = 32;
+
+pub struct KernelLb {
+    pub domains: Vec<SchedDomain>,
+    /// per CPU, per level (bottom-up): the domain index and its state
+    levels: Vec<Vec<(usize, SdState)>>,
+    pub migration_cost_ns: u64,
+    pub busy_factor: u64,
+    /// per domain name: (attempts, successes)
+    pub stats: Vec<(&'static str, BalanceStats)>,
+}
+
+fn capacity_greater(a: u64, b: u64) -> bool {
+    a * 1024 > b * 1078
+}
+
+impl KernelLb {
+    pub fn new(v: &SchedView, migration_cost_ns: u64, busy_factor: u64) -> Self {
+        let p = v.platform;
+        let n = p.nr_cpus();
+        let mut domains = Vec::new();
+        let mut levels = vec![Vec::new(); n];
+        for c in &p.clusters {
+            if c.cpus.len() > 1 {
+                let mut span = c.cpus.clone();
+                span.sort_unstable();
+                let d = domains.len();
+                domains.push(SchedDomain {
+                    name: "MC",
+                    groups: span.iter().map(|&x| vec![x]).collect(),
+                    span,
+                    asym: false,
+                });
+                for &cpu in &c.cpus {
+                    levels[cpu].push((d, SdState::default()));
+                }
+            }
+        }
+        if p.clusters.len() > 1 {
+            let mut groups: Vec<Vec<usize>> = p
+                .clusters
+                .iter()
+                .map(|c| {
+                    let mut g = c.cpus.clone();
+                    g.sort_unstable();
+                    g
+                })
+                .collect();
+            groups.sort();
+            let caps = p.clusters.iter().map(|c| c.capacity_orig);
+            let asym = caps.clone().min() != caps.max();
+            let d = domains.len();
+            domains.push(SchedDomain {
+                name: "PKG",
+                span: (0..n).collect(),
+                groups,
+                asym,
+            });
+            for lv in levels.iter_mut() {
+                lv.push((d, SdState::default()));
+            }
+        }
+        for lv in levels.iter_mut() {
+            for (d, st) in lv.iter_mut() {
+                st.balance_interval_ms = domains[*d].span.len() as u64; // sd_init: W ms
+            }
+        }
+        let stats = ["MC", "PKG"].iter().map(|&s| (s, BalanceStats::default())).collect();
+        KernelLb {
+            domains,
+            levels,
+            migration_cost_ns,
+            busy_factor,
+            stats,
+        }
+    }
+
+    fn stat(&mut self, name: &'static str) -> &mut BalanceStats {
+        &mut self.stats.iter_mut().find(|s| s.0 == name).unwrap().1
+    }
+
+    /// rq->misfit_task_load (update_misfit_status): the running fair task's load if it does
+    /// not fit its CPU and a bigger CPU exists that it is allowed on.
+    pub fn misfit_load(v: &SchedView, cpu: usize) -> u64 {
+        let Some(t) = v.rqs[cpu].curr else { return 0 };
+        let task = &v.tasks[t as usize];
+        if task.policy != Policy::Other {
+            return 0;
+        }
+        let [umin, umax] = task.uclamp;
+        if v.util_fits_cpu(v.task_util_est(t), umin, umax, cpu) > 0 {
+            return 0;
+        }
+        let cap = v.capacity_orig(cpu);
+        let bigger = (0..v.nr_cpus()).any(|c| task.allowed & (1 << c) != 0 && v.capacity_orig(c) > cap);
+        if !bigger {
+            return 0;
+        }
+        task.se.avg.load_avg.max(1)
+    }
+
+    fn group_stats(v: &SchedView, cpus: &[usize], asym: bool, local: bool) -> Sg {
+        let mut g = Sg {
+            cpus: cpus.to_vec(),
+            min_cap: u64::MAX,
+            ..Default::default()
+        };
+        for &c in cpus {
+            let rq = &v.rqs[c];
+            g.load += rq.cfs.avg.load_avg;
+            g.util += v.cpu_util_cfs(c);
+            g.runnable += rq.cfs.avg.runnable_avg;
+            g.nr += rq.nr_running() as u64;
+            if v.idle_cpu(c) {
+                g.idle_cpus += 1;
+            }
+            let cap = v.capacity_of(c);
+            g.cap += cap;
+            g.min_cap = g.min_cap.min(v.capacity_orig(c));
+            g.max_cap = g.max_cap.max(v.capacity_orig(c));
+            if asym && !local {
+                g.misfit_load = g.misfit_load.max(Self::misfit_load(v, c));
+            }
+        }
+        g.avg_load = g.load * 1024 / g.cap.max(1);
+        g
+    }
+
+    fn has_capacity(g: &Sg) -> bool {
+        let w = g.cpus.len() as u64;
+        if g.nr < w {
+            return true;
+        }
+        if g.cap * IMBALANCE_PCT < g.runnable * 100 {
+            return false;
+        }
+        g.cap * 100 > g.util * IMBALANCE_PCT
+    }
+
+    fn classify(g: &Sg) -> GroupType {
+        let w = g.cpus.len() as u64;
+        let overloaded = g.nr > w && (g.cap * 100 < g.util * IMBALANCE_PCT || g.cap * IMBALANCE_PCT < g.runnable * 100);
+        if overloaded {
+            GroupType::Overloaded
+        } else if g.misfit_load > 0 {
+            GroupType::MisfitTask
+        } else if !Self::has_capacity(g) {
+            GroupType::FullyBusy
+        } else {
+            GroupType::HasSpare
+        }
+    }
+
+    /// sched_balance_rq() for `dst` at domain `d`: the actions and whether an imbalance
+    /// was found and acted on.
+    fn balance_domain(&mut self, v: &SchedView, dst: usize, li: usize, idle: IdleType) -> Vec<LbAction> {
+        let (d, mut st) = self.levels[dst][li];
+        let sd = self.domains[d].clone();
+        let mut actions = Vec::new();
+        // should_we_balance(): the first idle CPU of the local group, else its first CPU
+        let local_cpus = sd.groups.iter().find(|g| g.contains(&dst)).unwrap().clone();
+        if idle != IdleType::NewlyIdle {
+            let first = local_cpus
+                .iter()
+                .copied()
+                .find(|&c| v.idle_cpu(c))
+                .unwrap_or(local_cpus[0]);
+            if first != dst {
+                return actions;
+            }
+        }
+        let local = Self::group_stats(v, &local_cpus, sd.asym, true);
+        let local_ty = Self::classify(&local);
+        // the busiest group, with the asymmetric vetoes
+        let dst_cap = v.capacity_orig(dst);
+        let mut busiest: Option<(GroupType, Sg)> = None;
+        for g in sd.groups.iter().filter(|g| !g.contains(&dst)) {
+            let s = Self::group_stats(v, g, sd.asym, false);
+            let ty = Self::classify(&s);
+            if sd.asym {
+                if ty == GroupType::MisfitTask
+                    && !(capacity_greater(dst_cap, s.max_cap) && local_ty == GroupType::HasSpare)
+                {
+                    continue;
+                }
+                if ty <= GroupType::FullyBusy && capacity_greater(s.min_cap, dst_cap) {
+                    continue; // no big-to-little pulls of a group that is not overloaded
+                }
+            }
+            let better = match &busiest {
+                None => true,
+                Some((bt, b)) => {
+                    ty > *bt
+                        || (ty == *bt
+                            && match ty {
+                                GroupType::Overloaded => s.avg_load > b.avg_load,
+                                GroupType::MisfitTask => s.misfit_load > b.misfit_load,
+                                _ => (s.idle_cpus, std::cmp::Reverse(s.nr)) < (b.idle_cpus, std::cmp::Reverse(b.nr)),
+                            })
+                }
+            };
+            if better {
+                busiest = Some((ty, s));
+            }
+        }
+        let dst_idle = idle != IdleType::NotIdle;
+        // sched_balance_find_src_group()
+        let balanced = |st: &mut SdState, doubling: bool| {
+            st.nr_balance_failed = 0;
+            if doubling && st.balance_interval_ms < 2 * sd.span.len() as u64 {
+                st.balance_interval_ms *= 2;
+            }
+        };
+        let Some((bty, b)) = busiest else {
+            balanced(&mut st, idle != IdleType::NewlyIdle);
+            self.levels[dst][li].1 = st;
+            return actions;
+        };
+        let force = bty == GroupType::MisfitTask;
+        if !force {
+            let eas_balanced = v.eas && !v.overutilized;
+            let not_needed = eas_balanced
+                || local_ty > bty
+                || (bty == GroupType::Overloaded
+                    && local_ty == GroupType::Overloaded
+                    && (local.avg_load >= b.avg_load || 100 * b.avg_load <= IMBALANCE_PCT * local.avg_load))
+                || (bty != GroupType::Overloaded
+                    && (!dst_idle || (b.cpus.len() > 1 && local.idle_cpus <= b.idle_cpus + 1) || b.nr <= 1));
+            if not_needed {
+                balanced(&mut st, idle != IdleType::NewlyIdle);
+                self.levels[dst][li].1 = st;
+                return actions;
+            }
+        }
+        // calculate_imbalance()
+        let (mtype, mut imbalance): (MigrationType, i64) = if bty == GroupType::MisfitTask {
+            (MigrationType::Misfit, 1)
+        } else if local_ty == GroupType::HasSpare {
+            if bty == GroupType::Overloaded {
+                let room = local.cap.max(local.util) - local.util;
+                if room == 0 && dst_idle {
+                    (MigrationType::Task, 1)
+                } else {
+                    (MigrationType::Util, room as i64)
+                }
+            } else if local.cpus.len() == 1 || b.cpus.len() == 1 {
+                (MigrationType::Task, 1)
+            } else {
+                (
+                    MigrationType::Task,
+                    ((local.idle_cpus as i64 - b.idle_cpus as i64) / 2).max(1),
+                )
+            }
+        } else {
+            let total_load = local.load + b.load;
+            let total_cap = local.cap + b.cap;
+            let avg = total_load * 1024 / total_cap.max(1);
+            if local.avg_load >= b.avg_load || local.avg_load >= avg {
+                (MigrationType::Load, 0)
+            } else {
+                let imb = ((b.avg_load - avg) * b.cap).min((avg - local.avg_load) * local.cap) / 1024;
+                (MigrationType::Load, imb as i64)
+            }
+        };
+        if imbalance <= 0 {
+            balanced(&mut st, idle != IdleType::NewlyIdle);
+            self.levels[dst][li].1 = st;
+            return actions;
+        }
+        // sched_balance_find_src_rq()
+        let src = b
+            .cpus
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let single = v.rqs[c].nr_running() == 1;
+                !(sd.asym && mtype != MigrationType::Misfit && single && !capacity_greater(dst_cap, v.capacity_orig(c)))
+            })
+            .max_by_key(|&c| {
+                let rq = &v.rqs[c];
+                match mtype {
+                    MigrationType::Load => rq.cfs.avg.load_avg * 1024 / v.capacity_of(c),
+                    MigrationType::Util => {
+                        if rq.nr_running() >= 2 {
+                            v.cpu_util_cfs(c)
+                        } else {
+                            0
+                        }
+                    }
+                    MigrationType::Task => rq.nr_running() as u64,
+                    MigrationType::Misfit => Self::misfit_load(v, c),
+                }
+            });
+        let Some(src) = src else {
+            balanced(&mut st, idle != IdleType::NewlyIdle);
+            self.levels[dst][li].1 = st;
+            return actions;
+        };
+        // detach_tasks(): queued fair tasks, least recently run first
+        let mut cands: Vec<TaskId> = v.rqs[src].cfs.timeline.iter().map(|&(_, t)| t).collect();
+        cands.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
+        let loop_max = NR_MIGRATE.min(v.rqs[src].cfs.nr_running as usize);
+        let mut src_nr = v.rqs[src].nr_running();
+        let stat_name = sd.name;
+        for &t in cands.iter().take(loop_max) {
+            if dst_idle && src_nr <= 1 {
+                break; // never empty the source for an idle CPU
+            }
+            let task = &v.tasks[t as usize];
+            self.stat(stat_name).attempts += 1;
+            if task.allowed & (1u64 << dst) == 0 {
+                continue;
+            }
+            let hot = v.now.saturating_sub(task.se.exec_start) < self.migration_cost_ns;
+            if hot && st.nr_balance_failed <= CACHE_NICE_TRIES {
+                continue;
+            }
+            match mtype {
+                MigrationType::Load => {
+                    let l = task.se.avg.load_avg.max(1) as i64;
+                    if (l >> st.nr_balance_failed) > imbalance {
+                        continue;
+                    }
+                    imbalance -= l;
+                }
+                MigrationType::Util => {
+                    let u = v.task_util_est(t) as i64;
+                    if (u >> st.nr_balance_failed) > imbalance {
+                        continue;
+                    }
+                    imbalance -= u;
+                }
+                MigrationType::Task => imbalance -= 1,
+                MigrationType::Misfit => {
+                    let [umin, umax] = task.uclamp;
+                    if v.util_fits_cpu(v.task_util_est(t), umin, umax, src) > 0 {
+                        continue;
+                    }
+                    imbalance = 0;
+                }
+            }
+            self.stat(stat_name).successes += 1;
+            actions.push(LbAction::Move(Migration { task: t, src, dst }));
+            src_nr -= 1;
+            if idle == IdleType::NewlyIdle || imbalance <= 0 {
+                break;
+            }
+        }
+        if actions.is_empty() {
+            if idle != IdleType::NewlyIdle && mtype != MigrationType::Misfit {
+                st.nr_balance_failed += 1;
+            }
+            // need_active_balance()
+            let src_rq = &v.rqs[src];
+            let reduced = v.capacity_of(src) * IMBALANCE_PCT < v.capacity_of(dst) * 100;
+            let need_active = mtype == MigrationType::Misfit
+                || (mtype == MigrationType::Task && st.nr_balance_failed > CACHE_NICE_TRIES + 2)
+                || (dst_idle && src_rq.cfs.nr_running == 1 && reduced);
+            if need_active {
+                if let Some(t) = src_rq.curr {
+                    let task = &v.tasks[t as usize];
+                    if task.policy == Policy::Other && task.allowed & (1u64 << dst) != 0 && v.idle_cpu(dst) {
+                        self.stat(stat_name).attempts += 1;
+                        self.stat(stat_name).successes += 1;
+                        actions.push(LbAction::Active(Migration { task: t, src, dst }));
+                        st.nr_balance_failed = 0;
+                    }
+                }
+            }
+        } else {
+            st.nr_balance_failed = 0;
+        }
+        // an imbalance was found and acted on: back to the minimum interval
+        st.balance_interval_ms = sd.span.len() as u64;
+        self.levels[dst][li].1 = st;
+        actions
+    }
+
+    /// sched_balance_domains() for one CPU at its tick: each domain bottom-up whose
+    /// interval (× busy_factor when busy) has passed.
+    pub fn periodic(&mut self, v: &SchedView, cpu: usize, busy: bool, tick_ns: u64) -> Vec<LbAction> {
+        let mut out = Vec::new();
+        let max_ivl_ns = 100_000_000 * v.nr_cpus() as u64; // HZ·ncpu/10 jiffies
+        for li in 0..self.levels[cpu].len() {
+            let st = self.levels[cpu][li].1;
+            let ivl = (st.balance_interval_ms * if busy { self.busy_factor } else { 1 } * 1_000_000)
+                .clamp(tick_ns, max_ivl_ns);
+            if v.now < st.last_balance + ivl {
+                continue;
+            }
+            let idle = if busy { IdleType::NotIdle } else { IdleType::Idle };
+            let acts = self.balance_domain(v, cpu, li, idle);
+            self.levels[cpu][li].1.last_balance = v.now;
+            let moved = !acts.is_empty();
+            out.extend(acts);
+            if moved {
+                break; // the state changed: the next levels wait for the next tick
+            }
+        }
+        out
+    }
+
+    /// sched_balance_newidle(): bottom-up until a task is pulled, if some rq is overloaded.
+    pub fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction> {
+        let overloaded = (0..v.nr_cpus()).any(|c| v.rqs[c].nr_running() >= 2 || Self::misfit_load(v, c) > 0);
+        if !overloaded {
+            return Vec::new();
+        }
+        for li in 0..self.levels[cpu].len() {
+            let acts: Vec<LbAction> = self
+                .balance_domain(v, cpu, li, IdleType::NewlyIdle)
+                .into_iter()
+                .filter(|a| matches!(a, LbAction::Move(_)))
+                .collect();
+            if !acts.is_empty() {
+                return acts;
+            }
+        }
+        Vec::new()
+    }
+}
