@@ -64,8 +64,8 @@ pub enum IdleType {
 }
 
 #[derive(Debug, Clone, Default)]
-struct Sg {
-    cpus: Vec<usize>,
+struct Sg<'a> {
+    cpus: &'a [usize],
     load: u64,
     util: u64,
     runnable: u64,
@@ -162,9 +162,14 @@ impl KernelLb {
         &mut self.stats.iter_mut().find(|s| s.0 == name).unwrap().1
     }
 
-    /// rq->misfit_task_load (update_misfit_status): the running fair task's load if it does
-    /// not fit its CPU and a bigger CPU exists that it is allowed on.
+    /// rq->misfit_task_load as update_misfit_status() last set it.
     pub fn misfit_load(v: &SchedView, cpu: usize) -> u64 {
+        v.rqs[cpu].misfit_task_load
+    }
+
+    /// update_misfit_status(): the running fair task's load if it does not fit its CPU and
+    /// a bigger CPU exists that it is allowed on, else 0.
+    pub fn update_misfit_status(v: &SchedView, cpu: usize) -> u64 {
         let Some(t) = v.rqs[cpu].curr else { return 0 };
         let task = &v.tasks[t as usize];
         if task.policy != Policy::Other {
@@ -182,9 +187,9 @@ impl KernelLb {
         task.se.avg.load_avg.max(1)
     }
 
-    fn group_stats(v: &SchedView, cpus: &[usize], asym: bool, local: bool) -> Sg {
+    fn group_stats<'a>(v: &SchedView, cpus: &'a [usize], asym: bool, local: bool) -> Sg<'a> {
         let mut g = Sg {
-            cpus: cpus.to_vec(),
+            cpus,
             min_cap: u64::MAX,
             ..Default::default()
         };
@@ -209,7 +214,7 @@ impl KernelLb {
         g
     }
 
-    fn has_capacity(g: &Sg) -> bool {
+    fn has_capacity(g: &Sg<'_>) -> bool {
         let w = g.cpus.len() as u64;
         if g.nr < w {
             return true;
@@ -220,7 +225,7 @@ impl KernelLb {
         g.cap * 100 > g.util * IMBALANCE_PCT
     }
 
-    fn classify(g: &Sg) -> GroupType {
+    fn classify(g: &Sg<'_>) -> GroupType {
         let w = g.cpus.len() as u64;
         let overloaded = g.nr > w && (g.cap * 100 < g.util * IMBALANCE_PCT || g.cap * IMBALANCE_PCT < g.runnable * 100);
         if overloaded {
@@ -238,10 +243,11 @@ impl KernelLb {
     /// was found and acted on.
     fn balance_domain(&mut self, v: &SchedView, dst: usize, li: usize, idle: IdleType) -> Vec<LbAction> {
         let (d, mut st) = self.levels[dst][li];
-        let sd = self.domains[d].clone();
+        let sd = &self.domains[d];
+        let (mut attempts, mut successes) = (0u64, 0u64);
         let mut actions = Vec::new();
         // should_we_balance(): the first idle CPU of the local group, else its first CPU
-        let local_cpus = sd.groups.iter().find(|g| g.contains(&dst)).unwrap().clone();
+        let local_cpus: &[usize] = sd.groups.iter().find(|g| g.contains(&dst)).unwrap();
         if idle != IdleType::NewlyIdle {
             let first = local_cpus
                 .iter()
@@ -252,7 +258,7 @@ impl KernelLb {
                 return actions;
             }
         }
-        let local = Self::group_stats(v, &local_cpus, sd.asym, true);
+        let local = Self::group_stats(v, local_cpus, sd.asym, true);
         let local_ty = Self::classify(&local);
         // the busiest group, with the asymmetric vetoes
         let dst_cap = v.capacity_orig(dst);
@@ -384,13 +390,13 @@ impl KernelLb {
         cands.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
         let loop_max = NR_MIGRATE.min(v.rqs[src].cfs.nr_running as usize);
         let mut src_nr = v.rqs[src].nr_running();
-        let stat_name = sd.name;
+        let (stat_name, span_w) = (sd.name, sd.span.len() as u64);
         for &t in cands.iter().take(loop_max) {
             if dst_idle && src_nr <= 1 {
                 break; // never empty the source for an idle CPU
             }
             let task = &v.tasks[t as usize];
-            self.stat(stat_name).attempts += 1;
+            attempts += 1;
             if task.allowed & (1u64 << dst) == 0 {
                 continue;
             }
@@ -422,7 +428,7 @@ impl KernelLb {
                     imbalance = 0;
                 }
             }
-            self.stat(stat_name).successes += 1;
+            successes += 1;
             actions.push(LbAction::Move(Migration { task: t, src, dst }));
             src_nr -= 1;
             if idle == IdleType::NewlyIdle || imbalance <= 0 {
@@ -443,8 +449,8 @@ impl KernelLb {
                 if let Some(t) = src_rq.curr {
                     let task = &v.tasks[t as usize];
                     if task.policy == Policy::Other && task.allowed & (1u64 << dst) != 0 && v.idle_cpu(dst) {
-                        self.stat(stat_name).attempts += 1;
-                        self.stat(stat_name).successes += 1;
+                        attempts += 1;
+                        successes += 1;
                         actions.push(LbAction::Active(Migration { task: t, src, dst }));
                         st.nr_balance_failed = 0;
                     }
@@ -454,8 +460,11 @@ impl KernelLb {
             st.nr_balance_failed = 0;
         }
         // an imbalance was found and acted on: back to the minimum interval
-        st.balance_interval_ms = sd.span.len() as u64;
+        st.balance_interval_ms = span_w;
         self.levels[dst][li].1 = st;
+        let s = self.stat(stat_name);
+        s.attempts += attempts;
+        s.successes += successes;
         actions
     }
 

@@ -116,6 +116,8 @@ pub struct Rq {
     pub lost_idle_time: u64,
     pub avg_rt: SchedAvg,
     pub uclamp: UclampRq,
+    /// rq->misfit_task_load (update_misfit_status at pick and tick)
+    pub misfit_task_load: u64,
     /// the cpuidle menu governor's state, and when the current idle period began
     menu: Menu,
     idle_since: u64,
@@ -488,6 +490,7 @@ impl Sim {
                 lost_idle_time: 0,
                 avg_rt: SchedAvg::default(),
                 uclamp: UclampRq::default(),
+                misfit_task_load: 0,
                 menu: Menu::default(),
                 idle_since: 0,
                 idle_state: Some(0),
@@ -999,6 +1002,8 @@ impl Sim {
         let rq = &mut self.rqs[cpu];
         rq.curr = Some(n);
         rq.nr_switches += 1;
+        self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
+        let rq = &mut self.rqs[cpu];
         rq.slice_start = now;
         self.counters.context_switches += 1;
         let task = &mut self.tasks[n as usize];
@@ -1019,6 +1024,7 @@ impl Sim {
 
     fn enter_idle(&mut self, cpu: usize) {
         let now = self.now;
+        self.rqs[cpu].misfit_task_load = 0; // update_misfit_status(NULL)
         self.update_idle_rq_clock_pelt(cpu);
         let next_timer = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
         let cluster = &self.platform.clusters[self.platform.cpu_cluster[cpu]];
@@ -1420,8 +1426,10 @@ impl Sim {
         let tick_ns = self.knobs.derived.tick_ns;
         // nohz_balancer_kick(): a runqueue with two or more tasks, or on asymmetric systems a
         // misfit task, wakes the idle balancer
-        let nohz_kick = self.rqs.iter().any(|rq| rq.nr_running() >= 2)
-            || (self.kernel_lb.is_some() && (0..n).any(|c| KernelLb::misfit_load(&self.view(), c) > 0));
+        let nohz_kick = self
+            .rqs
+            .iter()
+            .any(|rq| rq.nr_running() >= 2 || rq.misfit_task_load > 0);
         for cpu in 0..n {
             let busy = self.rqs[cpu].curr.is_some();
             if busy {
@@ -1445,6 +1453,7 @@ impl Sim {
                     self.update_load_avg(cpu, Some(t), false);
                     self.update_rt_avg(cpu);
                     self.check_overutilized(cpu);
+                    self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
                     if self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
                     }
