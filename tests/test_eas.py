@@ -244,3 +244,24 @@ def test_kernel_profile_is_a_set_option_and_changes_behaviour():
     assert old["counters"]["feec_moves"] < new["counters"]["feec_moves"]
     with pytest.raises(InputError, match="kernel"):
         Simulation(platform="gs101", workload="phone-mix", knobs={"kernel": "linux-2.6"})
+
+
+@pytest.mark.parametrize("platform", ["juno-r0", "hikey960", "gs101"])
+@pytest.mark.parametrize("scheduler", ["cfs", "eas"])
+def test_a_misfit_does_not_starve_on_a_little_cpu(platform, scheduler):
+    """A 70%-duty task (util ~717: it fits no little CPU, 717 x 1280 > capacity x 1024 for
+    every little cluster here) started among small ones: after the first half second it
+    runs on a big CPU (misfit detection and active balance, or the wakeup path), and it
+    misses (almost) no activation."""
+    tasks = [periodic(f"small{i}", period_us=16000, run_us=800) for i in range(3)]
+    tasks.append(periodic("heavy", period_us=16000, run_us=11200))
+    sim = Simulation(platform=platform, workload=workload("w", tasks), scheduler=scheduler)
+    sim.run(0.5)
+    before = next(t for t in sim.result()["tasks"] if t["name"] == "heavy")["cpu_time_s"]
+    d = sim.run(1.5).doc
+    caps = {c["cpu"]: c["capacity"] for c in d["cpus"]}
+    heavy = next(t for t in d["tasks"] if t["name"] == "heavy")
+    delta = {int(c): s - before.get(c, 0.0) for c, s in heavy["cpu_time_s"].items()}
+    on_big = sum(s for c, s in delta.items() if caps[c] == 1024) / sum(delta.values())
+    assert on_big > 0.95, (platform, scheduler, delta)
+    assert heavy["missed_activations"] <= 3
