@@ -34,6 +34,11 @@ def test_feec_candidates_and_choice():
     # a 100-util task last on big CPU 3, everything else idle: on big CPU 3 the big pd runs
     # at 512 (cost 7): energy 700; on little CPU 0 the little pd at 256 (cost 3): 300
     assert em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=100, prev_cpu=3) == (0, {3: 700, 0: 300})
+    # with a 2.0 headroom the big pd needs its 512 state still (100 x 2 = 200) and the
+    # little pd its 256 state (200 <= 256): the same choice
+    assert em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=100, prev_cpu=3, headroom=2.0) == (0, {3: 700, 0: 300})
+    # at 3.0 the little pd needs 300 -> its 512 state (cost 5): 500, still below big's 700
+    assert em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=100, prev_cpu=3, headroom=3.0) == (0, {3: 700, 0: 500})
     # a 450-util task does not fit a little CPU (450 x 1280 >= 512 x 1024): big
     cpu, cands = em.find_energy_efficient_cpu([0, 0, 0, 0], task_util=450, prev_cpu=0)
     assert cpu == 2 and set(cands) == {2}

@@ -88,7 +88,7 @@ class EnergyModel:
         return self._em.compute_energy(self._check(cpu_utils, "cpu_utils"), float(headroom))[0]
 
     def find_energy_efficient_cpu(self, cpu_utils: Sequence[int], task_util: int,
-                                  prev_cpu: int) -> tuple[int, dict[int, int]]:
+                                  prev_cpu: int, headroom: float = 1.25) -> tuple[int, dict[int, int]]:
         """EAS's choice (find_energy_efficient_cpu, v6.12) for a waking task of util
         ``task_util`` that last ran on ``prev_cpu``, the CPUs' utils *without* the task
         being ``cpu_utils``. Returns the CPU and, for every candidate the kernel evaluates
@@ -99,5 +99,8 @@ class EnergyModel:
             raise InputError("EnergyModel", "prev_cpu", f"a CPU number below {self.nr_cpus}", got=prev_cpu)
         if not isinstance(task_util, int) or not 0 <= task_util <= 1024:
             raise InputError("EnergyModel", "task_util", "an integer util in 0..1024", got=task_util)
-        cpu, cands = self._em.find_energy_efficient_cpu(utils, task_util, prev_cpu)
+        if not (isinstance(headroom, (int, float)) and 1.0 <= headroom <= 4.0):
+            raise InputError("EnergyModel", "headroom", "a DVFS headroom in [1, 4] (the kernel's is 1.25)",
+                             got=headroom)
+        cpu, cands = self._em.find_energy_efficient_cpu(utils, task_util, prev_cpu, float(headroom))
         return cpu, dict(cands)

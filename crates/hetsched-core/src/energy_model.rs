@@ -238,6 +238,8 @@ pub struct FeecInput {
     pub p_uclamp: [u64; 2],
     pub rq_uclamp: Vec<[u64; 2]>,
     pub rq_uclamp_idle: Vec<bool>,
+    /// DVFS headroom in 1/10000 (0 or 12500: the kernel's util + util/4)
+    pub headroom_permyriad: u64,
 }
 
 /// The outcome: the CPU, and every candidate evaluated with its energy delta over its pd's
@@ -282,6 +284,14 @@ impl FeecInput {
         (u.min(s), min, max)
     }
 
+    /// map_util_perf() with this input's headroom.
+    fn headroom(&self, u: u64) -> u64 {
+        match self.headroom_permyriad {
+            0 | 12_500 => map_util_perf(u),
+            h => u * h / 10_000,
+        }
+    }
+
     /// task_util_est()
     pub fn task_util_est(&self) -> u64 {
         self.task_util.max(self.task_ewma)
@@ -323,7 +333,7 @@ fn compute_energy(
         let perf = if legacy {
             min.max(eff.min(max))
         } else {
-            min.max(map_util_perf(eff).min(max))
+            min.max(inp.headroom(eff).min(max))
         };
         max_util = max_util.max(perf);
     }
@@ -595,6 +605,7 @@ mod tests {
             p_uclamp: [0, 1024],
             rq_uclamp: vec![[0, 1024]; 4],
             rq_uclamp_idle: vec![true; 4],
+            headroom_permyriad: 12_500,
         }
     }
 

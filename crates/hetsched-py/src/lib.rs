@@ -246,6 +246,7 @@ impl PyEnergyModel {
         cpu_utils: Vec<u64>,
         task_util: u64,
         prev_cpu: usize,
+        headroom: f64,
     ) -> PyResult<(usize, Vec<(usize, u64)>)> {
         let n = self.em.cpu_pd.len();
         let capacities: Vec<u64> = (0..n).map(|c| self.em.pds[self.em.cpu_pd[c]].capacity_orig).collect();
@@ -276,6 +277,7 @@ impl PyEnergyModel {
             p_uclamp: [0, 1024],
             rq_uclamp: vec![[0, 1024]; n],
             rq_uclamp_idle: vec![true; n],
+            headroom_permyriad: (headroom * 10_000.0).round() as u64,
         };
         let r = self.em.find_energy_efficient_cpu(&inp);
         let base = self.em.energy_without_task(&inp);
