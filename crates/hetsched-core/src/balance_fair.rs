@@ -495,7 +495,11 @@ impl KernelLb {
     /// sched_balance_newidle(): bottom-up until a task is pulled, if some rq is overloaded.
     pub fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction> {
         let overloaded = (0..v.nr_cpus()).any(|c| v.rqs[c].nr_running() >= 2 || Self::misfit_load(v, c) > 0);
-        if !overloaded {
+        // the avg_idle cut-off: v6.12 skips when avg_idle < sd->max_newidle_lb_cost, the
+        // measured cost of balancing, which is 0 here (balancing takes no simulated time);
+        // v4.19 skipped when avg_idle < sysctl_sched_migration_cost
+        let short_idle = v.legacy && v.rqs[cpu].avg_idle < self.migration_cost_ns;
+        if !overloaded || short_idle {
             return Vec::new();
         }
         for li in 0..self.levels[cpu].len() {

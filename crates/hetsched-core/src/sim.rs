@@ -118,6 +118,9 @@ pub struct Rq {
     pub uclamp: UclampRq,
     /// rq->misfit_task_load (update_misfit_status at pick and tick)
     pub misfit_task_load: u64,
+    /// rq->avg_idle and rq->idle_stamp (the newidle balance's idle-time estimate)
+    pub avg_idle: u64,
+    idle_stamp: Option<u64>,
     /// the cpuidle menu governor's state, and when the current idle period began
     menu: Menu,
     idle_since: u64,
@@ -159,6 +162,8 @@ pub struct SchedView<'a> {
     pub uclamp_used: bool,
     /// EAS runs (sched_energy_enabled)
     pub eas: bool,
+    /// the android-4.19 kernel profile
+    pub legacy: bool,
 }
 
 impl<'a> SchedView<'a> {
@@ -371,6 +376,7 @@ macro_rules! view {
             overutilized: $s.overutilized,
             uclamp_used: $s.uclamp_used,
             eas: $s.eas_status == Some(Ok(())),
+            legacy: $s.legacy,
         }
     };
 }
@@ -491,6 +497,8 @@ impl Sim {
                 avg_rt: SchedAvg::default(),
                 uclamp: UclampRq::default(),
                 misfit_task_load: 0,
+                avg_idle: 2 * knobs.derived.migration_cost_ns,
+                idle_stamp: None,
                 menu: Menu::default(),
                 idle_since: 0,
                 idle_state: Some(0),
@@ -1119,11 +1127,13 @@ impl Sim {
 
     fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
         if self.kernel_lb.is_some() {
+            self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
             let lb = self.kernel_lb.as_mut().unwrap();
             let acts = lb.newidle(&view!(self), cpu);
             if acts.is_empty() {
                 return None;
             }
+            self.rqs[cpu].idle_stamp = None; // pulled a task: not idle after all
             self.apply_lb(acts, false);
             return self.pick_next(cpu);
         }
@@ -1299,6 +1309,14 @@ impl Sim {
         }
         if fork {
             self.tasks[t as usize].wake_due = Some(self.now);
+        }
+        // ttwu_do_activate(): the wakeup ends an idle period begun at newidle; fold it into
+        // avg_idle (a 1/8 average, capped at 2 x max_idle_balance_cost = 2 x migration cost)
+        if let Some(stamp) = self.rqs[cpu].idle_stamp.take() {
+            let rq = &mut self.rqs[cpu];
+            let sample = (self.now - stamp) as i64;
+            let avg = rq.avg_idle as i64 + (sample - rq.avg_idle as i64) / 8;
+            rq.avg_idle = (avg.max(0) as u64).min(2 * self.knobs.derived.migration_cost_ns);
         }
         // A CPU in an idle state handles the wakeup only once it is out of that state (the
         // timer interrupt or IPI waits for the exit latency), so the task is not runnable,

@@ -1007,3 +1007,45 @@ fn kernel_lb_moves_a_misfit_to_a_big_cpu() {
         r["counters"]
     );
 }
+
+/// The newidle avg_idle cut-off of the android-4.19 profile: a CPU whose average idle
+/// period is shorter than sched_migration_cost_ns does not pull at newidle (v4.19's
+/// `avg_idle < sysctl_sched_migration_cost`); with a long average it does. (v6.12 compares
+/// with the measured cost of balancing, zero in a simulator, so it always pulls.)
+#[test]
+fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
+    use hetsched_core::sim::SchedView;
+    let hog = |name: &str| json!({"name": name, "cpus": [0, 1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]});
+    let blocker =
+        json!({"name": "blocker", "cpus": [1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 5 * MS}]}]});
+    for (kernel, avg_idle, pulls) in [
+        ("android-4.19", 100_000u64, false),
+        ("android-4.19", 900_000, true),
+        ("mainline-6.12", 100_000, true),
+    ] {
+        let pol: PolicyConfig = serde_json::from_value(json!({"governor": "performance", "kernel": kernel})).unwrap();
+        let mut sim = Sim::new(
+            two_cluster_platform(),
+            workload(vec![blocker.clone(), hog("a"), hog("b")], 0),
+            pol,
+        )
+        .unwrap();
+        run_checked(&mut sim, 2 * MS); // both hogs on CPU 0, the blocker on CPU 1
+        assert_eq!((sim.tasks[1].cpu, sim.tasks[2].cpu), (0, 0));
+        sim.rqs[1].avg_idle = avg_idle;
+        let v = SchedView {
+            now: sim.now,
+            platform: &sim.platform,
+            rqs: &sim.rqs,
+            tasks: &sim.tasks,
+            knobs: &sim.knobs,
+            overutilized: sim.overutilized,
+            uclamp_used: sim.uclamp_used,
+            eas: false,
+            legacy: sim.legacy,
+        };
+        let mut lb = hetsched_core::balance_fair::KernelLb::new(&v, 500_000, 16);
+        let acts = lb.newidle(&v, 1);
+        assert_eq!(!acts.is_empty(), pulls, "{kernel} with avg_idle {avg_idle}");
+    }
+}
