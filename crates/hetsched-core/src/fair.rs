@@ -51,6 +51,13 @@ pub struct SchedEntity {
     /// detached state with last_update_time == 0)
     pub attached: bool,
     pub avg: SchedAvg,
+    /// EEVDF: virtual deadline, lag saved at dequeue, and RUN_TO_PARITY's protection (the
+    /// kernel's `vlag == deadline` marker, set when the entity is picked)
+    pub deadline: u64,
+    pub vlag: i64,
+    pub protect: bool,
+    /// `deadline` holds deadline − vruntime while the task migrates (PLACE_REL_DEADLINE)
+    pub rel_deadline: bool,
 }
 
 /// Tunables after SCHED_TUNABLESCALING_LOG: base value * (1 + ilog2(min(ncpu, 8))).

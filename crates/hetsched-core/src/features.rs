@@ -91,6 +91,9 @@ knobs! {
         "drivers/cpufreq/cpufreq_interactive.c DEFAULT_MIN_SAMPLE_TIME", "Minimum time at a frequency before lowering it."),
     InteractiveAboveHispeedDelayUs = ("interactive.above_hispeed_delay_us", 20_000.0, 0.0, 10_000_000.0, "us",
         "drivers/cpufreq/cpufreq_interactive.c DEFAULT_ABOVE_HISPEED_DELAY", "Wait before raising above hispeed_freq."),
+    FairEevdf = ("fair.eevdf", 0.0, 0.0, 1.0, "0/1",
+        "kernel/sched/fair.c (v6.6+): EEVDF pick_eevdf, place_entity with lag, update_deadline",
+        "1 runs the fair class as EEVDF (v6.12, without DELAY_DEQUEUE), 0 as CFS in its v6.5 form."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
 }

@@ -752,6 +752,14 @@ impl Sim {
         if task.policy == Policy::Other {
             task.se.vruntime += calc_delta_fair(delta, task.se.weight, task.se.wmult);
             let v = task.se.vruntime;
+            if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
+                // update_deadline(): a new slice; reschedule if anyone else is queued
+                task.se.deadline = v + calc_delta_fair(self.tunables.min_granularity, task.se.weight, task.se.wmult);
+                task.se.protect = false;
+                if self.rqs[cpu].cfs.nr_running > 1 {
+                    self.resched_cpu(cpu);
+                }
+            }
             self.rqs[cpu].cfs.update_min_vruntime(Some(v));
         } else if task.policy == Policy::Rr {
             task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
@@ -803,14 +811,17 @@ impl Sim {
         }
         self.update_curr(cpu);
         self.update_load_avg(cpu, Some(t), true);
+        let ewma = self.tasks[t as usize].se.avg.ewma();
+        // util_est_enqueue()
+        self.rqs[cpu].cfs.util_est += ewma;
+        let eevdf = self.eevdf();
+        if eevdf {
+            self.place_entity_eevdf(cpu, t, initial);
+        }
         let rq = &mut self.rqs[cpu];
         let task = &mut self.tasks[t as usize];
-        // util_est_enqueue()
-        rq.cfs.util_est += task.se.avg.ewma();
-        if initial {
-            rq.cfs.place_entity(&self.tunables, &mut task.se, true);
-        } else if wakeup {
-            rq.cfs.place_entity(&self.tunables, &mut task.se, false);
+        if !eevdf && (initial || wakeup) {
+            rq.cfs.place_entity(&self.tunables, &mut task.se, initial);
         }
         rq.cfs.load_weight += task.se.weight;
         rq.cfs.nr_running += 1;
@@ -865,6 +876,15 @@ impl Sim {
             }
         }
         self.update_load_avg(cpu, Some(t), false);
+        if self.eevdf() {
+            self.update_entity_lag(cpu, t);
+            if !sleep {
+                // PLACE_REL_DEADLINE: a migrating task keeps what is left of its slice
+                let se = &mut self.tasks[t as usize].se;
+                se.deadline = se.deadline.saturating_sub(se.vruntime);
+                se.rel_deadline = true;
+            }
+        }
         let rq = &mut self.rqs[cpu];
         let task = &mut self.tasks[t as usize];
         if rq.cfs.curr == Some(t) {
@@ -928,6 +948,9 @@ impl Sim {
         let rq = &self.rqs[cpu];
         if let Some(t) = rq.rt_queue.pick() {
             return Some(t);
+        }
+        if self.eevdf() {
+            return self.pick_eevdf(cpu, None);
         }
         rq.cfs.leftmost().map(|(_, t)| t)
     }
@@ -1022,6 +1045,7 @@ impl Sim {
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
+        task.se.protect = true; // RUN_TO_PARITY: keep it until its deadline is renewed
         if task.cur == Cur::None {
             // back from a sleep: its next event starts now
             self.advance_program(cpu, n);
@@ -1094,6 +1118,13 @@ impl Sim {
         }
         self.update_rq_clock(cpu);
         self.update_curr(cpu);
+        if self.eevdf() {
+            // check_preempt_wakeup_fair(): preempt if EEVDF would pick the woken task now
+            if self.pick_eevdf(cpu, Some(c)) == Some(p) {
+                self.resched_cpu(cpu);
+            }
+            return;
+        }
         let cv = self.tasks[c as usize].se.vruntime;
         if self.rqs[cpu]
             .cfs
@@ -1472,7 +1503,7 @@ impl Sim {
                     self.update_rt_avg(cpu);
                     self.check_overutilized(cpu);
                     self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
-                    if self.check_preempt_tick(cpu, t) {
+                    if !self.eevdf() && self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
                     }
                     if self.kernel_lb.is_none() {
@@ -1534,6 +1565,103 @@ impl Sim {
             }
         }
         self.events.push(now + tick_ns, EventKind::Tick);
+    }
+
+    #[inline]
+    fn eevdf(&self) -> bool {
+        self.knobs.get(Knob::FairEevdf) > 0.0
+    }
+
+    /// The fair entities EEVDF weighs on `cpu`: the queued ones and, if it runs, curr:
+    /// (task, vruntime − min_vruntime, weight).
+    fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> (Vec<(TaskId, i128, i128)>, i128, i128) {
+        let cfs = &self.rqs[cpu].cfs;
+        let base = cfs.min_vruntime as i128;
+        let mut ents: Vec<(TaskId, i128, i128)> = cfs
+            .timeline
+            .iter()
+            .map(|&(v, t)| (t, v as i128 - base, self.tasks[t as usize].se.weight as i128))
+            .collect();
+        if let Some(c) = curr {
+            let se = &self.tasks[c as usize].se;
+            if se.on_rq && !self.tasks[c as usize].is_rt() && !ents.iter().any(|e| e.0 == c) {
+                ents.push((c, se.vruntime as i128 - base, se.weight as i128));
+            }
+        }
+        let load: i128 = ents.iter().map(|e| e.2).sum();
+        let sum: i128 = ents.iter().map(|e| e.1 * e.2).sum();
+        (ents, sum, load)
+    }
+
+    /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored.
+    fn avg_vruntime(&self, cpu: usize) -> i128 {
+        let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
+        let base = self.rqs[cpu].cfs.min_vruntime as i128;
+        if load == 0 {
+            return base;
+        }
+        base + sum.div_euclid(load)
+    }
+
+    /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
+    /// earliest deadline; a protected curr (RUN_TO_PARITY) keeps the CPU while eligible.
+    fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
+        let (ents, sum, load) = self.eevdf_entities(cpu, curr);
+        if ents.len() <= 1 {
+            return ents.first().map(|e| e.0);
+        }
+        let eligible = |key: i128| key * load <= sum;
+        let prev = curr.or(self.rqs[cpu].curr);
+        if let Some(c) = prev {
+            if let Some(e) = ents.iter().find(|e| e.0 == c) {
+                if self.tasks[c as usize].se.protect && eligible(e.1) {
+                    return Some(c);
+                }
+            }
+        }
+        ents.iter()
+            .filter(|e| eligible(e.1))
+            .min_by_key(|e| (self.tasks[e.0 as usize].se.deadline, e.1, e.0))
+            .map(|e| e.0)
+            .or_else(|| ents.iter().min_by_key(|e| (e.1, e.0)).map(|e| e.0))
+    }
+
+    /// place_entity() (PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE):
+    /// v = V − vlag·(W + w)/W, and a deadline one slice (half for a new task, the rest of
+    /// its slice for a migrated one) ahead.
+    fn place_entity_eevdf(&mut self, cpu: usize, t: TaskId, initial: bool) {
+        let (_, _, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
+        let v_avg = self.avg_vruntime(cpu);
+        let se = &self.tasks[t as usize].se;
+        let w = se.weight as i128;
+        let lag = if load > 0 && se.vlag != 0 {
+            se.vlag as i128 * (load + w) / load
+        } else {
+            0
+        };
+        let v = (v_avg - lag).max(0) as u64;
+        let mut vslice = calc_delta_fair(self.tunables.min_granularity, se.weight, se.wmult);
+        if initial {
+            vslice /= 2;
+        }
+        let se = &mut self.tasks[t as usize].se;
+        if se.rel_deadline {
+            vslice = se.deadline;
+            se.rel_deadline = false;
+        }
+        se.vruntime = v;
+        se.deadline = v + vslice;
+        se.protect = false;
+    }
+
+    /// update_entity_lag(): vlag = V − v, clamped to ±(max(2 slices, a tick) in virtual time).
+    fn update_entity_lag(&mut self, cpu: usize, t: TaskId) {
+        let v_avg = self.avg_vruntime(cpu);
+        let tick = self.knobs.derived.tick_ns;
+        let se = &self.tasks[t as usize].se;
+        let limit = calc_delta_fair((2 * self.tunables.min_granularity).max(tick), se.weight, se.wmult) as i128;
+        let lag = (v_avg - se.vruntime as i128).clamp(-limit, limit);
+        self.tasks[t as usize].se.vlag = lag as i64;
     }
 
     /// check_preempt_tick(): the slice is used up, or curr is more than a slice ahead of

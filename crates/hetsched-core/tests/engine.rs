@@ -706,18 +706,23 @@ proptest! {
 
     /// Random small periodic task sets for 200 ms (periods 1-50 ms, runs below the period,
     /// nice -5..5, some FIFO/RR, random affinity; mostly run + timer, some run + sleep and
-    /// runtime + timer), on either test platform under each governor: the invariants hold
+    /// runtime + timer), on either test platform under each governor, as CFS or EEVDF: the invariants hold
     /// after every event and the run terminates (a bounded number of events reaches 200 ms).
     #[test]
     fn random_periodic_sets_keep_invariants(
         gens in proptest::collection::vec(task_gen(), 1..11),
         three in any::<bool>(),
         gov in 0usize..hetsched_core::cpufreq::GOVERNORS.len(),
+        eevdf in any::<bool>(),
     ) {
         let (p, n) = if three { (three_cluster_platform(), 8) } else { (two_cluster_platform(), 4) };
         let tasks = gen_tasks(&gens, n);
         let governor = hetsched_core::cpufreq::GOVERNORS[gov].0;
-        let mut sim = make_sim(p, tasks, gens.len(), governor);
+        let pol: PolicyConfig = serde_json::from_value(json!({
+            "scheduler": "cfs", "governor": governor, "knobs": {"fair.eevdf": if eevdf { 1.0 } else { 0.0 }}
+        }))
+        .unwrap();
+        let mut sim = Sim::new(p, workload(tasks, gens.len()), pol).unwrap();
         let t_end = 200 * MS;
         let mut events = 0u64;
         sim.check_invariants().map_err(TestCaseError::fail)?;
@@ -1048,4 +1053,82 @@ fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
         let acts = lb.newidle(&v, 1);
         assert_eq!(!acts.is_empty(), pulls, "{kernel} with avg_idle {avg_idle}");
     }
+}
+
+// ---------------------------------------------------------------------------- EEVDF
+
+/// Two always-running tasks pinned to big CPU 2, nice 0 (weight 1024) and nice 5 (weight
+/// 335, sched_prio_to_weight): the CPU time splits by weight, 1024/1359 = 0.7535 for
+/// nice 0. Preemption is tick-driven (HZ=250, no HRTICK), so the error in CPU time is
+/// bounded: under EEVDF by the lag limit max(slice, tick) = 4 ms at every instant; under
+/// CFS by a tick plus the START_DEBIT vslice the second task began behind (4 + 2.25 ms
+/// of base slice on 4 CPUs).
+#[test]
+fn nice_shares_under_cfs_and_eevdf() {
+    for (eevdf, tol_ms) in [(0.0, 6.25), (1.0, 4.0)] {
+        let hog = |name: &str, nice: i32| {
+            json!({"name": name, "nice": nice, "cpus": [2], "loop": 1,
+                   "phases": [{"loop": 1, "events": [{"run": 10_000 * MS}]}]})
+        };
+        let pol: PolicyConfig = serde_json::from_value(json!({
+            "scheduler": "cfs", "governor": "performance", "knobs": {"fair.eevdf": eevdf}
+        }))
+        .unwrap();
+        let mut sim = Sim::new(two_cluster_platform(), workload(vec![hog("a", 0), hog("b", 5)], 0), pol).unwrap();
+        let expect = 1024.0 / 1359.0;
+        for t_end in (1..=40).map(|i| i * 25 * MS + 1_300_000) {
+            run_checked(&mut sim, t_end);
+            let a = sim.tasks[0].se.sum_exec_runtime as f64;
+            let b = sim.tasks[1].se.sum_exec_runtime as f64;
+            let got = a / (a + b);
+            let tol = tol_ms * MS as f64 / (a + b);
+            assert!(
+                (got - expect).abs() <= tol,
+                "eevdf={eevdf} at {} us: share {got:.4}, expected {expect:.4} +- {tol:.4}",
+                t_end / 1000
+            );
+        }
+    }
+}
+
+/// EEVDF wakeup (place_entity with lag, check_preempt_wakeup_fair, RUN_TO_PARITY): a
+/// 1-ms-every-10-ms task pinned beside a hog waits for the hog at most until the hog's
+/// deadline is found expired, i.e. the next tick (4 ms at HZ=250), and gets all its work
+/// done: 1 ms per 10 ms.
+#[test]
+fn eevdf_wakeup_latency_is_bounded_by_a_tick() {
+    let pol: PolicyConfig = serde_json::from_value(json!({
+        "scheduler": "cfs", "governor": "performance", "knobs": {"fair.eevdf": 1.0}
+    }))
+    .unwrap();
+    let hog = json!({"name": "hog", "cpus": [2], "loop": 1,
+                     "phases": [{"loop": 1, "events": [{"run": 10_000 * MS}]}]});
+    let tasks = vec![hog, periodic("p", MS, 10 * MS, 0, 0, Some(vec![2]))];
+    let mut sim = Sim::new(two_cluster_platform(), workload(tasks, 1), pol).unwrap();
+    // Sample the periodic task every 100 us: from each wakeup, time until it is on the CPU.
+    let mut woke_at: Option<u64> = None;
+    let mut worst = 0u64;
+    let mut t = 0;
+    while t < 500 * MS {
+        t += 100_000;
+        run_checked(&mut sim, t);
+        match sim.tasks[1].state {
+            TaskState::Runnable => {
+                woke_at.get_or_insert(t);
+            }
+            TaskState::Running => {
+                if let Some(w) = woke_at.take() {
+                    worst = worst.max(t - w);
+                }
+            }
+            _ => woke_at = None,
+        }
+    }
+    let ran = sim.tasks[1].se.sum_exec_runtime;
+    assert!(ran >= 49 * MS, "periodic task ran {} us of 50 ms", ran / 1000);
+    assert!(
+        worst > 0 && worst <= 4 * MS + 100_000,
+        "worst wakeup-to-run {} us",
+        worst / 1000
+    );
 }
