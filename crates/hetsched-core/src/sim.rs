@@ -1593,14 +1593,14 @@ impl Sim {
         (ents, sum, load)
     }
 
-    /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored.
-    fn avg_vruntime(&self, cpu: usize) -> i128 {
+    /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored; and Σ w.
+    fn avg_vruntime(&self, cpu: usize) -> (i128, i128) {
         let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
         let base = self.rqs[cpu].cfs.min_vruntime as i128;
         if load == 0 {
-            return base;
+            return (base, 0);
         }
-        base + sum.div_euclid(load)
+        (base + sum.div_euclid(load), load)
     }
 
     /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
@@ -1630,8 +1630,7 @@ impl Sim {
     /// v = V − vlag·(W + w)/W, and a deadline one slice (half for a new task, the rest of
     /// its slice for a migrated one) ahead.
     fn place_entity_eevdf(&mut self, cpu: usize, t: TaskId, initial: bool) {
-        let (_, _, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
-        let v_avg = self.avg_vruntime(cpu);
+        let (v_avg, load) = self.avg_vruntime(cpu);
         let se = &self.tasks[t as usize].se;
         let w = se.weight as i128;
         let lag = if load > 0 && se.vlag != 0 {
@@ -1656,7 +1655,7 @@ impl Sim {
 
     /// update_entity_lag(): vlag = V − v, clamped to ±(max(2 slices, a tick) in virtual time).
     fn update_entity_lag(&mut self, cpu: usize, t: TaskId) {
-        let v_avg = self.avg_vruntime(cpu);
+        let (v_avg, _) = self.avg_vruntime(cpu);
         let tick = self.knobs.derived.tick_ns;
         let se = &self.tasks[t as usize].se;
         let limit = calc_delta_fair((2 * self.tunables.min_granularity).max(tick), se.weight, se.wmult) as i128;
