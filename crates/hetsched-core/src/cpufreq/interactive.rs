@@ -158,8 +158,9 @@ mod tests {
     #[test]
     fn choose_freq_finds_the_lowest_frequency_under_the_target_load() {
         let p = two_cluster_platform();
-        let big = &p.clusters[1]; // 1 GHz, 2 GHz
-                                  // 50% busy at 1 GHz: loadadj = 50 x 1e6; at 1 GHz the load is 50 <= 90
+        // big: 1 GHz, 2 GHz
+        let big = &p.clusters[1];
+        // 50% busy at 1 GHz: loadadj = 50 x 1e6; at 1 GHz the load is 50 <= 90
         assert_eq!(choose_freq(big, 2_000_000, 50 * 1_000_000, 90), 1_000_000);
         // 95% busy at 1 GHz: needs 95e6/90 = 1.056 GHz -> 2 GHz
         assert_eq!(choose_freq(big, 1_000_000, 95 * 1_000_000, 90), 2_000_000);
