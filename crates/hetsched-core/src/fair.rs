@@ -58,6 +58,8 @@ pub struct SchedEntity {
     pub protect: bool,
     /// `deadline` holds deadline − vruntime while the task migrates (PLACE_REL_DEADLINE)
     pub rel_deadline: bool,
+    /// the custom slice (sched_attr.sched_runtime, 6.12); 0 = sysctl_sched_base_slice
+    pub slice: u64,
 }
 
 /// Tunables after SCHED_TUNABLESCALING_LOG: base value * (1 + ilog2(min(ncpu, 8))).

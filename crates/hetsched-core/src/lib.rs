@@ -21,6 +21,7 @@ pub mod rt;
 mod sched_pelt;
 pub mod sim;
 pub mod sorted_vec;
+pub mod sync;
 pub mod trace;
 pub mod uclamp;
 pub mod workload;

@@ -96,7 +96,19 @@ impl Sim {
                     "missed_activations": s.missed_activations,
                     "wakeup_latency_us_max": lat.last().copied().unwrap_or(0) as f64 / 1e3,
                     "work_completed_us": s.work_completed as f64 / 1e3,
+                    "iowait_s": s.iowait_ns as f64 / NS,
+                    "dl_throttled": s.dl_throttled,
                     "state": format!("{:?}", t.state).to_lowercase(),
+                    "phases": s.phases.iter().enumerate().map(|(pi, ps)| json!({
+                        "phase": pi,
+                        "loops": ps.loops,
+                        "activations": ps.activations,
+                        "slack_us_min": ps.slack_min_ns.map(|x| x as f64 / 1e3),
+                        "slack_us_mean": if ps.activations > 0 { Some(ps.slack_sum_ns as f64 / ps.activations as f64 / 1e3) } else { None },
+                        "wu_lat_us_max": ps.wu_lat_max_ns as f64 / 1e3,
+                        "wu_lat_us_mean": if ps.wakeups > 0 { ps.wu_lat_sum_ns as f64 / ps.wakeups as f64 / 1e3 } else { 0.0 },
+                        "run_s": ps.run_ns as f64 / NS,
+                    })).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -126,6 +138,7 @@ impl Sim {
             "clusters": clusters,
             "cpus": cpus,
             "tasks": tasks,
+            "marks": self.marks.iter().map(|&(t, task, m)| json!([t, task, m])).collect::<Vec<_>>(),
             "counters": {
                 "wakeups": c.wakeups,
                 "context_switches": c.context_switches,
@@ -139,6 +152,7 @@ impl Sim {
                     lb.stats.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
                 }),
                 "overutilized_set": c.overutilized_set,
+                "sync_misuse": self.sync.misuse,
                 "feec_calls": self.placement_counter("feec_calls"),
                 "feec_moves": self.placement_counter("feec_moves"),
                 "misfit_balance_attempts": c.misfit_balance.attempts,

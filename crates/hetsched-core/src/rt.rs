@@ -6,8 +6,16 @@
 //! 1024). RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the runnable test
 //! (`effective_cpu_util`).
 //!
-//! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s),
-//! SCHED_DEADLINE; the uclamp request is read from the task's rt-app util_min/util_max.
+//! SCHED_DEADLINE tasks share this queue at a level above every RT priority (cpupri's
+//! CPUPRI_HIGHER), ordered among themselves by absolute deadline (EDF); their CBS runtime
+//! is consumed scaled by frequency and capacity (update_curr_dl), enforced at the tick
+//! (HRTICK_DL is off by default), and replenished at the next period by the dl timer.
+//! Simplified: placement is cpupri's (cpudl's latest-deadline search is not modelled),
+//! no GRUB reclaiming, no admission control, schedutil sees a DL task like an RT one (max
+//! frequency) rather than its running bandwidth.
+//!
+//! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s);
+//! the uclamp request is read from the task's rt-app util_min/util_max.
 
 use crate::sim::{SchedView, TaskId};
 use crate::sorted_vec::SortedVec;
@@ -39,6 +47,14 @@ impl RtRq {
     /// pick_next_rt_entity(): the first task of the highest non-empty priority.
     pub fn pick(&self) -> Option<u32> {
         self.queue.first().map(|&(_, _, t)| t)
+    }
+
+    /// The highest queued level among tasks other than `t`.
+    pub fn highest_level_excluding(&self, t: u32) -> Option<u32> {
+        self.queue
+            .iter()
+            .find(|&&(_, _, x)| x != t)
+            .map(|&(neg, _, _)| (-neg) as u32)
     }
 
     /// The cpupri level of the highest queued priority (1 + rt_priority), if any.

@@ -21,9 +21,10 @@ use crate::placement::{Placement, WakeKind, SCHEDULERS};
 use crate::platform::Platform;
 use crate::rt::RtRq;
 use crate::sorted_vec::SortedVec;
+use crate::sync::{Go, SyncObjects};
 use crate::trace::{TimeSeries, Trace};
 use crate::uclamp::UclampRq;
-use crate::workload::{Ev, Policy, TimerMode, WorkloadSpec};
+use crate::workload::{Ev, PerfSpec, Policy, SetAttr, TaskSpec, TimerMode, WorkloadSpec};
 use serde::Deserialize;
 
 pub type TaskId = u32;
@@ -36,7 +37,11 @@ pub enum TaskState {
     Runnable,
     Running,
     Sleeping,
+    /// a SCHED_DEADLINE task that used up its runtime, off the runqueue until replenished
+    Throttled,
     Exited,
+    /// never runs itself: `fork` starts copies of it
+    Template,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +49,44 @@ enum Cur {
     None,
     Run,
     Runtime,
+    /// memory-bound work: no frequency or core type speeds it up
+    Memrun,
 }
+
+/// rt-app's per-phase log columns, summed over the phase's loops.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseStats {
+    pub loops: u64,
+    pub activations: u64,
+    pub slack_min_ns: Option<i64>,
+    pub slack_sum_ns: i128,
+    pub wu_lat_max_ns: u64,
+    pub wu_lat_sum_ns: u64,
+    pub wakeups: u64,
+    pub run_ns: u64,
+}
+
+/// The task performance model resolved on the platform: work per ns (Q32) at each
+/// cluster's OPPs, and the cold-cache state after a migration.
+#[derive(Debug, Clone)]
+pub struct PerfModel {
+    rate_q32: Vec<Vec<u64>>,
+    cache_ns: u64,
+    /// 1 / (1 + cache_slowdown) in Q32
+    cold_q32: u64,
+}
+
+/// SCHED_DEADLINE parameters and CBS state (sched_dl_entity)
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DlEntity {
+    pub dl_runtime: u64,
+    pub dl_deadline: u64,
+    pub dl_period: u64,
+    pub runtime: i64,
+    pub deadline: u64,
+}
+
+const Q32: u64 = 1 << 32;
 
 #[derive(Debug, Clone, Default)]
 pub struct TaskStats {
@@ -60,6 +102,9 @@ pub struct TaskStats {
     pub work_done: u64,
     /// invariant work of completed run events
     pub work_completed: u64,
+    pub iowait_ns: u64,
+    pub phases: Vec<PhaseStats>,
+    pub dl_throttled: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -89,6 +134,16 @@ pub struct Task {
     /// effective uclamp [min, max] (no cgroups: the request, or the class default)
     pub uclamp: [u64; 2],
     pub stats: TaskStats,
+    perf: Option<Box<PerfModel>>,
+    /// work still to run with a cold cache, and the CPU the task last ran on
+    cold_left: u64,
+    last_ran: usize,
+    pub dl: DlEntity,
+    iowait_since: Option<u64>,
+    /// copies forked from this template so far
+    forks: u32,
+    /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
+    timer_wake: bool,
 }
 
 impl Task {
@@ -96,6 +151,8 @@ impl Task {
     pub fn prio_level(&self) -> u32 {
         match self.policy {
             Policy::Other => 1,
+            // above every RT priority (cpupri's CPUPRI_HIGHER)
+            Policy::Deadline => 101,
             _ => 1 + self.rt_priority,
         }
     }
@@ -137,6 +194,8 @@ pub struct Rq {
     pub nr_switches: u64,
     /// start of the slice being traced
     slice_start: u64,
+    /// sched_yield(): the task the next fair pick passes over (the skip buddy)
+    yield_skip: Option<TaskId>,
 }
 
 impl Rq {
@@ -333,6 +392,11 @@ pub struct Sim {
     gov_busy_mark: Vec<u64>,
     gov_last_sample: Vec<u64>,
     gov_speed_mark: Vec<u128>,
+    pub sync: SyncObjects,
+    /// (time, task, mark) logged by `mark` events
+    pub marks: Vec<(u64, u32, u32)>,
+    nr_templates: usize,
+    wake_buf: Vec<TaskId>,
     /// the kernel's load balancer (cfs, eas); None: the baseline's pull balancer
     pub kernel_lb: Option<KernelLb>,
     /// rd->overutilized (meaningful with EAS)
@@ -381,6 +445,189 @@ macro_rules! view {
     };
 }
 
+/// se->slice: the custom slice, clamped as sched_attr's (0.1 ms .. 100 ms), else the base slice.
+#[inline]
+fn base_slice(se: &SchedEntity, base: u64) -> u64 {
+    if se.slice > 0 {
+        se.slice.clamp(100_000, 100_000_000)
+    } else {
+        base
+    }
+}
+
+/// A task in its initial state from its spec; `field` names it in errors.
+fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: String) -> Result<Task> {
+    let n = platform.nr_cpus();
+    let allowed = cpus_mask(t.cpus.as_deref(), n, &field)?;
+    let weight = nice_to_weight(t.nice);
+    let perf = match &t.perf {
+        Some(pf) => Some(Box::new(perf_model(pf, platform, &field)?)),
+        None => None,
+    };
+    let dl = if t.policy == Policy::Deadline {
+        let period = if t.dl_period_ns == 0 {
+            t.dl_runtime_ns
+        } else {
+            t.dl_period_ns
+        };
+        DlEntity {
+            dl_runtime: t.dl_runtime_ns,
+            dl_period: period,
+            dl_deadline: if t.dl_deadline_ns == 0 {
+                period
+            } else {
+                t.dl_deadline_ns
+            },
+            runtime: 0,
+            deadline: 0,
+        }
+    } else {
+        DlEntity::default()
+    };
+    Ok(Task {
+        id,
+        name: t.name.clone(),
+        policy: t.policy,
+        nice: t.nice,
+        rt_priority: t.rt_priority,
+        allowed,
+        state: if t.start {
+            TaskState::Unstarted
+        } else {
+            TaskState::Template
+        },
+        cpu: allowed.trailing_zeros() as usize,
+        se: SchedEntity {
+            weight,
+            wmult: weight_to_wmult(weight),
+            slice: t.slice_ns.unwrap_or(0),
+            ..Default::default()
+        },
+        spec: t.clone(),
+        iter: 0,
+        phase: 0,
+        phase_iter: 0,
+        ev: 0,
+        cur: Cur::None,
+        work_left: 0,
+        runtime_end: 0,
+        wake_due: None,
+        queued_since: 0,
+        rr_left_ns: 0,
+        uclamp: match t.policy {
+            Policy::Other => [t.util_min.unwrap_or(0) as u64, t.util_max.unwrap_or(1024) as u64],
+            _ => [t.util_min.unwrap_or(1024) as u64, t.util_max.unwrap_or(1024) as u64],
+        },
+        stats: TaskStats {
+            cpu_time_ns: vec![0; n],
+            phases: vec![PhaseStats::default(); t.phases.len()],
+            ..Default::default()
+        },
+        perf,
+        cold_left: 0,
+        last_ran: usize::MAX,
+        dl,
+        iowait_since: None,
+        forks: 0,
+        timer_wake: false,
+    })
+}
+
+fn cpus_mask(cpus: Option<&[usize]>, n: usize, field: &str) -> Result<u64> {
+    let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let Some(list) = cpus else { return Ok(all_mask) };
+    let mut m = 0u64;
+    for &c in list {
+        if c >= n {
+            return Err(config(
+                "workload",
+                format!("{field}.cpus"),
+                format!("CPU numbers below {n} (the platform's CPU count)"),
+            ));
+        }
+        m |= 1 << c;
+    }
+    if m == 0 {
+        return Err(config("workload", format!("{field}.cpus"), "a non-empty CPU list"));
+    }
+    Ok(m)
+}
+
+/// Resolve the performance model on the platform: at cluster c and frequency f, one unit
+/// of work takes (1 - mem_frac) * F / (u_c * f) + mem_frac ns, F the biggest cluster's
+/// f_max and u_c the speed per Hz relative to the biggest core.
+fn perf_model(pf: &PerfSpec, platform: &Platform, field: &str) -> Result<PerfModel> {
+    let fbig = platform
+        .clusters
+        .iter()
+        .max_by_key(|c| c.capacity_orig)
+        .map_or(1, |c| c.fmax_khz) as f64;
+    if let Some(ipc) = &pf.ipc {
+        if ipc.len() != platform.clusters.len() {
+            return Err(config(
+                "workload",
+                format!("{field}.perf.ipc"),
+                format!("one speed ratio per cluster ({})", platform.clusters.len()),
+            ));
+        }
+    }
+    let rate_q32 = platform
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let uarch = c.capacity_orig as f64 * fbig / (1024.0 * c.fmax_khz as f64);
+            let u = match &pf.ipc {
+                Some(v) => v[ci],
+                None => uarch.powf(pf.ipc_exp),
+            };
+            c.opps
+                .iter()
+                .map(|o| {
+                    let ns_per_work = (1.0 - pf.mem_frac) * fbig / (u * o.khz as f64) + pf.mem_frac;
+                    ((Q32 as f64 / ns_per_work).round() as u64).max(1)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(PerfModel {
+        rate_q32,
+        cache_ns: pf.cache_ns,
+        cold_q32: ((Q32 as f64) / (1.0 + pf.cache_slowdown)).round() as u64,
+    })
+}
+
+/// Work done in `delta` ns at `rate` (Q32 work/ns), the first `cold` units at `rate * cold_q`.
+fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64 {
+    let mut d = delta;
+    let mut done = 0;
+    if *cold > 0 {
+        let cold_rate = ((rate as u128 * cold_q as u128) >> 32).max(1);
+        let w = ((d as u128 * cold_rate) >> 32) as u64;
+        if w < *cold {
+            *cold -= w;
+            return w;
+        }
+        let t_cold = ((*cold as u128) << 32).div_ceil(cold_rate) as u64;
+        done = *cold;
+        *cold = 0;
+        d = d.saturating_sub(t_cold);
+    }
+    done + ((d as u128 * rate as u128) >> 32) as u64
+}
+
+/// Time to run `work` at `rate`, the first `cold` units at `rate * cold_q` (ceiling).
+fn time_for(work: u64, rate: u64, cold: u64, cold_q: u64) -> u64 {
+    let c = cold.min(work);
+    let mut t = 0u128;
+    if c > 0 {
+        let cold_rate = ((rate as u128 * cold_q as u128) >> 32).max(1);
+        t += ((c as u128) << 32).div_ceil(cold_rate);
+    }
+    t += (((work - c) as u128) << 32).div_ceil(rate as u128);
+    t.min(u64::MAX as u128 / 2) as u64
+}
+
 const NOHZ_BLOCKED_PERIOD_NS: u64 = 32_000_000; // nohz.next_blocked = now + 32 ms (LOAD_AVG_PERIOD)
 
 impl Sim {
@@ -420,65 +667,20 @@ impl Sim {
             crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor, legacy);
         let governor = make_governor(&policy.governor, nclusters)?;
         let n = platform.nr_cpus();
-        let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut tasks = Vec::with_capacity(workload.tasks.len());
         for (i, t) in workload.tasks.iter().enumerate() {
-            let allowed = match &t.cpus {
-                None => all_mask,
-                Some(list) => {
-                    let mut m = 0u64;
-                    for &c in list {
-                        if c >= n {
-                            return Err(config(
-                                "workload",
-                                format!("tasks[{i}].cpus"),
-                                format!("CPU numbers below {n} (the platform's CPU count)"),
-                            ));
-                        }
-                        m |= 1 << c;
-                    }
-                    if m == 0 {
-                        return Err(config("workload", format!("tasks[{i}].cpus"), "a non-empty CPU list"));
-                    }
-                    m
-                }
-            };
-            let weight = nice_to_weight(t.nice);
-            tasks.push(Task {
-                id: i as TaskId,
-                name: t.name.clone(),
-                policy: t.policy,
-                nice: t.nice,
-                rt_priority: t.rt_priority,
-                allowed,
-                state: TaskState::Unstarted,
-                cpu: allowed.trailing_zeros() as usize,
-                se: SchedEntity {
-                    weight,
-                    wmult: weight_to_wmult(weight),
-                    ..Default::default()
-                },
-                spec: t.clone(),
-                iter: 0,
-                phase: 0,
-                phase_iter: 0,
-                ev: 0,
-                cur: Cur::None,
-                work_left: 0,
-                runtime_end: 0,
-                wake_due: None,
-                queued_since: 0,
-                rr_left_ns: 0,
-                uclamp: match t.policy {
-                    Policy::Other => [t.util_min.unwrap_or(0) as u64, t.util_max.unwrap_or(1024) as u64],
-                    _ => [t.util_min.unwrap_or(1024) as u64, t.util_max.unwrap_or(1024) as u64],
-                },
-                stats: TaskStats {
-                    cpu_time_ns: vec![0; n],
-                    ..Default::default()
-                },
-            });
+            tasks.push(make_task(i as TaskId, t, &platform, format!("tasks[{i}]"))?);
         }
+        let uclamp_used = workload.tasks.iter().any(|t| {
+            t.util_min.is_some()
+                || t.util_max.is_some()
+                || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                    matches!(
+                        e,
+                        Ev::Setattr(SetAttr { util_min: Some(_), .. }) | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                    )
+                })
+        });
         let initial_opp: Vec<usize> = platform
             .clusters
             .iter()
@@ -509,6 +711,7 @@ impl Sim {
                 timers: SortedVec::default(),
                 nr_switches: 0,
                 slice_start: 0,
+                yield_skip: None,
             })
             .collect();
         let tunables = CfsTunables::new(
@@ -571,10 +774,11 @@ impl Sim {
             gov_speed_mark: vec![0; n],
             kernel_lb: None,
             overutilized: false,
-            uclamp_used: workload
-                .tasks
-                .iter()
-                .any(|t| t.util_min.is_some() || t.util_max.is_some()),
+            uclamp_used,
+            sync: SyncObjects::new(workload.mutexes, workload.conds, &workload.sems, &workload.barriers),
+            marks: Vec::new(),
+            nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
+            wake_buf: Vec::new(),
             legacy,
             eas_status,
         };
@@ -595,6 +799,9 @@ impl Sim {
             }
         }
         for t in 0..sim.tasks.len() {
+            if sim.tasks[t].state == TaskState::Template {
+                continue;
+            }
             let delay = sim.tasks[t].spec.delay_ns;
             sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
@@ -735,6 +942,8 @@ impl Sim {
         let cap = self.platform.capacity_orig(cpu);
         let khz = self.khz(cpu);
         let fmax = self.platform.cluster_of(cpu).fmax_khz;
+        let ci = self.platform.cpu_cluster[cpu];
+        let opp = self.clusters[ci].opp;
         let task = &mut self.tasks[t as usize];
         let delta = now.saturating_sub(task.se.exec_start);
         if delta == 0 {
@@ -743,18 +952,34 @@ impl Sim {
         task.se.exec_start = now;
         task.se.sum_exec_runtime += delta;
         task.stats.cpu_time_ns[cpu] += delta;
-        if task.cur == Cur::Run {
-            let done = mul_div(delta, cap * khz, 1024 * fmax);
+        task.stats.phases[task.phase].run_ns += delta;
+        let done = match (task.cur, &task.perf) {
+            (Cur::Run, None) => mul_div(delta, cap * khz, 1024 * fmax),
+            (Cur::Run, Some(pf)) => work_in(delta, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
+            (Cur::Memrun, _) => delta,
+            _ => 0,
+        };
+        if done > 0 {
             let done = done.min(task.work_left);
             task.work_left -= done;
             task.stats.work_done += done;
+        }
+        if task.policy == Policy::Deadline {
+            // update_curr_dl(): runtime is consumed scaled by frequency and capacity
+            let scaled = mul_div(mul_div(delta, khz << 10, fmax), cap, 1 << 20);
+            task.dl.runtime -= scaled as i64;
+            if task.dl.runtime <= 0 {
+                self.resched_cpu(cpu);
+            }
+            return;
         }
         if task.policy == Policy::Other {
             task.se.vruntime += calc_delta_fair(delta, task.se.weight, task.se.wmult);
             let v = task.se.vruntime;
             if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
                 // update_deadline(): a new slice; reschedule if anyone else is queued
-                task.se.deadline = v + calc_delta_fair(self.tunables.min_granularity, task.se.weight, task.se.wmult);
+                let slice = base_slice(&task.se, self.tunables.min_granularity);
+                task.se.deadline = v + calc_delta_fair(slice, task.se.weight, task.se.wmult);
                 task.se.protect = false;
                 if self.rqs[cpu].cfs.nr_running > 1 {
                     self.resched_cpu(cpu);
@@ -774,12 +999,20 @@ impl Sim {
         let Some(t) = rq.curr else { return };
         let task = &self.tasks[t as usize];
         let at = match task.cur {
-            Cur::Run => {
-                let cap = self.platform.capacity_orig(cpu);
-                let khz = self.khz(cpu);
-                let fmax = self.platform.cluster_of(cpu).fmax_khz;
-                self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
-            }
+            Cur::Run => match &task.perf {
+                None => {
+                    let cap = self.platform.capacity_orig(cpu);
+                    let khz = self.khz(cpu);
+                    let fmax = self.platform.cluster_of(cpu).fmax_khz;
+                    self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
+                }
+                Some(pf) => {
+                    let ci = self.platform.cpu_cluster[cpu];
+                    let rate = pf.rate_q32[ci][self.clusters[ci].opp];
+                    self.now + time_for(task.work_left, rate, task.cold_left, pf.cold_q32)
+                }
+            },
+            Cur::Memrun => self.now + task.work_left,
             Cur::Runtime => task.runtime_end.max(self.now),
             Cur::None => self.now,
         };
@@ -805,7 +1038,13 @@ impl Sim {
             let task = &mut self.tasks[t as usize];
             let level = task.prio_level();
             task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
-            self.rqs[cpu].rt_queue.enqueue(t, level, self.rt_seq);
+            // EDF among deadline tasks, FIFO within an RT priority
+            let key = if task.policy == Policy::Deadline {
+                task.dl.deadline
+            } else {
+                self.rt_seq
+            };
+            self.rqs[cpu].rt_queue.enqueue(t, level, key);
             self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
             return;
         }
@@ -845,6 +1084,9 @@ impl Sim {
     /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
     fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
         self.update_rq_clock(cpu);
+        if self.rqs[cpu].yield_skip == Some(t) {
+            self.rqs[cpu].yield_skip = None;
+        }
         if self.uclamp_used {
             let c = self.tasks[t as usize].uclamp;
             self.rqs[cpu].uclamp.dec(c); // uclamp_rq_dec()
@@ -952,7 +1194,14 @@ impl Sim {
         if self.eevdf() {
             return self.pick_eevdf(cpu, None);
         }
-        rq.cfs.leftmost().map(|(_, t)| t)
+        let left = rq.cfs.leftmost().map(|(_, t)| t);
+        if left.is_some() && left == rq.yield_skip {
+            // the skip buddy: the yielding task lets the next one go first
+            if let Some(&(_, second)) = rq.cfs.timeline.iter().nth(1) {
+                return Some(second);
+            }
+        }
+        left
     }
 
     /// __schedule(): put prev, pick next (RT before fair), switch; with nothing to run,
@@ -963,9 +1212,16 @@ impl Sim {
             return; // CpuReady will schedule once the CPU is out of its idle state
         }
         self.update_rq_clock(cpu);
-        let prev = self.rqs[cpu].curr;
+        let mut prev = self.rqs[cpu].curr;
         if let Some(p) = prev {
             self.update_curr(cpu);
+            let task = &self.tasks[p as usize];
+            if task.policy == Policy::Deadline && task.dl.runtime <= 0 && task.state == TaskState::Running {
+                self.dl_throttle(cpu, p);
+                prev = None;
+            }
+        }
+        if let Some(p) = prev {
             if self.tasks[p as usize].is_rt() {
                 self.update_rt_avg(cpu);
             } else {
@@ -1037,11 +1293,34 @@ impl Sim {
         let rq = &mut self.rqs[cpu];
         rq.slice_start = now;
         self.counters.context_switches += 1;
+        let same_cluster = |a: usize| a != usize::MAX && self.platform.cpu_cluster[a] == self.platform.cpu_cluster[cpu];
+        let task = &self.tasks[n as usize];
+        let (last, in_cluster) = (task.last_ran, same_cluster(task.last_ran));
+        if rq.yield_skip == Some(n) {
+            rq.yield_skip = None;
+        }
         let task = &mut self.tasks[n as usize];
+        if last != cpu {
+            if let Some(pf) = &task.perf {
+                // a migration: the caches the task warmed are elsewhere (L1/L2 are per
+                // CPU; a cluster shares its L2/L3, so half of the footprint is still warm)
+                if last != usize::MAX && pf.cache_ns > 0 {
+                    task.cold_left = if in_cluster { pf.cache_ns / 2 } else { pf.cache_ns };
+                }
+            }
+            task.last_ran = cpu;
+        }
         task.state = TaskState::Running;
         task.stats.wait_ns += now - task.queued_since;
         if let Some(due) = task.wake_due.take() {
-            task.stats.wakeup_latency_ns.push(now - due);
+            let lat = now - due;
+            task.stats.wakeup_latency_ns.push(lat);
+            if std::mem::take(&mut task.timer_wake) {
+                let ps = &mut task.stats.phases[task.phase];
+                ps.wakeups += 1;
+                ps.wu_lat_sum_ns += lat;
+                ps.wu_lat_max_ns = ps.wu_lat_max_ns.max(lat);
+            }
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
@@ -1111,7 +1390,8 @@ impl Sim {
         };
         let (pc, cc) = (&self.tasks[p as usize], &self.tasks[c as usize]);
         if pc.is_rt() || cc.is_rt() {
-            if pc.prio_level() > cc.prio_level() {
+            let edf = pc.policy == Policy::Deadline && cc.policy == Policy::Deadline && pc.dl.deadline < cc.dl.deadline;
+            if pc.prio_level() > cc.prio_level() || edf {
                 self.resched_cpu(cpu);
             }
             return;
@@ -1216,7 +1496,8 @@ impl Sim {
     // ------------------------------------------------------------------ task programs
 
     /// Run the task's program from its current position until it needs the CPU (run,
-    /// runtime) or blocks (sleep, timer) or ends. Called with the task running on `cpu`.
+    /// runtime, memrun), blocks (sleep, timer, a held lock, ...), gives the CPU up (yield,
+    /// a class or affinity change) or ends. Called with the task running on `cpu`.
     fn advance_program(&mut self, cpu: usize, t: TaskId) {
         loop {
             let task = &mut self.tasks[t as usize];
@@ -1224,6 +1505,7 @@ impl Sim {
             if task.ev >= spec.phases[task.phase].events.len() {
                 task.ev = 0;
                 task.phase_iter += 1;
+                task.stats.phases[task.phase].loops += 1;
                 let ploop = spec.phases[task.phase].loop_;
                 if ploop >= 0 && task.phase_iter >= ploop {
                     task.phase_iter = 0;
@@ -1242,11 +1524,15 @@ impl Sim {
             let ev = spec.phases[task.phase].events[task.ev].clone();
             task.ev += 1;
             match ev {
-                Ev::Run(w) => {
+                Ev::Run(w) | Ev::Memrun(w) => {
                     if w == 0 {
                         continue;
                     }
-                    task.cur = Cur::Run;
+                    task.cur = if matches!(ev, Ev::Run(_)) {
+                        Cur::Run
+                    } else {
+                        Cur::Memrun
+                    };
                     task.work_left = w;
                     self.arm_completion(cpu);
                     return;
@@ -1265,6 +1551,20 @@ impl Sim {
                     self.block(cpu, t, self.now + ns);
                     return;
                 }
+                Ev::SleepUntil(at) => {
+                    task.cur = Cur::None;
+                    if at > self.now {
+                        self.block(cpu, t, at);
+                        return;
+                    }
+                }
+                Ev::Iowait(ns) => {
+                    task.cur = Cur::None;
+                    task.iowait_since = Some(self.now);
+                    self.block(cpu, t, self.now + ns);
+                    return;
+                }
+                Ev::Mark(m) => self.marks.push((self.now, t, m)),
                 Ev::Timer(ts) => {
                     task.cur = Cur::None;
                     let now = self.now;
@@ -1273,15 +1573,86 @@ impl Sim {
                     let next = self.timers[ts.id].unwrap_or(start) + ts.period_ns;
                     self.timers[ts.id] = Some(next);
                     let task = &mut self.tasks[t as usize];
+                    let slack = next as i128 - now as i128;
                     task.stats.activations += 1;
-                    task.stats.slack_sum_ns += next as i128 - now as i128;
+                    task.stats.slack_sum_ns += slack;
+                    let ps = &mut task.stats.phases[task.phase];
+                    ps.activations += 1;
+                    ps.slack_sum_ns += slack;
+                    ps.slack_min_ns = Some(ps.slack_min_ns.map_or(slack as i64, |m| m.min(slack as i64)));
                     if now < next {
+                        task.timer_wake = true;
                         self.block(cpu, t, next);
                         return;
                     }
                     task.stats.missed_activations += 1;
                     if ts.mode == TimerMode::Relative {
                         self.timers[ts.id] = Some(now);
+                    }
+                }
+                Ev::Lock(m) => {
+                    if self.sync.lock(m, t) == Go::Block {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
+                Ev::Unlock(m) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.unlock(m, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                }
+                Ev::Wait(c) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.wait(c.cond, c.mutex, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                    self.block_sync(cpu, t);
+                    return;
+                }
+                Ev::Signal(c) | Ev::Broad(c) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.signal(c, matches!(ev, Ev::Broad(_)), &mut wake);
+                    self.wake_sync(&mut wake);
+                }
+                Ev::Sync(c) => {
+                    // rt-app's sig_and_wait: signal, then wait with the mutex it holds
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.signal(c.cond, false, &mut wake);
+                    self.sync.wait(c.cond, c.mutex, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                    self.block_sync(cpu, t);
+                    return;
+                }
+                Ev::Barrier(b) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    let go = self.sync.barrier(b, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                    if go == Go::Block {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
+                Ev::SemPost(x) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.sem_post(x, &mut wake);
+                    self.wake_sync(&mut wake);
+                }
+                Ev::SemWait(x) => {
+                    if self.sync.sem_wait(x, t) == Go::Block {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
+                Ev::Fork(k) => self.fork(k),
+                Ev::Yield(_) => {
+                    task.cur = Cur::None;
+                    if self.sched_yield(cpu, t) {
+                        return;
+                    }
+                }
+                Ev::Setattr(a) => {
+                    task.cur = Cur::None;
+                    if self.setattr(cpu, t, &a) {
+                        return;
                     }
                 }
             }
@@ -1299,6 +1670,212 @@ impl Sim {
         self.resched_cpu(cpu);
     }
 
+    /// Block on a synchronisation object: no timer, another task's operation wakes it.
+    fn block_sync(&mut self, cpu: usize, t: TaskId) {
+        self.dequeue_task(cpu, t, true);
+        let task = &mut self.tasks[t as usize];
+        task.cur = Cur::None;
+        task.state = TaskState::Sleeping;
+        task.wake_due = None;
+        self.trace_slice_end(cpu, t);
+        self.resched_cpu(cpu);
+    }
+
+    /// Wake the tasks a synchronisation operation released (wakeup latency counts from now).
+    fn wake_sync(&mut self, wake: &mut Vec<TaskId>) {
+        for &w in wake.iter() {
+            if self.tasks[w as usize].state == TaskState::Sleeping {
+                self.tasks[w as usize].wake_due = Some(self.now);
+                self.wake_up(w);
+            }
+        }
+        wake.clear();
+        self.wake_buf = std::mem::take(wake);
+    }
+
+    /// `fork`: start a copy of template k now (wake_up_new_task).
+    fn fork(&mut self, k: u32) {
+        let tmpl = &mut self.tasks[k as usize];
+        tmpl.forks += 1;
+        let mut spec = tmpl.spec.clone();
+        spec.name = format!("{}-{:04}", tmpl.name, tmpl.forks - 1);
+        spec.start = true;
+        spec.delay_ns = self.now;
+        let id = self.tasks.len() as TaskId;
+        let task = make_task(id, &spec, &self.platform, format!("tasks[{k}]")).expect("validated at load");
+        self.tasks.push(task);
+        self.wake_up(id);
+    }
+
+    /// sched_yield(): fair -> the next pick passes over the task once (CFS's skip buddy;
+    /// EEVDF: its deadline moves one slice on), RT -> to the tail of its priority list.
+    /// Returns true if the task gave up the CPU (its program resumes when it is picked).
+    fn sched_yield(&mut self, cpu: usize, t: TaskId) -> bool {
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        let task = &self.tasks[t as usize];
+        let rq = &self.rqs[cpu];
+        if task.is_rt() {
+            let level = task.prio_level();
+            let others = rq.rt_queue.len() > 1 && rq.rt_queue.highest_level_excluding(t) == Some(level);
+            if !others || task.policy == Policy::Deadline {
+                return false;
+            }
+            self.rt_seq += 1;
+            let seq = self.rt_seq;
+            self.rqs[cpu].rt_queue.requeue_tail(t, level, seq);
+        } else {
+            if rq.cfs.nr_running < 2 {
+                return false;
+            }
+            if self.eevdf() {
+                let se = &mut self.tasks[t as usize].se;
+                se.deadline += calc_delta_fair(base_slice(se, self.tunables.min_granularity), se.weight, se.wmult);
+                se.protect = false;
+            } else {
+                self.rqs[cpu].yield_skip = Some(t);
+            }
+        }
+        self.arm_yield(cpu);
+        true
+    }
+
+    /// The yielding task stays current until schedule() runs: make sure it does, and that
+    /// it carries on (no completion is pending) if it is picked again.
+    fn arm_yield(&mut self, cpu: usize) {
+        self.resched_cpu(cpu);
+        self.arm_completion(cpu);
+    }
+
+    /// sched_setattr() on itself: a nice change reweights in place; a class, priority,
+    /// clamp or affinity change takes the task off the CPU and queues it again with the
+    /// new attributes (on another allowed CPU if it may no longer run here). Returns true
+    /// if the task left the CPU.
+    fn setattr(&mut self, cpu: usize, t: TaskId, a: &SetAttr) -> bool {
+        let n = self.platform.nr_cpus();
+        let task = &self.tasks[t as usize];
+        let new_policy = a.policy.unwrap_or(task.policy);
+        let allowed = match &a.cpus {
+            Some(c) => cpus_mask(c.as_deref(), n, "setattr").unwrap_or(task.allowed),
+            None => task.allowed,
+        };
+        let clamps = |p: Policy| {
+            let (dmin, dmax) = if p == Policy::Other { (0, 1024) } else { (1024, 1024) };
+            [
+                a.util_min
+                    .map_or(if p != task.policy { dmin } else { task.uclamp[0] }, |v| v as u64),
+                a.util_max
+                    .map_or(if p != task.policy { dmax } else { task.uclamp[1] }, |v| v as u64),
+            ]
+        };
+        let uclamp = clamps(new_policy);
+        let prio = a.rt_priority.unwrap_or(task.rt_priority);
+        let requeue = new_policy != task.policy
+            || (new_policy != Policy::Other && prio != task.rt_priority)
+            || uclamp != task.uclamp
+            || allowed & (1 << cpu) == 0;
+        let nice = a.nice.unwrap_or(task.nice);
+        if !requeue {
+            let task = &mut self.tasks[t as usize];
+            task.allowed = allowed;
+            if nice != task.nice && task.policy == Policy::Other {
+                // reweight_entity() on the running task (its vruntime is kept)
+                self.update_rq_clock(cpu);
+                self.update_curr(cpu);
+                let w = nice_to_weight(nice);
+                let task = &mut self.tasks[t as usize];
+                let rq = &mut self.rqs[cpu];
+                rq.cfs.load_weight = rq.cfs.load_weight - task.se.weight + w;
+                task.se.weight = w;
+                task.se.wmult = weight_to_wmult(w);
+            }
+            self.tasks[t as usize].nice = nice;
+            return false;
+        }
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        self.trace_slice_end(cpu, t);
+        let was_fair = !self.tasks[t as usize].is_rt();
+        self.dequeue_task(cpu, t, false);
+        self.rqs[cpu].curr = None;
+        if was_fair {
+            // switched_from_fair() / a migration: the task's load leaves this cfs_rq
+            self.detach_pelt_for_migration(cpu, t);
+        }
+        let task = &mut self.tasks[t as usize];
+        task.policy = new_policy;
+        task.rt_priority = prio;
+        task.nice = nice;
+        task.uclamp = uclamp;
+        task.allowed = allowed;
+        let w = nice_to_weight(nice);
+        task.se.weight = w;
+        task.se.wmult = weight_to_wmult(w);
+        task.state = TaskState::Runnable;
+        if self.uclamp_used || a.util_min.is_some() || a.util_max.is_some() {
+            self.uclamp_used = true;
+        }
+        let dst = if allowed & (1 << cpu) != 0 {
+            cpu
+        } else {
+            self.placement.select_task_rq(&view!(self), t, cpu, WakeKind::Wakeup)
+        };
+        if dst != cpu {
+            let task = &mut self.tasks[t as usize];
+            task.stats.migrations += 1;
+            self.counters.migrations += 1;
+        }
+        let task = &mut self.tasks[t as usize];
+        task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
+        self.enqueue_task(dst, t, false, false);
+        self.check_preempt(dst, t);
+        self.resched_cpu(cpu);
+        true
+    }
+
+    /// The deadline task ran out of runtime: off the runqueue until the dl timer fires at
+    /// the start of its next period (start_dl_timer()).
+    fn dl_throttle(&mut self, cpu: usize, t: TaskId) {
+        self.trace_slice_end(cpu, t);
+        self.dequeue_task(cpu, t, false);
+        self.rqs[cpu].curr = None;
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Throttled;
+        task.stats.dl_throttled += 1;
+        let dl = &task.dl;
+        let at = (dl.deadline + dl.dl_period)
+            .saturating_sub(dl.dl_deadline)
+            .max(self.now);
+        self.events.push(at, EventKind::Wakeup { task: t });
+    }
+
+    /// dl_task_timer() -> replenish_dl_entity(): postpone the deadline by periods until the
+    /// runtime is positive again, and queue the task back on its CPU.
+    fn dl_replenish(&mut self, t: TaskId) {
+        let task = &mut self.tasks[t as usize];
+        let dl = &mut task.dl;
+        while dl.runtime <= 0 {
+            dl.deadline += dl.dl_period;
+            dl.runtime += dl.dl_runtime as i64;
+        }
+        if dl.deadline < self.now {
+            dl.deadline = self.now + dl.dl_deadline;
+            dl.runtime = dl.dl_runtime as i64;
+        }
+        let cpu = task.cpu;
+        let rq = &self.rqs[cpu];
+        if rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0)
+        {
+            let task = &mut self.tasks[t as usize];
+            task.state = TaskState::Waking;
+            self.rqs[cpu].pending.push((t, false));
+            self.kick_idle_cpu(cpu);
+            return;
+        }
+        self.enqueue_task(cpu, t, false, false);
+        self.check_preempt(cpu, t);
+    }
+
     fn task_exit(&mut self, cpu: usize, t: TaskId) {
         self.dequeue_task(cpu, t, true);
         // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
@@ -1311,6 +1888,27 @@ impl Sim {
 
     /// try_to_wake_up() / wake_up_new_task()
     fn wake_up(&mut self, t: TaskId) {
+        if self.tasks[t as usize].state == TaskState::Throttled {
+            self.dl_replenish(t);
+            return;
+        }
+        let now = self.now;
+        let task = &mut self.tasks[t as usize];
+        if let Some(since) = task.iowait_since.take() {
+            task.stats.iowait_ns += now - since;
+        }
+        if task.policy == Policy::Deadline && matches!(task.state, TaskState::Unstarted | TaskState::Sleeping) {
+            // setup_new_dl_entity() / update_dl_entity(): a new period unless the old
+            // deadline is still ahead and the remaining runtime fits the bandwidth
+            let dl = &mut task.dl;
+            let overflow = dl.deadline <= now
+                || (dl.runtime.max(0) as u128) * (dl.dl_deadline as u128)
+                    > ((dl.deadline - now) as u128) * (dl.dl_runtime as u128);
+            if task.state == TaskState::Unstarted || overflow {
+                dl.deadline = now + dl.dl_deadline;
+                dl.runtime = dl.dl_runtime as i64;
+            }
+        }
         let task = &self.tasks[t as usize];
         let fork = task.state == TaskState::Unstarted;
         if !fork && task.state != TaskState::Sleeping {
@@ -1403,7 +2001,7 @@ impl Sim {
         self.update_curr(cpu);
         let task = &mut self.tasks[t as usize];
         match task.cur {
-            Cur::Run => {
+            Cur::Run | Cur::Memrun => {
                 if task.work_left > 0 {
                     // the CPU slowed down since the event was armed (or truncation of
                     // intermediate accounting left a few units): finish at today's speed
@@ -1411,7 +2009,7 @@ impl Sim {
                     return;
                 }
                 let spec_w = match &task.spec.phases[task.phase].events[task.ev - 1] {
-                    Ev::Run(w) => *w,
+                    Ev::Run(w) | Ev::Memrun(w) => *w,
                     _ => 0,
                 };
                 task.stats.work_completed += spec_w;
@@ -1639,7 +2237,7 @@ impl Sim {
             0
         };
         let v = (v_avg - lag).max(0) as u64;
-        let mut vslice = calc_delta_fair(self.tunables.min_granularity, se.weight, se.wmult);
+        let mut vslice = calc_delta_fair(base_slice(se, self.tunables.min_granularity), se.weight, se.wmult);
         if initial {
             vslice /= 2;
         }
@@ -1658,7 +2256,11 @@ impl Sim {
         let (v_avg, _) = self.avg_vruntime(cpu);
         let tick = self.knobs.derived.tick_ns;
         let se = &self.tasks[t as usize].se;
-        let limit = calc_delta_fair((2 * self.tunables.min_granularity).max(tick), se.weight, se.wmult) as i128;
+        let limit = calc_delta_fair(
+            (2 * base_slice(se, self.tunables.min_granularity)).max(tick),
+            se.weight,
+            se.wmult,
+        ) as i128;
         let lag = (v_avg - se.vruntime as i128).clamp(-limit, limit);
         self.tasks[t as usize].se.vlag = lag as i64;
     }
@@ -1842,7 +2444,7 @@ impl Sim {
     /// that comes first; the clock stops at the last task's exit. Returns whether every
     /// task ended.
     pub fn run_until_exited(&mut self, limit_ns: u64) -> bool {
-        while self.nr_exited < self.tasks.len() {
+        while self.nr_exited + self.nr_templates < self.tasks.len() {
             match self.events.peek_time() {
                 Some(t) if t < limit_ns => {
                     self.step();

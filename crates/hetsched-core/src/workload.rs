@@ -11,6 +11,8 @@ pub enum Policy {
     Other,
     Fifo,
     Rr,
+    /// SCHED_DEADLINE (CBS + EDF, rt.rs describes the simplifications)
+    Deadline,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -32,13 +34,83 @@ fn relative() -> TimerMode {
     TimerMode::Relative
 }
 
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct CondRef {
+    pub cond: u32,
+    pub mutex: u32,
+}
+
+/// sched_setattr() on itself, from an rt-app phase property: only the given keys change.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetAttr {
+    #[serde(default)]
+    pub policy: Option<Policy>,
+    #[serde(default)]
+    pub nice: Option<i32>,
+    #[serde(default)]
+    pub rt_priority: Option<u32>,
+    /// Some(None) = every CPU again
+    #[serde(default, deserialize_with = "some_opt")]
+    pub cpus: Option<Option<Vec<usize>>>,
+    #[serde(default)]
+    pub util_min: Option<u32>,
+    #[serde(default)]
+    pub util_max: Option<u32>,
+}
+
+fn some_opt<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<Vec<usize>>>, D::Error> {
+    Ok(Some(Option::<Vec<usize>>::deserialize(d)?))
+}
+
 #[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Ev {
     Run(u64),
     Runtime(u64),
     Sleep(u64),
     Timer(TimerSpec),
+    Lock(u32),
+    Unlock(u32),
+    Wait(CondRef),
+    Signal(u32),
+    Broad(u32),
+    Sync(CondRef),
+    Barrier(u32),
+    SemPost(u32),
+    SemWait(u32),
+    Yield(Option<serde_json::Value>),
+    Fork(u32),
+    Memrun(u64),
+    Iowait(u64),
+    Mark(u32),
+    SleepUntil(u64),
+    Setattr(SetAttr),
+}
+
+/// The task performance model (docs/engine-interface.md): how fast its work runs on each
+/// core type and frequency, and after a migration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerfSpec {
+    #[serde(default = "one_f")]
+    pub ipc_exp: f64,
+    #[serde(default)]
+    pub ipc: Option<Vec<f64>>,
+    #[serde(default)]
+    pub mem_frac: f64,
+    #[serde(default)]
+    pub cache_ns: u64,
+    #[serde(default)]
+    pub cache_slowdown: f64,
+}
+
+fn one_f() -> f64 {
+    1.0
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -72,6 +144,20 @@ pub struct TaskSpec {
     #[serde(default = "forever", rename = "loop")]
     pub loop_: i64,
     pub phases: Vec<PhaseSpec>,
+    /// false: a template, started only by `fork`
+    #[serde(default = "yes")]
+    pub start: bool,
+    #[serde(default)]
+    pub perf: Option<PerfSpec>,
+    /// the custom slice (EEVDF): sched_attr.sched_runtime of a SCHED_OTHER task
+    #[serde(default)]
+    pub slice_ns: Option<u64>,
+    #[serde(default)]
+    pub dl_runtime_ns: u64,
+    #[serde(default)]
+    pub dl_period_ns: u64,
+    #[serde(default)]
+    pub dl_deadline_ns: u64,
 }
 
 fn other() -> Policy {
@@ -89,6 +175,16 @@ pub struct WorkloadSpec {
     pub duration_ns: Option<u64>,
     #[serde(default)]
     pub timers: usize,
+    #[serde(default)]
+    pub mutexes: usize,
+    #[serde(default)]
+    pub conds: usize,
+    #[serde(default)]
+    pub sems: Vec<u64>,
+    #[serde(default)]
+    pub barriers: Vec<u32>,
+    #[serde(default)]
+    pub marks: Vec<String>,
     pub tasks: Vec<TaskSpec>,
 }
 
@@ -112,12 +208,26 @@ impl WorkloadSpec {
         if self.tasks.is_empty() {
             return Err(config("workload", "tasks", "at least one task"));
         }
+        if self.tasks.iter().all(|t| !t.start) {
+            return Err(config(
+                "workload",
+                "tasks",
+                "at least one task that starts (start: true)",
+            ));
+        }
+        if let Some(i) = self.barriers.iter().position(|&n| n == 0) {
+            return Err(config(
+                "workload",
+                format!("barriers[{i}]"),
+                "at least one task meeting there",
+            ));
+        }
         for (ti, t) in self.tasks.iter().enumerate() {
             let f = |s: &str| format!("tasks[{ti}].{s}");
             if !(-20..=19).contains(&t.nice) {
                 return Err(config("workload", f("nice"), "a nice value in -20..19"));
             }
-            if t.policy != Policy::Other && !(1..=99).contains(&t.rt_priority) {
+            if matches!(t.policy, Policy::Fifo | Policy::Rr) && !(1..=99).contains(&t.rt_priority) {
                 return Err(config("workload", f("rt_priority"), "an RT priority in 1..99"));
             }
             if t.phases.is_empty() || t.phases.iter().all(|p| p.events.is_empty()) {
@@ -134,7 +244,56 @@ impl WorkloadSpec {
                         "-1 (forever) or a positive count",
                     ));
                 }
-                for e in &p.events {
+                for (ei, e) in p.events.iter().enumerate() {
+                    let field = || f(&format!("phases[{pi}].events[{ei}]"));
+                    let check = |id: u32, n: usize, what: &str| -> Result<()> {
+                        if (id as usize) < n {
+                            Ok(())
+                        } else {
+                            Err(config(
+                                "workload",
+                                field(),
+                                format!("a {what} id below {n} (the workload's {what} count)"),
+                            ))
+                        }
+                    };
+                    match e {
+                        Ev::Lock(m) | Ev::Unlock(m) => check(*m, self.mutexes, "mutex")?,
+                        Ev::Wait(c) | Ev::Sync(c) => {
+                            check(c.cond, self.conds, "cond")?;
+                            check(c.mutex, self.mutexes, "mutex")?;
+                        }
+                        Ev::Signal(c) | Ev::Broad(c) => check(*c, self.conds, "cond")?,
+                        Ev::Barrier(b) => check(*b, self.barriers.len(), "barrier")?,
+                        Ev::SemPost(s) | Ev::SemWait(s) => check(*s, self.sems.len(), "semaphore")?,
+                        Ev::Fork(k) => check(*k, self.tasks.len(), "task")?,
+                        Ev::Mark(m) => check(*m, self.marks.len(), "mark")?,
+                        Ev::Setattr(a) => {
+                            if let Some(n) = a.nice {
+                                if !(-20..=19).contains(&n) {
+                                    return Err(config("workload", field(), "a nice value in -20..19"));
+                                }
+                            }
+                            if let Some(p) = a.rt_priority {
+                                if !(1..=99).contains(&p) {
+                                    return Err(config("workload", field(), "an RT priority in 1..99"));
+                                }
+                            }
+                            if a.policy == Some(Policy::Deadline) {
+                                return Err(config(
+                                    "workload",
+                                    field(),
+                                    "a policy other than deadline (set it on the task)",
+                                ));
+                            }
+                            for v in [a.util_min, a.util_max].into_iter().flatten() {
+                                if v > 1024 {
+                                    return Err(config("workload", field(), "a clamp in 0..1024"));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
                     if let Ev::Timer(ts) = e {
                         if ts.id >= self.timers {
                             return Err(config(
@@ -150,6 +309,49 @@ impl WorkloadSpec {
                                 "a positive period",
                             ));
                         }
+                    }
+                }
+            }
+            if t.policy == Policy::Deadline {
+                if t.dl_runtime_ns == 0 {
+                    return Err(config(
+                        "workload",
+                        f("dl_runtime_ns"),
+                        "a positive runtime for a deadline task",
+                    ));
+                }
+                let period = if t.dl_period_ns == 0 {
+                    t.dl_runtime_ns
+                } else {
+                    t.dl_period_ns
+                };
+                let deadline = if t.dl_deadline_ns == 0 {
+                    period
+                } else {
+                    t.dl_deadline_ns
+                };
+                if !(t.dl_runtime_ns <= deadline && deadline <= period) {
+                    return Err(config(
+                        "workload",
+                        f("dl_runtime_ns"),
+                        "runtime <= deadline <= period (sched_setattr's rule)",
+                    ));
+                }
+            }
+            if let Some(pf) = &t.perf {
+                let bad = |k: &str, what: &str| config("workload", f(&format!("perf.{k}")), what.to_string());
+                if !(pf.ipc_exp.is_finite() && (0.0..=2.0).contains(&pf.ipc_exp)) {
+                    return Err(bad("ipc_exp", "an exponent in 0..2"));
+                }
+                if !(pf.mem_frac.is_finite() && (0.0..=1.0).contains(&pf.mem_frac)) {
+                    return Err(bad("mem_frac", "a fraction in 0..1"));
+                }
+                if !(pf.cache_slowdown.is_finite() && (0.0..=10.0).contains(&pf.cache_slowdown)) {
+                    return Err(bad("cache_slowdown", "a slowdown in 0..10"));
+                }
+                if let Some(ipc) = &pf.ipc {
+                    if ipc.iter().any(|x| !(x.is_finite() && *x > 0.0 && *x <= 4.0)) {
+                        return Err(bad("ipc", "speed ratios in (0, 4]"));
                     }
                 }
             }
