@@ -195,8 +195,14 @@ def test_unreachable_periodic_demand_is_an_input_error(arg):
 def test_defaults_are_in_range():
     for w in WORKLOADS.values():
         for p in w.params:
-            assert p.lo <= p.default <= p.hi, (w.name, p.name)
-            assert isinstance(p.default, p.kind)
+            if p.choices is not None:
+                assert p.default in p.choices, (w.name, p.name)
+                continue
+            assert isinstance(p.default, p.kind), (w.name, p.name)
+            if p.lo is not None:
+                assert p.lo <= p.default, (w.name, p.name)
+            if p.hi is not None:
+                assert p.default <= p.hi, (w.name, p.name)
 
 
 # ------------------------------------------------------------------ merging and rt-app files

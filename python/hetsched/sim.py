@@ -22,6 +22,7 @@ from hetsched import _engine
 from hetsched.errors import EngineError, InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
 from hetsched.workloads.builtin import resolve_workloads
+from hetsched.workloads.metrics import compute_metrics
 
 __all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
 
@@ -196,6 +197,8 @@ class Simulation:
             "stop_reason": self._stop_reason,
         }
         doc = {**head, **doc}
+        # each workload's own metrics (frame drops, entry time, ...) beside the engine's
+        doc["metrics"].update(compute_metrics(doc, self.workload_spec))
         ts = self._engine.timeseries() if self.timeseries_enabled else None
         return Result(doc=doc, timeseries=ts)
 

@@ -21,33 +21,15 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
-from typing import Any, Callable
 
 import numpy as np
 
 from hetsched.errors import InputError, UnknownNameError
-from hetsched.workloads.rtapp import load_rtapp, merge_workloads, periodic, workload
+from hetsched.workloads.base import Param, WorkloadDef
+from hetsched.workloads.rtapp import load_rtapp, periodic
+from hetsched.workloads.spec import merge_workloads, workload
 
 __all__ = ["WORKLOADS", "Param", "parse_workload_arg", "resolve_workloads", "uunifast_discard"]
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: type
-    default: Any
-    lo: float | None
-    hi: float | None
-    help: str
-
-
-@dataclass(frozen=True)
-class WorkloadDef:
-    name: str
-    params: tuple[Param, ...]
-    build: Callable[..., dict]
-    description: str
 
 
 def uunifast_discard(n: int, total: float, umax: float, rng: np.random.Generator,
@@ -152,6 +134,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
 }
 
 
+
 def parse_workload_arg(arg: str) -> tuple[str, dict]:
     """``NAME:k=v,k=v`` -> (name, typed params with defaults), validated."""
     name, _, rest = arg.partition(":")
@@ -167,6 +150,11 @@ def parse_workload_arg(arg: str) -> tuple[str, dict]:
         if not eq:
             raise InputError(f"--workload {name}", key, "key=value")
         p = decl[key]
+        if p.choices is not None:
+            if val not in p.choices:
+                raise UnknownNameError(f"--workload {name}", key, val, list(p.choices))
+            params[key] = val
+            continue
         try:
             v = p.kind(val)
         except ValueError:

@@ -1,16 +1,19 @@
-"""rt-app JSON workload files -> WorkloadSpec (the periodic subset).
+"""rt-app JSON workload files -> WorkloadSpec (the whole grammar).
 
 Follows scheduler-tools/rt-app @55cb0c04: ``src/rt-app_parse_config.c`` (what a file
-means), ``src/rt-app.c`` (how threads are named and looped) and ``doc/tutorial.txt``.
-The resolved form is the ``WorkloadSpec`` of docs/engine-interface.md; the user-facing
-description, with the decisions taken where rt-app is lax, is docs/workloads.md.
+means), ``src/rt-app.c`` (how threads are named, looped and how each event runs) and
+``doc/tutorial.txt``.  The resolved form is the ``WorkloadSpec`` of
+docs/engine-interface.md; the user-facing description, with every decision taken where
+rt-app is lax and every modelling assumption, is docs/workloads.md ("rt-app JSON files").
 
-Scope: the *periodic subset* of the grammar.  Events ``run``, ``runtime``, ``sleep``
-and ``timer``; task properties ``instance``, ``delay``, ``loop``, ``phases``,
-``policy`` (OTHER, FIFO, RR), ``priority``, ``cpus``, ``util_min``, ``util_max``.
-Everything else rt-app knows is refused with an :class:`InputError` that names the
-file, the field path and what is missing; nothing is silently dropped except the
-``global`` keys that only steer rt-app's own logging and calibration.
+Every event of rt-app is read (lock, unlock, wait, signal, broad, sync, sleep, runtime,
+run, timer, suspend, resume, memrun, mem, iorun, yield, barrier, fork, sem_post,
+sem_wait) and lowered to the engine's events; resources are named as rt-app names them
+(one namespace per kind: mutexes, condition variables, barriers, semaphores, timers),
+and :class:`~hetsched.workloads.spec.SpecBuilder` hands out their ids.  Task and phase
+properties (policy, priority, cpus, util_min/util_max, dl-runtime/-period/-deadline,
+taskgroup, nodes_membind) are read as ``parse_sched_data()`` reads them; a property
+given in a phase becomes a ``setattr`` event at the start of that phase.
 
 Differences from rt-app, on purpose:
 
@@ -18,12 +21,19 @@ Differences from rt-app, on purpose:
   json-c would keep only the last value.
 * Keys rt-app silently ignores (typos, events next to ``phases``) are errors here.
 * Values rt-app would accept but treat oddly are refused: loop 0 or below -1, a
-  missing timer ``ref`` or ``period``, a timer ``mode`` other than relative/absolute.
+  missing timer ``ref`` or ``period``, a ``wait``/``sync`` without ``ref`` or
+  ``mutex``, a timer ``mode`` other than relative/absolute, a fork of a task that does
+  not exist (rt-app exits when the fork runs), an ``unlock``/``wait``/``sync`` of a
+  mutex nobody ever locks, a barrier in a task that is forked.
+
+:func:`phase_log` turns the engine's per-phase statistics into rt-app's per-phase log
+rows (slack, wake-up latency, run time).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,8 +41,10 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from hetsched.errors import InputError, did_you_mean
+from hetsched.workloads.spec import SpecBuilder
 
-__all__ = ["load_rtapp", "periodic", "workload", "merge_workloads"]
+__all__ = ["load_rtapp", "periodic", "phase_log", "format_phase_log", "PHASE_LOG_COLUMNS",
+           "workload", "merge_workloads"]
 
 # rt-app reads every integer with json_object_get_int(): a C int.
 _INT_MAX = 2**31 - 1
@@ -46,50 +58,75 @@ EVENT_PREFIXES = (
     "timer", "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier",
     "fork", "sem_post", "sem_wait",
 )
-SUPPORTED_EVENTS = ("run", "runtime", "sleep", "timer")
-_SUBSET_EVENTS = "an event of the periodic subset (run, runtime, sleep, timer)"
+SUPPORTED_EVENTS = EVENT_PREFIXES
+# events whose value is the name of a resource (a JSON string in rt-app)
+_NAMED_EVENTS = ("lock", "unlock", "signal", "broad", "resume", "barrier", "fork",
+                 "sem_post", "sem_wait")
 
-SUPPORTED_TASK_PROPERTIES = (
-    "instance", "delay", "loop", "phases", "policy", "priority", "cpus",
-    "util_min", "util_max",
-)
-# Properties rt-app knows but the WorkloadSpec has no place for yet.  "runtime" is
-# absent: as an exact key it is first of all a run-time event (see docs/workloads.md).
-_UNSUPPORTED_TASK_PROPERTIES = {
-    "dl-runtime": "deadline parameters and the CFS slice are not modelled yet",
-    "dl-period": "deadline parameters are not modelled yet",
-    "dl-deadline": "deadline parameters are not modelled yet",
-    "period": "the legacy deadline 'period' is not modelled yet",
-    "deadline": "the legacy deadline 'deadline' is not modelled yet",
-    "nodes_membind": "NUMA memory binding is not modelled",
-    "taskgroup": "task groups (cgroups) are not modelled yet",
-}
-# Keys that may appear inside a phase in the full grammar.
-_PHASE_PROPERTIES = (
-    "policy", "priority", "cpus", "util_min", "util_max", "dl-runtime", "dl-period",
-    "dl-deadline", "nodes_membind", "taskgroup",
-)
+# Properties read by parse_sched_data(), parse_cpuset_data(), parse_numa_data() and
+# parse_taskgroup_data(): at task level and in a phase.
+_SCHED_PROPERTIES = ("policy", "priority", "cpus", "util_min", "util_max", "dl-runtime",
+                     "dl-period", "dl-deadline", "taskgroup", "nodes_membind")
+SUPPORTED_TASK_PROPERTIES = ("instance", "delay", "loop", "phases") + _SCHED_PROPERTIES + (
+    "period", "deadline")   # legacy deadline keys, read at task level only
+_PHASE_PROPERTIES = ("loop",) + _SCHED_PROPERTIES
 
 # parse_global(): keys that only steer rt-app itself (logs, traces, calibration,
-# memory locking, buffers of events we refuse anyway).  "frag" is a legacy key found
-# in the Android use cases; rt-app never reads it.
+# memory locking).  "frag" is a legacy key found in the Android use cases; rt-app never
+# reads it.  io_device and mem_buffer_size are read: they set the cost of iorun/mem.
 IGNORED_GLOBAL_KEYS = (
     "calibration", "pi_enabled", "lock_pages", "logdir", "log_basename", "log_size",
-    "gnuplot", "ftrace", "io_device", "mem_buffer_size", "cumulative_slack", "frag",
+    "gnuplot", "ftrace", "cumulative_slack", "frag",
 )
-_GLOBAL_KEYS = ("duration", "default_policy") + IGNORED_GLOBAL_KEYS
+_GLOBAL_KEYS = ("duration", "default_policy", "io_device", "mem_buffer_size") \
+    + IGNORED_GLOBAL_KEYS
 _TOP_LEVEL_KEYS = ("tasks", "global", "resources")
 
+# string_to_policy() in rt-app_utils.c knows the SCHED_ names; the short forms are a
+# convenience of this loader.  BATCH runs as OTHER and IDLE as OTHER at nice 19 (the
+# engine has neither class; docs/workloads.md says what that changes).
 _POLICIES = {
     "SCHED_OTHER": "other", "OTHER": "other",
+    "SCHED_BATCH": "batch", "BATCH": "batch",
+    "SCHED_IDLE": "idle", "IDLE": "idle",
     "SCHED_FIFO": "fifo", "FIFO": "fifo",
     "SCHED_RR": "rr", "RR": "rr",
+    "SCHED_DEADLINE": "deadline", "DEADLINE": "deadline",
 }
-_UNSUPPORTED_POLICIES = ("SCHED_BATCH", "BATCH", "SCHED_IDLE", "IDLE",
-                         "SCHED_DEADLINE", "DEADLINE")
+_FAIR = ("other", "batch", "idle")
 # rt-app_types.h
 DEFAULT_THREAD_PRIORITY = 10
 DEFAULT_THREAD_NICE = 0
+# SCHED_IDLE has weight 3 (WEIGHT_IDLEPRIO); nice 19, the nearest the engine has, 15.
+IDLE_NICE = 19
+# kernel/sched/syscalls.c (v6.12) __setscheduler_params(): a fair task's custom slice is
+# clamped to [0.1 ms, 100 ms].
+SLICE_MIN_NS = 100_000
+SLICE_MAX_NS = 100_000_000
+
+# ---- cost of the memory and I/O events (assumptions, docs/workloads.md) ----------------
+# rt-app's "mem" memsets a per-thread buffer of global.mem_buffer_size (4 MiB by
+# default) in chunks: a streaming store, bounded by the memory system, not the core
+# clock.  Assumed single-thread memset bandwidth: 8 GB/s = 8 bytes/ns (the order of a
+# single big core writing LPDDR4/4X; not measured here).
+MEMSET_BYTES_PER_NS = 8.0
+# "memrun" read/write walk the buffer one volatile byte at a time: one load or store per
+# byte; assumed 1 byte/ns, memory-bound (frequency dependence not modelled).
+BYTE_LOOP_BYTES_PER_NS = 1.0
+# "memrun" chase: one dependent load per count.  A random chase through a buffer larger
+# than the last-level cache pays a DRAM access; otherwise a cache hit.
+CHASE_DRAM_NS = 100
+CHASE_CACHE_NS = 5
+LLC_BYTES = 2 * 1024 * 1024
+# "iorun" write()s the buffer to global.io_device (default /dev/null).  /dev/null's
+# write_null() returns at once: the cost is one system call per buffer-sized chunk,
+# CPU work (assumed 0.5 µs at capacity 1024 and f_max).  Any other device is taken as a
+# page-cache write: the syscalls plus a copy at half the memset bandwidth.
+SYSCALL_NS = 500
+COPY_BYTES_PER_NS = MEMSET_BYTES_PER_NS / 2
+DEFAULT_IO_DEVICE = "/dev/null"
+DEFAULT_MEM_BUFFER_SIZE = 4 * 1024 * 1024     # rt-app_parse_config.c DEFAULT_MEM_BUF_SIZE
+_NULL_DEVICES = ("/dev/null", "/dev/zero")
 
 
 # --------------------------------------------------------------------------- parsing
@@ -257,11 +294,9 @@ def _policy(value: Any, source: str, field: str) -> str:
                          got=value)
     if value in _POLICIES:
         return _POLICIES[value]
-    if value in _UNSUPPORTED_POLICIES:
-        raise InputError(source, field,
-                         f"SCHED_OTHER, SCHED_FIFO or SCHED_RR; {value} is not supported yet")
-    expected = "one of: SCHED_OTHER, SCHED_FIFO, SCHED_RR (or OTHER, FIFO, RR)"
-    hint = did_you_mean(value, list(_POLICIES) + list(_UNSUPPORTED_POLICIES))
+    expected = ("one of: SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, "
+                "SCHED_DEADLINE (or without SCHED_)")
+    hint = did_you_mean(value, list(_POLICIES))
     if hint:
         expected += f" (did you mean {hint!r}?)"
     raise InputError(source, field, expected, got=value)
@@ -292,30 +327,101 @@ class _Timer:
 
 
 @dataclass
+class _Ev:
+    kind: str      # the rt-app event: "run", "lock", "wait", "memrun", ...
+    value: Any     # ns, a resource name, (cond, mutex) names, a _Timer, a dict
+    fpath: str     # where it is in the file, for error messages
+
+
+@dataclass
+class _Sched:
+    """What parse_sched_data() found in one object (None = not given there)."""
+
+    policy: str | None = None
+    priority: int | None = None
+    priority_field: str = ""
+    dl_runtime: int | None = None     # µs
+    dl_period: int | None = None
+    dl_deadline: int | None = None
+    util_min: int | None = None       # -1 = unchanged
+    util_max: int | None = None
+    fields: dict = field(default_factory=dict)   # property -> field path
+
+    def given(self) -> bool:
+        """parse_sched_data() returns sched data only when one of these is set."""
+        return (self.policy is not None or self.priority is not None
+                or bool(self.dl_runtime) or bool(self.dl_period) or bool(self.dl_deadline)
+                or self.util_min not in (None, -1) or self.util_max not in (None, -1))
+
+
+@dataclass
 class _Phase:
     loop: int
-    events: list  # of (kind, value): ("run", ns) ... ("timer", _Timer)
+    events: list                      # of _Ev
+    fpath: str = ""
+    sched: _Sched = field(default_factory=_Sched)
+    cpus: list[int] | None = None
+    taskgroup: str | None = None
 
 
 @dataclass
 class _TaskDef:
     key: str
+    fpath: str = ""
     instance: int = 1
     delay_ns: int = 0
     loop: int = -1
-    policy: str | None = None
-    priority: int | None = None
-    priority_field: str = ""
+    sched: _Sched = field(default_factory=_Sched)
     cpus: list[int] | None = None
-    util_min: int | None = None
-    util_max: int | None = None
+    taskgroup: str | None = None
+    legacy_runtime: int | None = None  # the exact task-level "runtime" event, µs
     phases: list[_Phase] = field(default_factory=list)
 
 
-def _parse_event(source: str, fpath: str, kind: str, value: Any) -> tuple[str, Any]:
+def _name_value(source: str, fpath: str, kind: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        what = {"fork": "the name of a task", "resume": "the name of a task",
+                "barrier": "a barrier name", "lock": "a mutex name", "unlock": "a mutex name",
+                "signal": "a condition name", "broad": "a condition name"}.get(kind, "a name")
+        raise InputError(source, fpath, f"{what} (a string) for '{kind}'", got=value)
+    return value
+
+
+def _parse_event(source: str, fpath: str, kind: str, value: Any) -> _Ev:
     if kind in ("run", "runtime", "sleep"):
         us = _int(value, source, fpath, f"a '{kind}' duration: an integer >= 0 (µs)", lo=0)
-        return kind, us * _NS_PER_US
+        return _Ev(kind, us * _NS_PER_US, fpath)
+    if kind in _NAMED_EVENTS:
+        return _Ev(kind, _name_value(source, fpath, kind, value), fpath)
+    if kind in ("suspend", "yield"):
+        # rt-app reads no value: suspend always waits on the thread's own task key.
+        return _Ev(kind, None, fpath)
+    if kind in ("mem", "iorun"):
+        return _Ev(kind, _int(value, source, fpath,
+                              f"a '{kind}' size: an integer >= 0 (bytes)", lo=0), fpath)
+    if kind in ("wait", "sync"):
+        expected = f'a {kind} object {{"ref": condition name, "mutex": mutex name}}'
+        if not isinstance(value, _Obj):
+            raise InputError(source, fpath, expected, got=value)
+        got: dict[str, str] = {}
+        for key, label, v in value.items():
+            f = _path(fpath, label)
+            _once(source, f, key, label)
+            if key not in ("ref", "mutex"):
+                raise _unknown_key(source, f, key, f"a {kind} key: ref or mutex",
+                                   ("ref", "mutex"))
+            if not isinstance(v, str) or not v:
+                raise InputError(source, f, f"a {'condition' if key == 'ref' else 'mutex'} "
+                                 "name string", got=v)
+            got[key] = v
+        for key in ("ref", "mutex"):
+            if key not in got:
+                raise InputError(source, _path(fpath, key),
+                                 f"'{key}' in {kind} (rt-app would silently use a resource "
+                                 "named \"unknown\")")
+        return _Ev(kind, (got["ref"], got["mutex"]), fpath)
+    if kind == "memrun":
+        return _Ev(kind, _parse_memrun(source, fpath, value), fpath)
     # kind == "timer"
     if not isinstance(value, _Obj):
         raise InputError(source, fpath,
@@ -347,64 +453,132 @@ def _parse_event(source: str, fpath: str, kind: str, value: Any) -> tuple[str, A
         raise InputError(source, _path(fpath, "period"),
                          "a timer 'period' in µs (rt-app would silently use 0)")
     # rt-app_parse_config.c: strncmp(ref, "unique", 6) -> one timer per thread.
-    return "timer", _Timer(ref=ref, unique=ref.startswith("unique"),
-                           period_ns=period * _NS_PER_US, absolute=(mode == "absolute"))
+    return _Ev("timer", _Timer(ref=ref, unique=ref.startswith("unique"),
+                               period_ns=period * _NS_PER_US,
+                               absolute=(mode == "absolute")), fpath)
 
 
-def _unsupported_event(source: str, fpath: str, kind: str) -> InputError:
-    return InputError(source, fpath,
-                      f"{_SUBSET_EVENTS}; '{kind}' comes with the full rt-app grammar")
+_MEMRUN_KEYS = ("type", "size", "count", "ref", "pattern", "stride")
+
+
+def _parse_memrun(source: str, fpath: str, value: Any) -> dict:
+    """memrun {type: read|write|chase, size, count[, ref][, pattern, stride]}."""
+    if not isinstance(value, _Obj):
+        raise InputError(source, fpath, 'a memrun object {"type": "read"|"write"|"chase", '
+                         '"size": bytes, "count": n}', got=value)
+    out: dict[str, Any] = {"pattern": "random", "stride": 64}
+    for key, label, v in value.items():
+        f = _path(fpath, label)
+        _once(source, f, key, label)
+        if key == "type":
+            if v not in ("read", "write", "chase"):
+                raise InputError(source, f, '"read", "write" or "chase"', got=v)
+        elif key in ("size", "count"):
+            v = _int(v, source, f, f"a memrun {key}: an integer >= 0", lo=0)
+        elif key == "stride":
+            v = _int(v, source, f, "a chase stride: an integer >= 1 (bytes)", lo=1)
+        elif key in ("ref", "pattern"):
+            if not isinstance(v, str):
+                raise InputError(source, f, f"a memrun {key} string", got=v)
+        else:
+            raise _unknown_key(source, f, key, "a memrun key (" + ", ".join(_MEMRUN_KEYS) + ")",
+                               _MEMRUN_KEYS)
+        out[key] = v
+    for key in ("type", "size", "count"):     # get_*_value_from(..., FALSE): mandatory
+        if key not in out:
+            raise InputError(source, _path(fpath, key), f"a memrun '{key}' (rt-app exits "
+                             "without it)")
+    if out["type"] == "chase" and out["size"] < 8:
+        raise InputError(source, _path(fpath, "size"), "a chase buffer of at least one "
+                         "pointer (8 bytes)", got=out["size"])
+    return out
+
+
+def _parse_property(source: str, fpath: str, key: str, value: Any, sched: _Sched,
+                    holder: Any) -> None:
+    """One of _SCHED_PROPERTIES (and the legacy period/deadline) into sched / holder."""
+    if key == "policy":
+        sched.policy = _policy(value, source, fpath)
+    elif key == "priority":
+        sched.priority = _int(value, source, fpath, "an integer priority", lo=None)
+        sched.priority_field = fpath
+    elif key in ("dl-runtime", "dl-period", "dl-deadline", "period", "deadline"):
+        v = _int(value, source, fpath, f"a '{key}': an integer >= 0 (µs)", lo=0)
+        attr = {"dl-runtime": "dl_runtime", "dl-period": "dl_period",
+                "dl-deadline": "dl_deadline", "period": "legacy_period",
+                "deadline": "legacy_deadline"}[key]
+        if attr.startswith("legacy"):
+            sched.fields[attr] = v
+        else:
+            setattr(sched, attr, v)
+    elif key in ("util_min", "util_max"):
+        setattr(sched, key, _int(value, source, fpath,
+                                 f"a {key} from 0 to 1024, or -1 for unchanged",
+                                 lo=-1, hi=1024))
+    elif key == "cpus":
+        holder.cpus = _cpus(source, fpath, value)
+    elif key == "taskgroup":
+        # parse_taskgroup_data(): a cgroup path; "" = none.  Recorded, not modelled.
+        if not isinstance(value, str) or (value and not value.startswith("/")):
+            raise InputError(source, fpath, "a taskgroup path starting with '/'", got=value)
+        holder.taskgroup = value or None
+    elif key == "nodes_membind":
+        # parse_numa_data(): NUMA memory binding.  One memory node here: accepted, ignored.
+        if not isinstance(value, list) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value):
+            raise InputError(source, fpath, "an array of NUMA node numbers", got=value)
+    sched.fields[key] = fpath
 
 
 def _parse_phase(source: str, base: str, obj: Any) -> _Phase:
     if not isinstance(obj, _Obj):
         raise InputError(source, base, "a phase object", got=obj)
-    loop, events = 1, []
+    ph = _Phase(loop=1, events=[], fpath=base)
     for key, label, value in obj.items():
         fpath = _path(base, label)
         kind = _event_kind(key)
-        if kind in SUPPORTED_EVENTS:
-            events.append(_parse_event(source, fpath, kind, value))
-        elif kind is not None:
-            raise _unsupported_event(source, fpath, kind)
-        elif key == "loop":
+        if kind is not None:
+            ph.events.append(_parse_event(source, fpath, kind, value))
+            continue
+        if key in _PHASE_PROPERTIES:
             _once(source, fpath, key, label)
-            loop = _loop(value, source, fpath)
-        elif key in _PHASE_PROPERTIES:
-            raise InputError(source, fpath,
-                             "only 'loop' and events inside a phase of the periodic subset; "
-                             f"phase-level '{key}' comes with the full rt-app grammar "
-                             "(issue 4)")
+        if key == "loop":
+            ph.loop = _loop(value, source, fpath)
+        elif key in _SCHED_PROPERTIES:
+            _parse_property(source, fpath, key, value, ph.sched, ph)
         else:
             raise _unknown_key(source, fpath, key,
-                               "an event (run, runtime, sleep, timer) or 'loop'",
-                               list(SUPPORTED_EVENTS) + ["loop"])
-    if not events:
+                               "an event or a phase property (" + ", ".join(_PHASE_PROPERTIES)
+                               + ")", list(EVENT_PREFIXES) + list(_PHASE_PROPERTIES))
+    if not ph.events:
         raise InputError(source, base,
                          "at least one event in the phase (rt-app: \"No events found\")")
-    return _Phase(loop=loop, events=events)
+    return ph
 
 
-def _parse_task(source: str, key: str, obj: Any, default_policy: str) -> _TaskDef:
+def _parse_task(source: str, key: str, obj: Any) -> _TaskDef:
     """One task object, its keys taken in file order so the first problem is reported."""
     base = _path("tasks", key)
     if not isinstance(obj, _Obj):
         raise InputError(source, base, "a task object", got=obj)
-    t = _TaskDef(key=key)
+    t = _TaskDef(key=key, fpath=base)
     has_phases = "phases" in obj
     loop_key: int | None = None
-    events: list = []
+    events: list[_Ev] = []
     for k, label, value in obj.items():
         fpath = _path(base, label)
         kind = _event_kind(k)
         if kind is not None:
-            if kind not in SUPPORTED_EVENTS:
-                raise _unsupported_event(source, fpath, kind)
             if has_phases:
                 raise InputError(source, fpath,
                                  "no events beside 'phases' (rt-app silently ignores "
                                  "them); move them into a phase")
-            events.append(_parse_event(source, fpath, kind, value))
+            ev = _parse_event(source, fpath, kind, value)
+            events.append(ev)
+            if k == "runtime" and label == k:
+                # parse_sched_data() also reads the exact key "runtime" as the legacy
+                # dl-runtime (the custom slice of a fair task since Linux 6.12).
+                t.legacy_runtime = ev.value // _NS_PER_US
             continue
         if k in SUPPORTED_TASK_PROPERTIES:
             _once(source, fpath, k, label)
@@ -423,47 +597,13 @@ def _parse_task(source: str, key: str, obj: Any, default_policy: str) -> _TaskDe
             # Repeated phase names are kept: workgen renames them, order is what counts.
             t.phases = [_parse_phase(source, _path(fpath, plabel), pvalue)
                         for _, plabel, pvalue in value.items()]
-        elif k == "policy":
-            t.policy = _policy(value, source, fpath)
-        elif k == "priority":
-            t.priority = _int(value, source, fpath, "an integer priority", lo=None)
-            t.priority_field = fpath
-        elif k == "cpus":
-            t.cpus = _cpus(source, fpath, value)
-        elif k in ("util_min", "util_max"):
-            v = _int(value, source, fpath,
-                     f"a {k} from 0 to 1024, or -1 for unchanged", lo=-1, hi=1024)
-            setattr(t, k, None if v == -1 else v)
-        elif k in _UNSUPPORTED_TASK_PROPERTIES:
-            raise InputError(source, fpath,
-                             "a task property of the periodic subset ("
-                             + ", ".join(SUPPORTED_TASK_PROPERTIES) + f"); '{k}' is not "
-                             f"supported yet: {_UNSUPPORTED_TASK_PROPERTIES[k]}")
+        elif k in SUPPORTED_TASK_PROPERTIES:
+            _parse_property(source, fpath, k, value, t.sched, t)
         else:
             raise _unknown_key(source, fpath, k,
-                               "an event (run, runtime, sleep, timer) or a task property ("
+                               "an event or a task property ("
                                + ", ".join(SUPPORTED_TASK_PROPERTIES) + ")",
-                               list(SUPPORTED_EVENTS) + list(SUPPORTED_TASK_PROPERTIES))
-
-    # parse_sched_data(): policy defaults to global.default_policy, priority to the
-    # policy's default (nice 0, or RT priority 10).
-    policy = t.policy or default_policy
-    t.policy = policy
-    if t.priority is None:
-        t.priority = DEFAULT_THREAD_NICE if policy == "other" else DEFAULT_THREAD_PRIORITY
-    elif policy == "other" and not -20 <= t.priority <= 19:
-        raise InputError(source, t.priority_field,
-                         "a nice value from -20 to 19 (priority of a SCHED_OTHER task)",
-                         got=t.priority)
-    elif policy != "other" and not 1 <= t.priority <= 99:
-        raise InputError(source, t.priority_field,
-                         "an RT priority from 1 to 99 (priority of a "
-                         f"SCHED_{policy.upper()} task)", got=t.priority)
-    if t.util_min is not None and t.util_max is not None and t.util_min > t.util_max:
-        raise InputError(source, _path(base, "util_min"),
-                         f"util_min <= util_max ({t.util_max}); the kernel refuses the clamp",
-                         got=t.util_min)
-
+                               list(EVENT_PREFIXES) + list(SUPPORTED_TASK_PROPERTIES))
     if has_phases:
         t.loop = -1 if loop_key is None else loop_key
     else:
@@ -471,12 +611,11 @@ def _parse_task(source: str, key: str, obj: Any, default_policy: str) -> _TaskDe
         # phase's count and the task runs once; without one the task loops forever.
         if not events:
             raise InputError(source, base,
-                             "events (run, runtime, sleep, timer) or a 'phases' object "
-                             "(rt-app: \"No events found\")")
+                             "events or a 'phases' object (rt-app: \"No events found\")")
         if loop_key is None:
-            t.phases, t.loop = [_Phase(loop=1, events=events)], -1
+            t.phases, t.loop = [_Phase(loop=1, events=events, fpath=base)], -1
         else:
-            t.phases, t.loop = [_Phase(loop=loop_key, events=events)], 1
+            t.phases, t.loop = [_Phase(loop=loop_key, events=events, fpath=base)], 1
     return t
 
 
@@ -489,11 +628,18 @@ def _cpus(source: str, fpath: str, value: Any) -> list[int]:
     return sorted(set(cpus))
 
 
-def _parse_global(source: str, obj: Any) -> tuple[int | None, str]:
+@dataclass
+class _Global:
     duration_ns: int | None = None
-    policy = "other"
+    policy: str = "other"
+    io_device: str = DEFAULT_IO_DEVICE
+    mem_buffer_size: int = DEFAULT_MEM_BUFFER_SIZE
+
+
+def _parse_global(source: str, obj: Any) -> _Global:
+    g = _Global()
     if obj is None:
-        return duration_ns, policy
+        return g
     if not isinstance(obj, _Obj):
         raise InputError(source, "global", "a global object", got=obj)
     for key, label, value in obj.items():
@@ -508,9 +654,16 @@ def _parse_global(source: str, obj: Any) -> tuple[int | None, str]:
                 raise InputError(source, fpath,
                                  "a duration: a positive integer (s), or -1 until every "
                                  "task ends", got=d)
-            duration_ns = None if d == -1 else d * _NS_PER_S
+            g.duration_ns = None if d == -1 else d * _NS_PER_S
         elif key == "default_policy":
-            policy = _policy(value, source, fpath)
+            g.policy = _policy(value, source, fpath)
+        elif key == "io_device":
+            if not isinstance(value, str) or not value:
+                raise InputError(source, fpath, "a device or file path", got=value)
+            g.io_device = value
+        elif key == "mem_buffer_size":
+            g.mem_buffer_size = _int(value, source, fpath,
+                                     "a buffer size: an integer >= 1 (bytes)", lo=1)
         elif key == "calibration":
             # Only decides how rt-app converts a "run" µs into busy loops on the host;
             # the simulator models run as invariant work instead (docs/workloads.md).
@@ -523,10 +676,153 @@ def _parse_global(source: str, obj: Any) -> tuple[int | None, str]:
         else:
             raise _unknown_key(source, fpath, key,
                                "a global key (" + ", ".join(_GLOBAL_KEYS) + ")", _GLOBAL_KEYS)
-    return duration_ns, policy
+    return g
 
 
 # --------------------------------------------------------------------------- resolve
+
+@dataclass
+class _Attrs:
+    """A thread's scheduling attributes in engine terms."""
+
+    policy: str            # rt-app policy: other, batch, idle, fifo, rr, deadline
+    prio: int
+
+
+def _default_prio(policy: str) -> int:
+    return DEFAULT_THREAD_PRIORITY if policy in ("fifo", "rr") else DEFAULT_THREAD_NICE
+
+
+def _check_prio(source: str, fpath: str, policy: str, prio: int) -> None:
+    if policy in ("other", "batch") and not -20 <= prio <= 19:
+        raise InputError(source, fpath, "a nice value from -20 to 19 (priority of a "
+                         f"SCHED_{policy.upper()} task)", got=prio)
+    if policy in ("fifo", "rr") and not 1 <= prio <= 99:
+        raise InputError(source, fpath, "an RT priority from 1 to 99 (priority of a "
+                         f"SCHED_{policy.upper()} task)", got=prio)
+
+
+def _check_clamps(source: str, base: str, s: _Sched) -> None:
+    lo, hi = s.util_min, s.util_max
+    if lo is not None and hi is not None and lo != -1 and hi != -1 and lo > hi:
+        raise InputError(source, _path(base, "util_min"),
+                         f"util_min <= util_max ({hi}); the kernel refuses the clamp", got=lo)
+
+
+def _clamp(v: int | None) -> int | None:
+    return None if v is None or v == -1 else v
+
+
+def _task_attrs(source: str, t: _TaskDef, default_policy: str) -> dict:
+    """parse_sched_data(task, default_policy) and set_thread_param() at thread start, as
+    the task dict's attribute keys."""
+    s = t.sched
+    policy = s.policy or default_policy
+    prio = _default_prio(policy) if s.priority is None else s.priority
+    _check_prio(source, s.priority_field or t.fpath, policy, prio)
+    _check_clamps(source, t.fpath, s)
+    # deadline parameters, with rt-app's defaults and its legacy keys
+    runtime = s.dl_runtime or 0
+    period = s.dl_period if s.dl_period is not None else runtime
+    deadline = s.dl_deadline if s.dl_deadline is not None else period
+    if not runtime:
+        runtime = t.legacy_runtime or 0
+    if not period:
+        period = s.fields.get("legacy_period", runtime)
+    if not deadline:
+        deadline = s.fields.get("legacy_deadline", period)
+    out: dict[str, Any] = {"policy": "other", "nice": 0, "rt_priority": 0,
+                           "util_min": _clamp(s.util_min), "util_max": _clamp(s.util_max)}
+    if policy in ("other", "batch"):
+        out["nice"] = prio
+        if runtime:
+            # sched_attr.sched_runtime of a fair task: the custom slice (Linux >= 6.12)
+            out["slice_ns"] = min(max(runtime * _NS_PER_US, SLICE_MIN_NS), SLICE_MAX_NS)
+    elif policy == "idle":
+        out["nice"] = IDLE_NICE
+    elif policy in ("fifo", "rr"):
+        out["policy"], out["rt_priority"] = policy, prio
+    else:  # deadline
+        f = s.fields.get("dl-runtime") or t.fpath
+        if runtime <= 0:
+            raise InputError(source, _path(t.fpath, "dl-runtime"),
+                             "a dl-runtime > 0 (µs) for a SCHED_DEADLINE task")
+        if not runtime <= deadline <= period:
+            raise InputError(source, f, "dl-runtime <= dl-deadline <= dl-period "
+                             f"(sched_setattr's rule), got {runtime} / {deadline} / {period} µs")
+        out.update(policy="deadline", dl_runtime_ns=runtime * _NS_PER_US,
+                   dl_period_ns=period * _NS_PER_US, dl_deadline_ns=deadline * _NS_PER_US)
+        # set_thread_param() applies no uclamp to a deadline task
+        out["util_min"] = out["util_max"] = None
+    return out
+
+
+def _phase_setattrs(source: str, t: _TaskDef, task_policy: str) -> list[dict | None]:
+    """Per phase, the setattr event its properties give (None: none), following
+    set_thread_param() (a phase's attributes stay until another phase changes them)
+    and set_thread_affinity() (a phase's cpus hold for that phase only)."""
+    out: list[dict | None] = []
+    policy = task_policy
+    passes = 1 if t.loop == 1 else 2
+    eff_cpus = [p.cpus if p.cpus is not None else t.cpus for p in t.phases]
+    for pas in range(passes):
+        for i, p in enumerate(t.phases):
+            s = p.sched
+            attr: dict[str, Any] = {}
+            if s.given():
+                _check_clamps(source, p.fpath, s)
+                eff = s.policy or policy
+                where = s.fields.get("policy") or s.fields.get("priority") or p.fpath
+                if eff == "deadline":
+                    raise InputError(source, where, "phase-level scheduling attributes on a "
+                                     "task that is not SCHED_DEADLINE (a phase cannot switch "
+                                     "to or retune SCHED_DEADLINE here; set it on the task)")
+                if s.dl_runtime and eff in ("other", "batch") and (
+                        s.policy is not None or s.priority is not None):
+                    raise InputError(source, s.fields["dl-runtime"], "no phase-level "
+                                     "dl-runtime (a custom slice that changes in a phase is "
+                                     "not modelled; give it on the task)")
+                if s.policy is not None or s.priority is not None:
+                    prio = _default_prio(eff) if s.priority is None else s.priority
+                    _check_prio(source, s.priority_field or where, eff, prio)
+                    if eff in ("fifo", "rr"):
+                        attr.update(policy=eff, rt_priority=prio)
+                    else:
+                        attr["policy"] = "other"
+                        attr["nice"] = IDLE_NICE if eff == "idle" else prio
+                for k in ("util_min", "util_max"):
+                    if _clamp(getattr(s, k)) is not None:
+                        attr[k] = getattr(s, k)
+                policy = eff
+            prev = (t.cpus if i == 0 else eff_cpus[i - 1]) if pas == 0 else eff_cpus[i - 1]
+            if eff_cpus[i] != prev:
+                attr["cpus"] = None if eff_cpus[i] is None else list(eff_cpus[i])
+            if pas == 0:
+                out.append(attr or None)
+            elif attr and out[i] is None:
+                out[i] = attr
+            elif attr and "cpus" in attr and "cpus" not in (out[i] or {}):
+                out[i] = {**out[i], "cpus": attr["cpus"]}
+    return out
+
+
+def _mem_events(ev: _Ev, g: _Global) -> list[dict]:
+    """mem / iorun / memrun as engine work (the constants above, docs/workloads.md)."""
+    if ev.kind == "mem":
+        return [{"memrun": round(ev.value / MEMSET_BYTES_PER_NS)}]
+    if ev.kind == "iorun":
+        chunks = math.ceil(ev.value / g.mem_buffer_size)
+        out = [{"run": chunks * SYSCALL_NS}]
+        if g.io_device not in _NULL_DEVICES:
+            out.append({"memrun": round(ev.value / COPY_BYTES_PER_NS)})
+        return out
+    m = ev.value
+    if m["type"] in ("read", "write"):
+        return [{"memrun": round(m["count"] / BYTE_LOOP_BYTES_PER_NS)}]
+    random = m["pattern"] != "sequential"
+    per = CHASE_DRAM_NS if (random and m["size"] > LLC_BYTES) else CHASE_CACHE_NS
+    return [{"memrun": m["count"] * per}]
+
 
 def _resolve(source: str, name: str, root: Any) -> dict:
     if not isinstance(root, _Obj):
@@ -536,7 +832,7 @@ def _resolve(source: str, name: str, root: Any) -> dict:
             raise _unknown_key(source, label, key, "a top-level key: tasks, global or resources",
                                _TOP_LEVEL_KEYS)
         _once(source, label, key, label)
-    duration_ns, default_policy = _parse_global(source, root.get("global"))
+    g = _parse_global(source, root.get("global"))
     tasks = root.get("tasks")
     if tasks is None:
         raise InputError(source, "tasks", "a 'tasks' object (mandatory in rt-app)")
@@ -548,57 +844,129 @@ def _resolve(source: str, name: str, root: Any) -> dict:
         if label != key:
             raise InputError(source, _path("tasks", label),
                              "a task name used once (it names the threads)")
-        defs.append(_parse_task(source, key, value, default_policy))
+        defs.append(_parse_task(source, key, value))
+    by_key = {d.key: d for d in defs}
+    all_events = [(d, ev) for d in defs for p in d.phases for ev in p.events]
+
+    # fork: the target must be a task of the file; it gets one template, in order of
+    # the first fork that names it.
+    forked: list[str] = []
+    for d, ev in all_events:
+        if ev.kind == "fork":
+            if ev.value not in by_key:
+                raise InputError(source, ev.fpath, "the name of a task of this file "
+                                 "(rt-app exits: \"Can't fork unknown task\")" + (
+                                     f" (did you mean {h!r}?)" if (h := did_you_mean(
+                                         ev.value, by_key)) else ""), got=ev.value)
+            if ev.value not in forked:
+                forked.append(ev.value)
+    for d, ev in all_events:
+        if ev.kind == "barrier" and d.key in forked:
+            raise InputError(source, ev.fpath, "no barrier in a task created by 'fork' "
+                             "(rt-app counts a barrier's threads when it reads the file, so "
+                             f"forked copies of '{d.key}' would never be counted)",
+                             got=ev.value)
+    # a mutex that is released or waited with must be taken somewhere
+    locked = {ev.value for _, ev in all_events if ev.kind in ("lock", "resume")}
+    locked |= {d.key for d, ev in all_events if ev.kind == "suspend"}
+    for d, ev in all_events:
+        mutex = ev.value if ev.kind == "unlock" else (
+            ev.value[1] if ev.kind in ("wait", "sync") else None)
+        if mutex is not None and mutex not in locked:
+            raise InputError(source, ev.fpath, f"a mutex that some task locks; no 'lock' "
+                             f"takes {mutex!r}", got=mutex)
 
     # A timer's mode belongs to the timer: rt-app sets relative = 0 on the resource as
     # soon as one event that refers to it says "absolute" (even in an instance-0 task).
-    absolute_shared = {ev.ref for d in defs for p in d.phases for kind, ev in p.events
-                       if kind == "timer" and not ev.unique and ev.absolute}
-    absolute_unique = {(d.key, ev.ref) for d in defs for p in d.phases for kind, ev in p.events
-                       if kind == "timer" and ev.unique and ev.absolute}
+    absolute_shared = {ev.value.ref for _, ev in all_events
+                       if ev.kind == "timer" and not ev.value.unique and ev.value.absolute}
+    absolute_unique = {(d.key, ev.value.ref) for d, ev in all_events
+                       if ev.kind == "timer" and ev.value.unique and ev.value.absolute}
 
-    timer_ids: dict[tuple, int] = {}
-    out_tasks = []
-    thread_index = 0     # rt-app.c main(): one index over all threads, in file order
-    for d in defs:
-        for _ in range(d.instance):     # instance 0: created only by "fork" -> omitted
-            idx = thread_index
-            thread_index += 1
-            phases = []
-            for p in d.phases:
-                events = []
-                for kind, value in p.events:
-                    if kind != "timer":
-                        events.append({kind: value})
-                        continue
-                    if value.unique:
-                        tkey = ("unique", idx, value.ref)
-                        absolute = (d.key, value.ref) in absolute_unique
-                    else:
-                        tkey = ("shared", value.ref)
-                        absolute = value.ref in absolute_shared
-                    tid = timer_ids.setdefault(tkey, len(timer_ids))
-                    events.append({"timer": {"id": tid, "period_ns": value.period_ns,
-                                             "mode": "absolute" if absolute else "relative"}})
-                phases.append({"loop": p.loop, "events": events})
-            out_tasks.append({
-                "name": f"{d.key}-{idx}",
-                "policy": d.policy,
-                "nice": d.priority if d.policy == "other" else 0,
-                "rt_priority": d.priority if d.policy != "other" else 0,
-                "cpus": None if d.cpus is None else list(d.cpus),
-                "util_min": d.util_min,
-                "util_max": d.util_max,
-                "delay_ns": d.delay_ns,
-                "loop": d.loop,
-                "phases": phases,
-            })
-    if not out_tasks:
+    b = SpecBuilder(name, g.duration_ns)
+    n_started = sum(d.instance for d in defs)
+    if n_started == 0:
         raise InputError(source, "tasks",
                          "at least one task with instance >= 1 (instance 0 tasks only "
                          "exist for 'fork')")
-    return {"name": name, "duration_ns": duration_ns, "timers": len(timer_ids),
-            "tasks": out_tasks}
+    template_index = {k: n_started + i for i, k in enumerate(forked)}
+    barrier_users: dict[str, set[int]] = {}
+
+    def lower(d: _TaskDef, idx: int, thread: str, template: bool) -> dict:
+        attrs = _task_attrs(source, d, default_policy)
+        setattrs = _phase_setattrs(source, d, d.sched.policy or default_policy)
+        phases = []
+        for p, sa in zip(d.phases, setattrs):
+            events: list[dict] = [{"setattr": sa}] if sa else []
+            for ev in p.events:
+                k, v = ev.kind, ev.value
+                if k in ("run", "runtime", "sleep"):
+                    events.append({k: v})
+                elif k == "timer":
+                    if v.unique:
+                        tkey = f"unique\0{'template' if template else idx}\0{d.key}\0{v.ref}"
+                        absolute = (d.key, v.ref) in absolute_unique
+                    else:
+                        tkey = f"shared\0{v.ref}"
+                        absolute = v.ref in absolute_shared
+                    events.append({"timer": {"id": b.timer(tkey), "period_ns": v.period_ns,
+                                             "mode": "absolute" if absolute else "relative"}})
+                elif k in ("lock", "unlock"):
+                    events.append({k: b.mutex(v)})
+                elif k in ("signal", "broad"):
+                    events.append({k: b.cond(v)})
+                elif k in ("wait", "sync"):
+                    events.append({k: {"cond": b.cond(v[0]), "mutex": b.mutex(v[1])}})
+                elif k == "suspend":
+                    # rt-app: lock(own); pthread_cond_wait(own, own); unlock(own), "own"
+                    # being the resources named after the thread's task key
+                    m, c = b.mutex(d.key), b.cond(d.key)
+                    events += [{"lock": m}, {"wait": {"cond": c, "mutex": m}}, {"unlock": m}]
+                elif k == "resume":
+                    m, c = b.mutex(v), b.cond(v)
+                    events += [{"lock": m}, {"broad": c}, {"unlock": m}]
+                elif k == "barrier":
+                    events.append({"barrier": b.barrier(v)})
+                    barrier_users.setdefault(v, set()).add(idx)
+                elif k in ("sem_post", "sem_wait"):
+                    events.append({k: b.sem(v, 0)})
+                elif k == "fork":
+                    events.append({"fork": template_index[v]})
+                elif k == "yield":
+                    events.append({"yield": None})
+                else:   # mem, iorun, memrun
+                    events += _mem_events(ev, g)
+            phase: dict[str, Any] = {"loop": p.loop, "events": events}
+            if p.taskgroup:
+                phase["taskgroup"] = p.taskgroup
+            phases.append(phase)
+        out = {"name": thread, **attrs,
+               "cpus": None if d.cpus is None else list(d.cpus),
+               "delay_ns": d.delay_ns, "loop": d.loop, "phases": phases}
+        # keep the key order of the periodic subset; the new keys only when used
+        order = ["name", "policy", "nice", "rt_priority", "cpus", "util_min", "util_max",
+                 "delay_ns", "loop", "phases"]
+        res = {k: out[k] for k in order}
+        res.update({k: v for k, v in out.items() if k not in res})
+        if template:
+            res["start"] = False
+        if d.taskgroup:
+            res["taskgroup"] = d.taskgroup     # recorded; cgroups are not modelled
+        return res
+
+    default_policy = g.policy
+    thread_index = 0     # rt-app.c main(): one index over all threads, in file order
+    for d in defs:
+        for _ in range(d.instance):     # instance 0: created only by "fork"
+            b.add(lower(d, thread_index, f"{d.key}-{thread_index}", False))
+            thread_index += 1
+    for k in forked:
+        # rt-app names a fork <key>-<index>-<nnnn>, the index being the next thread
+        # number when it forks; the engine appends -<nnnn> to the template's name.
+        b.add(lower(by_key[k], template_index[k], f"{k}-{template_index[k]}", True))
+    for ref, users in barrier_users.items():
+        b.set_barrier_count(ref, len(users))
+    return b.build()
 
 
 def load_rtapp(path_or_text: str | os.PathLike, source: str | None = None,
@@ -610,7 +978,7 @@ def load_rtapp(path_or_text: str | os.PathLike, source: str | None = None,
     ``source`` names it in error messages (default: the path, or
     ``"<rt-app text>"``); ``name`` is the workload name (default: the file's stem,
     or the stem of ``source``).
-    Raises :class:`InputError` for anything outside the periodic subset.
+    Raises :class:`InputError` for anything rt-app would refuse or misread.
     """
     is_text = isinstance(path_or_text, str) and (
         path_or_text.lstrip().startswith(("{", "[", "/*", "//")) or "\n" in path_or_text)
@@ -630,6 +998,46 @@ def load_rtapp(path_or_text: str | os.PathLike, source: str | None = None,
     root = _parse_json(text, source)
     return _resolve(source, name or default_name, root)
 
+
+# ------------------------------------------------------------------ per-phase log
+
+PHASE_LOG_COLUMNS = ("thread", "phase", "loops", "activations", "slack_us_min",
+                     "slack_us_mean", "wu_lat_us_max", "wu_lat_us_mean", "run_s")
+
+
+def phase_log(result_doc: Any) -> list[dict]:
+    """rt-app's per-phase log, one row per thread and phase, from a result document
+    (``Result.doc`` or the Result itself): the thread (its comm), the phase index, how
+    many loops of the phase ran, its timer activations, the slack before each timer
+    (next wake-up minus the end of the work; negative = missed) min/mean in µs, the
+    wake-up latency max/mean in µs and the CPU time in s.  Columns:
+    :data:`PHASE_LOG_COLUMNS`; a value the engine has not (no timer in the phase) is None."""
+    doc = getattr(result_doc, "doc", result_doc)
+    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), list):
+        raise InputError("phase_log()", "result_doc", "a result document with 'tasks'",
+                         got=type(result_doc).__name__)
+    rows = []
+    for t in doc["tasks"]:
+        for ph in t.get("phases") or []:
+            rows.append({"thread": t["name"], "phase": ph.get("phase"),
+                         **{c: ph.get(c) for c in PHASE_LOG_COLUMNS[2:]}})
+    return rows
+
+
+def format_phase_log(rows: Sequence[dict]) -> str:
+    """The rows of :func:`phase_log` as an aligned text table."""
+    def cell(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.6f}" if abs(v) < 10 else f"{v:.1f}"
+        return str(v)
+    table = [list(PHASE_LOG_COLUMNS)] + [[cell(r.get(c)) for c in PHASE_LOG_COLUMNS]
+                                          for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(PHASE_LOG_COLUMNS))]
+    return "\n".join("  ".join(c.rjust(w) if i else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(row, widths)))
+                     for row in table) + "\n"
 
 # ------------------------------------------------------------------ building blocks
 
@@ -674,69 +1082,4 @@ def periodic(name: str, period_us: float, run_us: float, count: int | None = Non
     }
 
 
-def _task_timer_ids(task: dict) -> list[int]:
-    return [ev["timer"]["id"] for ph in task["phases"] for ev in ph["events"] if "timer" in ev]
-
-
-def _renumber(task: dict, mapping: dict[int, int]) -> dict:
-    out = dict(task)
-    out["phases"] = [
-        {"loop": ph["loop"], "events": [
-            {"timer": {**ev["timer"], "id": mapping[ev["timer"]["id"]]}} if "timer" in ev
-            else dict(ev)
-            for ev in ph["events"]]}
-        for ph in task["phases"]]
-    return out
-
-
-def workload(name: str, tasks: Sequence[dict], duration_ns: int | None = None) -> dict:
-    """A WorkloadSpec from task dicts whose timer ids are each task's own.
-
-    Every task keeps its timers to itself (as :func:`periodic` builds them): the ids
-    of task k are shifted past those of tasks 0..k-1, in first-appearance order.
-    """
-    out, total = [], 0
-    for task in tasks:
-        mapping: dict[int, int] = {}
-        for tid in _task_timer_ids(task):
-            if tid not in mapping:
-                mapping[tid] = total + len(mapping)
-        total += len(mapping)
-        out.append(_renumber(task, mapping))
-    return {"name": name, "duration_ns": duration_ns, "timers": total, "tasks": out}
-
-
-_AUTO = object()
-
-
-def merge_workloads(specs: Sequence[dict], name: str | None = None,
-                    duration_ns: Any = _AUTO) -> dict:
-    """Run several WorkloadSpecs together (several ``--workload`` options).
-
-    Tasks are concatenated in order; the timer ids of spec k are offset by the
-    ``timers`` of specs 0..k-1, so no timer is shared across specs (they would be
-    separate rt-app processes).  Task names are kept as they are.
-    ``duration_ns`` defaults to None if any spec runs until its tasks end, else to
-    the longest duration.  ``name`` defaults to the names joined with ``+``.
-    """
-    if not specs:
-        raise InputError("merge_workloads()", "specs", "at least one WorkloadSpec")
-    tasks, offset = [], 0
-    for k, spec in enumerate(specs):
-        timers = spec.get("timers")
-        if isinstance(timers, bool) or not isinstance(timers, int) or timers < 0:
-            raise InputError("merge_workloads()", f"specs[{k}].timers",
-                             "a timer count >= 0", got=timers)
-        for task in spec["tasks"]:
-            ids = _task_timer_ids(task)
-            bad = [t for t in ids if not 0 <= t < timers]
-            if bad:
-                raise InputError("merge_workloads()", f"specs[{k}].tasks",
-                                 f"timer ids below timers ({timers})", got=bad[0])
-            tasks.append(_renumber(task, {t: t + offset for t in ids}))
-        offset += timers
-    if duration_ns is _AUTO:
-        durations = [s.get("duration_ns") for s in specs]
-        duration_ns = None if any(d is None for d in durations) else max(durations)
-    return {"name": name or "+".join(str(s.get("name", "")) for s in specs),
-            "duration_ns": duration_ns, "timers": offset, "tasks": tasks}
+from hetsched.workloads.spec import merge_workloads, workload  # noqa: E402  (re-exported)

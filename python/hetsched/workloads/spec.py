@@ -1,0 +1,253 @@
+"""Building and combining WorkloadSpecs (docs/engine-interface.md).
+
+:class:`SpecBuilder` is how generators (built-in workloads, rt-app files, trace replay)
+write a spec: it hands out the ids of timers, mutexes, condition variables, semaphores,
+barriers and marks by name, so a generator speaks in names and the ids stay dense.
+:func:`merge_workloads` runs several specs together, shifting every id of spec k past
+those of specs 0..k-1 so that nothing is shared across them (they would be separate
+processes).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from hetsched.errors import InputError
+
+__all__ = ["SpecBuilder", "workload", "merge_workloads", "task", "SYNC_EVENTS"]
+
+# event -> which id space its operand indexes ("cond+mutex" events carry both)
+SYNC_EVENTS = {
+    "timer": "timers", "lock": "mutexes", "unlock": "mutexes", "wait": "cond+mutex",
+    "sync": "cond+mutex", "signal": "conds", "broad": "conds", "barrier": "barriers",
+    "sem_post": "sems", "sem_wait": "sems", "mark": "marks", "fork": "tasks",
+}
+
+
+def task(name: str, phases: list[dict], *, policy: str = "other", nice: int = 0,
+         rt_priority: int = 0, cpus: Sequence[int] | None = None, util_min: int | None = None,
+         util_max: int | None = None, delay_ns: int = 0, loop: int = 1, start: bool = True,
+         perf: dict | None = None, slice_ns: int | None = None) -> dict:
+    """A task dict of the WorkloadSpec with its defaults spelled out."""
+    t = {"name": name, "policy": policy, "nice": nice, "rt_priority": rt_priority,
+         "cpus": list(cpus) if cpus is not None else None, "util_min": util_min,
+         "util_max": util_max, "delay_ns": int(delay_ns), "loop": loop, "phases": phases}
+    if not start:
+        t["start"] = False
+    if perf:
+        t["perf"] = dict(perf)
+    if slice_ns is not None:
+        t["slice_ns"] = int(slice_ns)
+    return t
+
+
+class SpecBuilder:
+    """Accumulates tasks and named synchronisation objects into one WorkloadSpec."""
+
+    def __init__(self, name: str, duration_ns: int | None = None):
+        self.name, self.duration_ns = name, duration_ns
+        self.tasks: list[dict] = []
+        self._timers: dict[str, int] = {}
+        self._mutexes: dict[str, int] = {}
+        self._conds: dict[str, int] = {}
+        self.sems: list[int] = []
+        self._sem_ids: dict[str, int] = {}
+        self.barriers: list[int] = []
+        self._barrier_ids: dict[str, int] = {}
+        self.marks: list[str] = []
+        self.metric_defs: list[dict] = []
+
+    @staticmethod
+    def _id(table: dict[str, int], key: str) -> int:
+        if key not in table:
+            table[key] = len(table)
+        return table[key]
+
+    def timer(self, ref: str) -> int:
+        return self._id(self._timers, ref)
+
+    def mutex(self, ref: str) -> int:
+        return self._id(self._mutexes, ref)
+
+    def cond(self, ref: str) -> int:
+        return self._id(self._conds, ref)
+
+    def sem(self, ref: str, initial: int = 0) -> int:
+        if ref not in self._sem_ids:
+            self._sem_ids[ref] = len(self.sems)
+            self.sems.append(int(initial))
+        return self._sem_ids[ref]
+
+    def barrier(self, ref: str, count: int | None = None) -> int:
+        """The barrier ``ref``; ``count`` (tasks meeting there) may be given now or set
+        later with :meth:`set_barrier_count`."""
+        if ref not in self._barrier_ids:
+            self._barrier_ids[ref] = len(self.barriers)
+            self.barriers.append(0)
+        i = self._barrier_ids[ref]
+        if count is not None:
+            self.barriers[i] = int(count)
+        return i
+
+    def set_barrier_count(self, ref: str, count: int) -> None:
+        self.barriers[self._barrier_ids[ref]] = int(count)
+
+    def mark(self, name: str) -> int:
+        if name not in self.marks:
+            self.marks.append(name)
+        return self.marks.index(name)
+
+    def add(self, t: dict) -> int:
+        """Add a task dict (see :func:`task`); returns its index (what ``fork`` takes)."""
+        self.tasks.append(t)
+        return len(self.tasks) - 1
+
+    def metric(self, workload_name: str, params: dict, tasks: Sequence[str] = (),
+               marks: Sequence[str] = (), **extra: Any) -> None:
+        self.metric_defs.append({"workload": workload_name, "key": workload_name,
+                                 "params": dict(params), "tasks": list(tasks),
+                                 "marks": list(marks), **extra})
+
+    def build(self) -> dict:
+        if not self.tasks:
+            raise InputError(f"workload {self.name}", "tasks", "at least one task")
+        spec = {"name": self.name, "duration_ns": self.duration_ns,
+                "timers": len(self._timers), "tasks": self.tasks}
+        if self._mutexes:
+            spec["mutexes"] = len(self._mutexes)
+        if self._conds:
+            spec["conds"] = len(self._conds)
+        if self.sems:
+            spec["sems"] = list(self.sems)
+        if self.barriers:
+            unset = [r for r, i in self._barrier_ids.items() if self.barriers[i] <= 0]
+            if unset:
+                raise InputError(f"workload {self.name}", f"barrier {unset[0]}",
+                                 "a count of the tasks that meet there")
+            spec["barriers"] = list(self.barriers)
+        if self.marks:
+            spec["marks"] = list(self.marks)
+        if self.metric_defs:
+            spec["metric_defs"] = list(self.metric_defs)
+        return spec
+
+
+def _shift_event(ev: dict, off: dict[str, int]) -> dict:
+    (kind, val), = ev.items()
+    space = SYNC_EVENTS.get(kind)
+    if space is None:
+        return dict(ev)
+    if space == "timers":
+        return {kind: {**val, "id": val["id"] + off["timers"]}}
+    if space == "cond+mutex":
+        return {kind: {**val, "cond": val["cond"] + off["conds"], "mutex": val["mutex"] + off["mutexes"]}}
+    return {kind: val + off[space]}
+
+
+def _ids_used(spec: dict) -> dict[str, list[int]]:
+    used: dict[str, list[int]] = {k: [] for k in ("timers", "mutexes", "conds", "barriers", "sems", "marks", "tasks")}
+    for t in spec["tasks"]:
+        for ph in t["phases"]:
+            for ev in ph["events"]:
+                (kind, val), = ev.items()
+                space = SYNC_EVENTS.get(kind)
+                if space == "timers":
+                    used["timers"].append(val["id"])
+                elif space == "cond+mutex":
+                    used["conds"].append(val["cond"])
+                    used["mutexes"].append(val["mutex"])
+                elif space is not None:
+                    used[space].append(val)
+    return used
+
+
+def _count(spec: dict, space: str) -> int:
+    if space == "tasks":
+        return len(spec["tasks"])
+    v = spec.get(space, 0)
+    if isinstance(v, list):
+        return len(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise InputError("merge_workloads()", space, "a count >= 0 or a list", got=v)
+    return v
+
+
+def workload(name: str, tasks: Sequence[dict], duration_ns: int | None = None) -> dict:
+    """A WorkloadSpec from task dicts whose timer ids are each task's own (as
+    :func:`hetsched.workloads.periodic` builds them): the ids of task k are shifted past
+    those of tasks 0..k-1, in first-appearance order."""
+    out, total = [], 0
+    for t in tasks:
+        mapping: dict[int, int] = {}
+        for ph in t["phases"]:
+            for ev in ph["events"]:
+                if "timer" in ev and ev["timer"]["id"] not in mapping:
+                    mapping[ev["timer"]["id"]] = total + len(mapping)
+        total += len(mapping)
+        out.append({**t, "phases": [
+            {"loop": ph["loop"], "events": [
+                {"timer": {**ev["timer"], "id": mapping[ev["timer"]["id"]]}} if "timer" in ev else dict(ev)
+                for ev in ph["events"]]}
+            for ph in t["phases"]]})
+    return {"name": name, "duration_ns": duration_ns, "timers": total, "tasks": out}
+
+
+_AUTO = object()
+
+
+def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns: Any = _AUTO) -> dict:
+    """Run several WorkloadSpecs together (several ``--workload`` options).
+
+    Tasks are concatenated in order; every id of spec k (timers, mutexes, conds,
+    semaphores, barriers, marks, fork targets) is offset past those of specs 0..k-1.
+    Task names are kept; metric defs keep their task and mark *names*, and a second
+    def of the same workload is keyed ``NAME#2``.  ``duration_ns`` defaults to None if
+    any spec runs until its tasks end, else to the longest duration.
+    """
+    if not specs:
+        raise InputError("merge_workloads()", "specs", "at least one WorkloadSpec")
+    off = {k: 0 for k in ("timers", "mutexes", "conds", "barriers", "sems", "marks", "tasks")}
+    tasks: list[dict] = []
+    sems: list[int] = []
+    barriers: list[int] = []
+    marks: list[str] = []
+    defs: list[dict] = []
+    keys: dict[str, int] = {}
+    for k, spec in enumerate(specs):
+        counts = {s: _count(spec, s) for s in off}
+        for space, ids in _ids_used(spec).items():
+            bad = [i for i in ids if not (isinstance(i, int) and 0 <= i < counts[space])]
+            if bad:
+                raise InputError("merge_workloads()", f"specs[{k}].tasks",
+                                 f"{space} ids below {counts[space]}", got=bad[0])
+        for t in spec["tasks"]:
+            tasks.append({**t, "phases": [
+                {"loop": ph["loop"], "events": [_shift_event(ev, off) for ev in ph["events"]]}
+                for ph in t["phases"]]})
+        sems += list(spec.get("sems", []))
+        barriers += list(spec.get("barriers", []))
+        marks += list(spec.get("marks", []))
+        for d in spec.get("metric_defs", []):
+            base = d.get("key", d["workload"]).split("#")[0]
+            keys[base] = keys.get(base, 0) + 1
+            defs.append({**d, "key": base if keys[base] == 1 else f"{base}#{keys[base]}"})
+        for space in off:
+            off[space] += counts[space]
+    if duration_ns is _AUTO:
+        durations = [s.get("duration_ns") for s in specs]
+        duration_ns = None if any(d is None for d in durations) else max(durations)
+    out = {"name": name or "+".join(str(s.get("name", "")) for s in specs),
+           "duration_ns": duration_ns, "timers": off["timers"], "tasks": tasks}
+    if off["mutexes"]:
+        out["mutexes"] = off["mutexes"]
+    if off["conds"]:
+        out["conds"] = off["conds"]
+    if sems:
+        out["sems"] = sems
+    if barriers:
+        out["barriers"] = barriers
+    if marks:
+        out["marks"] = marks
+    if defs:
+        out["metric_defs"] = defs
+    return out
