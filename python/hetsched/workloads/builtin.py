@@ -133,6 +133,11 @@ WORKLOADS: dict[str, WorkloadDef] = {
     ),
 }
 
+# The studies' workloads (issue 4), each module declaring its own table.
+from hetsched.workloads import bench as _bench, mobile as _mobile  # noqa: E402
+
+WORKLOADS.update(_bench.WORKLOADS)
+WORKLOADS.update(_mobile.WORKLOADS)
 
 
 def parse_workload_arg(arg: str) -> tuple[str, dict]:
