@@ -200,8 +200,9 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
 
     Tasks are concatenated in order; every id of spec k (timers, mutexes, conds,
     semaphores, barriers, marks, fork targets) is offset past those of specs 0..k-1.
-    Task names are kept; metric defs keep their task and mark *names*, and a second
-    def of the same workload is keyed ``NAME#2``.  ``duration_ns`` defaults to None if
+    Task names are kept unless an earlier spec has taken them: then the task of spec k
+    becomes ``NAME#k+1`` (its forked copies ``NAME#k+1-nnnn``) and its metric defs follow
+    the rename; a second def of the same workload is keyed ``NAME#2``.  ``duration_ns`` defaults to None if
     any spec runs until its tasks end, else to the longest duration.
     """
     if not specs:
@@ -220,14 +221,22 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
             if bad:
                 raise InputError("merge_workloads()", f"specs[{k}].tasks",
                                  f"{space} ids below {counts[space]}", got=bad[0])
+        # a second copy of a workload would reuse its task names, and its metric defs
+        # (which name their tasks) would read both copies: rename the colliding ones
+        taken = {t["name"] for t in tasks}
+        rename = {t["name"]: f"{t['name']}#{k + 1}" for t in spec["tasks"] if t["name"] in taken}
         for t in spec["tasks"]:
-            tasks.append({**t, "phases": [
+            tasks.append({**t, "name": rename.get(t["name"], t["name"]), "phases": [
                 {"loop": ph["loop"], "events": [_shift_event(ev, off) for ev in ph["events"]]}
                 for ph in t["phases"]]})
         sems += list(spec.get("sems", []))
         barriers += list(spec.get("barriers", []))
         marks += list(spec.get("marks", []))
         for d in spec.get("metric_defs", []):
+            if rename:
+                d = {**d, "tasks": [rename.get(x, x) for x in d.get("tasks", [])],
+                     "params": {pk: rename.get(pv, pv) if isinstance(pv, str) else pv
+                                for pk, pv in d.get("params", {}).items()}}
             base = d.get("key", d["workload"]).split("#")[0]
             keys[base] = keys.get(base, 0) + 1
             defs.append({**d, "key": base if keys[base] == 1 else f"{base}#{keys[base]}"})
