@@ -1818,7 +1818,15 @@ impl Sim {
         let dst = if allowed & (1 << cpu) != 0 {
             cpu
         } else {
-            self.placement.select_task_rq(&view!(self), t, cpu, WakeKind::Wakeup)
+            // __set_cpus_allowed_ptr() moves it; select_task_rq() is asked with prev_cpu
+            // outside the new mask, so the core's is_cpu_allowed() check and
+            // select_fallback_rq() apply: the first allowed CPU
+            let c = self.placement.select_task_rq(&view!(self), t, cpu, WakeKind::Wakeup);
+            if allowed & (1 << c) != 0 {
+                c
+            } else {
+                allowed.trailing_zeros() as usize
+            }
         };
         if dst != cpu {
             let task = &mut self.tasks[t as usize];

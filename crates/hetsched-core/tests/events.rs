@@ -331,3 +331,145 @@ fn a_custom_slice_sets_the_eevdf_request() {
         "a 12 ms slice must switch far less than the base slice: {long} vs {base}"
     );
 }
+
+// ---------------------------------------------------------------- invariants under stress
+
+mod stress {
+    use super::*;
+    use hetsched_core::testutils::three_cluster_platform;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    struct Stage {
+        run_us: u64,
+        locked: bool,
+        yield_: bool,
+        io_us: u64,
+        setattr: u8,
+        perf: bool,
+    }
+
+    fn stage() -> impl Strategy<Value = Stage> {
+        (
+            10u64..3000,
+            any::<bool>(),
+            any::<bool>(),
+            prop_oneof![Just(0u64), 10u64..2000],
+            0u8..5,
+            any::<bool>(),
+        )
+            .prop_map(|(run_us, locked, yield_, io_us, setattr, perf)| Stage {
+                run_us,
+                locked,
+                yield_,
+                io_us,
+                setattr,
+                perf,
+            })
+    }
+
+    /// A token ring of stages (each waits for its semaphore, runs, maybe under a shared
+    /// lock, maybe yields, sleeps in I/O or changes its attributes, then posts the next
+    /// stage's semaphore), a barrier all stages meet at each round, a parent forking a
+    /// template, and optionally a deadline hog: the invariants hold after every event and
+    /// the token keeps going round.
+    fn ring(stages: &[Stage], n_cpus: usize, dl: bool) -> Value {
+        let k = stages.len();
+        let mut tasks = Vec::new();
+        for (i, s) in stages.iter().enumerate() {
+            let mut ev = vec![json!({"sem_wait": i})];
+            if s.locked {
+                ev.push(json!({"lock": 0}));
+            }
+            ev.push(json!({"run": s.run_us * US}));
+            if s.locked {
+                ev.push(json!({"unlock": 0}));
+            }
+            if s.yield_ {
+                ev.push(json!({"yield": null}));
+            }
+            if s.io_us > 0 {
+                ev.push(json!({"iowait": s.io_us * US}));
+            }
+            match s.setattr {
+                1 => ev.push(json!({"setattr": {"nice": (i as i32 % 7) - 3}})),
+                2 => ev.push(json!({"setattr": {"cpus": [i % n_cpus]}})),
+                3 => ev.push(json!({"setattr": {"cpus": null, "util_min": 300}})),
+                4 => {
+                    ev.push(json!({"setattr": {"policy": if i % 2 == 0 { "fifo" } else { "other" }, "rt_priority": 5}}))
+                }
+                _ => {}
+            }
+            ev.push(json!({"sem_post": (i + 1) % k}));
+            ev.push(json!({"mark": 0}));
+            ev.push(json!({"barrier": 0}));
+            let mut t = task(&format!("s{i}"), &(0..n_cpus).collect::<Vec<_>>(), -1, Value::Array(ev));
+            if s.perf {
+                t["perf"] = json!({"ipc_exp": 0.7, "mem_frac": 0.2, "cache_ns": 200 * US, "cache_slowdown": 0.5});
+            }
+            tasks.push(t);
+        }
+        let mut tmpl = task(
+            "child",
+            &[0],
+            1,
+            json!([{"run": 300 * US}, {"sleep": 100 * US}, {"run": 100 * US}]),
+        );
+        tmpl["start"] = json!(false);
+        tasks.push(tmpl);
+        tasks.push(task(
+            "parent",
+            &[n_cpus - 1],
+            -1,
+            json!([{"fork": k}, {"sleep": 7 * MS}]),
+        ));
+        if dl {
+            let mut d = task("dl", &[n_cpus - 1], -1, json!([{"run": 5 * MS}, {"sleep": 2 * MS}]));
+            d["policy"] = json!("deadline");
+            d["dl_runtime_ns"] = json!(1 * MS);
+            d["dl_period_ns"] = json!(4 * MS);
+            tasks.push(d);
+        }
+        let mut sems = vec![0u64; k];
+        sems[0] = 1;
+        json!({"tasks": tasks, "sems": sems, "mutexes": 1, "barriers": [k], "marks": ["round"]})
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        #[test]
+        fn token_rings_keep_invariants_and_progress(
+            stages in proptest::collection::vec(stage(), 1..7),
+            three in any::<bool>(),
+            gov in 0usize..hetsched_core::cpufreq::GOVERNORS.len(),
+            eevdf in any::<bool>(),
+            eas in any::<bool>(),
+            dl in any::<bool>(),
+        ) {
+            let (p, n) = if three { (three_cluster_platform(), 8) } else { (two_cluster_platform(), 4) };
+            let w = ring(&stages, n, dl);
+            let pol: PolicyConfig = serde_json::from_value(json!({
+                "scheduler": if eas { "eas" } else { "cfs" },
+                "governor": hetsched_core::cpufreq::GOVERNORS[gov].0,
+                "knobs": {"fair.eevdf": if eevdf { 1.0 } else { 0.0 }}
+            })).unwrap();
+            let mut sim = Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
+            let t_end = 150 * MS;
+            let mut events = 0u64;
+            while let Some(t) = sim.events.peek_time() {
+                if t >= t_end {
+                    break;
+                }
+                sim.step();
+                events += 1;
+                prop_assert!(events < 500_000, "no progress: {} events by t={}", events, sim.now);
+                sim.check_invariants().map_err(TestCaseError::fail)?;
+            }
+            // each round costs at most k * (3 ms of work at the slowest CPU + 2 ms of I/O)
+            // + the fork's and the DL task's interference; in 150 ms some must complete
+            prop_assert!(sim.marks.len() >= stages.len(), "token stuck: {} marks", sim.marks.len());
+            prop_assert_eq!(sim.sync.misuse, 0);
+        }
+    }
+}
