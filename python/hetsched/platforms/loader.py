@@ -625,8 +625,11 @@ def load_platform(name_or_path: str) -> Platform:
 
     A path is anything containing ``/`` or ending in ``.json``; a user file has the
     shape of the built-in ones (data/SOURCES.md, "JSON shape") and is never completed
-    with estimates.
+    with estimates.  ``host`` is the machine this runs on (platforms/host.py).
     """
+    if name_or_path == "host":
+        from .host import load_host
+        return load_host()
     if _is_path(name_or_path):
         path = Path(name_or_path)
         return _build(_read_json(path), str(path), path.stem, builtin=False)

@@ -1,0 +1,427 @@
+"""Read real scheduler traces into a list of typed events.
+
+Formats (../shared/reference/workloads.md §2, ../shared/realdata/traces/SOURCES.md):
+
+* ``trace-cmd report`` text (``version = 6`` / ``cpus=N`` header, integer ``prev_state``,
+  no ``==>``), and its plugin form (``prev:pid [prio] S ==> next:pid [prio]``);
+* raw ftrace text (``/sys/kernel/tracing/trace``: optional ``(tgid)`` column, a flags
+  field such as ``d.h.``, ``prev_state=S|R|R+|D|t|x`` and `` ==> ``);
+* systrace / Catapult HTML (the ftrace text inside ``<script class="trace-data">``);
+* trace-cmd binary ``trace.dat`` (optionally gzipped), decoded by Debian's ``trace-cmd
+  report -R`` when it is installed;
+* the files ``hetsched record`` writes (raw ftrace text with a ``# hetsched-record:`` line).
+
+Lines that cannot be used are skipped and counted (``Trace.skipped``): events this reader
+does not use (by name), and malformed lines (a truncated last line, a line that is not
+``comm-pid [cpu] ts: event: fields``, an event whose fields do not parse).  Comms may
+contain spaces (``Web Content``), dashes (``<-transport``) and brackets (``<...>``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Union
+
+from hetsched.errors import InputError
+
+__all__ = ["Switch", "Wakeup", "Fork", "Exit", "Exec", "Freq", "Trace", "load_trace", "parse_text",
+           "parse_state", "TRACE_DAT_MAGIC", "trace_cmd_available"]
+
+TRACE_DAT_MAGIC = b"\x17\x08\x44tracing"
+
+
+@dataclass(slots=True)
+class Switch:
+    ts: int          # ns, as in the trace
+    cpu: int
+    prev_comm: str
+    prev_pid: int
+    prev_prio: int
+    prev_state: str  # normalised: R (preempted / runnable), S, D, T, X (exiting), I, P, W
+    next_comm: str
+    next_pid: int
+    next_prio: int
+
+
+@dataclass(slots=True)
+class Wakeup:
+    ts: int
+    cpu: int              # CPU that emitted the event
+    kind: str             # "waking" | "wakeup" | "wakeup_new"
+    waker_pid: int        # the task current on the emitting CPU (the line's comm-pid)
+    waker_comm: str
+    irq: bool             # emitted in hard/soft-irq context (flags column), so not by waker_pid
+    comm: str
+    pid: int
+    prio: int
+    target_cpu: Optional[int]
+    success: bool = True
+
+
+@dataclass(slots=True)
+class Fork:
+    ts: int
+    cpu: int
+    parent_pid: int
+    parent_comm: str
+    child_pid: int
+    child_comm: str
+
+
+@dataclass(slots=True)
+class Exit:
+    ts: int
+    cpu: int
+    pid: int
+    comm: str
+
+
+@dataclass(slots=True)
+class Exec:
+    ts: int
+    cpu: int
+    pid: int
+    comm: str
+
+
+@dataclass(slots=True)
+class Freq:
+    ts: int
+    cpu: int
+    khz: int
+
+
+Event = Union[Switch, Wakeup, Fork, Exit, Exec, Freq]
+
+
+@dataclass
+class Trace:
+    source: str
+    format: str                       # "trace-cmd report", "ftrace", "systrace", "trace.dat", "hetsched-record"
+    events: list = field(default_factory=list)
+    nr_cpus: int = 0
+    lines: int = 0                    # event lines seen (header/comment lines not counted)
+    used: int = 0                     # event lines turned into events
+    skipped: Counter = field(default_factory=Counter)   # reason -> lines
+    first_bad_lines: list = field(default_factory=list)  # (line number, reason) of the first few
+    meta: dict = field(default_factory=dict)            # from a "# hetsched-record:" line
+
+    @property
+    def nr_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+    @property
+    def start_ns(self) -> int:
+        return self.events[0].ts if self.events else 0
+
+    @property
+    def end_ns(self) -> int:
+        return self.events[-1].ts if self.events else 0
+
+    def counts(self) -> Counter:
+        c: Counter = Counter()
+        for e in self.events:
+            c[e.kind if isinstance(e, Wakeup) else type(e).__name__.lower()] += 1
+        return c
+
+    def summary(self) -> dict:
+        return {"source": self.source, "format": self.format, "cpus": self.nr_cpus,
+                "event_lines": self.lines, "used": self.used, "skipped": self.nr_skipped,
+                "skipped_by_reason": dict(self.skipped.most_common()),
+                "window_s": [self.start_ns / 1e9, self.end_ns / 1e9],
+                "events": dict(self.counts())}
+
+
+# --- line grammar -------------------------------------------------------------------------
+
+# comm-pid [(tgid)] [cpu] [flags] sec.frac: event: body
+_LINE = re.compile(
+    r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+(?:\(\s*(?P<tgid>[\d-]+)\s*\)\s+)?\[(?P<cpu>\d+)\]\s+"
+    r"(?:(?P<flags>[^\s:]{4,6})\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>[\w.-]+):\s*(?P<body>.*?)\s*$")
+
+_SWITCH = re.compile(
+    r"^prev_comm=(?P<pc>.*?) prev_pid=(?P<pp>-?\d+) prev_prio=(?P<ppr>-?\d+) prev_state=(?P<ps>\S+)"
+    r"(?: ==>)? next_comm=(?P<nc>.*?) next_pid=(?P<np>\d+) next_prio=(?P<npr>-?\d+)$")
+# trace-cmd's sched_switch plugin: "prev:pid [prio] S ==> next:pid [prio]"
+_SWITCH_PLUGIN = re.compile(
+    r"^(?P<pc>.*?):(?P<pp>\d+) \[(?P<ppr>-?\d+)\] (?P<ps>\S+) ==> (?P<nc>.*?):(?P<np>\d+) \[(?P<npr>-?\d+)\]$")
+_WAKE = re.compile(
+    r"^comm=(?P<c>.*?) pid=(?P<p>\d+) prio=(?P<pr>-?\d+)(?: success=(?P<s>\d+))?(?: target_cpu=(?P<t>\d+))?$")
+# trace-cmd's sched_wakeup plugin: "comm:pid [prio] success=1 CPU:002"
+_WAKE_PLUGIN = re.compile(
+    r"^(?P<c>.*?):(?P<p>\d+) \[(?P<pr>-?\d+)\](?: success=(?P<s>\d+))?(?: CPU:(?P<t>\d+))?$")
+_FORK = re.compile(r"^comm=(?P<c>.*?) pid=(?P<p>\d+) child_comm=(?P<cc>.*?) child_pid=(?P<cp>\d+)$")
+_EXIT = re.compile(r"^comm=(?P<c>.*?) pid=(?P<p>\d+)(?: prio=-?\d+)?(?: group_dead=\w+)?$")
+_EXEC = re.compile(r"^filename=(?P<f>.*?) pid=(?P<p>\d+) old_pid=\d+$")
+_FREQ = re.compile(r"^state=(?P<s>\d+) cpu_id=(?P<c>\d+)$")
+# devlib logs the frequencies at the start of a LISA trace as trace_marker text:
+#   print: 0xffff00000819ff24s: cpu_frequency_devlib:        state=950000 cpu_id=0
+_DEVLIB_FREQ = re.compile(r"cpu_frequency_devlib:\s+state=(?P<s>\d+)\s+cpu_id=(?P<c>\d+)\s*$")
+
+#: events read here; every other event name is skipped and counted by name
+USED_EVENTS = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
+               "sched_process_exit", "sched_process_exec", "cpu_frequency")
+
+# kernel task-state letters (task_state_to_char / TASK_REPORT) and what a switch-out means
+_LETTERS = {"R": "R", "S": "S", "D": "D", "T": "T", "t": "T", "X": "X", "Z": "X", "x": "X",
+            "I": "I", "P": "P", "W": "W", "K": "D", "N": "S"}
+
+
+def parse_state(raw: str) -> Optional[str]:
+    """Normalise a sched_switch ``prev_state``: letters (``R``, ``R+``, ``S``, ``D|K``,
+    ``t``, ``x``) or the raw integer bitmask of trace-cmd ``report -R`` output.
+
+    Integers: 0 is R; any bit at or above 1024 is the kernel's "preempted" marker
+    (TASK_STATE_MAX / TASK_REPORT_MAX: 1024 in 3.x, 4096 on LISA's 4.19) so R; otherwise
+    D (2) wins over S (1); 16/32/64 (EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD) are X; 4/8 are T.
+    Returns None for anything else."""
+    if raw.isdigit():
+        v = int(raw)
+        if v == 0 or v >= 1024:
+            return "R"
+        if v & 2:
+            return "D"
+        if v & 1:
+            return "S"
+        if v & (16 | 32 | 64):
+            return "X"
+        if v & (4 | 8):
+            return "T"
+        return "S"  # 128 (parked / idle bits) alone: blocked
+    if raw.startswith("R"):
+        return "R"   # R and R+ (preempted): still runnable
+    return _LETTERS.get(raw[0]) if raw else None
+
+
+def _ns(ts: str) -> int:
+    sec, _, frac = ts.partition(".")
+    return int(sec) * 1_000_000_000 + int((frac + "000000000")[:9])
+
+
+def _irq_flags(flags: Optional[str]) -> bool:
+    # ftrace's latency format: irqs-off, need-resched, hardirq/softirq, preempt-depth.
+    # The third character is h (hardirq), s (softirq), H (hardirq inside softirq) or '.'
+    return bool(flags) and len(flags) >= 3 and flags[2] in "hsH"
+
+
+class _Parser:
+    def __init__(self, trace: Trace):
+        self.t = trace
+        self.max_cpu = -1
+
+    def bad(self, lineno: int, reason: str) -> None:
+        self.t.skipped[reason] += 1
+        if len(self.t.first_bad_lines) < 5:
+            self.t.first_bad_lines.append((lineno, reason))
+
+    def header(self, line: str) -> bool:
+        s = line.strip()
+        if not s:
+            return True
+        if s.startswith("#"):
+            if s.startswith("# hetsched-record:"):
+                try:
+                    self.t.meta.update(json.loads(s.split(":", 1)[1]))
+                except ValueError:
+                    pass
+            m = re.search(r"#P:(\d+)", s)
+            if m:
+                self.t.nr_cpus = int(m.group(1))
+            return True
+        if s.startswith("version = ") or s.startswith("CPU ") and s.endswith("is empty"):
+            return True
+        m = re.fullmatch(r"cpus=(\d+)", s)
+        if m:
+            self.t.nr_cpus = int(m.group(1))
+            return True
+        return False
+
+    def line(self, lineno: int, line: str) -> None:
+        if self.header(line):
+            return
+        self.t.lines += 1
+        m = _LINE.match(line)
+        if m is None:
+            self.bad(lineno, "malformed line")
+            return
+        ev = m.group("event")
+        body = m.group("body")
+        ts = _ns(m.group("ts"))
+        cpu = int(m.group("cpu"))
+        pid = int(m.group("pid"))
+        comm = m.group("comm").strip()
+        out: Optional[Event] = None
+        if ev == "sched_switch":
+            f = _SWITCH.match(body) or _SWITCH_PLUGIN.match(body)
+            state = parse_state(f.group("ps")) if f else None
+            if f is None or state is None:
+                self.bad(lineno, "malformed sched_switch")
+                return
+            out = Switch(ts, cpu, f.group("pc"), int(f.group("pp")), int(f.group("ppr")), state,
+                         f.group("nc"), int(f.group("np")), int(f.group("npr")))
+        elif ev in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
+            f = _WAKE.match(body) or _WAKE_PLUGIN.match(body)
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return
+            out = Wakeup(ts, cpu, ev[6:], pid, comm, _irq_flags(m.group("flags")), f.group("c"),
+                         int(f.group("p")), int(f.group("pr")),
+                         int(f.group("t")) if f.group("t") else None,
+                         f.group("s") != "0")
+        elif ev == "sched_process_fork":
+            f = _FORK.match(body)
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return
+            out = Fork(ts, cpu, int(f.group("p")), f.group("c"), int(f.group("cp")), f.group("cc"))
+        elif ev == "sched_process_exit":
+            f = _EXIT.match(body)
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return
+            out = Exit(ts, cpu, int(f.group("p")), f.group("c"))
+        elif ev == "sched_process_exec":
+            f = _EXEC.match(body)
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return
+            out = Exec(ts, cpu, int(f.group("p")), os.path.basename(f.group("f"))[:15])
+        elif ev == "cpu_frequency":
+            f = _FREQ.match(body)
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return
+            out = Freq(ts, int(f.group("c")), int(f.group("s")))
+        elif ev == "print" and "cpu_frequency_devlib" in body:
+            f = _DEVLIB_FREQ.search(body)
+            if f is None:
+                self.bad(lineno, "malformed cpu_frequency_devlib")
+                return
+            out = Freq(ts, int(f.group("c")), int(f.group("s")))
+        else:
+            self.t.skipped[f"event {ev}"] += 1
+            return
+        self.max_cpu = max(self.max_cpu, cpu)
+        self.t.used += 1
+        self.t.events.append(out)
+
+    def finish(self) -> Trace:
+        self.t.events.sort(key=lambda e: e.ts)  # stable: file order within a timestamp
+        if self.t.nr_cpus <= self.max_cpu:
+            self.t.nr_cpus = self.max_cpu + 1
+        return self.t
+
+
+def parse_text(lines: Iterable[str], source: str = "<text>", fmt: str = "ftrace",
+               first_lineno: int = 1) -> Trace:
+    """Parse trace text lines (any of the text formats); never raises on a bad line."""
+    p = _Parser(Trace(source=source, format=fmt))
+    for i, line in enumerate(lines, first_lineno):
+        p.line(i, line.rstrip("\r\n"))
+    return p.finish()
+
+
+# --- files --------------------------------------------------------------------------------
+
+_SCRIPT = re.compile(r'<script class="trace-data" type="application/text">(.*?)</script>', re.S)
+
+
+def _systrace_blocks(text: str, source: str) -> tuple[str, int]:
+    """The ftrace text block of a systrace HTML page and the file line it starts on."""
+    for m in _SCRIPT.finditer(text):
+        block = m.group(1)
+        if block.lstrip().startswith("{"):
+            continue  # the JSON metadata block
+        return block, text.count("\n", 0, m.start(1)) + 1
+    raise InputError(source, "trace-data",
+                     'a <script class="trace-data" type="application/text"> block with ftrace text '
+                     "(this HTML page has none)")
+
+
+def trace_cmd_available() -> Optional[str]:
+    return shutil.which("trace-cmd")
+
+
+def _trace_dat_text(path: Path, source: str) -> str:
+    exe = trace_cmd_available()
+    if exe is None:
+        raise InputError(source, "format", "a trace format readable without tools: this is a binary "
+                         "trace-cmd trace.dat, which needs Debian's trace-cmd to decode "
+                         "(apt-get install trace-cmd), or convert it with `trace-cmd report -R`")
+    try:
+        proc = subprocess.run([exe, "report", "-R", "-i", str(path)], capture_output=True, text=True,
+                              errors="replace", timeout=600)
+    except subprocess.TimeoutExpired:
+        raise InputError(source, "trace.dat", "a trace trace-cmd decodes within 10 minutes") from None
+    if proc.returncode != 0 or not proc.stdout.strip():
+        msg = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise InputError(source, "trace.dat", f"a file `trace-cmd report -R` can decode ({msg})")
+    return proc.stdout
+
+
+def load_trace(path: Union[str, os.PathLike]) -> Trace:
+    """Read a trace file of any supported format (detected from its content)."""
+    p = Path(path)
+    source = str(p)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(source, "file", "an existing trace file", "no such file") from None
+    except OSError as e:
+        raise InputError(source, "file", "a readable trace file", e.strerror or str(e)) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise InputError(source, "gzip", f"a complete gzip stream ({e})") from None
+    if data.startswith(TRACE_DAT_MAGIC):
+        if p.suffix == ".gz":
+            with tempfile.TemporaryDirectory(prefix="hetsched-trace-") as d:
+                tmp = Path(d) / "trace.dat"
+                tmp.write_bytes(data)
+                text = _trace_dat_text(tmp, source)
+        else:
+            text = _trace_dat_text(p, source)
+        tr = parse_text(text.splitlines(), source, "trace.dat")
+    else:
+        if b"\x00" in data[:4096]:
+            raise InputError(source, "format", "a trace (trace-cmd report / ftrace text, systrace HTML or "
+                             "a trace-cmd trace.dat): this is an unknown binary file")
+        text = data.decode("utf-8", errors="replace")
+        head = text[:4096].lower()
+        if "<html" in head or "<!doctype html" in head:
+            block, first = _systrace_blocks(text, source)
+            tr = parse_text(block.splitlines(), source, "systrace", first)
+        else:
+            fmt = "trace-cmd report" if re.match(r"\s*version = \d+", text) else "ftrace"
+            tr = parse_text(text.splitlines(), source, fmt)
+            if tr.meta:
+                tr.format = "hetsched-record"
+    if not any(isinstance(e, Switch) for e in tr.events):
+        what = (f"{tr.used} scheduler events, none sched_switch" if tr.used else
+                f"none of its {tr.lines} lines has the form 'comm-pid [cpu] seconds: event: fields'"
+                if tr.nr_skipped == tr.skipped["malformed line"] else
+                f"{tr.lines} event lines, none sched_switch")
+        raise InputError(source, "events", f"a scheduler trace with sched_switch events ({what})")
+    return tr
+
+
+def iter_tasks(trace: Trace) -> Iterator[tuple[int, str]]:
+    """(pid, comm) of every task the trace names, first name seen."""
+    seen: dict[int, str] = {}
+    for e in trace.events:
+        if isinstance(e, Switch):
+            seen.setdefault(e.prev_pid, e.prev_comm)
+            seen.setdefault(e.next_pid, e.next_comm)
+        elif isinstance(e, Wakeup):
+            seen.setdefault(e.pid, e.comm)
+    yield from seen.items()

@@ -1,0 +1,442 @@
+"""Turn a parsed trace into a replayable WorkloadSpec (docs/traces.md).
+
+Per task (pid), in trace order:
+
+* **run**: the time it ran (sched_switch in -> out), as invariant work
+  ``duration * capacity_orig(cpu)/1024 * min(1, f/f_max(cpu))`` when a source platform is
+  given (and the trace has cpu_frequency events: before a CPU's first one, f_max is
+  assumed); without a source platform the duration itself is the work (the trace's CPUs
+  are taken to be the reference: capacity 1024 at f_max).
+* **preemption** (``prev_state`` R / R+) is not a sleep: the run simply continues later.
+* **who woke whom**: when task B, blocked, is woken (sched_waking if the trace has it,
+  else sched_wakeup; sched_wakeup_new for new tasks) by a traced task A that is running on
+  the emitting CPU, A's run is split at the wakeup time and A gets ``sem_post(A>B)`` there,
+  B gets ``sem_wait(A>B)`` where it blocked.  One counting semaphore per (A, B) pair.
+* **wakeups from idle, IRQ context or an excluded/untraced task**: ``sleep_until`` the
+  wakeup time (relative to the trace start) for a voluntary sleep (S), ``iowait`` of the
+  blocked duration for an uninterruptible one (D); ``relative_sleeps`` makes both plain
+  durations.  A task switched in again without any wakeup in the trace (a trace without
+  wakeup events, or lost events) sleeps for the whole gap.
+* tasks first seen mid-trace start with ``delay_ns`` at that time, or with a ``sem_wait``
+  on their first waker.  Trailing waits and sleeps are dropped: a task ends after its last
+  run (and the posts made in it).
+
+Excluded by default: the idle task (pid 0), kernel threads (by name, ``KTHREAD_PREFIXES``)
+unless ``include_kthreads``, and, for a ``hetsched record`` file, every task outside the
+recorded command's process tree unless ``all_tasks``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+from hetsched.errors import InputError
+from hetsched.traces.parse import Exec, Exit, Fork, Freq, Switch, Trace, Wakeup
+from hetsched.workloads.spec import SpecBuilder, task
+
+__all__ = ["ReplayOptions", "Replay", "build_replay", "is_kthread", "KTHREAD_PREFIXES"]
+
+KTHREAD_PREFIXES = (
+    "kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuc/", "rcuop/", "rcuos/", "rcub/", "kthreadd",
+    "watchdog/", "watchdogd", "cpuhp/", "irq/", "kcompactd", "khugepaged", "kswapd", "jbd2/", "kblockd",
+    "kauditd", "oom_reaper", "writeback", "kdevtmpfs", "khungtaskd", "ksmd", "kintegrityd", "idle_inject/",
+    "scsi_eh_", "scsi_tmf_", "ext4-rsv-conver", "ipv6_addrconf", "kthrotld", "edac-poller", "netns",
+    "kstrp", "kverityd", "dm_bufio", "kdmflush", "kpsmoused", "psimon", "pr/", "sugov:", "mmcqd/",
+    "usb-storage", "khubd", "kpktgend", "crypto", "ksgxd", "hwrng", "swapper", "system_wq",
+    "mm_percpu_wq", "inet_frag_wq", "cfg80211", "devfreq_wq", "pool_workqueue", "ecryptfs-kthrea",
+    "kmpathd", "kmpath_handlerd", "nvme-", "ata_sff", "md", "raid5wq", "deferwq", "charger_manager",
+)
+
+
+def is_kthread(comm: str, pid: int) -> bool:
+    """A kernel thread, judged by its name (the traces carry no ppid or flags)."""
+    return pid <= 2 or comm.startswith(KTHREAD_PREFIXES)
+
+
+@dataclass
+class ReplayOptions:
+    include_kthreads: bool = False
+    #: "auto": the recorded command's process tree for a ``hetsched record`` file, else all
+    #: tasks; "all": every task; "tree": only the tree (needs a root pid)
+    tasks: str = "auto"
+    #: the platform the trace was recorded on (capacities, f_max); None: work = duration
+    source_platform: object = None
+    relative_sleeps: bool = False
+    #: only these pids (after the other filters), if given
+    pids: Optional[set] = None
+
+
+@dataclass
+class _T:
+    pid: int
+    comm: str
+    prio: int = 120
+    state: str = "new"     # new | running | runnable | blocked | woken | exited
+    start_ns: Optional[int] = None    # relative to the trace start
+    waits_first: bool = False         # starts (delay 0) with a sem_wait on its first waker
+    prog: list = field(default_factory=list)
+    seg: Optional[int] = None         # start of the current running segment
+    cpu: int = -1
+    work: float = 0.0                 # unflushed run work
+    carry: float = 0.0
+    block_ts: int = 0
+    block_kind: str = "S"
+    ready_ts: int = 0                 # when it last became runnable (woken or preempted)
+    busy_ns: int = 0
+    work_total: float = 0.0
+    last_end: Optional[int] = None    # end of its last run, relative to the trace start
+
+
+@dataclass
+class Replay:
+    spec: dict
+    #: per included task: name, pid, busy_ns (trace), work (ns at the reference), start/end
+    tasks: list
+    busy_ns: int               # total busy time of the included tasks in the trace
+    makespan_ns: int           # first start to last run end of the included tasks
+    first_start_ns: int
+    notes: list
+    stats: dict                # counters of how events were turned into the spec
+
+    def summary(self) -> dict:
+        return {"tasks": len(self.tasks), "busy_s": self.busy_ns / 1e9, "makespan_s": self.makespan_ns / 1e9,
+                "notes": list(self.notes), "stats": dict(self.stats)}
+
+
+class _Builder:
+    def __init__(self, trace: Trace, opt: ReplayOptions):
+        self.tr, self.opt = trace, opt
+        self.t0 = trace.start_ns
+        self.b = SpecBuilder(f"replay:{trace.source.rsplit('/', 1)[-1]}")
+        self.tasks: dict[int, _T] = {}
+        self.excluded: set[int] = set()
+        self.stats: Counter = Counter()
+        self.notes: list[str] = []
+        self.freq: dict[int, int] = {}
+        self.cpu_switch: dict[int, int] = {}        # cpu -> time of its last traced switch
+        self.running_on: dict[int, _T] = {}          # cpu -> included task running there
+        self.cap: dict[int, float] = {}
+        self.fmax: dict[int, int] = {}
+        self.freq_unknown_ns = 0
+        self.over_fmax: set = set()
+        self._setup_platform()
+        self._setup_filter()
+
+    # -- set-up ---------------------------------------------------------------------------
+    def _setup_platform(self) -> None:
+        p = self.opt.source_platform
+        if p is None:
+            self.notes.append("no source platform: run time converted 1:1 into work (the trace's CPUs "
+                              "taken as the reference, capacity 1024 at f_max)")
+            return
+        for c in p.clusters:
+            for cpu in c.cpus:
+                self.cap[cpu] = c.capacity_orig / 1024
+                self.fmax[cpu] = c.fmax_khz
+        if p.nr_cpus < self.tr.nr_cpus:
+            raise InputError("--source-platform", "platform",
+                             f"a platform with at least the trace's {self.tr.nr_cpus} CPUs", got=p.name)
+        has_freq = any(isinstance(e, Freq) for e in self.tr.events)
+        self.notes.append(f"run time converted to work with {p.name}'s capacities"
+                          + (" and the trace's cpu_frequency events" if has_freq else
+                             " at f_max (the trace has no cpu_frequency events)"))
+
+    def _setup_filter(self) -> None:
+        mode = self.opt.tasks
+        root = self.tr.meta.get("root_pid")
+        if mode == "auto":
+            mode = "tree" if root is not None else "all"
+        if mode == "tree":
+            if root is None:
+                raise InputError("--tasks", "tasks", "'all' for a trace not written by `hetsched record` "
+                                 "(it names no root process)", got="tree")
+            tree = {int(root)}
+            for e in self.tr.events:
+                if isinstance(e, Fork) and e.parent_pid in tree:
+                    tree.add(e.child_pid)
+            self.tree: Optional[set] = tree
+            self.notes.append(f"tasks: the process tree of pid {root} ({len(tree)} pids)")
+        else:
+            self.tree = None
+        #: the tasks busy time and makespan are measured on: the recorded command's tree
+        self.focus: Optional[set] = None
+        if root is not None:
+            focus = {int(root)}
+            for e in self.tr.events:
+                if isinstance(e, Fork) and e.parent_pid in focus:
+                    focus.add(e.child_pid)
+            self.focus = focus
+            if self.tree is None:
+                self.notes.append(f"tasks: every task of the trace; busy time and makespan measured on the "
+                                  f"process tree of pid {root}")
+
+    def included(self, pid: int, comm: str) -> bool:
+        if pid in self.tasks:
+            return True
+        if pid in self.excluded:
+            return False
+        ok = pid != 0 and (self.tree is None or pid in self.tree) and \
+            (self.opt.include_kthreads or self.tree is not None or not is_kthread(comm, pid)) and \
+            (self.opt.pids is None or pid in self.opt.pids)
+        if ok:
+            self.tasks[pid] = _T(pid, comm)
+        else:
+            self.excluded.add(pid)
+        return ok
+
+    # -- work accounting ----------------------------------------------------------------------
+    def factor(self, cpu: int) -> float:
+        if not self.cap:
+            return 1.0
+        f = self.cap.get(cpu, 1.0)
+        khz = self.freq.get(cpu)
+        if khz is not None and cpu in self.fmax:
+            if khz > self.fmax[cpu]:
+                self.over_fmax.add(cpu)
+            f *= min(1.0, khz / self.fmax[cpu])
+        return f
+
+    def accumulate(self, t: _T, now: int) -> None:
+        if t.seg is None:
+            return
+        d = now - t.seg
+        if d > 0:
+            if self.cap and t.cpu not in self.freq:
+                self.freq_unknown_ns += d
+            w = d * self.factor(t.cpu)
+            t.work += w
+            t.work_total += w
+            t.busy_ns += d
+            t.last_end = now - self.t0
+        t.seg = now
+
+    def flush(self, t: _T) -> None:
+        w = t.work + t.carry
+        n = int(round(w))
+        t.carry = w - n
+        t.work = 0.0
+        if n > 0:
+            if t.prog and "run" in t.prog[-1]:
+                t.prog[-1]["run"] += n
+            else:
+                t.prog.append({"run": n})
+
+    def start_running(self, t: _T, cpu: int, since: int) -> None:
+        t.state, t.seg, t.cpu = "running", since, cpu
+
+    def ensure_running(self, t: _T, cpu: int, ts: int) -> None:
+        """``t`` is seen running on ``cpu`` at ``ts`` (it switches out there, or emits an
+        event there).  If the trace did not show it being switched in (it ran since before
+        the trace began, or the switch-in is missing: some kernels do not trace switches
+        away from the idle task), it has been running since the later of its wakeup and the
+        CPU's last traced switch."""
+        if t.state == "running" and t.cpu == cpu:
+            return
+        since = max(self.cpu_switch.get(cpu, self.t0), t.ready_ts if t.state != "new" else self.t0)
+        since = min(since, ts)
+        if t.state == "new":
+            t.start_ns = since - self.t0
+        else:
+            self.stats["switch-ins inferred (not in the trace)"] += 1
+            if t.state == "running":          # ran elsewhere: end it there
+                self.accumulate(t, min(ts, max(t.seg or ts, self.cpu_switch.get(t.cpu, ts))))
+            elif t.state == "blocked":
+                self.flush(t)
+                gap = max(0, since - t.block_ts)
+                t.prog.append({"iowait": gap} if t.block_kind == "D" else {"sleep": gap})
+        other = self.running_on.get(cpu)
+        if other is not None and other is not t and other.state == "running" and other.cpu == cpu:
+            self.accumulate(other, since)   # its switch-out is missing too
+            other.seg, other.state, other.ready_ts = None, "runnable", since
+        self.start_running(t, cpu, since)
+        self.running_on[cpu] = t
+
+    def on_switch(self, e: Switch) -> None:
+        if self.included(e.prev_pid, e.prev_comm):
+            p = self.tasks[e.prev_pid]
+            p.prio = e.prev_prio
+            self.ensure_running(p, e.cpu, e.ts)
+            self.accumulate(p, e.ts)
+            p.seg = None
+            if e.prev_state == "R":
+                p.state, p.ready_ts = "runnable", e.ts
+                self.stats["preemptions"] += 1
+            elif e.prev_state == "X":
+                self.flush(p)
+                p.state = "exited"
+            else:
+                p.state, p.block_ts = "blocked", e.ts
+                p.block_kind = "D" if e.prev_state == "D" else "S"
+                self.stats["blocks"] += 1
+        self.cpu_switch[e.cpu] = e.ts
+        self.running_on.pop(e.cpu, None)
+        if self.included(e.next_pid, e.next_comm):
+            n = self.tasks[e.next_pid]
+            n.prio = e.next_prio
+            if n.state == "new":
+                n.start_ns = e.ts - self.t0
+            elif n.state == "blocked":
+                self.flush(n)
+                gap = e.ts - n.block_ts
+                n.prog.append({"iowait": gap} if n.block_kind == "D" else {"sleep": gap})
+                self.stats["switch-in without a wakeup (slept the whole gap)"] += 1
+            elif n.state == "running":
+                self.stats["switch-in of a task seen running (lost events)"] += 1
+                self.accumulate(n, e.ts)
+            elif n.state == "exited":
+                self.stats["switch-in after exit (pid reused?)"] += 1
+            self.start_running(n, e.cpu, e.ts)
+            self.running_on[e.cpu] = n
+
+    def on_wakeup(self, e: Wakeup) -> None:
+        if not e.success or not self.included(e.pid, e.comm):
+            return
+        b = self.tasks[e.pid]
+        a: Optional[_T] = None
+        if e.waker_pid != 0 and self.included(e.waker_pid, e.waker_comm) and \
+                self.tasks[e.waker_pid].state != "exited":
+            # the line's task is current on that CPU (in IRQ context too: it was interrupted)
+            self.ensure_running(self.tasks[e.waker_pid], e.cpu, e.ts)
+            if not e.irq and e.waker_pid != e.pid:
+                a = self.tasks[e.waker_pid]
+        if b.state in ("new", "blocked"):
+            b.ready_ts = e.ts
+        if b.state == "new":
+            b.state = "woken"
+            if a is not None:
+                b.start_ns, b.waits_first = e.ts - self.t0, True
+                self._post_wait(a, b, e.ts)
+            else:
+                b.start_ns = e.ts - self.t0
+            return
+        if b.state != "blocked":
+            self.stats["wakeups of a task already runnable"] += 1
+            return
+        self.flush(b)
+        if a is not None:
+            self._post_wait(a, b, e.ts)
+            self.stats["wakeups by a traced task (sem_post/sem_wait)"] += 1
+        else:
+            gap = e.ts - b.block_ts
+            if b.block_kind == "D":
+                b.prog.append({"iowait": gap})
+            elif self.opt.relative_sleeps:
+                b.prog.append({"sleep": gap})
+            else:
+                b.prog.append({"sleep_until": e.ts - self.t0})
+            self.stats["wakeups from idle/IRQ/untraced tasks (sleep)"] += 1
+        b.state = "woken"
+
+    def _post_wait(self, a: _T, b: _T, ts: int) -> None:
+        self.accumulate(a, ts)
+        self.flush(a)
+        s = self.b.sem(f"{a.pid}>{b.pid}")
+        a.prog.append({"sem_post": s})
+        b.prog.append({"sem_wait": s})
+
+    def on_freq(self, e: Freq) -> None:
+        for t in self.tasks.values():
+            if t.state == "running" and t.cpu == e.cpu:
+                self.accumulate(t, e.ts)
+        self.freq[e.cpu] = e.khz
+
+    # -- the whole trace ----------------------------------------------------------------------
+    def build(self) -> Replay:
+        has_waking = any(isinstance(e, Wakeup) and e.kind == "waking" for e in self.tr.events)
+        for e in self.tr.events:
+            if isinstance(e, Switch):
+                self.on_switch(e)
+            elif isinstance(e, Wakeup):
+                if e.kind == "wakeup_new" or e.kind == ("waking" if has_waking else "wakeup"):
+                    self.on_wakeup(e)
+            elif isinstance(e, Freq):
+                self.on_freq(e)
+            elif isinstance(e, Exec):
+                if e.pid in self.tasks:
+                    self.tasks[e.pid].comm = e.comm
+            elif isinstance(e, Exit):
+                pass  # the switch-out with prev_state X/dead follows; nothing to do here
+        end = self.tr.end_ns
+        for t in self.tasks.values():
+            if t.state == "running":
+                self.accumulate(t, end)
+            self.flush(t)
+        if has_waking:
+            self.notes.append("who-woke-whom from sched_waking (emitted in the waker's context)")
+        if self.freq_unknown_ns and any(isinstance(e, Freq) for e in self.tr.events):
+            self.notes.append(f"{self.freq_unknown_ns / 1e6:.3f} ms of run time before a CPU's first "
+                              "cpu_frequency event: taken at f_max")
+        if self.over_fmax:
+            self.notes.append(f"CPUs {sorted(self.over_fmax)} report frequencies above the source "
+                              "platform's f_max: taken as f_max")
+        return self._spec()
+
+    def _spec(self) -> Replay:
+        kept = []
+        for t in sorted(self.tasks.values(), key=lambda t: (t.start_ns if t.start_ns is not None else 0, t.pid)):
+            prog = list(t.prog)
+            while prog and not ("run" in prog[-1] or "sem_post" in prog[-1]):
+                prog.pop()
+            if not any("run" in ev or "sem_post" in ev for ev in prog):
+                self.stats["tasks dropped (no run time)"] += 1
+                continue
+            kept.append((t, prog))
+        if not kept:
+            raise InputError(self.tr.source, "tasks", "at least one task that runs in the trace "
+                             "(after the kernel-thread/process-tree filters; try --include-kthreads "
+                             "or --all-tasks)")
+        rows = []
+        end_mark = self.b.mark("end")
+        for t, prog in kept:
+            prog = prog + [{"mark": end_mark}]
+            if 0 <= t.prio < 100:
+                pol = dict(policy="fifo", rt_priority=max(1, 99 - t.prio))
+            else:
+                pol = dict(nice=min(19, max(-20, t.prio - 120)) if 100 <= t.prio <= 139 else 0)
+            name = f"{t.comm}-{t.pid}"
+            self.b.add(task(name, [{"loop": 1, "events": prog}], delay_ns=0 if t.waits_first else (t.start_ns or 0),
+                              loop=1, **pol))
+            rows.append({"name": name, "pid": t.pid, "comm": t.comm, "busy_ns": t.busy_ns,
+                         "work_ns": round(t.work_total), "start_ns": t.start_ns or 0,
+                         "end_ns": t.last_end if t.last_end is not None else (t.start_ns or 0),
+                         "focus": self.focus is None or t.pid in self.focus})
+        measured = [r for r in rows if r["focus"]] or rows
+        busy = sum(r["busy_ns"] for r in measured)
+        first = min(r["start_ns"] for r in measured)
+        last = max(r["end_ns"] for r in measured)
+        spec = self.b.build()
+        spec["duration_ns"] = None
+        self.stats["tasks"] = len(rows)
+        self.stats["semaphores"] = len(self.b.sems)
+        self.stats["tasks excluded"] = len(self.excluded)
+        return Replay(spec=spec, tasks=rows, busy_ns=busy, makespan_ns=last - first, first_start_ns=first,
+                      notes=self.notes, stats=dict(self.stats))
+
+
+def build_replay(trace: Trace, options: Optional[ReplayOptions] = None) -> Replay:
+    """The WorkloadSpec that replays ``trace`` and what the trace itself shows (busy time,
+    makespan) for the tasks it keeps."""
+    return _Builder(trace, options or ReplayOptions()).build()
+
+
+def compare(rep: Replay, doc: dict) -> dict:
+    """Trace vs simulation on the measured tasks (the recorded command's process tree for a
+    ``hetsched record`` file, else every replayed task): total busy time, and makespan from
+    the first start to the last run end (in the simulation: the last task's "end" mark,
+    logged when its program is done)."""
+    focus = {i for i, r in enumerate(rep.tasks) if r["focus"]} or set(range(len(rep.tasks)))
+    names = {rep.tasks[i]["name"] for i in focus}
+    sim_busy = sum(t.get("runtime_s", 0.0) for t in doc["tasks"] if t.get("name") in names)
+    ends = [m[0] for m in doc.get("marks", []) if m[1] in focus]
+    done = len(ends) == len(focus)
+    sim_mk = (max(ends) - rep.first_start_ns) / 1e9 if done else None
+    tr_busy, tr_mk = rep.busy_ns / 1e9, rep.makespan_ns / 1e9
+
+    def err(a, b):
+        return None if a is None or not b else (a - b) / b
+
+    return {"tasks_measured": len(focus), "trace_busy_s": tr_busy, "sim_busy_s": sim_busy,
+            "busy_error": err(sim_busy, tr_busy), "trace_makespan_s": tr_mk, "sim_makespan_s": sim_mk,
+            "makespan_error": err(sim_mk, tr_mk), "measured_tasks_ended": done}
