@@ -58,7 +58,7 @@ def juno_run(tmp_path_factory, tools):
 
 def test_run_writes_the_three_files(juno_run):
     out = juno_run["out"]
-    assert sorted(p.name for p in out.iterdir()) == ["result.json", "timeseries.csv", "trace.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["phases.txt", "result.json", "timeseries.csv", "trace.json"]
     text = juno_run["proc"].stdout
     assert "juno-r0" in text and "energy" in text and "wrote" in text
 
@@ -188,12 +188,15 @@ def test_trace_is_chrome_trace_json(juno_run):
         assert -1e-6 <= exit_s <= len(sl) * max_exit_s[c["cpu"]] + 1e-6, (c["cpu"], exit_s, len(sl))
 
 
-def test_run_without_trace_or_timeseries_writes_only_result(tmp_path, tools):
+def test_run_without_trace_or_timeseries_writes_result_and_phase_log(tmp_path, tools):
     out = tmp_path / "o"
     proc = tools.run_cli(["run", "--platform", "gs101", "--workload", "phone-mix", "--duration", "0.2",
                           "--out", out])
     assert proc.returncode == 0, proc.stderr
-    assert [p.name for p in out.iterdir()] == ["result.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["phases.txt", "result.json"]
+    # one row per thread and phase, as rt-app logs them (phone-mix: 10 one-phase threads)
+    rows = (out / "phases.txt").read_text().splitlines()
+    assert rows[0].split()[:3] == ["thread", "phase", "loops"] and len(rows) == 1 + 10
 
 
 # ------------------------------------------------------------------ built-in platforms

@@ -116,8 +116,10 @@ def run(
     trace: bool = typer.Option(False, "--trace", help="also write trace.json (Perfetto UI)"),
     timeseries: bool = typer.Option(False, "--timeseries", help="also write timeseries.csv"),
 ):
-    """Simulate one configuration and write OUT/result.json."""
+    """Simulate one configuration and write OUT/result.json (and OUT/phases.txt, rt-app's
+    per-phase log)."""
     from hetsched.sim import Simulation
+    from hetsched.workloads.rtapp import format_phase_log, phase_log
 
     sim = Simulation(platform=platform, workload=workload, scheduler=scheduler, governor=governor,
                      knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
@@ -130,6 +132,8 @@ def run(
             outs.write("timeseries.csv", _timeseries_csv(res.timeseries))
         if trace:
             outs.write("trace.json", sim.take_trace() or "")
+        # rt-app's per-phase log (loops, activations, slack, wakeup latency, run time)
+        outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
         written = outs.commit()
     except BaseException:
         outs.abort()
@@ -161,6 +165,17 @@ def _metric(doc: dict, key: str) -> float:
     if key in doc["metrics"]:
         return doc["metrics"][key]
     return doc["counters"][key]
+
+
+def _workload_metrics(doc: dict) -> dict:
+    """The scalar numbers each workload reported (``metrics[KEY][name]``), as ``KEY.name``."""
+    out = {}
+    for key, val in doc["metrics"].items():
+        if isinstance(val, dict):
+            for name, x in val.items():
+                if isinstance(x, (int, float)) and not isinstance(x, bool):
+                    out[f"{key}.{name}"] = float(x)
+    return out
 
 
 @app.command()
@@ -205,6 +220,7 @@ def compare(
                 row = {"scheduler": s, "governor": g, "seed": seed, "power_model": d["power_model"]}
                 for key, *_ in COMPARE_METRICS:
                     row[key] = _metric(d, key)
+                row.update(_workload_metrics(d))
                 rows.append(row)
                 prog.advance(task)
     df = pd.DataFrame(rows)
@@ -216,7 +232,10 @@ def compare(
     for c in cols:
         table.add_column(c, justify="right")
     summary = []
-    for key, label, unit, _lower in COMPARE_METRICS:
+    # the workloads' own metrics (those every run reported) follow the engine's
+    extra = [(k, k, "", None) for k in df.columns
+             if "." in k and k not in {m[0] for m in COMPARE_METRICS} and df[k].notna().all()]
+    for key, label, unit, _lower in list(COMPARE_METRICS) + extra:
         vals = [means[c][key].mean() for c in cols]
         sds = [means[c][key].std(ddof=1) if seeds > 1 else 0.0 for c in cols]
         cells_txt = []
@@ -330,8 +349,9 @@ def workloads():
     for w in WORKLOADS.values():
         console.print(f"[bold]{w.name}[/]: {w.description}")
         for p in w.params:
-            console.print(f"    {p.name}={p.default!r}  [{p.lo}, {p.hi}]  {p.help}")
-    console.print("Any rt-app JSON file works too (periodic subset: run, runtime, sleep, timer).")
+            rng = "|".join(p.choices) if p.choices else f"[{p.lo}, {p.hi}]"
+            console.print(f"    {p.name}={p.default!r}  {rng}  {p.help}")
+    console.print("Any rt-app JSON file works too (the whole grammar; docs/workloads.md).")
 
 
 @app.command()
@@ -345,6 +365,116 @@ def schedulers():
         console.print(f"governor  [bold]{n}[/]: {d}")
     for n, d in IDLE_GOVERNORS.items():
         console.print(f"idle governor [bold]{n}[/]: {d}")
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def record(
+    command: List[str] = typer.Argument(..., help="the command to trace, after --"),
+    out: Path = typer.Option(..., "--out", help="trace file to write (raw ftrace text)"),
+    buffer_kb: int = typer.Option(65536, help="ring buffer per CPU, KiB"),
+):
+    """Record a scheduler trace of COMMAND on this machine through tracefs (as root):
+    `hetsched record --out run.trace -- perf bench sched messaging -g 1 -l 100`.
+    tracefs is left as it was, even when interrupted (docs/traces.md)."""
+    from hetsched.traces.parse import load_trace
+    from hetsched.traces.record import record as do_record
+
+    try:
+        header = do_record(command, out, buffer_kb=buffer_kb,
+                           log=lambda m: err_console.print(m, markup=False, highlight=False))
+    except KeyboardInterrupt as e:  # SIGINT / SIGTERM: tracefs was restored, nothing written
+        err_console.print(f"hetsched: record interrupted ({e or 'SIGINT'}): tracefs restored, no trace written",
+                          markup=False, highlight=False)
+        sys.exit(130)  # typer's non-standalone mode would swallow Abort/Exit codes
+    tr = load_trace(out)
+    console.print(f"recorded {' '.join(command)} (exit status {header['exit_status']}, "
+                  f"{header['wall_s']:.3f} s): {tr.used} events on {tr.nr_cpus} CPUs, "
+                  f"{header['lost_events']} lost")
+    if header["lost_events"]:
+        err_console.print(f"hetsched: warning: {header['lost_events']} events were overwritten; "
+                          "raise --buffer-kb", markup=False)
+    console.print(f"  wrote {out}")
+
+
+@app.command()
+def replay(
+    trace_file: Path = typer.Argument(..., metavar="FILE", help="trace: trace-cmd report text, ftrace text, "
+                                      "systrace HTML, trace.dat[.gz] or a `hetsched record` file"),
+    platform: str = typer.Option("host", help="platform to replay on (name, JSON path or host)"),
+    scheduler: str = typer.Option("cfs", help="scheduler policy"),
+    governor: str = typer.Option("schedutil", help="cpufreq governor"),
+    idle_governor: str = typer.Option("menu", help="cpuidle governor: menu or oracle"),
+    set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
+    source_platform: Optional[str] = typer.Option(
+        None, help="platform the trace was recorded on: run time becomes work with its capacities and "
+                   "the trace's frequencies [a `hetsched record` file: host; else none: work = run time]"),
+    include_kthreads: bool = typer.Option(False, "--include-kthreads", help="also replay kernel threads"),
+    tasks: str = typer.Option("auto", help="auto | all | tree (the recorded command's process tree)"),
+    relative_sleeps: bool = typer.Option(False, "--relative-sleeps",
+                                         help="sleeps woken from idle/IRQ last their traced duration "
+                                              "instead of ending at the traced time"),
+    duration: Optional[float] = typer.Option(None, help="simulated seconds [until every task ends]"),
+    out: Path = typer.Option(Path("out"), help="output directory"),
+    trace: bool = typer.Option(False, "--trace", help="also write trace.json (Perfetto UI)"),
+    write_spec: bool = typer.Option(False, "--write-spec", help="also write workload.json (the WorkloadSpec)"),
+):
+    """Replay a real trace: per task its run bursts, sleeps and who-woke-whom, on PLATFORM.
+    Prints the trace's busy time and makespan beside the simulation's."""
+    import json
+
+    from hetsched.platforms import load_platform
+    from hetsched.sim import Simulation
+    from hetsched.traces.parse import load_trace
+    from hetsched.traces.replay import ReplayOptions, build_replay, compare
+    from hetsched.workloads.rtapp import format_phase_log, phase_log
+
+    if tasks not in ("auto", "all", "tree"):
+        raise InputError("--tasks", "tasks", "one of: auto, all, tree", got=tasks)
+    tr = load_trace(trace_file)
+    src = source_platform or (tr.meta.get("platform") if tr.meta else None)
+    rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
+                                         source_platform=load_platform(src) if src else None,
+                                         relative_sleeps=relative_sleeps))
+    sim = Simulation(platform=platform, workload=rep.spec, scheduler=scheduler, governor=governor,
+                     knobs=_parse_sets(set_), trace=trace, idle_governor=idle_governor)
+    res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}")
+    cmp = compare(rep, res.doc)
+    res.doc["replay"] = {"trace": tr.summary(), "replay": rep.summary(), "compare": cmp,
+                         "source_platform": src}
+    outs = _Outputs(out)
+    try:
+        outs.write("result.json", res.to_json())
+        if write_spec:
+            outs.write("workload.json", json.dumps(rep.spec) + "\n")
+        if trace:
+            outs.write("trace.json", sim.take_trace() or "")
+        # rt-app's per-phase log (loops, activations, slack, wakeup latency, run time)
+        outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
+        written = outs.commit()
+    except BaseException:
+        outs.abort()
+        raise
+    console.print(f"[bold]{trace_file}[/] ({tr.format}): {tr.used} events used, {tr.nr_skipped} lines skipped"
+                  + (f" ({', '.join(f'{k}: {v}' for k, v in tr.skipped.most_common(4))})" if tr.nr_skipped else ""))
+    console.print(f"{len(rep.tasks)} tasks replayed on {platform} {scheduler}/{governor} "
+                  f"(power model: {res.doc['power_model']})")
+    for n in rep.notes:
+        console.print(f"- {n}")
+    t = Table(title="trace vs simulation")
+    for c in ("", "trace", "simulated", "error"):
+        t.add_column(c, justify="right")
+
+    def fmt(v):
+        return "-" if v is None else f"{v:.6f} s"
+
+    def pct(v):
+        return "-" if v is None else f"{v * 100:+.2f}%"
+
+    t.add_row("total busy time", fmt(cmp["trace_busy_s"]), fmt(cmp["sim_busy_s"]), pct(cmp["busy_error"]))
+    t.add_row("makespan", fmt(cmp["trace_makespan_s"]), fmt(cmp["sim_makespan_s"]), pct(cmp["makespan_error"]))
+    console.print(t)
+    for f in written:
+        console.print(f"  wrote {f}")
 
 
 def main() -> None:
