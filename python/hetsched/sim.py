@@ -22,6 +22,7 @@ from hetsched import _engine
 from hetsched.errors import EngineError, InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
 from hetsched.workloads.builtin import resolve_workloads
+from hetsched.lower_bound import energy_lower_bound
 from hetsched.workloads.metrics import compute_metrics
 
 __all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
@@ -197,6 +198,11 @@ class Simulation:
             "stop_reason": self._stop_reason,
         }
         doc = {**head, **doc}
+        # the least energy any schedule could have spent on the same work (lower_bound.py)
+        lb = energy_lower_bound(doc, self.platform_spec, self.workload_spec)
+        del doc["_lower_bound_record"]
+        doc["energy_lower_bound_j"] = lb.energy_j
+        doc["energy_over_bound"] = doc["energy_j"] / lb.energy_j if lb.energy_j > 0 else None
         # each workload's own metrics (frame drops, entry time, ...) beside the engine's
         doc["metrics"].update(compute_metrics(doc, self.workload_spec))
         ts = self._engine.timeseries() if self.timeseries_enabled else None

@@ -103,6 +103,10 @@ pub struct TaskStats {
     /// invariant work of completed run events
     pub work_completed: u64,
     pub iowait_ns: u64,
+    /// work of memrun events (also in work_done) and time in runtime events: what the
+    /// energy lower bound must deliver besides plain work
+    pub memrun_done: u64,
+    pub runtime_busy_ns: u64,
     pub phases: Vec<PhaseStats>,
     pub dl_throttled: u64,
 }
@@ -397,6 +401,13 @@ pub struct Sim {
     pub marks: Vec<(u64, u32, u32)>,
     nr_templates: usize,
     wake_buf: Vec<TaskId>,
+    /// the energy lower bound's record: per window, per task, (work, memrun work, runtime
+    /// ns) done in it; the cumulative values at the last window boundary
+    pub lb_rows: Vec<(u32, u32, u64, u64, u64)>,
+    pub lb_last: Vec<[u64; 3]>,
+    /// end time of each closed window
+    pub lb_ends: Vec<u64>,
+    lb_next: u64,
     /// the kernel's load balancer (cfs, eas); None: the baseline's pull balancer
     pub kernel_lb: Option<KernelLb>,
     /// rd->overutilized (meaningful with EAS)
@@ -779,6 +790,10 @@ impl Sim {
             marks: Vec::new(),
             nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
             wake_buf: Vec::new(),
+            lb_rows: Vec::new(),
+            lb_last: Vec::new(),
+            lb_ends: Vec::new(),
+            lb_next: 0,
             legacy,
             eas_status,
         };
@@ -956,7 +971,15 @@ impl Sim {
         let done = match (task.cur, &task.perf) {
             (Cur::Run, None) => mul_div(delta, cap * khz, 1024 * fmax),
             (Cur::Run, Some(pf)) => work_in(delta, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
-            (Cur::Memrun, _) => delta,
+            (Cur::Memrun, _) => {
+                let d = delta.min(task.work_left);
+                task.stats.memrun_done += d;
+                delta
+            }
+            (Cur::Runtime, _) => {
+                task.stats.runtime_busy_ns += delta;
+                0
+            }
             _ => 0,
         };
         if done > 0 {
@@ -2152,6 +2175,10 @@ impl Sim {
                 self.rqs[cpu].next_balance = now + ivl.max(tick_ns);
             }
         }
+        if now >= self.lb_next {
+            self.lb_record();
+            self.lb_next = now + self.knobs.derived.lb_window_ns;
+        }
         if now >= self.next_blocked_update {
             // NOHZ stats kick: idle CPUs decay their blocked load
             self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
@@ -2171,6 +2198,27 @@ impl Sim {
             }
         }
         self.events.push(now + tick_ns, EventKind::Tick);
+    }
+
+    /// Close a lower-bound window at a tick (every running task's work is accounted up to
+    /// now): the work, memrun work and runtime ns each task did since the last boundary.
+    fn lb_record(&mut self) {
+        if self.now == 0 {
+            return;
+        }
+        let w = self.lb_ends.len() as u32;
+        self.lb_last.resize(self.tasks.len(), [0; 3]);
+        for (i, t) in self.tasks.iter().enumerate() {
+            let s = &t.stats;
+            let cur = [s.work_done - s.memrun_done, s.memrun_done, s.runtime_busy_ns];
+            let last = &mut self.lb_last[i];
+            if cur != *last {
+                self.lb_rows
+                    .push((w, i as u32, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]));
+                *last = cur;
+            }
+        }
+        self.lb_ends.push(self.now);
     }
 
     #[inline]
