@@ -96,6 +96,10 @@ knobs! {
         "1 runs the fair class as EEVDF (v6.12, without DELAY_DEQUEUE), 0 as CFS in its v6.5 form."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
+    // --- issue 5: hcs-balance (paper 004 §3) ---
+    HcsBalanceEnabled = ("hcs_balance_enabled", 1.0, 0.0, 1.0, "bool",
+        "Fedorova et al. (paper 004) section 3: /proc entry hcs_balance_enabled",
+        "hcs-balance only: 1 = at every tick each CPU pulls from the next CPU the queued tasks whose last timeslice ran there; 0 = plain cfs."),
 }
 
 /// Integer forms of the knobs read on hot paths, recomputed whenever a knob is set.
