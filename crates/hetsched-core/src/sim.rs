@@ -1504,7 +1504,11 @@ impl Sim {
         task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
         task.stats.migrations += 1;
         self.counters.migrations += 1;
+        // it was waiting already: keep the start of the wait (the kernel's sched_info
+        // carries run_delay across a migration)
+        let since = task.queued_since;
         self.enqueue_task(dst, t, false, false);
+        self.tasks[t as usize].queued_since = since;
         if preempt {
             self.check_preempt(dst, t);
         }
