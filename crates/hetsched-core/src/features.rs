@@ -99,6 +99,10 @@ knobs! {
         "Window of the minimum-energy lower bound: the work each task did in each window is delivered by a linear program at least cost (docs/lower-bound.md)."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
+    // --- issue 5: hcs-balance (paper 004 §3) ---
+    HcsBalanceEnabled = ("hcs_balance_enabled", 1.0, 0.0, 1.0, "bool",
+        "Fedorova et al. (paper 004) section 3: /proc entry hcs_balance_enabled",
+        "hcs-balance only: 1 = at every tick each CPU pulls from the next CPU the queued tasks whose last timeslice ran there; 0 = plain cfs."),
 }
 
 /// Integer forms of the knobs read on hot paths, recomputed whenever a knob is set.

@@ -183,6 +183,9 @@ impl Sim {
                 "periodic_balance_successes": c.balance.successes,
                 "newidle_balance_attempts": c.newidle_balance.attempts,
                 "newidle_balance_successes": c.newidle_balance.successes,
+                // issue 5: fa-cfs slice rescalings, hcs-balance pulls (null for other schedulers)
+                "facfs_rescales": self.facfs.as_ref().map(|f| f.rescales),
+                "hcs_pulls": if self.policy.scheduler == "hcs-balance" { Some(self.hcs_pulls) } else { None },
             },
             "metrics": {
                 "activations": act,

@@ -418,6 +418,13 @@ pub struct Sim {
     pub legacy: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
+    // --- issue 5: fa-cfs (paper 002) and hcs-balance (paper 004 §3) ---
+    /// FA-CFS slice rescaling state (`fa-cfs` only)
+    pub facfs: Option<crate::facfs::FaCfs>,
+    /// the `hcs-balance` scheduler: neighbour pull at every tick (knob hcs_balance_enabled)
+    hcs: bool,
+    /// tasks moved by the hcs-balance pull
+    pub hcs_pulls: u64,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -796,7 +803,26 @@ impl Sim {
             lb_next: 0,
             legacy,
             eas_status,
+            facfs: None,
+            hcs: false,
+            hcs_pulls: 0,
         };
+        // --- issue 5 ---
+        match sim.policy.scheduler.as_str() {
+            "fa-cfs" => {
+                if sim.eevdf() {
+                    return Err(crate::error::config(
+                        "policy",
+                        "knobs.fair.eevdf".to_string(),
+                        "0 with --scheduler fa-cfs (FA-CFS rescales the CFS slice of check_preempt_tick; EEVDF has none)"
+                            .to_string(),
+                    ));
+                }
+                sim.facfs = Some(crate::facfs::FaCfs::default());
+            }
+            "hcs-balance" => sim.hcs = true,
+            _ => {}
+        }
         for cpu in 0..n {
             sim.enter_idle(cpu);
         }
@@ -997,7 +1023,11 @@ impl Sim {
             return;
         }
         if task.policy == Policy::Other {
-            task.se.vruntime += calc_delta_fair(delta, task.se.weight, task.se.wmult);
+            let vd = calc_delta_fair(delta, task.se.weight, task.se.wmult);
+            task.se.vruntime += match &self.facfs {
+                Some(fa) => fa.vdelta(t as usize, vd), // FA-CFS: the adjusted weight
+                None => vd,
+            };
             let v = task.se.vruntime;
             if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
                 // update_deadline(): a new slice; reschedule if anyone else is queued
@@ -1276,6 +1306,9 @@ impl Sim {
         // switch out prev
         if let Some(p) = prev {
             self.trace_slice_end(cpu, p);
+            if let Some(fa) = self.facfs.as_mut() {
+                fa.on_slice_end(p as usize);
+            }
             let task = &mut self.tasks[p as usize];
             if task.state == TaskState::Running {
                 task.state = TaskState::Runnable;
@@ -1347,6 +1380,10 @@ impl Sim {
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
+        if let Some(fa) = self.facfs.as_mut() {
+            fa.on_run(n as usize);
+        }
+        let task = &mut self.tasks[n as usize];
         task.se.protect = true; // RUN_TO_PARITY: keep it until its deadline is renewed
         if task.cur == Cur::None {
             // back from a sleep: its next event starts now
@@ -1483,13 +1520,18 @@ impl Sim {
     fn migrate_queued(&mut self, m: Migration, preempt: bool) {
         let Migration { task: t, src, dst } = m;
         debug_assert_ne!(self.rqs[src].curr, Some(t));
+        self.facfs_migrate(t, src, dst);
         self.dequeue_task(src, t, false);
         self.detach_pelt_for_migration(src, t);
         let task = &mut self.tasks[t as usize];
         task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
         task.stats.migrations += 1;
         self.counters.migrations += 1;
+        // it was waiting already: keep the start of the wait (the kernel's sched_info
+        // carries run_delay across a migration)
+        let since = task.queued_since;
         self.enqueue_task(dst, t, false, false);
+        self.tasks[t as usize].queued_since = since;
         if preempt {
             self.check_preempt(dst, t);
         }
@@ -1502,6 +1544,7 @@ impl Sim {
         debug_assert_eq!(self.rqs[src].curr, Some(t));
         self.update_rq_clock(src);
         self.update_curr(src);
+        self.facfs_migrate(t, src, dst);
         self.trace_slice_end(src, t);
         self.dequeue_task(src, t, false);
         self.rqs[src].curr = None;
@@ -1852,6 +1895,7 @@ impl Sim {
             }
         };
         if dst != cpu {
+            self.facfs_migrate(t, cpu, dst);
             let task = &mut self.tasks[t as usize];
             task.stats.migrations += 1;
             self.counters.migrations += 1;
@@ -1959,6 +2003,7 @@ impl Sim {
         } else {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
+                self.facfs_migrate(t, prev, cpu);
                 self.detach_pelt_for_migration(prev, t);
                 let task = &mut self.tasks[t as usize];
                 task.se.vruntime =
@@ -2134,6 +2179,12 @@ impl Sim {
                     self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
                     if !self.eevdf() && self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
+                        if let Some(fa) = self.facfs.as_mut() {
+                            fa.on_slice_end(t as usize);
+                        }
+                    }
+                    if self.hcs && self.knobs.get(Knob::HcsBalanceEnabled) > 0.0 {
+                        self.hcs_balance_tick(cpu);
                     }
                     if self.kernel_lb.is_none() {
                         let mut stats = self.counters.misfit_balance;
@@ -2326,7 +2377,10 @@ impl Sim {
     fn check_preempt_tick(&self, cpu: usize, t: TaskId) -> bool {
         let rq = &self.rqs[cpu];
         let se = &self.tasks[t as usize].se;
-        let ideal = rq.cfs.sched_slice(&self.tunables, se.weight, true);
+        let mut ideal = rq.cfs.sched_slice(&self.tunables, se.weight, true);
+        if let Some(fa) = &self.facfs {
+            ideal = fa.slice(t as usize, ideal); // FA-CFS: S' = (f_src / f_dst) S
+        }
         let delta_exec = se.sum_exec_runtime - se.prev_sum_exec_runtime;
         if delta_exec > ideal {
             return true;
@@ -2632,3 +2686,7 @@ impl Sim {
         Some(tr.finish())
     }
 }
+
+// --- issue 5: fa-cfs and hcs-balance hooks (a child module: it uses Sim's private state) ---
+#[path = "sim_issue5.rs"]
+mod issue5;
