@@ -38,8 +38,6 @@ __all__ = ["energy_lower_bound", "LowerBound"]
 # The LP's optimum is computed in floating point; shaving this relative margin keeps the
 # reported bound at or below the exact optimum (HiGHS's feasibility tolerance is 1e-7).
 _SAFETY = 1e-6
-# the program's costs are in µW x ms (nJ), its times in windows
-_MS = 1e6
 
 
 @dataclass
@@ -100,14 +98,18 @@ class _Program:
         p_busy = np.array([self.clusters[ci]["opps"][k]["power_uw"] for ci, k in self.ck], dtype=float)
         p_cl = np.array([self.clusters[ci]["opps"][k].get("cluster_power_uw", 0) for ci, k in self.ck],
                         dtype=float)
-        self.cost_x = p_busy - p_idle[self.cl_of]
-        self.cost_z = p_cl - p_cl_idle[self.cl_of]
+        # costs in units of the platform's largest power, so that the solver sees numbers
+        # near 1 whether a CPU draws 100 mW or 60 W
+        self.p_unit = float(max(p_busy.max(), p_cl.max(), 1.0))
+        self.cost_x = (p_busy - p_idle[self.cl_of]) / self.p_unit
+        self.cost_z = (p_cl - p_cl_idle[self.cl_of]) / self.p_unit
         # energy of a window with every CPU and cluster in its cheapest idle state, per ns
         self.idle_per_ns = float(sum(len(c["cpus"]) * pi + pc for c, pi, pc in
                                      zip(self.clusters, p_idle, p_cl_idle)))
         self.cost, self.rows, self.cols, self.vals, self.rhs = [], [], [], [], []
         self.nv = self.nr = 0
         self.base = 0.0
+        self.L_unit = 1e8  # ns: costs per 100 ms
 
     def add_window(self, length_ns: float, weight: int, parts: list[tuple[np.ndarray, float, int]]) -> None:
         """One window, counted ``weight`` times: deliver each part's work at its speeds; a
@@ -121,7 +123,7 @@ class _Program:
             return
         v0, r0 = self.nv, self.nr
         nparts = len(parts)
-        self.cost.append(np.concatenate([self.cost_x, self.cost_z, np.zeros(nparts * m)]) * (weight * L / _MS))
+        self.cost.append(np.concatenate([self.cost_x, self.cost_z, np.zeros(nparts * m)]) * (weight * L / self.L_unit))
         X, Z = v0 + np.arange(m), v0 + m + np.arange(m)
         R, C, V, B = [], [], [], []
         r = r0
@@ -174,11 +176,16 @@ class _Program:
             return self.base
         a = coo_matrix((np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
                        shape=(self.nr, self.nv)).tocsr()
-        res = linprog(np.concatenate(self.cost), A_ub=a, b_ub=np.array(self.rhs), bounds=(0, None),
-                      method="highs")
+        c, b = np.concatenate(self.cost), np.array(self.rhs)
+        res = linprog(c, A_ub=a, b_ub=b, bounds=(0, None), method="highs")
+        if res.status != 0:
+            # the run is a feasible point, so a failure is numerical: retry with the
+            # interior-point solver, without presolve
+            res = linprog(c, A_ub=a, b_ub=b, bounds=(0, None), method="highs-ipm",
+                          options={"presolve": False})
         if res.status != 0:
             raise RuntimeError(f"lower-bound LP: {res.message}")
-        return self.base + res.fun * _MS
+        return self.base + res.fun * self.L_unit * self.p_unit
 
 
 # The large tasks of a class, largest first, in groups of these sizes (the rest in one

@@ -199,10 +199,14 @@ class Simulation:
         }
         doc = {**head, **doc}
         # the least energy any schedule could have spent on the same work (lower_bound.py)
-        lb = energy_lower_bound(doc, self.platform_spec, self.workload_spec)
+        try:
+            lb = energy_lower_bound(doc, self.platform_spec, self.workload_spec).energy_j
+        except RuntimeError as e:  # a solver failure must not cost the user the run
+            lb = None
+            doc["lower_bound_error"] = str(e)
         del doc["_lower_bound_record"]
-        doc["energy_lower_bound_j"] = lb.energy_j
-        doc["energy_over_bound"] = doc["energy_j"] / lb.energy_j if lb.energy_j > 0 else None
+        doc["energy_lower_bound_j"] = lb
+        doc["energy_over_bound"] = doc["energy_j"] / lb if lb else None
         # each workload's own metrics (frame drops, entry time, ...) beside the engine's
         doc["metrics"].update(compute_metrics(doc, self.workload_spec))
         ts = self._engine.timeseries() if self.timeseries_enabled else None
