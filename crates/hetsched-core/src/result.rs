@@ -161,6 +161,8 @@ impl Sim {
                 "periodic_balance_successes": c.balance.successes,
                 "newidle_balance_attempts": c.newidle_balance.attempts,
                 "newidle_balance_successes": c.newidle_balance.successes,
+                // vendor EAS changes (paper 003, vendor.rs)
+                "vendor": self.vendor_counters(),
             },
             "metrics": {
                 "activations": act,
