@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from conftest import run_cli
 from hetsched import Simulation
 from hetsched.sim import knob_table
 
@@ -59,7 +58,8 @@ def test_deterministic():
     assert _strip(_run(k, seed=3)) == _strip(_run(k, seed=3))
 
 
-def test_cli_set_and_knobs_listing(tmp_path):
+def test_cli_set_and_knobs_listing(tmp_path, tools):
+    run_cli = tools.run_cli
     r = run_cli(["knobs"])
     assert r.returncode == 0 and "vendor.task_packing" in r.stdout
     out = tmp_path / "out"

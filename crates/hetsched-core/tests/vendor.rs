@@ -136,12 +136,14 @@ fn migration_margins_keep_a_task_on_little_up_to_upmigrate() {
     };
     let little = [0, 1, 2, 3];
     let mut plain = eas(tasks(), 1, json!({}));
-    let r0 = run(&mut plain, 1000 * MS);
+    run(&mut plain, 1000 * MS);
     let mut marg = eas(tasks(), 1, json!({"vendor.migration_margins": 1.0}));
     let r1 = run(&mut marg, 1000 * MS);
     assert!(share(&plain, 0, &little) < 0.5, "plain: {}", share(&plain, 0, &little));
     assert!(share(&marg, 0, &little) > 0.9, "margins: {}", share(&marg, 0, &little));
     assert!(vendor(&r1, "migration_margins") > 0);
+    // the margins kept the little CPU from being overutilized / the task from being misfit
+    assert!(vendor(&r1, "migration_margins_ticks") > 0);
     // and with downmigrate below the task's util, a task on mid does not come back
     let mut low = eas(
         tasks(),
