@@ -71,3 +71,21 @@ def test_cli_set_and_knobs_listing(tmp_path, tools):
     assert doc["counters"]["vendor"]["prev_cpu_fastpath"] > 0
     r = run_cli(["run", "--scheduler", "eas", "--set", "vendor.task_packing=2", "--out", tmp_path / "bad"])
     assert r.returncode == 2 and "vendor.task_packing" in r.stderr
+
+
+def test_benchmark_script_runs(capsys):
+    pytest.importorskip("scipy")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "vendor" / "knobs.py"
+    spec = importlib.util.spec_from_file_location("vendor_knobs", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--seeds", "3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["rows"]) == set(KNOBS)
+    fast = doc["rows"]["vendor.prev_cpu_fastpath"]
+    assert fast["fired_per_run"] > 0 and fast["energy_j"]["p"] is not None
+    # pcmark alone has no RT task: the RT knob cannot change anything
+    assert doc["rows"]["vendor.rt_placement"]["score"]["p"] is None

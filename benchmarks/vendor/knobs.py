@@ -3,7 +3,8 @@ its own against plain `eas` (schedutil), on the PCMark-like `pcmark` suite, pair
 with the slides' statistics: a Wilcoxon signed-rank test per metric, results with
 p > 0.01 excluded (shown as "—").
 
-    python benchmarks/vendor/knobs.py [--platform gs101] [--seeds 20] [--background] [--json]
+    python benchmarks/vendor/knobs.py [--platform gs101] [--seeds 20] [--background]
+                                      [--kernel android-4.19] [--json]
 
 Metrics: the PCMark-like scores (higher is better) and the CPU energy of the run (lower is
 better; the slides measure the PMIC CPU rails). Each cell is the median over the seeds of
@@ -33,10 +34,11 @@ SCORES = ["web_score", "video_score", "writing_score", "photo_score", "data_scor
 ALPHA = 0.01
 
 
-def one(platform: str, knob: str | None, seed: int, background: bool, duration: float) -> dict:
+def one(platform: str, knob: str | None, seed: int, background: bool, duration: float,
+        kernel: str = "mainline-6.12") -> dict:
     wl = ["pcmark", "phone-mix"] if background else "pcmark"
     sim = Simulation(platform=platform, workload=wl, scheduler="eas", governor="schedutil",
-                     knobs={knob: 1} if knob else {}, seed=seed)
+                     knobs=({knob: 1} if knob else {}) | {"kernel": kernel}, seed=seed)
     r = sim.run(duration if background else None)
     m = r.metrics["pcmark"]
     if not m["complete"]:
@@ -65,13 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--background", action="store_true", help="phone-mix beside pcmark")
     ap.add_argument("--duration", type=float, default=4.0, help="s, with --background")
+    ap.add_argument("--kernel", default="mainline-6.12", help="kernel profile (android-4.19: the phone's)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     seeds = range(a.seeds)
-    base = [one(a.platform, None, s, a.background, a.duration) for s in seeds]
+    base = [one(a.platform, None, s, a.background, a.duration, a.kernel) for s in seeds]
     rows = {}
     for k in KNOBS:
-        new = [one(a.platform, k, s, a.background, a.duration) for s in seeds]
+        new = [one(a.platform, k, s, a.background, a.duration, a.kernel) for s in seeds]
         row = {"fired_per_run": statistics.mean(n["counter"] for n in new),
                "wakeups_per_run": statistics.mean(n["wakeups"] for n in new)}
         for metric in SCORES + ["energy_j"]:
@@ -79,12 +82,12 @@ def main(argv: list[str] | None = None) -> int:
             row[metric] = {"median_change_pct": rel, "p": p, "excluded": p is None or p > ALPHA}
         rows[k] = row
     if a.json:
-        json.dump({"platform": a.platform, "seeds": a.seeds, "background": a.background, "rows": rows},
+        json.dump({"platform": a.platform, "kernel": a.kernel, "seeds": a.seeds, "background": a.background, "rows": rows},
                   sys.stdout, indent=1)
         return 0
     cols = SCORES + ["energy_j"]
     wl = "pcmark + phone-mix" if a.background else "pcmark"
-    print(f"{a.platform}, {wl}, eas/schedutil, {a.seeds} seeds; median change from plain eas (%), "
+    print(f"{a.platform}, {wl}, eas/schedutil, {a.kernel}, {a.seeds} seeds; median change from plain eas (%), "
           f"Wilcoxon signed-rank p; — = p > {ALPHA} or identical")
     print("| knob | fired/run | " + " | ".join(cols) + " |")
     print("|---|---|" + "---|" * len(cols))
