@@ -176,7 +176,9 @@ impl KernelLb {
             return 0;
         }
         let [umin, umax] = task.uclamp;
-        if v.util_fits_cpu(v.task_util_est(t), umin, umax, cpu) > 0 {
+        let fits = crate::vendor::task_fits_cpu(v, t, cpu) // vendor.migration_margins
+            .unwrap_or_else(|| v.util_fits_cpu(v.task_util_est(t), umin, umax, cpu) > 0);
+        if fits {
             return 0;
         }
         let cap = v.capacity_orig(cpu);

@@ -46,6 +46,11 @@ pub struct EnergyModel {
     /// the v4.19/5.4 formulation (android-4.19 profile): cost = P·f_max/f, the headroom
     /// inside the frequency mapping, no inefficient states, feec's 6% margin
     pub legacy: bool,
+    // --- vendor (paper 003) hook: vendor.migration_margins ---
+    /// Per-CPU fit percentage replacing feec's fits test (util * 100 < capacity * pct);
+    /// empty (the default) keeps the kernel's util_fits_cpu. Set by `vendor.rs`.
+    pub fit_pct: Vec<u64>,
+    // --- end vendor hook ---
 }
 
 /// em_compute_costs() (v6.12): cost = 10 * power / performance; inefficiency from the top.
@@ -156,6 +161,7 @@ impl EnergyModel {
             pds,
             cpu_pd,
             legacy: false,
+            fit_pct: Vec::new(),
         }
     }
 
@@ -379,8 +385,12 @@ impl EnergyModel {
                     umin = inp.rq_uclamp[c][0].max(inp.p_uclamp[0]);
                     umax = inp.rq_uclamp[c][1].max(inp.p_uclamp[1]);
                 }
-                let fits =
-                    crate::uclamp::util_fits_cpu(u, umin, umax, inp.capacity[c], inp.capacity_orig[c], inp.uclamp_used);
+                let fits = if self.fit_pct.is_empty() {
+                    crate::uclamp::util_fits_cpu(u, umin, umax, inp.capacity[c], inp.capacity_orig[c], inp.uclamp_used)
+                } else {
+                    // vendor.migration_margins (vendor.rs)
+                    (u * 100 < inp.capacity[c] * self.fit_pct[c]) as i32
+                };
                 if fits == 0 {
                     continue;
                 }
@@ -479,7 +489,12 @@ impl EnergyModel {
                 } else {
                     util
                 };
-                if !crate::placement::fits_capacity(clamped, cap) {
+                let fits = if self.fit_pct.is_empty() {
+                    crate::placement::fits_capacity(clamped, cap)
+                } else {
+                    clamped * 100 < cap * self.fit_pct[c] // vendor.migration_margins
+                };
+                if !fits {
                     continue;
                 }
                 if c == prev {

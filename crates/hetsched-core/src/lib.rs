@@ -25,6 +25,7 @@ pub mod sorted_vec;
 pub mod sync;
 pub mod trace;
 pub mod uclamp;
+pub mod vendor;
 pub mod workload;
 
 #[cfg(any(test, feature = "testutils"))]

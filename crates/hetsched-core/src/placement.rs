@@ -182,6 +182,8 @@ pub struct Eas {
     fallback: SelectIdleSibling,
     pub feec_calls: u64,
     pub feec_moves: u64,
+    /// vendor knobs (paper 003, vendor.rs): how often each fired
+    pub vendor: crate::vendor::VendorCounters,
 }
 
 impl Eas {
@@ -192,8 +194,68 @@ impl Eas {
             fallback: SelectIdleSibling::default(),
             feec_calls: 0,
             feec_moves: 0,
+            vendor: Default::default(),
         }
     }
+
+    // --- vendor (paper 003) hook: the eas wakeup path with the vendor knobs (vendor.rs) ---
+    fn select_vendor(
+        &mut self,
+        v: &SchedView,
+        p: TaskId,
+        prev_cpu: usize,
+        kind: WakeKind,
+        vk: &crate::vendor::VendorKnobs,
+    ) -> usize {
+        use crate::vendor;
+        let iso = if vk.isolation { v.isolated } else { 0 };
+        if vk.rt && vendor::is_rt(v, p) {
+            self.vendor.rt_placement += 1;
+            return vendor::select_task_rq_rt(v, p, prev_cpu, iso);
+        }
+        let cpu = if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
+            self.fill(v, p, prev_cpu);
+            if iso != 0 && self.inp.allowed & !iso != 0 {
+                self.inp.allowed &= !iso;
+            }
+            if vk.fastpath && vendor::prev_cpu_fastpath(v, &self.inp, vk, p) {
+                self.vendor.prev_cpu_fastpath += 1;
+                return prev_cpu;
+            }
+            let mut r = self.em.find_energy_efficient_cpu(&self.inp);
+            if vk.margins {
+                let mut pct = std::mem::take(&mut self.em.fit_pct);
+                vendor::fit_pct(v, prev_cpu, vk, &mut pct);
+                self.em.fit_pct = pct;
+                let with_margins = self.em.find_energy_efficient_cpu(&self.inp);
+                self.em.fit_pct.clear();
+                if with_margins.cpu != r.cpu {
+                    self.vendor.migration_margins += 1;
+                }
+                r = with_margins;
+            }
+            self.feec_calls += 1;
+            if r.cpu != prev_cpu {
+                self.feec_moves += 1;
+            }
+            let mut cpu = r.cpu;
+            if vk.packing && v.idle_cpu(cpu) {
+                if let Some(c) = vendor::task_packing(&self.em, v, &self.inp, vk, p, cpu) {
+                    self.vendor.task_packing += 1;
+                    cpu = c;
+                }
+            }
+            cpu
+        } else {
+            self.fallback.select_task_rq(v, p, prev_cpu, kind)
+        };
+        let out = vendor::avoid_isolated(v, p, cpu, iso);
+        if out != cpu {
+            self.vendor.isolation_redirects += 1;
+        }
+        out
+    }
+    // --- end vendor hook ---
 
     fn fill(&mut self, v: &SchedView, p: TaskId, prev: usize) {
         let n = v.nr_cpus();
@@ -238,6 +300,10 @@ impl Placement for Eas {
     }
 
     fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        let vk = crate::vendor::VendorKnobs::read(v);
+        if vk.any() {
+            return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (paper 003)
+        }
         if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
             self.fill(v, p, prev_cpu);
             let r = self.em.find_energy_efficient_cpu(&self.inp);
@@ -251,7 +317,16 @@ impl Placement for Eas {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        vec![("feec_calls", self.feec_calls), ("feec_moves", self.feec_moves)]
+        let vc = &self.vendor;
+        vec![
+            ("feec_calls", self.feec_calls),
+            ("feec_moves", self.feec_moves),
+            ("vendor.migration_margins", vc.migration_margins),
+            ("vendor.task_packing", vc.task_packing),
+            ("vendor.prev_cpu_fastpath", vc.prev_cpu_fastpath),
+            ("vendor.rt_placement", vc.rt_placement),
+            ("vendor.isolation_redirects", vc.isolation_redirects),
+        ]
     }
 }
 

@@ -186,6 +186,8 @@ impl Sim {
                 // issue 5: fa-cfs slice rescalings, hcs-balance pulls (null for other schedulers)
                 "facfs_rescales": self.facfs.as_ref().map(|f| f.rescales),
                 "hcs_pulls": if self.policy.scheduler == "hcs-balance" { Some(self.hcs_pulls) } else { None },
+                // vendor EAS changes (paper 003, vendor.rs)
+                "vendor": self.vendor_counters(),
             },
             "metrics": {
                 "activations": act,

@@ -227,6 +227,8 @@ pub struct SchedView<'a> {
     pub eas: bool,
     /// the android-4.19 kernel profile
     pub legacy: bool,
+    /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
+    pub isolated: u64,
 }
 
 impl<'a> SchedView<'a> {
@@ -260,6 +262,9 @@ impl<'a> SchedView<'a> {
     }
     /// cpu_overutilized(): the CPU's CFS util does not fit its capacity.
     pub fn cpu_overutilized(&self, cpu: usize) -> bool {
+        if let Some(o) = crate::vendor::cpu_overutilized(self, cpu) {
+            return o; // vendor.migration_margins
+        }
         let [umin, umax] = self.rqs[cpu].uclamp.value;
         self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu) == 0
     }
@@ -425,6 +430,8 @@ pub struct Sim {
     hcs: bool,
     /// tasks moved by the hcs-balance pull
     pub hcs_pulls: u64,
+    /// vendor.cpu_isolation's core controller (vendor.rs)
+    pub core_ctl: crate::vendor::CoreCtl,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -459,6 +466,7 @@ macro_rules! view {
             uclamp_used: $s.uclamp_used,
             eas: $s.eas_status == Some(Ok(())),
             legacy: $s.legacy,
+            isolated: $s.core_ctl.isolated,
         }
     };
 }
@@ -806,6 +814,7 @@ impl Sim {
             facfs: None,
             hcs: false,
             hcs_pulls: 0,
+            core_ctl: Default::default(),
         };
         // --- issue 5 ---
         match sim.policy.scheduler.as_str() {
@@ -859,6 +868,11 @@ impl Sim {
     }
 
     fn view(&self) -> SchedView<'_> {
+        view!(self)
+    }
+
+    /// The policies' view of the state (vendor.rs).
+    pub fn sched_view(&self) -> SchedView<'_> {
         view!(self)
     }
 
@@ -1497,6 +1511,9 @@ impl Sim {
     }
 
     fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
+        if self.core_ctl.isolated & (1u64 << cpu) != 0 {
+            return None; // vendor.cpu_isolation: an isolated CPU pulls nothing
+        }
         if self.kernel_lb.is_some() {
             self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
             let lb = self.kernel_lb.as_mut().unwrap();
@@ -2142,6 +2159,7 @@ impl Sim {
     /// the periodic balance of each CPU whose interval has passed (SCHED_SOFTIRQ) and the
     /// NOHZ blocked-load decay of idle CPUs.
     fn sched_tick(&mut self) {
+        crate::vendor::vendor_tick(self); // vendor (paper 003): margins count, core_ctl
         let now = self.now;
         let n = self.rqs.len();
         let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
@@ -2199,6 +2217,9 @@ impl Sim {
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
             // asleep.
+            if !busy && self.core_ctl.isolated & (1u64 << cpu) != 0 {
+                continue; // vendor.cpu_isolation: an isolated CPU does not balance
+            }
             if self.kernel_lb.is_some() && (busy || nohz_kick) {
                 if self.eas_status == Some(Ok(())) {
                     let v = self.view();

@@ -1,0 +1,405 @@
+//! Arm's vendor changes to EAS (paper 003, "Mobile scheduler changes", OSPM 2020: what
+//! phone kernels add to mainline EAS), each a knob on the `eas` scheduler, off by default,
+//! counted in `result.json` (`counters.vendor`) each time it fires. With every knob off
+//! nothing here runs and `eas` is mainline's. docs/schedulers.md names every decision.
+//!
+//! * `vendor.cpu_isolation`: a core controller after QCOM's core_ctl. Every
+//!   `vendor.core_ctl.window_ms` (WALT's 20 ms window) each cluster but the smallest counts
+//!   its busy CPUs (util ≥ busy_up_thres % of capacity, staying busy down to
+//!   busy_down_thres %), adds one CPU if more tasks are runnable there (or misfit below it)
+//!   than busy CPUs, and needs all its CPUs at task_thres runnable tasks; the need is
+//!   clamped to [min_cpus, nr_cpus]. Above the active CPUs it unisolates at once, below
+//!   them for offline_delay_ms it isolates idle CPUs, highest number first. Isolated CPUs
+//!   take no placements and do not balance (so they stay idle).
+//! * `vendor.migration_margins`: sched_upmigrate / sched_downmigrate with hysteresis
+//!   (msm-4.14's task_fits_capacity): a CPU at least as big as the task's prev_cpu fits
+//!   below upmigrate % of its capacity, a smaller one below downmigrate %; overutilized and
+//!   misfit use the upmigrate %.
+//! * `vendor.task_packing`: when feec picks an idle CPU, an active CPU that is no bigger,
+//!   where the task fits and whose domain's Energy Model state (the OPP schedutil would
+//!   ask for) does not rise with the task, is taken instead.
+//! * `vendor.prev_cpu_fastpath`: prev_cpu idle and the task fits it: prev_cpu, no energies.
+//! * `vendor.rt_placement`: RT wakeups search the lowest cpupri mask (no uclamp fitness)
+//!   ordered by CPU utilisation, then idle state (shallowest first), then capacity.
+
+use crate::energy_model::{map_util_perf, EnergyModel, FeecInput};
+use crate::features::Knob;
+use crate::sim::{SchedView, Sim, TaskId};
+use crate::workload::Policy;
+
+/// The vendor knobs as read at one decision.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VendorKnobs {
+    pub isolation: bool,
+    pub margins: bool,
+    pub packing: bool,
+    pub fastpath: bool,
+    pub rt: bool,
+    pub up_pct: u64,
+    pub down_pct: u64,
+}
+
+impl VendorKnobs {
+    pub fn read(v: &SchedView) -> VendorKnobs {
+        let k = v.knobs;
+        let on = |x: Knob| k.get(x) > 0.0;
+        VendorKnobs {
+            isolation: on(Knob::VendorCpuIsolation),
+            margins: on(Knob::VendorMigrationMargins),
+            packing: on(Knob::VendorTaskPacking),
+            fastpath: on(Knob::VendorPrevCpuFastpath),
+            rt: on(Knob::VendorRtPlacement),
+            up_pct: k.get(Knob::VendorSchedUpmigrate).round() as u64,
+            down_pct: k.get(Knob::VendorSchedDownmigrate).round() as u64,
+        }
+    }
+
+    pub fn any(&self) -> bool {
+        self.isolation || self.margins || self.packing || self.fastpath || self.rt
+    }
+}
+
+/// How often each vendor change fired.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VendorCounters {
+    pub migration_margins: u64,
+    pub task_packing: u64,
+    pub prev_cpu_fastpath: u64,
+    pub rt_placement: u64,
+    /// isolated CPUs a placement avoided (the search had to leave an isolated CPU)
+    pub isolation_redirects: u64,
+}
+
+/// Per-CPU fit percentage with hysteresis relative to prev_cpu (the task's current CPU).
+pub fn fit_pct(v: &SchedView, prev: usize, vk: &VendorKnobs, out: &mut Vec<u64>) {
+    out.clear();
+    let pcap = v.capacity_orig(prev);
+    for c in 0..v.nr_cpus() {
+        out.push(if v.capacity_orig(c) < pcap {
+            vk.down_pct
+        } else {
+            vk.up_pct
+        });
+    }
+}
+
+/// cpu_overutilized() with vendor.migration_margins: the CPU's util reaches upmigrate % of
+/// its capacity. None when the knob is off (or EAS does not run).
+pub fn cpu_overutilized(v: &SchedView, cpu: usize) -> Option<bool> {
+    if !v.eas || v.knobs.get(Knob::VendorMigrationMargins) <= 0.0 {
+        return None;
+    }
+    let pct = v.knobs.get(Knob::VendorSchedUpmigrate).round() as u64;
+    Some(v.cpu_util_cfs(cpu) * 100 >= v.capacity_of(cpu) * pct)
+}
+
+/// The misfit test of update_misfit_status() with vendor.migration_margins: the running
+/// task fits its CPU below upmigrate %. None when the knob is off.
+pub fn task_fits_cpu(v: &SchedView, p: TaskId, cpu: usize) -> Option<bool> {
+    if !v.eas || v.knobs.get(Knob::VendorMigrationMargins) <= 0.0 {
+        return None;
+    }
+    let pct = v.knobs.get(Knob::VendorSchedUpmigrate).round() as u64;
+    Some(v.task_util_est(p) * 100 < v.capacity_of(cpu) * pct)
+}
+
+/// Does the task fit `c` (with its util added), by the margins or the kernel's test.
+fn fits(v: &SchedView, inp: &FeecInput, vk: &VendorKnobs, p: TaskId, c: usize) -> bool {
+    let u = inp.cpu_util(c, Some(c), false);
+    if vk.margins {
+        let pct = if v.capacity_orig(c) < v.capacity_orig(inp.prev_cpu) {
+            vk.down_pct
+        } else {
+            vk.up_pct
+        };
+        return u * 100 < v.capacity_of(c) * pct;
+    }
+    let [umin, umax] = v.tasks[p as usize].uclamp;
+    v.util_fits_cpu(u, umin, umax, c) > 0
+}
+
+/// vendor.prev_cpu_fastpath: prev_cpu is idle, allowed, not isolated, and the task fits it.
+pub fn prev_cpu_fastpath(v: &SchedView, inp: &FeecInput, vk: &VendorKnobs, p: TaskId) -> bool {
+    let prev = inp.prev_cpu;
+    inp.allowed & (1u64 << prev) != 0 && v.idle_cpu(prev) && fits(v, inp, vk, p, prev)
+}
+
+/// The index of the Energy Model state a pd needs for `max_util` (with the 1.25 headroom):
+/// the lowest efficient state whose performance covers it.
+fn pd_state(em: &EnergyModel, pd: usize, max_util: u64) -> usize {
+    let d = &em.pds[pd];
+    let m = max_util.min(d.capacity_orig);
+    d.states
+        .iter()
+        .position(|s| !s.inefficient && s.performance >= m)
+        .unwrap_or(d.states.len() - 1)
+}
+
+/// The pd's max util with the headroom, with the task on `dst` (None: not in this pd).
+fn pd_max_util(em: &EnergyModel, inp: &FeecInput, pd: usize, dst: Option<usize>) -> u64 {
+    let d = &em.pds[pd];
+    d.cpus
+        .iter()
+        .map(|&c| {
+            if inp.rt_runnable[c] {
+                return d.capacity_orig;
+            }
+            let u = (inp.cpu_util(c, dst, true) + inp.util_rt[c]).min(inp.capacity_orig[c]);
+            map_util_perf(u)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// vendor.task_packing: feec chose the idle CPU `target`; an active CPU no bigger than it,
+/// allowed, where the task fits and whose domain stays at its EM state, smallest capacity
+/// first, then the most spare capacity, then the lowest number.
+pub fn task_packing(
+    em: &EnergyModel,
+    v: &SchedView,
+    inp: &FeecInput,
+    vk: &VendorKnobs,
+    p: TaskId,
+    target: usize,
+) -> Option<usize> {
+    let tcap = v.capacity_orig(target);
+    (0..v.nr_cpus())
+        .filter(|&c| {
+            c != target
+                && inp.allowed & (1u64 << c) != 0
+                && !v.idle_cpu(c)
+                && v.rqs[c].rt_queue.is_empty()
+                && v.capacity_orig(c) <= tcap
+                && fits(v, inp, vk, p, c)
+        })
+        .filter(|&c| {
+            let pd = em.cpu_pd[c];
+            // the task leaves prev_cpu: its pd's util without the task, as feec's base
+            let without = pd_max_util(em, inp, pd, None);
+            let with = pd_max_util(em, inp, pd, Some(c));
+            pd_state(em, pd, with) <= pd_state(em, pd, without)
+        })
+        .min_by_key(|&c| {
+            let spare = v.capacity_of(c).saturating_sub(inp.cpu_util(c, Some(c), false));
+            (v.capacity_orig(c), std::cmp::Reverse(spare), c)
+        })
+}
+
+/// vendor.rt_placement: select_task_rq_rt with the vendor's lowest mask. As in msm-4.14,
+/// the search runs on every RT wakeup under EAS (not only when prev_cpu is taken): the
+/// lowest cpupri level below the task's among its allowed, non-isolated CPUs, no capacity
+/// fitness; ordered by utilisation (cfs + rt), idle state (a running CPU, then shallower
+/// states), capacity, prev_cpu first, CPU number.
+pub fn select_task_rq_rt(v: &SchedView, p: TaskId, prev: usize, isolated: u64) -> usize {
+    let t = &v.tasks[p as usize];
+    let level = t.prio_level();
+    let ok = |c: usize| t.allowed & (1u64 << c) != 0 && isolated & (1u64 << c) == 0;
+    for lvl in 0..level {
+        let best = (0..v.nr_cpus())
+            .filter(|&c| ok(c) && v.rqs[c].rt_queue.highest_level().unwrap_or(0) == lvl)
+            .min_by_key(|&c| {
+                let rq = &v.rqs[c];
+                let util = v.cpu_util_cfs(c) + rq.avg_rt.util_avg;
+                let idle = match rq.idle_state {
+                    Some(s) if rq.curr.is_none() => s as i64,
+                    _ => -1,
+                };
+                (util, idle, v.capacity_orig(c), c != prev, c)
+            });
+        if let Some(c) = best {
+            return c;
+        }
+    }
+    // nothing runs below the task's priority: stay (select_task_rq_rt keeps prev_cpu)
+    if ok(prev) {
+        prev
+    } else {
+        crate::rt::select_task_rq_rt(v, p, prev)
+    }
+}
+
+/// An isolated CPU chosen by a path that does not know isolation: the non-isolated allowed
+/// idle CPU with the most spare capacity, else the one with the fewest runnable tasks
+/// (the baseline's rule); the CPU itself if the task may run nowhere else.
+pub fn avoid_isolated(v: &SchedView, p: TaskId, cpu: usize, isolated: u64) -> usize {
+    if isolated & (1u64 << cpu) == 0 {
+        return cpu;
+    }
+    let allowed = v.tasks[p as usize].allowed & !isolated;
+    let ok = |c: usize| allowed & (1u64 << c) != 0;
+    let idle = (0..v.nr_cpus())
+        .filter(|&c| ok(c) && v.idle_cpu(c))
+        .max_by_key(|&c| (v.capacity_of(c).saturating_sub(v.cpu_util_cfs(c)), std::cmp::Reverse(c)));
+    idle.or_else(|| {
+        (0..v.nr_cpus())
+            .filter(|&c| ok(c))
+            .min_by_key(|&c| (v.rqs[c].nr_running(), v.rqs[c].cfs.avg.load_avg, c))
+    })
+    .unwrap_or(cpu)
+}
+
+/// Whether vendor.rt_placement handles this task (FIFO/RR; DEADLINE keeps mainline).
+pub fn is_rt(v: &SchedView, p: TaskId) -> bool {
+    matches!(v.tasks[p as usize].policy, Policy::Fifo | Policy::Rr)
+}
+
+/// The core controller's state (vendor.cpu_isolation), kept by the Sim.
+#[derive(Debug, Clone, Default)]
+pub struct CoreCtl {
+    /// isolated CPUs (bit per CPU)
+    pub isolated: u64,
+    /// CPUs core_ctl counts as busy (hysteresis state)
+    busy: u64,
+    /// per cluster: since when the need has been below the active CPUs
+    below_since: Vec<Option<u64>>,
+    next_eval: u64,
+    /// CPUs isolated, unisolated, evaluations
+    pub isolations: u64,
+    pub unisolations: u64,
+    pub evaluations: u64,
+    /// vendor.migration_margins: ticks × CPUs where the margins decided overutilized or
+    /// misfit differently from the kernel's 80%
+    pub margin_ticks: u64,
+}
+
+/// Called at every tick (sim.rs): counts the CPUs whose overutilized or misfit status the
+/// migration margins change, then runs the core controller.
+pub fn vendor_tick(s: &mut Sim) {
+    if s.eas_status == Some(Ok(())) && s.knobs.get(Knob::VendorMigrationMargins) > 0.0 {
+        let v = s.sched_view();
+        let mut n = 0;
+        for cpu in 0..v.nr_cpus() {
+            let [umin, umax] = v.rqs[cpu].uclamp.value;
+            let kernel_over = v.util_fits_cpu(v.cpu_util_cfs(cpu), umin, umax, cpu) == 0;
+            let mut differs = cpu_overutilized(&v, cpu) != Some(kernel_over);
+            if let Some(t) = v.rqs[cpu].curr {
+                let task = &v.tasks[t as usize];
+                if task.policy == Policy::Other {
+                    let [tmin, tmax] = task.uclamp;
+                    let kernel_fits = v.util_fits_cpu(v.task_util_est(t), tmin, tmax, cpu) > 0;
+                    differs |= task_fits_cpu(&v, t, cpu) != Some(kernel_fits);
+                }
+            }
+            n += differs as u64;
+        }
+        s.core_ctl.margin_ticks += n;
+    }
+    core_ctl_tick(s);
+}
+
+/// Evaluates the controller at the first tick of each window.
+fn core_ctl_tick(s: &mut Sim) {
+    let on = s.eas_status == Some(Ok(())) && s.knobs.get(Knob::VendorCpuIsolation) > 0.0;
+    if !on {
+        if s.core_ctl.isolated != 0 {
+            s.core_ctl.unisolations += s.core_ctl.isolated.count_ones() as u64;
+            s.core_ctl.isolated = 0;
+        }
+        return;
+    }
+    let now = s.now;
+    if now < s.core_ctl.next_eval {
+        return;
+    }
+    let window = (s.knobs.get(Knob::VendorCoreCtlWindowMs) * 1e6) as u64;
+    s.core_ctl.next_eval = (now / window + 1) * window;
+    s.core_ctl.evaluations += 1;
+    let k = &s.knobs;
+    let up = k.get(Knob::VendorCoreCtlBusyUpThres);
+    let down = k.get(Knob::VendorCoreCtlBusyDownThres);
+    let task_thres = k.get(Knob::VendorCoreCtlTaskThres) as usize;
+    let min_cpus = k.get(Knob::VendorCoreCtlMinCpus) as usize;
+    let delay = (k.get(Knob::VendorCoreCtlOfflineDelayMs) * 1e6) as u64;
+    let p = &s.platform;
+    let ncl = p.clusters.len();
+    let cc = &mut s.core_ctl;
+    cc.below_since.resize(ncl, None);
+    let min_cap = p.clusters.iter().map(|c| c.capacity_orig).min().unwrap_or(0);
+    // busy CPUs, with hysteresis
+    for (cpu, rq) in s.rqs.iter().enumerate() {
+        let cap = p.capacity_orig(cpu);
+        let c = &rq.cfs;
+        let util = c.avg.util_avg.max(c.util_est).min(cap) + rq.avg_rt.util_avg;
+        let pct = 100.0 * util as f64 / cap as f64;
+        let was = cc.busy & (1u64 << cpu) != 0;
+        let busy = if was { pct >= down } else { pct >= up };
+        if busy {
+            cc.busy |= 1u64 << cpu;
+        } else {
+            cc.busy &= !(1u64 << cpu);
+        }
+    }
+    for (ci, cl) in p.clusters.iter().enumerate() {
+        if cl.capacity_orig == min_cap {
+            continue; // the smallest cluster is never isolated
+        }
+        let ncpus = cl.cpus.len();
+        let nr_busy = cl.cpus.iter().filter(|&&c| cc.busy & (1u64 << c) != 0).count();
+        let nr_run: usize = cl.cpus.iter().map(|&c| s.rqs[c].nr_running() as usize).sum();
+        // tasks below this cluster that want up (misfit)
+        let misfits = (0..s.rqs.len())
+            .filter(|&c| p.capacity_orig(c) < cl.capacity_orig && s.rqs[c].misfit_task_load > 0)
+            .count();
+        let mut need = nr_busy;
+        if nr_run + misfits > nr_busy {
+            need += 1;
+        }
+        if nr_run >= task_thres {
+            need = ncpus;
+        }
+        let need = need.clamp(min_cpus.min(ncpus), ncpus);
+        let active = cl.cpus.iter().filter(|&&c| cc.isolated & (1u64 << c) == 0).count();
+        if need > active {
+            cc.below_since[ci] = None;
+            for &c in &cl.cpus {
+                let n_active = cl.cpus.iter().filter(|&&x| cc.isolated & (1u64 << x) == 0).count();
+                if n_active >= need {
+                    break;
+                }
+                if cc.isolated & (1u64 << c) != 0 {
+                    cc.isolated &= !(1u64 << c);
+                    cc.unisolations += 1;
+                }
+            }
+        } else if need < active {
+            let since = *cc.below_since[ci].get_or_insert(now);
+            if now - since >= delay {
+                let mut n_active = active;
+                for &c in cl.cpus.iter().rev() {
+                    if n_active <= need {
+                        break;
+                    }
+                    let rq = &s.rqs[c];
+                    let idle = rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none();
+                    if cc.isolated & (1u64 << c) == 0 && idle {
+                        cc.isolated |= 1u64 << c;
+                        cc.isolations += 1;
+                        n_active -= 1;
+                    }
+                }
+                cc.below_since[ci] = None;
+            }
+        } else {
+            cc.below_since[ci] = None;
+        }
+    }
+}
+
+impl Sim {
+    /// `counters.vendor` of result.json: how often each vendor change fired.
+    pub fn vendor_counters(&self) -> serde_json::Value {
+        let pc = |n: &str| self.placement_counter(n);
+        serde_json::json!({
+            "cpu_isolation": self.core_ctl.isolations,
+            "cpu_unisolation": self.core_ctl.unisolations,
+            "core_ctl_evaluations": self.core_ctl.evaluations,
+            "isolation_redirects": pc("vendor.isolation_redirects"),
+            "migration_margins": pc("vendor.migration_margins") + self.core_ctl.margin_ticks,
+            "migration_margins_placements": pc("vendor.migration_margins"),
+            "migration_margins_ticks": self.core_ctl.margin_ticks,
+            "task_packing": pc("vendor.task_packing"),
+            "prev_cpu_fastpath": pc("vendor.prev_cpu_fastpath"),
+            "rt_placement": pc("vendor.rt_placement"),
+        })
+    }
+}
