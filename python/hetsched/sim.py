@@ -48,6 +48,8 @@ def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
         if name not in table:
             raise UnknownNameError(source, "knob", name, table)
         k = table[name]
+        if name == "util_aware.estimator" and str(value).strip().lower() in ("a", "b"):
+            value = "ab".index(str(value).strip().lower())  # paper 001: E_A = 0, E_B = 1
         try:
             v = float(value)
         except (TypeError, ValueError):

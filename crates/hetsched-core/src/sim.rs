@@ -29,6 +29,10 @@ use serde::Deserialize;
 
 pub type TaskId = u32;
 
+// paper 001: the big.LITTLE switcher and util-aware (a child module: it reads Sim's state)
+#[path = "switcher.rs"]
+pub mod switcher;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
     Unstarted,
@@ -230,6 +234,10 @@ impl<'a> SchedView<'a> {
         self.rqs.len()
     }
     pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        if self.platform.switcher {
+            // paper 001: the switcher kernel's scheduler sees identical virtual CPUs
+            return crate::platform::SCHED_CAPACITY_SCALE;
+        }
         self.platform.capacity_orig(cpu)
     }
     /// idle_cpu(): nothing running, nothing queued, not already being woken.
@@ -407,6 +415,8 @@ pub struct Sim {
     pub legacy: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
+    /// paper 001: switcher platforms (switcher.rs)
+    pub sw: Option<switcher::Switcher>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -662,6 +672,7 @@ impl Sim {
                 choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
             });
         }
+        switcher::check(&platform, &policy)?;
         let nclusters = platform.clusters.len();
         let (placement, eas_status) =
             crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor, legacy);
@@ -781,11 +792,27 @@ impl Sim {
             wake_buf: Vec::new(),
             legacy,
             eas_status,
+            sw: None,
         };
         for cpu in 0..n {
             sim.enter_idle(cpu);
         }
-        if sim.policy.scheduler != "baseline" {
+        if sim.platform.switcher {
+            // paper 001: one flat domain of identical virtual CPUs; util-aware turns the
+            // kernel's balancing off
+            if sim.policy.scheduler == "legacy" {
+                let mut flat = sim.platform.clone();
+                flat.clusters.truncate(1);
+                flat.clusters[0].cpus = (0..n).collect();
+                flat.cpu_cluster = vec![0; n];
+                let v = SchedView {
+                    platform: &flat,
+                    ..sim.view()
+                };
+                let lb = KernelLb::new(&v, sim.knobs.derived.migration_cost_ns, sim.knobs.derived.busy_factor);
+                sim.kernel_lb = Some(lb);
+            }
+        } else if sim.policy.scheduler != "baseline" {
             let lb = KernelLb::new(
                 &sim.view(),
                 sim.knobs.derived.migration_cost_ns,
@@ -806,7 +833,9 @@ impl Sim {
             sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
         sim.events.push(0, EventKind::Tick);
-        if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
+        if sim.platform.switcher {
+            sim.switcher_start();
+        } else if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
             for ci in 0..nclusters {
                 sim.events.push(first, EventKind::GovSample { cluster: ci as u32 });
             }
@@ -1103,6 +1132,9 @@ impl Sim {
             return;
         }
         self.update_curr(cpu);
+        if sleep && self.sw.is_some() {
+            self.switcher_on_sleep(t); // paper 001 eq. 3: task execution times
+        }
         let cap = self.platform.capacity_orig(cpu);
         {
             let rq = &mut self.rqs[cpu];
@@ -1437,6 +1469,9 @@ impl Sim {
     }
 
     fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
+        if self.balancing_off() {
+            return None; // paper 001: util-aware balances only at enqueue
+        }
         if self.kernel_lb.is_some() {
             self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
             let lb = self.kernel_lb.as_mut().unwrap();
@@ -1928,7 +1963,11 @@ impl Sim {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
         }
         let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
-        let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
+        let cpu = if self.util_aware_places(t) {
+            self.util_aware_select(t) // paper 001 Fig. 3
+        } else {
+            self.placement.select_task_rq(&view!(self), t, prev, kind)
+        };
         debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
         self.counters.wakeups += 1;
         if fork {
@@ -2112,7 +2151,7 @@ impl Sim {
                     if !self.eevdf() && self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
                     }
-                    if self.kernel_lb.is_none() {
+                    if self.kernel_lb.is_none() && !self.balancing_off() {
                         let mut stats = self.counters.misfit_balance;
                         let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
                         self.counters.misfit_balance = stats;
@@ -2121,6 +2160,9 @@ impl Sim {
                         }
                     }
                 }
+            }
+            if self.balancing_off() {
+                continue; // paper 001: util-aware balances only at enqueue
             }
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
@@ -2415,6 +2457,7 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.sched_tick(),
+            EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
             EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {
                 self.sample();

@@ -633,6 +633,11 @@ def load_platform(name_or_path: str) -> Platform:
     if _is_path(name_or_path):
         path = Path(name_or_path)
         return _build(_read_json(path), str(path), path.stem, builtin=False)
+    base, _sep, variant = name_or_path.partition(":")
+    if variant == "switcher":
+        # paper 001's switcher mode (platforms/switcher.py)
+        from .switcher import switcher_platform
+        return switcher_platform(load_platform(base), base)
     path, base = _builtin_path(name_or_path)
     return _build(_read_json(path), str(path), base, builtin=True)
 
