@@ -613,7 +613,7 @@ def _builtin_path(name_or_path: str) -> tuple[Path, str]:
     if base not in names:
         raise UnknownNameError("--platform", "platform", base, names)
     if sep:
-        supported = VARIANTS.get(base, ())
+        supported = tuple(VARIANTS.get(base, ())) + ("switcher",)  # paper 001: platforms/switcher.py
         expected = ("one of: " + ", ".join(f"{base}:{v}" for v in supported)) if supported else (
             f"{base} without a ':variant' suffix (no variants defined for this platform)")
         raise InputError("--platform", "platform", expected, name_or_path)
