@@ -6,19 +6,21 @@
 //!
 //! * **Switcher (CPU mode).** Each CPU number is a virtual CPU (vCPU) backed by one core of
 //!   its A15/A7 pair at a time (`Platform::switcher`; the platform's `cpu_cluster` says which
-//!   core backs it now). Every vCPU has its own governor epoch GE(s,k) every
-//!   `sampling_rate` (the vCPUs' epochs are staggered by rate/N so that GE(i,k) != GE(j,k),
-//!   as §III-A says). At an epoch the vCPU's state is (frequency, utilisation) of Table I:
-//!   frequency H when its core's cluster runs at that cluster's f_max, utilisation H above
-//!   `switcher.up_threshold` (80), L below `switcher.down_threshold` (70). A vCPU on its
-//!   little core in (H,H) switches up; on its big core in (L,L) it switches down (Fig. 1);
-//!   the newly active core runs at its cluster's present frequency, or at the lowest OPP if
-//!   no core of that cluster is live (§II-C).
+//!   core backs it now). Every vCPU is its own cpufreq policy (as under the IKS cpufreq
+//!   driver) with its own governor epoch GE(s,k) every `switcher.sampling_rate_us`; the
+//!   vCPUs' epochs are staggered by rate/N so that GE(i,k) != GE(j,k), as §III-A says. At an
+//!   epoch the vCPU's state is (frequency, utilisation) of Table I: frequency H when its
+//!   policy's frequency is its core's f_max, utilisation H above `switcher.up_threshold`
+//!   (80), L below `switcher.down_threshold` (70). A vCPU on its little core in (H,H)
+//!   switches up; on its big core in (L,L) it switches down (Fig. 1); the newly active core
+//!   runs at its cluster's present frequency, or at the lowest OPP if no core of that
+//!   cluster is live (§II-C). The switch itself takes no time; the task's caches move with
+//!   it for free (no cold-cache penalty).
 //! * **ondemand (v3.4, as the paper's kernel).** Otherwise the vCPU's policy asks for f_max
 //!   above the up-threshold, for `cur x load / down_threshold` (RELATION_L, not below f_min)
-//!   below the down-threshold, and keeps its request in between; a cluster runs at the
-//!   max of the requests of the vCPUs its cores back (the IKS cpufreq driver's cluster
-//!   frequency).
+//!   below the down-threshold, and keeps its request in between; a cluster runs at the max
+//!   of the requests of the vCPUs its cores back (the IKS cpufreq driver's cluster
+//!   frequency), and a cluster none of whose cores backs a vCPU is off (no power).
 //! * **util-aware (Fig. 3).** At every enqueue from the wait queue (fork or wakeup of a fair
 //!   task): idlest = argmin load(s), busiest = argmax load(s) (eq. 1: sum of the queued
 //!   weights); while load(busiest) > 1.25 x load(idlest), a waiting task of busiest moves to
