@@ -202,8 +202,13 @@ def compare(
 
     from hetsched.sim import GOVERNORS, SCHEDULERS, Simulation
 
-    scheds = scheduler or list(SCHEDULERS)
-    govs = governor or ["schedutil"]
+    from hetsched.platforms import load_platform
+    from hetsched.platforms.switcher import SWITCHER_SCHEDULERS
+
+    # paper 001: a switcher platform runs its own schedulers under ondemand, others the rest
+    sw = load_platform(platform).switcher
+    scheds = scheduler or [s for s in SCHEDULERS if (s in SWITCHER_SCHEDULERS) == sw]
+    govs = governor or (["ondemand"] if sw else ["schedutil"])
     cells = [(s, g) for s in scheds for g in govs]
     knobs = _parse_sets(set_)
     # validate every cell before the first long run

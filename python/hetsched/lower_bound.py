@@ -91,10 +91,21 @@ class _Program:
         self.ck = [(ci, k) for ci, c in enumerate(self.clusters) for k in range(len(c["opps"]))]
         self.m = len(self.ck)
         self.cl_of = np.array([ci for ci, _ in self.ck])
-        self.n = np.array([len(self.clusters[ci]["cpus"]) for ci, _ in self.ck], dtype=float)
         p_idle = np.array([min(s["power_uw"] for s in c["idle_states"]) for c in self.clusters], dtype=float)
         p_cl_idle = np.array([min(s.get("cluster_power_uw", 0) for s in c["idle_states"])
                               for c in self.clusters], dtype=float)
+        # switcher mode (paper 001): each virtual CPU is backed by one core of either
+        # cluster at a time, the other core off: per cluster at most as many busy cores as
+        # virtual CPUs, and together too; idle, a virtual CPU draws at least the cheaper
+        # cluster's idle power, and a cluster backing nothing draws nothing
+        self.switcher = bool(platform.get("switcher"))
+        self.ncpu = [len(c["cpus"]) for c in self.clusters]
+        if self.switcher:
+            nv = sum(self.ncpu)
+            self.ncpu = [nv] * len(self.clusters)
+            p_idle = np.full(len(self.clusters), p_idle.min())
+            p_cl_idle = np.zeros(len(self.clusters))
+        self.n = np.array([self.ncpu[ci] for ci, _ in self.ck], dtype=float)
         p_busy = np.array([self.clusters[ci]["opps"][k]["power_uw"] for ci, k in self.ck], dtype=float)
         p_cl = np.array([self.clusters[ci]["opps"][k].get("cluster_power_uw", 0) for ci, k in self.ck],
                         dtype=float)
@@ -104,8 +115,10 @@ class _Program:
         self.cost_x = (p_busy - p_idle[self.cl_of]) / self.p_unit
         self.cost_z = (p_cl - p_cl_idle[self.cl_of]) / self.p_unit
         # energy of a window with every CPU and cluster in its cheapest idle state, per ns
-        self.idle_per_ns = float(sum(len(c["cpus"]) * pi + pc for c, pi, pc in
-                                     zip(self.clusters, p_idle, p_cl_idle)))
+        if self.switcher:
+            self.idle_per_ns = float(self.ncpu[0] * p_idle[0])
+        else:
+            self.idle_per_ns = float(sum(n * pi + pc for n, pi, pc in zip(self.ncpu, p_idle, p_cl_idle)))
         self.cost, self.rows, self.cols, self.vals, self.rhs = [], [], [], [], []
         self.nv = self.nr = 0
         self.base = 0.0
@@ -132,8 +145,14 @@ class _Program:
             R += [np.full(len(js), r), np.full(len(js), r + 1)]
             C += [X[js], Z[js]]
             V += [np.ones(len(js)), np.ones(len(js))]
-            B += [len(c["cpus"]), 1.0]                        # sum_k X <= n L, sum_k Z <= L
+            B += [self.ncpu[ci], 1.0]                         # sum_k X <= n L, sum_k Z <= L
             r += 2
+        if self.switcher:                                     # one core per virtual CPU
+            R.append(np.full(m, r))
+            C.append(X)
+            V.append(np.ones(m))
+            B.append(self.ncpu[0])
+            r += 1
         rr = r + np.arange(m)                                 # X / n - Z <= 0
         R += [rr, rr]
         C += [X, Z]

@@ -49,6 +49,11 @@ def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
         if name not in table:
             raise UnknownNameError(source, "knob", name, table)
         k = table[name]
+        if name == "util_aware.estimator":  # paper 001: E_A (eq. 2) = a = 0, E_B (eq. 3) = b = 1
+            est = {"a": 0, "b": 1, "0": 0, "1": 1, "0.0": 0, "1.0": 1}.get(str(value).strip().lower())
+            if est is None:
+                raise InputError(source, name, "a or b (E_A, eq. 2, or E_B, eq. 3)", got=value)
+            value = est
         try:
             v = float(value)
         except (TypeError, ValueError):

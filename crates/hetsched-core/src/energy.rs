@@ -47,6 +47,9 @@ pub struct ClusterMeter {
 pub struct EnergyMeter {
     pub cpus: Vec<CpuMeter>,
     pub clusters: Vec<ClusterMeter>,
+    /// switcher mode: per CPU, per cluster, the residencies (freq, idle) of the cores not
+    /// backing the CPU now (the current core's are in `cpus[cpu]`)
+    pub stash: Vec<Vec<(Vec<u64>, Vec<u64>)>>,
 }
 
 impl EnergyMeter {
@@ -77,7 +80,19 @@ impl EnergyMeter {
                 energy_fj: 0,
             })
             .collect();
-        let mut m = EnergyMeter { cpus, clusters };
+        let stash = if p.switcher {
+            (0..p.nr_cpus())
+                .map(|_| {
+                    p.clusters
+                        .iter()
+                        .map(|c| (vec![0; c.opps.len()], vec![0; c.idle_states.len()]))
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut m = EnergyMeter { cpus, clusters, stash };
         for ci in 0..p.clusters.len() {
             m.recompute(p, ci);
         }
@@ -118,6 +133,11 @@ impl EnergyMeter {
 
     fn recompute(&mut self, p: &Platform, ci: usize) {
         let c = &p.clusters[ci];
+        if c.cpus.is_empty() {
+            // switcher mode: no core of this cluster backs a CPU; the cluster is off
+            self.clusters[ci].power_uw = 0;
+            return;
+        }
         let opp = self.clusters[ci].opp;
         let mut all_idle = true;
         let mut shallowest = usize::MAX;
@@ -193,6 +213,34 @@ impl EnergyMeter {
         self.accumulate(p, ci, now);
         self.clusters[ci].opp = opp;
         self.recompute(p, ci);
+    }
+
+    /// Switcher mode: `cpu` is backed by a core of cluster `to` from `now` (the caller
+    /// moves it in `p` with `Platform::move_cpu`, then calls `moved`). Closes every
+    /// interval at the old core's power and swaps the residency tables.
+    pub fn move_cpu(&mut self, p: &Platform, cpu: usize, to: usize, now: u64) {
+        self.sync(p, now);
+        let from = p.cpu_cluster[cpu];
+        if self.cpus[cpu].state == CpuPowerState::Busy {
+            self.clusters[from].nr_busy -= 1;
+            self.clusters[to].nr_busy += 1;
+        }
+        let nidle = p.clusters[to].idle_states.len();
+        let m = &mut self.cpus[cpu];
+        if let CpuPowerState::Idle(s) = m.state {
+            m.state = CpuPowerState::Idle(s.min(nidle - 1));
+        }
+        m.effective_idle = m.effective_idle.min(nidle - 1);
+        let (f_to, i_to) = std::mem::take(&mut self.stash[cpu][to]);
+        let f_from = std::mem::replace(&mut m.freq_residency_ns, f_to);
+        let i_from = std::mem::replace(&mut m.idle_residency_ns, i_to);
+        self.stash[cpu][from] = (f_from, i_from);
+    }
+
+    /// After `move_cpu` and the platform's move: the two clusters' powers.
+    pub fn moved(&mut self, p: &Platform, from: usize, to: usize) {
+        self.recompute(p, from);
+        self.recompute(p, to);
     }
 
     /// Bring every accumulator up to `now`.

@@ -138,6 +138,19 @@ knobs! {
         "paper 003 slide 5; QCOM rt_energy_aware_wake_cpu (msm-4.14 rt.c)",
         "RT wakeups take the lowest cpupri mask ordered by CPU utilisation, then idle state, then capacity, instead of the uclamp fitness filter."),
     // --- end vendor knobs ---
+    // --- issue 5, paper 001 (utilization-aware load balancing, big.LITTLE switcher) ---
+    UtilAwareEstimator = ("util_aware.estimator", 0.0, 0.0, 1.0, "a=0/b=1",
+        "paper 001 (Kim et al., utilization-aware load balancing) eq. 2 (E_A) / eq. 3 (E_B)",
+        "util-aware's expected-utilisation estimator: a = U(s) (eq. 2), b = U(s) with the 16-run SMA of task execution times (eq. 3); --set takes a or b."),
+    SwitcherUpThreshold = ("switcher.up_threshold", 80.0, 1.0, 100.0, "%",
+        "paper 001 §II.B: 80% in the big.LITTLE kernel (v3.4 cpufreq_ondemand.c DEF_FREQUENCY_UP_THRESHOLD)",
+        "Switcher-mode ondemand: above it a virtual CPU asks for f_max (utilisation H); on a little core at f_max it switches up."),
+    SwitcherDownThreshold = ("switcher.down_threshold", 70.0, 0.0, 99.0, "%",
+        "paper 001 §II.B: 70% (v3.4 cpufreq_ondemand.c up_threshold - DEF_FREQUENCY_DOWN_DIFFERENTIAL 10)",
+        "Switcher-mode ondemand: below it the frequency steps down to keep the load at this level (utilisation L); on a big core below f_max it switches down."),
+    SwitcherSamplingRateUs = ("switcher.sampling_rate_us", 100_000.0, 1_000.0, 10_000_000.0, "us",
+        "assumption: v3.4 cpufreq_ondemand.c min_sampling_rate = MIN_SAMPLING_RATE_RATIO (2) x jiffies_to_usecs(10) at HZ=200; paper 001 §III-B assumes ΔT_task (gcc ≈ 70 ms) << ΔT_gov",
+        "Switcher-mode ondemand: the time between two governor epochs of a virtual CPU (ΔT_gov)."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
     // --- issue 5: hcs-balance (paper 004 §3) ---

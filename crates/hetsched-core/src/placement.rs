@@ -166,6 +166,36 @@ impl Placement for SelectIdleSibling {
     }
 }
 
+/// Paper 001's legacy CFS on the switcher's virtual CPUs (§II-A: "CFS uses the loads on
+/// the virtual CPUs for assigning and moving tasks"): a new task goes to the CPU of the
+/// least load (eq. 1, the queued weights; ties to the lowest number), as the v3.4
+/// find_idlest_cpu() does with weighted_cpuload(); a waking task to select_idle_sibling().
+#[derive(Default)]
+pub struct SwitcherLegacy {
+    sis: SelectIdleSibling,
+}
+
+impl Placement for SwitcherLegacy {
+    fn name(&self) -> &'static str {
+        "switcher-legacy"
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        let task = &v.tasks[p as usize];
+        if task.policy != Policy::Other {
+            return crate::rt::select_task_rq_rt(v, p, prev_cpu);
+        }
+        if kind == WakeKind::Fork {
+            let allowed = task.allowed;
+            return (0..v.nr_cpus())
+                .filter(|&c| allowed & (1u64 << c) != 0)
+                .min_by_key(|&c| (v.rqs[c].cfs.load_weight, c))
+                .unwrap_or(prev_cpu);
+        }
+        self.sis.select_idle_sibling(v, p, prev_cpu)
+    }
+}
+
 /// fits_capacity(): util must stay below ~80% of the capacity (util * 1280 < cap * 1024).
 #[inline]
 pub fn fits_capacity(util: u64, capacity: u64) -> bool {
@@ -344,6 +374,9 @@ pub fn make_placement(
         "cfs" => return (Box::new(SelectIdleSibling::default()), None),
         // issue 5: placement and balancing as cfs; the slice / the neighbour pull are in sim
         "fa-cfs" | "hcs-balance" => return (Box::new(SelectIdleSibling::default()), None),
+        // paper 001 (switcher.rs): legacy is CFS on the virtual CPUs; util-aware places
+        // fair tasks itself (Fig. 3, in sim.rs's wakeup hook) and RT tasks as cfs does
+        "legacy" | "util-aware" => return (Box::new(SwitcherLegacy::default()), None),
         _ => {}
     }
     let mut em = EnergyModel::from_platform(platform);
@@ -389,5 +422,13 @@ pub const SCHEDULERS: &[(&str, &str)] = &[
     (
         "hcs-balance",
         "cfs plus paper 004's balanced core assignment: at every tick each CPU pulls from the next CPU (the last wraps to the first) the queued tasks whose last timeslice ran there (knob hcs_balance_enabled)",
+    ),
+    (
+        "legacy",
+        "paper 001's baseline on a switcher platform (NAME:switcher): cfs's placement and balancing on the virtual CPUs, blind to the backing core",
+    ),
+    (
+        "util-aware",
+        "paper 001's Fig. 3 on a switcher platform: at each enqueue level loads while busiest > 1.25 x idlest, then place by expected utilisation (util_aware.estimator a|b); no periodic or newidle balancing",
     ),
 ];

@@ -52,6 +52,11 @@ pub struct PlatformSpec {
     #[serde(default = "default_power_model")]
     pub power_model: String,
     pub clusters: Vec<ClusterSpec>,
+    /// big.LITTLE in-kernel switcher, CPU mode (paper 001, switcher.rs): each CPU number is
+    /// a virtual CPU backed by one core of either cluster at a time; a cluster's `cpus`
+    /// lists the virtual CPUs it backs at the start (the other may be empty).
+    #[serde(default)]
+    pub switcher: bool,
 }
 
 fn default_power_model() -> String {
@@ -73,8 +78,10 @@ pub struct Platform {
     pub name: String,
     pub power_model: String,
     pub clusters: Vec<Cluster>,
-    /// cluster index of each CPU
+    /// cluster index of each CPU (in switcher mode: of the core backing it now)
     pub cpu_cluster: Vec<usize>,
+    /// switcher mode (switcher.rs): `cpu_cluster` and `clusters[].cpus` change at runtime
+    pub switcher: bool,
 }
 
 impl Platform {
@@ -91,6 +98,17 @@ impl Platform {
             return Err(config("platform", "clusters", "at least one cluster"));
         }
         let n: usize = spec.clusters.iter().map(|c| c.cpus.len()).sum();
+        let switcher = spec.switcher;
+        if switcher {
+            let caps: Vec<u64> = spec.clusters.iter().map(|c| c.capacity_orig).collect();
+            if caps.len() != 2 || caps[0] == caps[1] {
+                return Err(config(
+                    "platform",
+                    "switcher",
+                    "two clusters of different capacity (a big/little pairing)",
+                ));
+            }
+        }
         if n > 64 {
             return Err(config("platform", "clusters", "at most 64 CPUs"));
         }
@@ -98,7 +116,7 @@ impl Platform {
         let mut clusters = Vec::with_capacity(spec.clusters.len());
         for (ci, c) in spec.clusters.into_iter().enumerate() {
             let f = |s: &str| format!("clusters[{ci}].{s}");
-            if c.cpus.is_empty() {
+            if c.cpus.is_empty() && !switcher {
                 return Err(config("platform", f("cpus"), "a non-empty list of CPU numbers"));
             }
             for &cpu in &c.cpus {
@@ -151,6 +169,7 @@ impl Platform {
             power_model: spec.power_model,
             clusters,
             cpu_cluster,
+            switcher,
         })
     }
 
@@ -167,6 +186,18 @@ impl Platform {
     #[inline]
     pub fn capacity_orig(&self, cpu: usize) -> u64 {
         self.cluster_of(cpu).capacity_orig
+    }
+}
+
+impl Platform {
+    /// Switcher mode: back `cpu` by the core of cluster `to` from now on.
+    pub fn move_cpu(&mut self, cpu: usize, to: usize) {
+        let from = self.cpu_cluster[cpu];
+        self.clusters[from].cpus.retain(|&c| c != cpu);
+        let l = &mut self.clusters[to].cpus;
+        let at = l.partition_point(|&c| c < cpu);
+        l.insert(at, cpu);
+        self.cpu_cluster[cpu] = to;
     }
 }
 

@@ -38,6 +38,12 @@ impl Sim {
     }
 
     pub fn result(&self) -> Value {
+        let mut out = self.result_base();
+        self.switcher_result(&mut out); // paper 001
+        out
+    }
+
+    fn result_base(&self) -> Value {
         let p = &self.platform;
         let dur = self.now;
         let total_fj = self.meter.total_fj();

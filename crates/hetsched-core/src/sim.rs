@@ -29,6 +29,10 @@ use serde::Deserialize;
 
 pub type TaskId = u32;
 
+// paper 001: the big.LITTLE switcher and util-aware (a child module: it reads Sim's state)
+#[path = "switcher.rs"]
+pub mod switcher;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
     Unstarted,
@@ -236,6 +240,10 @@ impl<'a> SchedView<'a> {
         self.rqs.len()
     }
     pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        if self.platform.switcher {
+            // paper 001: the switcher kernel's scheduler sees identical virtual CPUs
+            return crate::platform::SCHED_CAPACITY_SCALE;
+        }
         self.platform.capacity_orig(cpu)
     }
     /// idle_cpu(): nothing running, nothing queued, not already being woken.
@@ -432,6 +440,8 @@ pub struct Sim {
     pub hcs_pulls: u64,
     /// vendor.cpu_isolation's core controller (vendor.rs)
     pub core_ctl: crate::vendor::CoreCtl,
+    /// paper 001: switcher platforms (switcher.rs)
+    pub sw: Option<switcher::Switcher>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -688,6 +698,7 @@ impl Sim {
                 choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
             });
         }
+        switcher::check(&platform, &policy)?;
         let nclusters = platform.clusters.len();
         let (placement, eas_status) =
             crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor, legacy);
@@ -815,6 +826,7 @@ impl Sim {
             hcs: false,
             hcs_pulls: 0,
             core_ctl: Default::default(),
+            sw: None,
         };
         // --- issue 5 ---
         match sim.policy.scheduler.as_str() {
@@ -835,7 +847,22 @@ impl Sim {
         for cpu in 0..n {
             sim.enter_idle(cpu);
         }
-        if sim.policy.scheduler != "baseline" {
+        if sim.platform.switcher {
+            // paper 001: one flat domain of identical virtual CPUs; util-aware turns the
+            // kernel's balancing off
+            if sim.policy.scheduler == "legacy" {
+                let mut flat = sim.platform.clone();
+                flat.clusters.truncate(1);
+                flat.clusters[0].cpus = (0..n).collect();
+                flat.cpu_cluster = vec![0; n];
+                let v = SchedView {
+                    platform: &flat,
+                    ..sim.view()
+                };
+                let lb = KernelLb::new(&v, sim.knobs.derived.migration_cost_ns, sim.knobs.derived.busy_factor);
+                sim.kernel_lb = Some(lb);
+            }
+        } else if sim.policy.scheduler != "baseline" {
             let lb = KernelLb::new(
                 &sim.view(),
                 sim.knobs.derived.migration_cost_ns,
@@ -856,7 +883,9 @@ impl Sim {
             sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
         sim.events.push(0, EventKind::Tick);
-        if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
+        if sim.platform.switcher {
+            sim.switcher_start();
+        } else if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
             for ci in 0..nclusters {
                 sim.events.push(first, EventKind::GovSample { cluster: ci as u32 });
             }
@@ -1170,6 +1199,9 @@ impl Sim {
             return;
         }
         self.update_curr(cpu);
+        if sleep && self.sw.is_some() {
+            self.switcher_on_sleep(t); // paper 001 eq. 3: task execution times
+        }
         let cap = self.platform.capacity_orig(cpu);
         {
             let rq = &mut self.rqs[cpu];
@@ -1513,6 +1545,9 @@ impl Sim {
     fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
         if self.core_ctl.isolated & (1u64 << cpu) != 0 {
             return None; // vendor.cpu_isolation: an isolated CPU pulls nothing
+        }
+        if self.balancing_off() {
+            return None; // paper 001: util-aware balances only at enqueue
         }
         if self.kernel_lb.is_some() {
             self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
@@ -2012,7 +2047,11 @@ impl Sim {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
         }
         let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
-        let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
+        let cpu = if self.util_aware_places(t) {
+            self.util_aware_select(t) // paper 001 Fig. 3
+        } else {
+            self.placement.select_task_rq(&view!(self), t, prev, kind)
+        };
         debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
         self.counters.wakeups += 1;
         if fork {
@@ -2204,7 +2243,7 @@ impl Sim {
                     if self.hcs && self.knobs.get(Knob::HcsBalanceEnabled) > 0.0 {
                         self.hcs_balance_tick(cpu);
                     }
-                    if self.kernel_lb.is_none() {
+                    if self.kernel_lb.is_none() && !self.balancing_off() {
                         let mut stats = self.counters.misfit_balance;
                         let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
                         self.counters.misfit_balance = stats;
@@ -2213,6 +2252,9 @@ impl Sim {
                         }
                     }
                 }
+            }
+            if self.balancing_off() {
+                continue; // paper 001: util-aware balances only at enqueue
             }
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
@@ -2538,6 +2580,7 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.sched_tick(),
+            EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
             EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {
                 self.sample();

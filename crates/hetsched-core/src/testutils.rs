@@ -18,6 +18,7 @@ pub fn idle(name: &str, level: IdleLevel, exit_us: u64, res_us: u64, mw: u64, cl
 /// 1 GHz/2 GHz).
 pub fn two_cluster_platform() -> Platform {
     Platform::from_spec(PlatformSpec {
+        switcher: false,
         name: "test-2x2".into(),
         power_model: "dt".into(),
         clusters: vec![
@@ -71,6 +72,7 @@ pub fn two_cluster_platform() -> Platform {
 /// differ per cluster so that wakeup paths through each idle state are exercised.
 pub fn three_cluster_platform() -> Platform {
     Platform::from_spec(PlatformSpec {
+        switcher: false,
         name: "test-4-3-1".into(),
         power_model: "dt".into(),
         clusters: vec![

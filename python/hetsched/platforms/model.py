@@ -123,6 +123,8 @@ class Platform:
     inventory: Inventory = field(default_factory=Inventory)
     #: the JSON's own free-text "notes", verbatim
     data_notes: str = ""
+    #: big.LITTLE switcher in CPU mode (``NAME:switcher``, platforms/switcher.py)
+    switcher: bool = False
 
     @property
     def nr_cpus(self) -> int:
@@ -134,6 +136,7 @@ class Platform:
             "name": self.name,
             "power_model": self.power_model,
             "clusters": [c.to_spec() for c in self.clusters],
+            **({"switcher": True} if self.switcher else {}),
         }
 
     def summary(self) -> dict[str, Any]:
