@@ -11,6 +11,8 @@ pub mod error;
 pub mod event;
 pub mod fair;
 pub mod features;
+pub mod gts;
+pub mod hotplug;
 pub mod idle;
 pub mod invariants;
 pub mod pelt;
