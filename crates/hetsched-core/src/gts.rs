@@ -9,7 +9,7 @@
 //!   starts at 1024 (the patches' "initialise new task load to maximum").
 //! * **HMP domains.** The clusters, slowest first (clusters of equal capacity form one
 //!   domain). Up migration goes to the next faster domain, down migration to the next
-//!   slower one.
+//!   slower one (skipping a domain none of whose CPUs the task may use, e.g. all offline).
 //! * **Up migration** (`hmp_up_migration`): a fair task not in the fastest domain whose
 //!   load is at least `gts.up_threshold` (700), whose last up migration is at least
 //!   `gts.next_up_delay_us` ago (4096 x 1024 ns), when an allowed CPU of the faster domain
@@ -120,39 +120,54 @@ impl Gts {
             .min_by_key(|&c| (v.rqs[c].nr_running(), v.cpu_util_cfs(c), c))
     }
 
+    /// hmp_faster_domain() / hmp_slower_domain(): the next domain up (`up`) or down with a
+    /// CPU the task may run on (a domain whose CPUs are all offline is skipped).
+    fn next_domain(&self, v: &SchedView, p: TaskId, d: usize, up: bool) -> Option<usize> {
+        let allowed = v.tasks[p as usize].allowed;
+        let has = |x: usize| self.domains[x].iter().any(|&c| allowed & (1u64 << c) != 0);
+        if up {
+            (d + 1..self.domains.len()).find(|&x| has(x))
+        } else {
+            (0..d).rev().find(|&x| has(x))
+        }
+    }
+
     fn load(v: &SchedView, p: TaskId) -> u64 {
         v.hmp_load.get(p as usize).map_or(0, |a| a.util_avg)
     }
 
     /// hmp_up_migration(): where the task would go up, if it should.
     fn up_target(&self, v: &SchedView, p: TaskId, cpu: usize, taken: u64) -> Option<usize> {
-        let d = self.dom_of[cpu];
-        if d + 1 >= self.domains.len() || v.tasks[p as usize].policy != Policy::Other {
+        if v.tasks[p as usize].policy != Policy::Other {
             return None;
         }
+        let d = self.next_domain(v, p, self.dom_of[cpu], true)?;
         if Self::load(v, p) < v.knobs.get(Knob::GtsUpThreshold) as u64 {
             return None;
         }
-        if !Self::settled(self.last_up[p as usize], v.now, Self::delay_ns(v, Knob::GtsNextUpDelayUs)) {
+        if !Self::settled(
+            self.last_up[p as usize],
+            v.now,
+            Self::delay_ns(v, Knob::GtsNextUpDelayUs),
+        ) {
             return None;
         }
-        self.idle_in(v, p, d + 1, taken)
+        self.idle_in(v, p, d, taken)
     }
 
-    /// hmp_down_migration(): whether the task should go down.
-    fn should_go_down(&self, v: &SchedView, p: TaskId, cpu: usize) -> bool {
-        let d = self.dom_of[cpu];
-        d > 0
-            && v.tasks[p as usize].policy == Policy::Other
+    /// hmp_down_migration(): the domain the task should go down to, if it should.
+    fn down_domain(&self, v: &SchedView, p: TaskId, cpu: usize) -> Option<usize> {
+        let go = v.tasks[p as usize].policy == Policy::Other
             && Self::load(v, p) < v.knobs.get(Knob::GtsDownThreshold) as u64
             && Self::settled(
                 self.last_down[p as usize],
                 v.now,
                 Self::delay_ns(v, Knob::GtsNextDownDelayUs),
-            )
-            && self.domains[d - 1]
-                .iter()
-                .any(|&c| v.tasks[p as usize].allowed & (1u64 << c) != 0)
+            );
+        if !go {
+            return None;
+        }
+        self.next_domain(v, p, self.dom_of[cpu], false)
     }
 
     fn went_up(&mut self, p: TaskId, now: u64) {
@@ -222,8 +237,7 @@ impl Placement for Gts {
             self.went_up(p, v.now);
             return c;
         }
-        if self.should_go_down(v, p, prev_cpu) {
-            let d = self.dom_of[prev_cpu] - 1;
+        if let Some(d) = self.down_domain(v, p, prev_cpu) {
             if let Some(c) = self.idle_in(v, p, d, 0).or_else(|| self.least_loaded_in(v, p, d)) {
                 self.went_down(p, v.now);
                 return c;
@@ -261,12 +275,15 @@ impl Placement for Gts {
                 continue;
             }
             // offload: a light running task leaves a crowded faster CPU for an idle slower one
-            if self.should_go_down(v, curr, cpu) {
-                let d = self.dom_of[cpu] - 1;
+            if let Some(d) = self.down_domain(v, curr, cpu) {
                 if let Some(dst) = self.idle_in(v, curr, d, taken) {
                     taken |= 1u64 << dst;
                     self.went_down(curr, v.now);
-                    out.push(Migration { task: curr, src: cpu, dst });
+                    out.push(Migration {
+                        task: curr,
+                        src: cpu,
+                        dst,
+                    });
                 }
             }
         }

@@ -131,7 +131,13 @@ impl Hotplug {
 
     /// One decision. `busy_ns[c]`: CPU c's busy time up to now; `heavy`: tasks at or above
     /// the HMP up threshold. `can_down(c)`: c may go offline now (not mid-wakeup).
-    pub fn decide(&mut self, knobs: &Knobs, busy_ns: &[u64], heavy: usize, can_down: impl Fn(usize) -> bool) -> HpsAction {
+    pub fn decide(
+        &mut self,
+        knobs: &Knobs,
+        busy_ns: &[u64],
+        heavy: usize,
+        can_down: impl Fn(usize) -> bool,
+    ) -> HpsAction {
         let period = self.period_ns;
         let mut loads = 0u64;
         for (c, &b) in busy_ns.iter().enumerate() {
@@ -184,7 +190,13 @@ impl Hotplug {
                 let mut surplus = (online - need) as usize;
                 let mut down = Vec::new();
                 if surplus > 0 && big_on > big_base {
-                    let bigs: Vec<usize> = self.big.iter().rev().copied().filter(|&c| self.is_online(c) && can_down(c)).collect();
+                    let bigs: Vec<usize> = self
+                        .big
+                        .iter()
+                        .rev()
+                        .copied()
+                        .filter(|&c| self.is_online(c) && can_down(c))
+                        .collect();
                     for c in bigs.into_iter().take((big_on - big_base).min(surplus)) {
                         down.push(c);
                     }

@@ -2772,7 +2772,8 @@ impl Sim {
             // already idle: into the powered-down state now
             let deepest = self.platform.cluster_of(cpu).idle_states.len() - 1;
             self.rqs[cpu].idle_state = Some(deepest);
-            self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(deepest));
+            self.meter
+                .set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(deepest));
             self.trace_power(cpu);
         } else {
             self.resched_cpu(cpu);

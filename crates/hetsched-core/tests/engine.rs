@@ -1048,6 +1048,7 @@ fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
             uclamp_used: sim.uclamp_used,
             eas: false,
             legacy: sim.legacy,
+            hmp_load: &sim.hmp_load,
         };
         let mut lb = hetsched_core::balance_fair::KernelLb::new(&v, 500_000, 16);
         let acts = lb.newidle(&v, 1);

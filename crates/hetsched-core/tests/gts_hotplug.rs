@@ -13,7 +13,12 @@ fn sim(tasks: Vec<Value>, timers: usize, scheduler: &str, governor: &str, knobs:
     let w = json!({"name": "test", "duration_ns": null, "timers": timers, "tasks": tasks});
     let pol: PolicyConfig =
         serde_json::from_value(json!({"scheduler": scheduler, "governor": governor, "knobs": knobs})).unwrap();
-    Sim::new(two_cluster_platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap()
+    Sim::new(
+        two_cluster_platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+    )
+    .unwrap()
 }
 
 /// run `run_ns` of work every `period_ns`, `loops` times (-1: forever)
@@ -28,7 +33,9 @@ fn split(s: &Sim, t: usize) -> (u64, u64) {
 }
 
 fn counter(r: &Value, name: &str) -> u64 {
-    r["counters"][name].as_u64().unwrap_or_else(|| panic!("no counter {name}"))
+    r["counters"][name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no counter {name}"))
 }
 
 #[test]
@@ -57,7 +64,13 @@ fn gts_moves_a_light_task_down_and_a_heavy_one_up() {
 #[test]
 fn gts_hysteresis_keeps_a_medium_task_where_it_is() {
     // 3 ms every 10 ms on big at 2 GHz: tracked load ~307, between 256 and 700
-    let mut s = sim(vec![periodic("m", 3 * MS, 10 * MS, 0, -1)], 1, "gts", "performance", json!({}));
+    let mut s = sim(
+        vec![periodic("m", 3 * MS, 10 * MS, 0, -1)],
+        1,
+        "gts",
+        "performance",
+        json!({}),
+    );
     s.run_until(1000 * MS);
     let r = s.result();
     let (little, big) = split(&s, 0);
@@ -86,7 +99,13 @@ fn gts_hysteresis_keeps_a_medium_task_where_it_is() {
 fn gts_differs_from_cfs_and_eas() {
     // the medium task: EAS finds LITTLE cheaper (util ~300 fits 512), GTS keeps it on big
     let run = |sched: &str| {
-        let mut s = sim(vec![periodic("m", 3 * MS, 10 * MS, 0, -1)], 1, sched, "schedutil", json!({}));
+        let mut s = sim(
+            vec![periodic("m", 3 * MS, 10 * MS, 0, -1)],
+            1,
+            sched,
+            "schedutil",
+            json!({}),
+        );
         s.run_until(1000 * MS);
         (split(&s, 0), s.result())
     };
@@ -122,14 +141,20 @@ fn hps_takes_cpus_offline_under_light_load_and_back_under_heavy_load() {
         for cpu in 0..4 {
             if !s.cpu_online(cpu) {
                 // an offline CPU runs nothing and sits powered down
-                assert!(s.rqs[cpu].curr.is_none() && s.rqs[cpu].nr_running() == 0, "cpu{cpu} at {t}");
+                assert!(
+                    s.rqs[cpu].curr.is_none() && s.rqs[cpu].nr_running() == 0,
+                    "cpu{cpu} at {t}"
+                );
                 let deepest = s.platform.clusters[s.platform.cpu_cluster[cpu]].idle_states.len() - 1;
                 assert_eq!(s.meter.cpus[cpu].state, CpuPowerState::Idle(deepest), "cpu{cpu} at {t}");
             }
         }
         s.check_invariants().unwrap();
         if t == 390 * MS {
-            assert!(s.hotplug.as_ref().unwrap().online.count_ones() <= 2, "light load: CPUs offline");
+            assert!(
+                s.hotplug.as_ref().unwrap().online.count_ones() <= 2,
+                "light load: CPUs offline"
+            );
         }
     }
     assert_eq!(min_online, 1, "the light phase needs one CPU");
@@ -147,7 +172,13 @@ fn hps_takes_cpus_offline_under_light_load_and_back_under_heavy_load() {
 #[test]
 fn hps_saves_energy_on_a_light_load_and_is_deterministic() {
     let run = |knobs: Value| {
-        let mut s = sim(vec![periodic("light", MS, 20 * MS, 0, -1)], 1, "gts", "schedutil", knobs);
+        let mut s = sim(
+            vec![periodic("light", MS, 20 * MS, 0, -1)],
+            1,
+            "gts",
+            "schedutil",
+            knobs,
+        );
         s.run_until(1000 * MS);
         s.result()
     };
