@@ -11,7 +11,6 @@ import json
 
 import pytest
 
-from conftest import run_cli
 from hetsched import Simulation
 from hetsched.errors import InputError
 from hetsched.sim import SCHEDULERS
@@ -59,14 +58,14 @@ def test_unknown_hotplug_policy_is_an_error():
         _run(scheduler="gts", knobs={"hotplug": "mpdecision"})
 
 
-def test_cli_gts_with_hps(tmp_path):
+def test_cli_gts_with_hps(tmp_path, tools):
     out = tmp_path / "out"
-    p = run_cli(["run", "--platform", "exynos5422", "--workload", "app-launch:app=browser,launches=1",
+    p = tools.run_cli(["run", "--platform", "exynos5422", "--workload", "app-launch:app=browser,launches=1",
                  "--scheduler", "gts", "--set", "hotplug=hps", "--duration", "1", "--out", out])
     assert p.returncode == 0, p.stderr
     d = json.loads((out / "result.json").read_text())
     assert d["scheduler"] == "gts" and d["knobs"]["hotplug.hps"] == 1.0
     assert d["hotplug"]["cpu_down"] >= 1
-    bad = run_cli(["run", "--scheduler", "gts", "--set", "hotplug=bogus", "--duration", "0.1",
+    bad = tools.run_cli(["run", "--scheduler", "gts", "--set", "hotplug=bogus", "--duration", "0.1",
                    "--out", tmp_path / "bad"])
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
