@@ -22,6 +22,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "EngineError",
+    "metrics_004",
     "__version__",
 ]
 
@@ -33,6 +34,10 @@ def __getattr__(name: str):
         from hetsched.energy_model import EnergyModel
 
         return EnergyModel
+    if name == "metrics_004":  # issue 5: paper 004's CAB / RTF / IPC / jitter
+        from hetsched.metrics004 import metrics_004
+
+        return metrics_004
     if name in ("Simulation", "Result", "run", "knob_table"):
         from hetsched import sim
 

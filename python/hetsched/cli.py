@@ -150,6 +150,8 @@ def run(
 # metric key, label, unit, lower is better
 COMPARE_METRICS = [
     ("energy_j", "energy", "J", True),
+    ("energy_lower_bound_j", "energy lower bound", "J", True),
+    ("energy_over_bound", "energy / lower bound", "x", True),
     ("avg_power_mw", "avg power", "mW", True),
     ("missed_activation_pct", "missed activations", "%", True),
     ("wakeup_latency_us_p99", "wakeup latency p99", "us", True),

@@ -22,6 +22,7 @@ from hetsched import _engine
 from hetsched.errors import EngineError, InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
 from hetsched.workloads.builtin import resolve_workloads
+from hetsched.lower_bound import energy_lower_bound
 from hetsched.workloads.metrics import compute_metrics
 
 __all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
@@ -209,6 +210,15 @@ class Simulation:
             "stop_reason": self._stop_reason,
         }
         doc = {**head, **doc}
+        # the least energy any schedule could have spent on the same work (lower_bound.py)
+        try:
+            lb = energy_lower_bound(doc, self.platform_spec, self.workload_spec).energy_j
+        except RuntimeError as e:  # a solver failure must not cost the user the run
+            lb = None
+            doc["lower_bound_error"] = str(e)
+        del doc["_lower_bound_record"]
+        doc["energy_lower_bound_j"] = lb
+        doc["energy_over_bound"] = doc["energy_j"] / lb if lb else None
         # each workload's own metrics (frame drops, entry time, ...) beside the engine's
         doc["metrics"].update(compute_metrics(doc, self.workload_spec))
         ts = self._engine.timeseries() if self.timeseries_enabled else None

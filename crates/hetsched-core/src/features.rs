@@ -122,14 +122,23 @@ knobs! {
         "CPUs are taken offline while the load sum stays below this times one CPU fewer."),
     HpsDownTimes = ("hps.down_times", 1.0, 1.0, 100.0, "periods",
         "mt_hotplug_strategy.h DEF_CPU_DOWN_TIMES", "Periods the down test averages over."),
+    LowerBoundWindowMs = ("lower_bound.window_ms", 100.0, 4.0, 100_000.0, "ms",
+        "hetsched (000_4881ae4483bd96d3.txt, Formulation (6))",
+        "Window of the minimum-energy lower bound: the work each task did in each window is delivered by a linear program at least cost (docs/lower-bound.md)."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
+    // --- issue 5: hcs-balance (paper 004 §3) ---
+    HcsBalanceEnabled = ("hcs_balance_enabled", 1.0, 0.0, 1.0, "bool",
+        "Fedorova et al. (paper 004) section 3: /proc entry hcs_balance_enabled",
+        "hcs-balance only: 1 = at every tick each CPU pulls from the next CPU the queued tasks whose last timeslice ran there; 0 = plain cfs."),
 }
 
 /// Integer forms of the knobs read on hot paths, recomputed whenever a knob is set.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Derived {
     pub tick_ns: u64,
+    /// window of the energy lower bound's work record
+    pub lb_window_ns: u64,
     /// schedutil.target_load in 1/10000 (0.8 -> 8000)
     pub target_load_permyriad: u64,
     /// schedutil's rate limit: the knob, or 1.5 x the transition latency (1 ms if none)
@@ -221,6 +230,7 @@ impl Knobs {
             transition_latency_ns: (lat_us * 1000.0) as u64,
             rr_timeslice_ns: (g(Knob::SchedRrTimesliceMs) * 1e6) as u64,
             timeseries_period_ns: (g(Knob::TimeseriesPeriodUs) * 1000.0) as u64,
+            lb_window_ns: (g(Knob::LowerBoundWindowMs) * 1e6) as u64,
             migration_cost_ns: g(Knob::SchedMigrationCostNs) as u64,
             busy_factor: g(Knob::BalanceBusyFactor) as u64,
         };

@@ -9,6 +9,7 @@ pub mod energy;
 pub mod energy_model;
 pub mod error;
 pub mod event;
+pub mod facfs;
 pub mod fair;
 pub mod features;
 pub mod gts;

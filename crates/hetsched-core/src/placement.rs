@@ -273,6 +273,8 @@ pub fn make_placement(
         "baseline" => return (Box::new(Baseline), None),
         "cfs" => return (Box::new(SelectIdleSibling::default()), None),
         "gts" => return (Box::new(crate::gts::Gts::new(platform)), None),
+        // issue 5: placement and balancing as cfs; the slice / the neighbour pull are in sim
+        "fa-cfs" | "hcs-balance" => return (Box::new(SelectIdleSibling::default()), None),
         _ => {}
     }
     let mut em = EnergyModel::from_platform(platform);
@@ -313,5 +315,14 @@ pub const SCHEDULERS: &[(&str, &str)] = &[
     (
         "baseline",
         "issue 2's simple placement (prev if idle and the task fits, else the idle CPU with most spare capacity, else least loaded) and pull balancer with misfit migration",
+    ),
+    // --- issue 5 ---
+    (
+        "fa-cfs",
+        "cfs with FA-CFS (paper 002): on a migration between CPUs at different frequencies the next slice is S' = (f_src/f_dst) S, its vruntime charged with the weight scaled alike",
+    ),
+    (
+        "hcs-balance",
+        "cfs plus paper 004's balanced core assignment: at every tick each CPU pulls from the next CPU (the last wraps to the first) the queued tasks whose last timeslice ran there (knob hcs_balance_enabled)",
     ),
 ];

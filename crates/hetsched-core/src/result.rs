@@ -16,6 +16,27 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
 }
 
 impl Sim {
+    /// The per-window work record of the energy lower bound (python/hetsched/lower_bound.py
+    /// solves it and drops it from result.json): window end times, and rows (window, task,
+    /// work, memrun work, runtime ns); the window still open at `now` is closed here.
+    fn lower_bound_record(&self) -> Value {
+        let mut rows: Vec<Value> = self.lb_rows.iter().map(|r| json!([r.0, r.1, r.2, r.3, r.4])).collect();
+        let mut ends = self.lb_ends.clone();
+        if ends.last().copied().unwrap_or(0) < self.now {
+            let w = ends.len();
+            for (i, t) in self.tasks.iter().enumerate() {
+                let s = &t.stats;
+                let cur = [s.work_done - s.memrun_done, s.memrun_done, s.runtime_busy_ns];
+                let last = self.lb_last.get(i).copied().unwrap_or([0; 3]);
+                if cur != last {
+                    rows.push(json!([w, i, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]]));
+                }
+            }
+            ends.push(self.now);
+        }
+        json!({"ends_ns": ends, "rows": rows})
+    }
+
     pub fn result(&self) -> Value {
         let p = &self.platform;
         let dur = self.now;
@@ -138,6 +159,7 @@ impl Sim {
             "clusters": clusters,
             "cpus": cpus,
             "tasks": tasks,
+            "_lower_bound_record": self.lower_bound_record(),
             "marks": self.marks.iter().map(|&(t, task, m)| json!([t, task, m])).collect::<Vec<_>>(),
             "counters": {
                 "wakeups": c.wakeups,
@@ -161,6 +183,9 @@ impl Sim {
                 "periodic_balance_successes": c.balance.successes,
                 "newidle_balance_attempts": c.newidle_balance.attempts,
                 "newidle_balance_successes": c.newidle_balance.successes,
+                // issue 5: fa-cfs slice rescalings, hcs-balance pulls (null for other schedulers)
+                "facfs_rescales": self.facfs.as_ref().map(|f| f.rescales),
+                "hcs_pulls": if self.policy.scheduler == "hcs-balance" { Some(self.hcs_pulls) } else { None },
             },
             "metrics": {
                 "activations": act,

@@ -103,6 +103,10 @@ pub struct TaskStats {
     /// invariant work of completed run events
     pub work_completed: u64,
     pub iowait_ns: u64,
+    /// work of memrun events (also in work_done) and time in runtime events: what the
+    /// energy lower bound must deliver besides plain work
+    pub memrun_done: u64,
+    pub runtime_busy_ns: u64,
     pub phases: Vec<PhaseStats>,
     pub dl_throttled: u64,
 }
@@ -400,6 +404,13 @@ pub struct Sim {
     pub marks: Vec<(u64, u32, u32)>,
     nr_templates: usize,
     wake_buf: Vec<TaskId>,
+    /// the energy lower bound's record: per window, per task, (work, memrun work, runtime
+    /// ns) done in it; the cumulative values at the last window boundary
+    pub lb_rows: Vec<(u32, u32, u64, u64, u64)>,
+    pub lb_last: Vec<[u64; 3]>,
+    /// end time of each closed window
+    pub lb_ends: Vec<u64>,
+    lb_next: u64,
     /// the kernel's load balancer (cfs, eas); None: the baseline's pull balancer
     pub kernel_lb: Option<KernelLb>,
     /// rd->overutilized (meaningful with EAS)
@@ -415,6 +426,13 @@ pub struct Sim {
     pub hmp_load: Vec<SchedAvg>,
     /// MediaTek hps (`hotplug.hps=1`)
     pub hotplug: Option<crate::hotplug::Hotplug>,
+    // --- issue 5: fa-cfs (paper 002) and hcs-balance (paper 004 §3) ---
+    /// FA-CFS slice rescaling state (`fa-cfs` only)
+    pub facfs: Option<crate::facfs::FaCfs>,
+    /// the `hcs-balance` scheduler: neighbour pull at every tick (knob hcs_balance_enabled)
+    hcs: bool,
+    /// tasks moved by the hcs-balance pull
+    pub hcs_pulls: u64,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -788,10 +806,17 @@ impl Sim {
             marks: Vec::new(),
             nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
             wake_buf: Vec::new(),
+            lb_rows: Vec::new(),
+            lb_last: Vec::new(),
+            lb_ends: Vec::new(),
+            lb_next: 0,
             legacy,
             eas_status,
             hmp_load: Vec::new(),
             hotplug: None,
+            facfs: None,
+            hcs: false,
+            hcs_pulls: 0,
         };
         // issue 5: GTS keeps a tracked load per task and balances inside clusters only; hps
         // starts with every CPU online
@@ -802,6 +827,22 @@ impl Sim {
         if hps {
             let user = sim.tasks.iter().map(|t| t.allowed).collect();
             sim.hotplug = Some(crate::hotplug::Hotplug::new(&sim.platform, &sim.knobs, user));
+        }
+        // --- issue 5 ---
+        match sim.policy.scheduler.as_str() {
+            "fa-cfs" => {
+                if sim.eevdf() {
+                    return Err(crate::error::config(
+                        "policy",
+                        "knobs.fair.eevdf".to_string(),
+                        "0 with --scheduler fa-cfs (FA-CFS rescales the CFS slice of check_preempt_tick; EEVDF has none)"
+                            .to_string(),
+                    ));
+                }
+                sim.facfs = Some(crate::facfs::FaCfs::default());
+            }
+            "hcs-balance" => sim.hcs = true,
+            _ => {}
         }
         for cpu in 0..n {
             sim.enter_idle(cpu);
@@ -983,7 +1024,15 @@ impl Sim {
         let done = match (task.cur, &task.perf) {
             (Cur::Run, None) => mul_div(delta, cap * khz, 1024 * fmax),
             (Cur::Run, Some(pf)) => work_in(delta, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
-            (Cur::Memrun, _) => delta,
+            (Cur::Memrun, _) => {
+                let d = delta.min(task.work_left);
+                task.stats.memrun_done += d;
+                delta
+            }
+            (Cur::Runtime, _) => {
+                task.stats.runtime_busy_ns += delta;
+                0
+            }
             _ => 0,
         };
         if done > 0 {
@@ -1001,7 +1050,11 @@ impl Sim {
             return;
         }
         if task.policy == Policy::Other {
-            task.se.vruntime += calc_delta_fair(delta, task.se.weight, task.se.wmult);
+            let vd = calc_delta_fair(delta, task.se.weight, task.se.wmult);
+            task.se.vruntime += match &self.facfs {
+                Some(fa) => fa.vdelta(t as usize, vd), // FA-CFS: the adjusted weight
+                None => vd,
+            };
             let v = task.se.vruntime;
             if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
                 // update_deadline(): a new slice; reschedule if anyone else is queued
@@ -1282,6 +1335,9 @@ impl Sim {
         // switch out prev
         if let Some(p) = prev {
             self.trace_slice_end(cpu, p);
+            if let Some(fa) = self.facfs.as_mut() {
+                fa.on_slice_end(p as usize);
+            }
             let task = &mut self.tasks[p as usize];
             if task.state == TaskState::Running {
                 task.state = TaskState::Runnable;
@@ -1353,6 +1409,10 @@ impl Sim {
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
+        if let Some(fa) = self.facfs.as_mut() {
+            fa.on_run(n as usize);
+        }
+        let task = &mut self.tasks[n as usize];
         task.se.protect = true; // RUN_TO_PARITY: keep it until its deadline is renewed
         if task.cur == Cur::None {
             // back from a sleep: its next event starts now
@@ -1494,13 +1554,18 @@ impl Sim {
     fn migrate_queued(&mut self, m: Migration, preempt: bool) {
         let Migration { task: t, src, dst } = m;
         debug_assert_ne!(self.rqs[src].curr, Some(t));
+        self.facfs_migrate(t, src, dst);
         self.dequeue_task(src, t, false);
         self.detach_pelt_for_migration(src, t);
         let task = &mut self.tasks[t as usize];
         task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
         task.stats.migrations += 1;
         self.counters.migrations += 1;
+        // it was waiting already: keep the start of the wait (the kernel's sched_info
+        // carries run_delay across a migration)
+        let since = task.queued_since;
         self.enqueue_task(dst, t, false, false);
+        self.tasks[t as usize].queued_since = since;
         if preempt {
             self.check_preempt(dst, t);
         }
@@ -1513,6 +1578,7 @@ impl Sim {
         debug_assert_eq!(self.rqs[src].curr, Some(t));
         self.update_rq_clock(src);
         self.update_curr(src);
+        self.facfs_migrate(t, src, dst);
         self.trace_slice_end(src, t);
         self.dequeue_task(src, t, false);
         self.rqs[src].curr = None;
@@ -1868,6 +1934,7 @@ impl Sim {
             }
         };
         if dst != cpu {
+            self.facfs_migrate(t, cpu, dst);
             let task = &mut self.tasks[t as usize];
             task.stats.migrations += 1;
             self.counters.migrations += 1;
@@ -1985,6 +2052,7 @@ impl Sim {
         } else {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
+                self.facfs_migrate(t, prev, cpu);
                 self.detach_pelt_for_migration(prev, t);
                 let task = &mut self.tasks[t as usize];
                 task.se.vruntime =
@@ -2170,6 +2238,12 @@ impl Sim {
                     self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
                     if !self.eevdf() && self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
+                        if let Some(fa) = self.facfs.as_mut() {
+                            fa.on_slice_end(t as usize);
+                        }
+                    }
+                    if self.hcs && self.knobs.get(Knob::HcsBalanceEnabled) > 0.0 {
+                        self.hcs_balance_tick(cpu);
                     }
                     if self.kernel_lb.is_none() {
                         let mut stats = self.counters.misfit_balance;
@@ -2214,6 +2288,10 @@ impl Sim {
         // the policy's own migrations (GTS: hmp_force_up_migration, hmp_offload_down)
         let migs = self.placement.tick(&view!(self));
         self.apply_policy_migrations(migs);
+        if now >= self.lb_next {
+            self.lb_record();
+            self.lb_next = now + self.knobs.derived.lb_window_ns;
+        }
         if now >= self.next_blocked_update {
             // NOHZ stats kick: idle CPUs decay their blocked load
             self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
@@ -2233,6 +2311,27 @@ impl Sim {
             }
         }
         self.events.push(now + tick_ns, EventKind::Tick);
+    }
+
+    /// Close a lower-bound window at a tick (every running task's work is accounted up to
+    /// now): the work, memrun work and runtime ns each task did since the last boundary.
+    fn lb_record(&mut self) {
+        if self.now == 0 {
+            return;
+        }
+        let w = self.lb_ends.len() as u32;
+        self.lb_last.resize(self.tasks.len(), [0; 3]);
+        for (i, t) in self.tasks.iter().enumerate() {
+            let s = &t.stats;
+            let cur = [s.work_done - s.memrun_done, s.memrun_done, s.runtime_busy_ns];
+            let last = &mut self.lb_last[i];
+            if cur != *last {
+                self.lb_rows
+                    .push((w, i as u32, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]));
+                *last = cur;
+            }
+        }
+        self.lb_ends.push(self.now);
     }
 
     #[inline]
@@ -2340,7 +2439,10 @@ impl Sim {
     fn check_preempt_tick(&self, cpu: usize, t: TaskId) -> bool {
         let rq = &self.rqs[cpu];
         let se = &self.tasks[t as usize].se;
-        let ideal = rq.cfs.sched_slice(&self.tunables, se.weight, true);
+        let mut ideal = rq.cfs.sched_slice(&self.tunables, se.weight, true);
+        if let Some(fa) = &self.facfs {
+            ideal = fa.slice(t as usize, ideal); // FA-CFS: S' = (f_src / f_dst) S
+        }
         let delta_exec = se.sum_exec_runtime - se.prev_sum_exec_runtime;
         if delta_exec > ideal {
             return true;
@@ -2785,3 +2887,6 @@ impl Sim {
         self.placement.counters()
     }
 }
+// --- issue 5: fa-cfs and hcs-balance hooks (a child module: it uses Sim's private state) ---
+#[path = "sim_issue5.rs"]
+mod issue5;

@@ -22,6 +22,7 @@ from typing import Union
 __all__ = [
     "VoltageLine",
     "BorrowedDpc",
+    "DerivedDpc",
     "Estimate",
     "ESTIMATES",
     "estimate_for",
@@ -81,7 +82,19 @@ class BorrowedDpc:
         )
 
 
-Estimate = Union[VoltageLine, BorrowedDpc]
+@dataclass(frozen=True)
+class DerivedDpc:
+    """A ``dynamic-power-coefficient`` derived from a part's power rating (issue 5's
+    hetero-2cpu platforms, paper 004's Xeons), not taken from any device tree."""
+
+    dpc: int
+    basis: str
+
+    def describe(self) -> str:
+        return f"dynamic-power-coefficient {self.dpc} derived: {self.basis}"
+
+
+Estimate = Union[VoltageLine, BorrowedDpc, DerivedDpc]
 
 # --- Voltage lines -----------------------------------------------------------------
 # Reference: sc7180.json, the only Qualcomm part in the data with published per-OPP
@@ -140,6 +153,23 @@ MT8183_A73_DPC = BorrowedDpc(
     basis="same core (Cortex-A73); MT8183 is the only other A53+A73 SoC here with a similar voltage range",
 )
 
+# --- issue 5: paper 004's two Xeon processors (hetero-2cpu, hetero-2cpu-homogeneous) ---------
+# Fedorova et al. ran two 2.8 GHz Intel Xeon (Northwood family, 130 nm) processors, one
+# slowed to 1.05 GHz by the Xeon's thermal clock modulation (3/8 duty cycle; the voltage
+# is not lowered).  No power figure is given in the paper.  Assumption: ~60 W of dynamic
+# power per processor busy at 2.8 GHz (the 2.8 GHz Xeon DP's thermal design power is
+# about 74 W, recalled from Intel's datasheet, not checked against a stored source; the
+# rest taken as leakage, which the DT formula does not model) at a core voltage of
+# 1.525 V: dpc = 60e6 uW / (1.525^2 V^2 x 2800 MHz) = 9214.  Clock modulation keeps the
+# voltage, so the DT formula at 1050 MHz gives 3/8 of it (22.5 W), which is what gating
+# the clock 5/8 of the time does to dynamic power.  Idle power: not estimated (0).
+XEON_2800_DPC = DerivedDpc(
+    dpc=9214,
+    basis="~60 W dynamic at 2.8 GHz and 1.525 V for a Northwood-family Xeon (TDP ~74 W, recalled, "
+          "not verified), P = dpc*V^2*MHz; clock modulation keeps V, so P scales with the "
+          "effective clock",
+)
+
 #: platform name -> cluster name -> estimate.  Only built-in platforms appear here.
 ESTIMATES: dict[str, dict[str, Estimate]] = {
     "sm8150": {
@@ -156,6 +186,9 @@ ESTIMATES: dict[str, dict[str, Estimate]] = {
         "little": MT8183_A53_DPC,
         "big": MT8183_A73_DPC,
     },
+    # issue 5
+    "hetero-2cpu": {"fast": XEON_2800_DPC, "slow": XEON_2800_DPC},
+    "hetero-2cpu-homogeneous": {"cpu0": XEON_2800_DPC, "cpu1": XEON_2800_DPC},
 }
 
 

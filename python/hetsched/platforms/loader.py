@@ -27,7 +27,7 @@ from typing import Any, NoReturn, Optional
 
 from ..errors import InputError, UnknownNameError
 from . import em
-from .estimates import BorrowedDpc, VoltageLine, estimate_for
+from .estimates import BorrowedDpc, DerivedDpc, VoltageLine, estimate_for
 from .model import Cluster, IdleState, Inventory, Opp, Platform, PowerModel, _summary_row
 
 __all__ = ["DATA_DIR", "list_platforms", "load_platform", "platform_summary", "platform_summaries"]
@@ -367,7 +367,7 @@ def _resolve_power(rd: _Reader, rc: _RawCluster, platform: str, builtin: bool) -
         uvs = [uv if uv is not None else est.uv(khz) for (khz, _), uv in zip(rc.opps, uvs)]
         estimated.append("OPP voltages")
         rc.notes.append(f"cluster {rc.name}: ESTIMATED OPP voltages: {est.describe()}")
-    if isinstance(est, BorrowedDpc) and dpc is None and None not in uvs:
+    if isinstance(est, (BorrowedDpc, DerivedDpc)) and dpc is None and None not in uvs:  # DerivedDpc: issue 5
         dpc = est.dpc
         estimated.append("dynamic-power-coefficient")
         rc.notes.append(f"cluster {rc.name}: ESTIMATED {est.describe()}")

@@ -291,6 +291,9 @@ def job_stream_metric(d: dict, view: RunView) -> dict:
         out.update(_stats([v for nm, v in resp.items() if prof[nm] == pr], f"{pr}."))
     span = (max(ends.values()) - min(arr.values())) / 1e9 if ends else 0.0
     out["throughput_jobs_per_s"] = len(ends) / span if span > 0 else None
+    # issue 5: paper 004's CAB / RTF / IPC (jitter per profile) as hcs.*
+    runs = {nm: [(ends[nm] - starts[nm]) / 1e9] for nm in ends if nm in starts}
+    out.update(_hcs_metrics(view.doc, names, {nm: prof[nm] for nm in names}, runs))
     return out
 
 
@@ -392,7 +395,21 @@ def spec_repeat_metric(d: dict, view: RunView) -> dict:
     out["mean_cv"] = float(np.mean(norm_spread)) if norm_spread else None
     span = (last - first) / 1e9 if first is not None and last is not None else 0.0
     out["throughput_jobs_per_s"] = total / span if span > 0 else None
+    # issue 5: paper 004's CAB / RTF / IPC / jitter as hcs.*
+    out.update(_hcs_metrics(view.doc, names, {n: n.rsplit("-", 1)[0] for n in names}, runs))
     return out
+
+
+def _hcs_metrics(doc: dict, names: list[str], groups: dict[str, str], runs: dict[str, list[float]]) -> dict:
+    """Paper 004's metrics (hetsched.metrics004) as flat ``hcs.*`` keys, the per-job
+    detail under ``hcs_jobs``; nothing for a document without per-CPU results."""
+    if "cpus" not in doc:
+        return {}
+    from hetsched.metrics004 import metrics_004
+
+    m = metrics_004(doc, tasks=names, groups=groups, runs=runs)
+    jobs = m.pop("jobs")
+    return {**{f"hcs.{k}": v for k, v in m.items()}, "hcs_jobs": jobs}
 
 
 # =====================================================================================
