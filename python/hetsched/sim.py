@@ -31,6 +31,12 @@ SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
 KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
+# issue 5: `--set hotplug=NAME` (hotplug.rs; docs/schedulers.md)
+HOTPLUG_POLICIES: dict[str, str] = {
+    "none": "every CPU stays online (the default)",
+    "off": "same as none",
+    "hps": "MediaTek's hot plug strategy: every 40 ms keep online only the CPUs the load needs (= hotplug.hps=1)",
+}
 DEFAULT_KERNEL = "mainline-6.12"
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
@@ -99,6 +105,12 @@ class Simulation:
         self.kernel = str(knobs.pop("kernel", DEFAULT_KERNEL))
         if self.kernel not in KERNEL_PROFILES:
             raise UnknownNameError("--set", "kernel", self.kernel, KERNEL_PROFILES)
+        # issue 5: `--set hotplug=hps` is the named form of `hotplug.hps=1` (`none`/`off`: 0)
+        if "hotplug" in knobs:
+            hp = str(knobs.pop("hotplug")).strip().lower()
+            if hp not in HOTPLUG_POLICIES:
+                raise UnknownNameError("--set", "hotplug", hp, HOTPLUG_POLICIES)
+            knobs["hotplug.hps"] = 1.0 if hp == "hps" else 0.0
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
         policy = {"scheduler": scheduler, "governor": governor, "idle_governor": idle_governor,

@@ -158,6 +158,15 @@ impl KernelLb {
         }
     }
 
+    /// Stop balancing at the domain level `name` (GTS: the HMP patches clear
+    /// SD_LOAD_BALANCE at the cluster-spanning level; gts.rs).
+    pub fn drop_level(&mut self, name: &str) {
+        let doms = &self.domains;
+        for lv in self.levels.iter_mut() {
+            lv.retain(|(d, _)| doms[*d].name != name);
+        }
+    }
+
     fn stat(&mut self, name: &'static str) -> &mut BalanceStats {
         &mut self.stats.iter_mut().find(|s| s.0 == name).unwrap().1
     }

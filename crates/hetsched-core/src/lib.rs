@@ -12,6 +12,8 @@ pub mod event;
 pub mod facfs;
 pub mod fair;
 pub mod features;
+pub mod gts;
+pub mod hotplug;
 pub mod idle;
 pub mod invariants;
 pub mod pelt;

@@ -22,6 +22,11 @@ pub trait Placement: Send {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// At every tick, migrations the policy makes itself (GTS's up/down migration of
+    /// running and queued tasks, gts.rs); the engine carries them out.
+    fn tick(&mut self, _v: &SchedView) -> Vec<crate::balance::Migration> {
+        Vec::new()
+    }
 }
 
 /// The baseline of issue 2 for fair tasks (RT tasks take the kernel's select_task_rq_rt):
@@ -372,6 +377,7 @@ pub fn make_placement(
     match scheduler {
         "baseline" => return (Box::new(Baseline), None),
         "cfs" => return (Box::new(SelectIdleSibling::default()), None),
+        "gts" => return (Box::new(crate::gts::Gts::new(platform)), None),
         // issue 5: placement and balancing as cfs; the slice / the neighbour pull are in sim
         "fa-cfs" | "hcs-balance" => return (Box::new(SelectIdleSibling::default()), None),
         // paper 001 (switcher.rs): legacy is CFS on the virtual CPUs; util-aware places
@@ -409,6 +415,10 @@ pub const SCHEDULERS: &[(&str, &str)] = &[
     (
         "eas",
         "cfs plus Energy Aware Scheduling on wakeup: find_energy_efficient_cpu (v6.12) while the root domain is not overutilized",
+    ),
+    (
+        "gts",
+        "Global Task Scheduling (ARM/Linaro big.LITTLE MP, HMP): tracked-load up/down migration between clusters at 700/256 of 1024 at wakeup, fork and tick; sched_balance_rq inside each cluster",
     ),
     (
         "baseline",

@@ -146,7 +146,7 @@ impl Sim {
             all_lat.iter().sum::<u64>() as f64 / all_lat.len() as f64 / 1e3
         };
         let c = &self.counters;
-        json!({
+        let mut r = json!({
             "sim_duration_s": dur as f64 / NS,
             "events": self.events.popped,
             "events_by_class": {
@@ -216,6 +216,35 @@ impl Sim {
                 "governor": self.governor_name(),
                 "idle_governor": self.policy.idle_governor,
             },
-        })
+        });
+        self.result_issue5(&mut r);
+        r
+    }
+
+    /// issue 5 (gts.rs, hotplug.rs): the policy's own counters (hmp_up_migrations, ...),
+    /// and with hotplug each CPU's `online_s` and the `hotplug` section.
+    fn result_issue5(&self, r: &mut Value) {
+        if let Some(m) = r["counters"].as_object_mut() {
+            for (k, v) in self.placement_counters() {
+                m.entry(k.to_string()).or_insert(json!(v));
+            }
+        }
+        let Some(hp) = &self.hotplug else { return };
+        let online = hp.online_ns_at(self.now);
+        if let Some(cpus) = r["cpus"].as_array_mut() {
+            for (c, v) in cpus.iter_mut().enumerate() {
+                v["online_s"] = json!(online[c] as f64 / NS);
+            }
+        }
+        r["hotplug"] = json!({
+            "policy": "hps",
+            "period_ms": hp.period_ns as f64 / 1e6,
+            "cpu_up": hp.cpu_up,
+            "cpu_down": hp.cpu_down,
+            "online_cpus_end": hp.online.count_ones(),
+            "online_s": online.iter().map(|&x| x as f64 / NS).collect::<Vec<_>>(),
+            "mean_online_cpus": if self.now > 0 { online.iter().sum::<u64>() as f64 / self.now as f64 } else { 0.0 },
+            "offline_power": "deepest idle state of the cluster",
+        });
     }
 }

@@ -233,6 +233,9 @@ pub struct SchedView<'a> {
     pub legacy: bool,
     /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
     pub isolated: u64,
+    /// GTS: each task's tracked load (runnable, wall-clock; `util_avg` of 1024), empty
+    /// unless gts or hotplug runs (gts.rs)
+    pub hmp_load: &'a [SchedAvg],
 }
 
 impl<'a> SchedView<'a> {
@@ -431,6 +434,11 @@ pub struct Sim {
     pub legacy: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
+    // --- issue 5: GTS and hotplug (gts.rs, hotplug.rs) ---
+    /// each task's HMP tracked load; empty unless gts or hotplug runs
+    pub hmp_load: Vec<SchedAvg>,
+    /// MediaTek hps (`hotplug.hps=1`)
+    pub hotplug: Option<crate::hotplug::Hotplug>,
     // --- issue 5: fa-cfs (paper 002) and hcs-balance (paper 004 §3) ---
     /// FA-CFS slice rescaling state (`fa-cfs` only)
     pub facfs: Option<crate::facfs::FaCfs>,
@@ -477,6 +485,7 @@ macro_rules! view {
             eas: $s.eas_status == Some(Ok(())),
             legacy: $s.legacy,
             isolated: $s.core_ctl.isolated,
+            hmp_load: &$s.hmp_load,
         }
     };
 }
@@ -822,12 +831,24 @@ impl Sim {
             lb_next: 0,
             legacy,
             eas_status,
+            hmp_load: Vec::new(),
+            hotplug: None,
             facfs: None,
             hcs: false,
             hcs_pulls: 0,
             core_ctl: Default::default(),
             sw: None,
         };
+        // issue 5: GTS keeps a tracked load per task and balances inside clusters only; hps
+        // starts with every CPU online
+        let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
+        if sim.policy.scheduler == "gts" || hps {
+            sim.hmp_load = vec![SchedAvg::default(); sim.tasks.len()];
+        }
+        if hps {
+            let user = sim.tasks.iter().map(|t| t.allowed).collect();
+            sim.hotplug = Some(crate::hotplug::Hotplug::new(&sim.platform, &sim.knobs, user));
+        }
         // --- issue 5 ---
         match sim.policy.scheduler.as_str() {
             "fa-cfs" => {
@@ -869,6 +890,12 @@ impl Sim {
                 sim.knobs.derived.busy_factor,
             );
             sim.kernel_lb = Some(lb);
+        }
+        if sim.policy.scheduler == "gts" {
+            // the HMP patches clear SD_LOAD_BALANCE at the CPU (cluster-spanning) level
+            if let Some(lb) = sim.kernel_lb.as_mut() {
+                lb.drop_level("PKG");
+            }
         }
         if let Some(tr) = sim.trace.as_mut() {
             for (ci, c) in sim.platform.clusters.iter().enumerate() {
@@ -1118,6 +1145,7 @@ impl Sim {
     // ------------------------------------------------------------------ enqueue/dequeue
 
     fn enqueue_task(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
+        self.hmp_track(t, false);
         self.update_rq_clock(cpu);
         let task = &mut self.tasks[t as usize];
         task.cpu = cpu;
@@ -1179,6 +1207,7 @@ impl Sim {
 
     /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
     fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
+        self.hmp_track(t, true);
         self.update_rq_clock(cpu);
         if self.rqs[cpu].yield_skip == Some(t) {
             self.rqs[cpu].yield_skip = None;
@@ -1445,7 +1474,9 @@ impl Sim {
         self.update_idle_rq_clock_pelt(cpu);
         let next_timer = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
         let cluster = &self.platform.clusters[self.platform.cpu_cluster[cpu]];
-        let state = if self.policy.idle_governor == "menu" {
+        let state = if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+            cluster.idle_states.len() - 1 // hot-unplugged: powered down (hotplug.rs)
+        } else if self.policy.idle_governor == "menu" {
             self.rqs[cpu].menu.select(cluster, next_timer)
         } else {
             select_idle_state(cluster, next_timer)
@@ -1548,6 +1579,9 @@ impl Sim {
         }
         if self.balancing_off() {
             return None; // paper 001: util-aware balances only at enqueue
+        }
+        if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+            return None;
         }
         if self.kernel_lb.is_some() {
             self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
@@ -1873,10 +1907,15 @@ impl Sim {
         let n = self.platform.nr_cpus();
         let task = &self.tasks[t as usize];
         let new_policy = a.policy.unwrap_or(task.policy);
-        let allowed = match &a.cpus {
+        let mut allowed = match &a.cpus {
             Some(c) => cpus_mask(c.as_deref(), n, "setattr").unwrap_or(task.allowed),
             None => task.allowed,
         };
+        if let (Some(hp), Some(_)) = (self.hotplug.as_mut(), &a.cpus) {
+            // the request is kept; only online CPUs take effect (hotplug.rs)
+            hp.user_allowed[t as usize] = allowed;
+            allowed = hp.effective(allowed);
+        }
         let clamps = |p: Policy| {
             let (dmin, dmax) = if p == Policy::Other { (0, 1024) } else { (1024, 1024) };
             [
@@ -2047,11 +2086,21 @@ impl Sim {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
         }
         let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
-        let cpu = if self.util_aware_places(t) {
+        if fork && self.hotplug.is_some() {
+            self.hotplug_refresh_affinity(); // a new task: only online CPUs
+        }
+        let mut cpu = if self.util_aware_places(t) {
             self.util_aware_select(t) // paper 001 Fig. 3
         } else {
             self.placement.select_task_rq(&view!(self), t, prev, kind)
         };
+        if self.hotplug.is_some() && self.tasks[t as usize].allowed & (1 << cpu) == 0 {
+            // is_cpu_allowed() failed (prev went offline): select_fallback_rq()
+            cpu = self.tasks[t as usize].allowed.trailing_zeros() as usize;
+        }
+        if fork && !self.hmp_load.is_empty() {
+            self.hmp_init_new(t);
+        }
         debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
         self.counters.wakeups += 1;
         if fork {
@@ -2206,12 +2255,22 @@ impl Sim {
         let tick_ns = self.knobs.derived.tick_ns;
         // nohz_balancer_kick(): a runqueue with two or more tasks, or on asymmetric systems a
         // misfit task, wakes the idle balancer
+        if self.hotplug.as_ref().is_some_and(|h| now >= h.next_ns) {
+            self.hps_decide();
+        }
         let nohz_kick = self
             .rqs
             .iter()
             .any(|rq| rq.nr_running() >= 2 || rq.misfit_task_load > 0);
         for cpu in 0..n {
+            if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+                continue; // offline: no tick, no balancing
+            }
             let busy = self.rqs[cpu].curr.is_some();
+            if busy && !self.hmp_load.is_empty() {
+                let t = self.rqs[cpu].curr.unwrap();
+                self.hmp_track(t, true);
+            }
             if busy {
                 self.update_rq_clock(cpu);
                 self.update_curr(cpu);
@@ -2289,6 +2348,9 @@ impl Sim {
                 self.rqs[cpu].next_balance = now + ivl.max(tick_ns);
             }
         }
+        // the policy's own migrations (GTS: hmp_force_up_migration, hmp_offload_down)
+        let migs = self.placement.tick(&view!(self));
+        self.apply_policy_migrations(migs);
         if now >= self.lb_next {
             self.lb_record();
             self.lb_next = now + self.knobs.derived.lb_window_ns;
@@ -2751,6 +2813,144 @@ impl Sim {
     }
 }
 
+// ---------------------------------------------------------------------- issue 5: GTS, hps
+// The engine's side of gts.rs and hotplug.rs: the HMP tracked load, the policy's own
+// migrations at the tick, and CPUs going offline and online.
+impl Sim {
+    /// The HMP tracked load of `t` up to now; `on_rq`: the task was runnable (running or
+    /// queued) since its last update. Wall-clock time: neither capacity nor frequency
+    /// scale it (the big.LITTLE MP patches' load_avg_ratio).
+    fn hmp_track(&mut self, t: TaskId, on_rq: bool) {
+        if self.hmp_load.is_empty() {
+            return;
+        }
+        if self.hmp_load.len() <= t as usize {
+            self.hmp_load.resize(self.tasks.len(), SchedAvg::default());
+        }
+        let r = on_rq as u64;
+        self.hmp_load[t as usize].update(self.now, r, r, on_rq, 1);
+    }
+
+    /// A new task's tracked load starts at the maximum (the HMP patches' forkboost).
+    fn hmp_init_new(&mut self, t: TaskId) {
+        if self.hmp_load.len() <= t as usize {
+            self.hmp_load.resize(self.tasks.len(), SchedAvg::default());
+        }
+        let a = &mut self.hmp_load[t as usize];
+        *a = SchedAvg::default();
+        let div = a.pelt_divider() as u64;
+        a.last_update_time = self.now;
+        a.load_sum = div;
+        a.runnable_sum = div << 10;
+        a.util_sum = div << 10;
+        a.load_avg = 1;
+        a.runnable_avg = 1024;
+        a.util_avg = 1024;
+    }
+
+    /// Carry out a policy's migrations (Placement::tick): a running task is pushed (the
+    /// stopper), a queued one moved; stale ones (the task moved meanwhile) are dropped.
+    fn apply_policy_migrations(&mut self, migs: Vec<Migration>) {
+        for m in migs {
+            let t = &self.tasks[m.task as usize];
+            if t.allowed & (1u64 << m.dst) == 0 {
+                continue;
+            }
+            if self.rqs[m.src].curr == Some(m.task) {
+                self.migrate_running(m);
+            } else if t.cpu == m.src && t.state == TaskState::Runnable {
+                self.migrate_queued(m, true);
+            }
+        }
+    }
+
+    /// Whether `cpu` is online (always, without hotplug).
+    pub fn cpu_online(&self, cpu: usize) -> bool {
+        self.hotplug.as_ref().is_none_or(|h| h.is_online(cpu))
+    }
+
+    /// Every task's effective affinity: what it asked for, on online CPUs.
+    fn hotplug_refresh_affinity(&mut self) {
+        let Some(hp) = self.hotplug.as_mut() else { return };
+        for (i, task) in self.tasks.iter_mut().enumerate() {
+            if hp.user_allowed.len() <= i {
+                hp.user_allowed.push(task.allowed);
+            }
+            task.allowed = hp.effective(hp.user_allowed[i]);
+        }
+    }
+
+    /// One hps decision (every hps.period_ms, at the tick).
+    fn hps_decide(&mut self) {
+        let now = self.now;
+        let n = self.rqs.len();
+        let busy: Vec<u64> = (0..n).map(|c| self.meter.busy_ns_at(c, now)).collect();
+        let thr = self.knobs.get(Knob::GtsUpThreshold) as u64;
+        let heavy = (0..self.tasks.len())
+            .filter(|&t| {
+                let task = &self.tasks[t];
+                task.policy == Policy::Other
+                    && matches!(task.state, TaskState::Runnable | TaskState::Running)
+                    && self.hmp_load.get(t).is_some_and(|a| a.util_avg >= thr)
+            })
+            .count();
+        let mut hp = self.hotplug.take().expect("hotplug");
+        let rqs = &self.rqs;
+        let act = hp.decide(&self.knobs, &busy, heavy, |c| {
+            rqs[c].waking_until.is_none() && rqs[c].pending.is_empty()
+        });
+        hp.next_ns = now + hp.period_ns;
+        self.hotplug = Some(hp);
+        match act {
+            crate::hotplug::HpsAction::None => {}
+            crate::hotplug::HpsAction::Up(cpus) => {
+                for c in cpus {
+                    self.hotplug.as_mut().unwrap().set_online(c, true, now);
+                }
+                self.hotplug_refresh_affinity();
+            }
+            crate::hotplug::HpsAction::Down(cpus) => {
+                for c in cpus {
+                    self.cpu_down(c);
+                }
+            }
+        }
+    }
+
+    /// cpu_down(): the CPU leaves every affinity, its tasks move to the first allowed
+    /// online CPU (migrate_tasks() -> select_fallback_rq()), and it powers down.
+    fn cpu_down(&mut self, cpu: usize) {
+        let now = self.now;
+        self.hotplug.as_mut().unwrap().set_online(cpu, false, now);
+        self.hotplug_refresh_affinity();
+        let rq = &self.rqs[cpu];
+        let mut queued: Vec<TaskId> = rq.cfs.timeline.iter().map(|&(_, t)| t).collect();
+        queued.extend(rq.rt_queue.iter().map(|k| k.2).filter(|&t| Some(t) != rq.curr));
+        let curr = rq.curr;
+        for t in queued {
+            let dst = self.tasks[t as usize].allowed.trailing_zeros() as usize;
+            self.migrate_queued(Migration { task: t, src: cpu, dst }, true);
+        }
+        if let Some(t) = curr {
+            let dst = self.tasks[t as usize].allowed.trailing_zeros() as usize;
+            self.migrate_running(Migration { task: t, src: cpu, dst });
+        } else if self.rqs[cpu].idle_state.is_some() {
+            // already idle: into the powered-down state now
+            let deepest = self.platform.cluster_of(cpu).idle_states.len() - 1;
+            self.rqs[cpu].idle_state = Some(deepest);
+            self.meter
+                .set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(deepest));
+            self.trace_power(cpu);
+        } else {
+            self.resched_cpu(cpu);
+        }
+    }
+
+    /// Placement counters by name (for result.json).
+    pub fn placement_counters(&self) -> Vec<(&'static str, u64)> {
+        self.placement.counters()
+    }
+}
 // --- issue 5: fa-cfs and hcs-balance hooks (a child module: it uses Sim's private state) ---
 #[path = "sim_issue5.rs"]
 mod issue5;

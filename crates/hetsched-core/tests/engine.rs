@@ -1049,6 +1049,7 @@ fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
             eas: false,
             legacy: sim.legacy,
             isolated: 0,
+            hmp_load: &sim.hmp_load,
         };
         let mut lb = hetsched_core::balance_fair::KernelLb::new(&v, 500_000, 16);
         let acts = lb.newidle(&v, 1);
