@@ -2028,6 +2028,11 @@ impl Sim {
             dl.deadline = self.now + dl.dl_deadline;
             dl.runtime = dl.dl_runtime as i64;
         }
+        if task.allowed & (1 << task.cpu) == 0 {
+            // its CPU left the task's affinity while it was throttled (hotplug): the
+            // fallback, the first allowed CPU
+            task.cpu = task.allowed.trailing_zeros() as usize;
+        }
         let cpu = task.cpu;
         let rq = &self.rqs[cpu];
         if rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0)
@@ -2871,10 +2876,17 @@ impl Sim {
 
     /// Every task's effective affinity: what it asked for, on online CPUs.
     fn hotplug_refresh_affinity(&mut self) {
+        let n_cpus = self.rqs.len() as u32;
         let Some(hp) = self.hotplug.as_mut() else { return };
         for (i, task) in self.tasks.iter_mut().enumerate() {
             if hp.user_allowed.len() <= i {
                 hp.user_allowed.push(task.allowed);
+            }
+            if hp.user_allowed[i] & hp.online == 0 {
+                // select_fallback_rq(): no allowed CPU is online, so the kernel widens the
+                // task's affinity for good (do_set_cpus_allowed to the possible mask); it
+                // does not shrink back when the CPU returns
+                hp.user_allowed[i] = u64::MAX >> (64 - n_cpus);
             }
             task.allowed = hp.effective(hp.user_allowed[i]);
         }

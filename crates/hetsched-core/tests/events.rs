@@ -444,15 +444,26 @@ mod stress {
             three in any::<bool>(),
             gov in 0usize..hetsched_core::cpufreq::GOVERNORS.len(),
             eevdf in any::<bool>(),
-            eas in any::<bool>(),
+            sched in 0usize..5,
+            hps in any::<bool>(),
+            vendor in 0usize..6,
             dl in any::<bool>(),
         ) {
             let (p, n) = if three { (three_cluster_platform(), 8) } else { (two_cluster_platform(), 4) };
             let w = ring(&stages, n, dl);
+            // the studies' schedulers too, with hotplug and the vendor knobs on eas
+            let scheduler = ["cfs", "eas", "fa-cfs", "hcs-balance", "gts"][sched];
+            let eevdf = eevdf && scheduler != "fa-cfs";
+            let mut knobs = json!({"fair.eevdf": if eevdf { 1.0 } else { 0.0 }, "hotplug.hps": if hps { 1.0 } else { 0.0 }});
+            let vk = ["vendor.cpu_isolation", "vendor.migration_margins", "vendor.task_packing",
+                      "vendor.prev_cpu_fastpath", "vendor.rt_placement"];
+            if scheduler == "eas" && vendor < vk.len() {
+                knobs[vk[vendor]] = json!(1.0);
+            }
             let pol: PolicyConfig = serde_json::from_value(json!({
-                "scheduler": if eas { "eas" } else { "cfs" },
+                "scheduler": scheduler,
                 "governor": hetsched_core::cpufreq::GOVERNORS[gov].0,
-                "knobs": {"fair.eevdf": if eevdf { 1.0 } else { 0.0 }}
+                "knobs": knobs
             })).unwrap();
             let mut sim = Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
             let t_end = 150 * MS;
