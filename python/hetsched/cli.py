@@ -15,6 +15,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -169,6 +170,15 @@ def _metric(doc: dict, key: str) -> float:
     return doc["counters"][key]
 
 
+def _cell_knobs(sched: str) -> dict:
+    """The knobs of a ``NAME[k=v,k=v]`` scheduler cell of compare."""
+    if "[" not in sched:
+        return {}
+    if not sched.endswith("]"):
+        raise InputError("--scheduler", "scheduler", "NAME or NAME[knob=value,...]", got=sched)
+    return _parse_sets([kv for kv in sched[sched.index("[") + 1:-1].split(",") if kv])
+
+
 def _workload_metrics(doc: dict) -> dict:
     """The scalar numbers each workload reported (``metrics[KEY][name]``), as ``KEY.name``."""
     out = {}
@@ -184,7 +194,8 @@ def _workload_metrics(doc: dict) -> dict:
 def compare(
     platform: str = typer.Option(COMPARE_PLATFORM, help="platform name or JSON path"),
     workload: List[str] = typer.Option([COMPARE_WORKLOAD], help="NAME[:k=v,...] or rt-app JSON"),
-    scheduler: List[str] = typer.Option([], help="schedulers to compare [all registered]"),
+    scheduler: List[str] = typer.Option([], help="schedulers to compare [all registered]; NAME[knob=v,...] "
+                                                 "runs NAME with those knobs, e.g. 'eas[vendor.task_packing=1]'"),
     governor: List[str] = typer.Option([], help="governors to compare [schedutil]"),
     idle_governor: str = typer.Option("menu", help="cpuidle governor for every cell: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value applied to every cell"),
@@ -211,18 +222,20 @@ def compare(
     govs = governor or (["ondemand"] if sw else ["schedutil"])
     cells = [(s, g) for s in scheds for g in govs]
     knobs = _parse_sets(set_)
+    # a scheduler cell may carry its own knobs: eas[vendor.task_packing=1]
+    cell_knobs = {s: {**knobs, **_cell_knobs(s)} for s in scheds}
     # validate every cell before the first long run
     for s, g in cells:
-        Simulation(platform=platform, workload=workload, scheduler=s, governor=g, knobs=knobs, seed=0,
-                   idle_governor=idle_governor)
+        Simulation(platform=platform, workload=workload, scheduler=s.split("[")[0], governor=g,
+                   knobs=cell_knobs[s], seed=0, idle_governor=idle_governor)
     rows = []
     t0 = time.perf_counter()
     with _progress() as prog:
         task = prog.add_task("compare", total=len(cells) * seeds)
         for s, g in cells:
             for seed in range(seeds):
-                sim = Simulation(platform=platform, workload=workload, scheduler=s, governor=g,
-                                 knobs=knobs, seed=seed, idle_governor=idle_governor)
+                sim = Simulation(platform=platform, workload=workload, scheduler=s.split("[")[0], governor=g,
+                                 knobs=cell_knobs[s], seed=seed, idle_governor=idle_governor)
                 d = sim.run(duration).doc
                 row = {"scheduler": s, "governor": g, "seed": seed, "power_model": d["power_model"]}
                 for key, *_ in COMPARE_METRICS:
@@ -237,7 +250,7 @@ def compare(
                         f"| power model: {df.power_model.iloc[0]}")
     table.add_column("metric")
     for c in cols:
-        table.add_column(c, justify="right")
+        table.add_column(escape(c), justify="right")  # eas[knob=1] is not rich markup
     summary = []
     # the workloads' own metrics (those every run reported) follow the engine's
     extra = [(k, k, "", None) for k in df.columns
