@@ -103,6 +103,27 @@ def _timeseries_csv(ts: dict) -> str:
     return df.to_csv(index=False)
 
 
+def _write_run(out: Path, sim, res, trace: bool, extra: dict | None = None) -> list[Path]:
+    """A run's files, all or none: result.json, timeseries.csv (if recorded), trace.json (if
+    asked), phases.txt (rt-app's per-phase log) and any ``extra`` name -> text."""
+    from hetsched.workloads.rtapp import format_phase_log, phase_log
+
+    outs = _Outputs(out)
+    try:
+        outs.write("result.json", res.to_json())
+        if res.timeseries is not None:
+            outs.write("timeseries.csv", _timeseries_csv(res.timeseries))
+        if trace:
+            outs.write("trace.json", sim.take_trace() or "")
+        outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
+        for name, text in (extra or {}).items():
+            outs.write(name, text)
+        return outs.commit()
+    except BaseException:
+        outs.abort()
+        raise
+
+
 @app.command()
 def run(
     platform: str = typer.Option("gs101", help="built-in platform name or platform JSON path"),
@@ -120,25 +141,12 @@ def run(
     """Simulate one configuration and write OUT/result.json (and OUT/phases.txt, rt-app's
     per-phase log)."""
     from hetsched.sim import Simulation
-    from hetsched.workloads.rtapp import format_phase_log, phase_log
 
     sim = Simulation(platform=platform, workload=workload, scheduler=scheduler, governor=governor,
                      knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
                      idle_governor=idle_governor)
     res = _run_with_progress(sim, duration, f"{platform} {scheduler}/{governor}")
-    outs = _Outputs(out)
-    try:
-        outs.write("result.json", res.to_json())
-        if timeseries and res.timeseries is not None:
-            outs.write("timeseries.csv", _timeseries_csv(res.timeseries))
-        if trace:
-            outs.write("trace.json", sim.take_trace() or "")
-        # rt-app's per-phase log (loops, activations, slack, wakeup latency, run time)
-        outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
-        written = outs.commit()
-    except BaseException:
-        outs.abort()
-        raise
+    written = _write_run(out, sim, res, trace)
     d = res.doc
     console.print(f"[bold]{d['platform']}[/] {d['workload']} {scheduler}/{governor}: "
                   f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
@@ -446,7 +454,6 @@ def replay(
     from hetsched.sim import Simulation
     from hetsched.traces.parse import load_trace
     from hetsched.traces.replay import ReplayOptions, build_replay, compare
-    from hetsched.workloads.rtapp import format_phase_log, phase_log
 
     if tasks not in ("auto", "all", "tree"):
         raise InputError("--tasks", "tasks", "one of: auto, all, tree", got=tasks)
@@ -461,19 +468,8 @@ def replay(
     cmp = compare(rep, res.doc)
     res.doc["replay"] = {"trace": tr.summary(), "replay": rep.summary(), "compare": cmp,
                          "source_platform": src}
-    outs = _Outputs(out)
-    try:
-        outs.write("result.json", res.to_json())
-        if write_spec:
-            outs.write("workload.json", json.dumps(rep.spec) + "\n")
-        if trace:
-            outs.write("trace.json", sim.take_trace() or "")
-        # rt-app's per-phase log (loops, activations, slack, wakeup latency, run time)
-        outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
-        written = outs.commit()
-    except BaseException:
-        outs.abort()
-        raise
+    written = _write_run(out, sim, res, trace,
+                         extra={"workload.json": json.dumps(rep.spec) + "\n"} if write_spec else None)
     console.print(f"[bold]{trace_file}[/] ({tr.format}): {tr.used} events used, {tr.nr_skipped} lines skipped"
                   + (f" ({', '.join(f'{k}: {v}' for k, v in tr.skipped.most_common(4))})" if tr.nr_skipped else ""))
     console.print(f"{len(rep.tasks)} tasks replayed on {platform} {scheduler}/{governor} "
