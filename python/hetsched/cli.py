@@ -219,9 +219,8 @@ def compare(
 
     import pandas as pd
 
-    from hetsched.sim import GOVERNORS, SCHEDULERS, Simulation
-
     from hetsched.platforms import load_platform
+    from hetsched.sim import SCHEDULERS, Simulation
     from hetsched.platforms.switcher import SWITCHER_SCHEDULERS
 
     # paper 001: a switcher platform runs its own schedulers under ondemand, others the rest
