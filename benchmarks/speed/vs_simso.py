@@ -83,9 +83,11 @@ def as_policy(spec: dict, tasks: list[dict], variant: str) -> dict:
     """The workload with each task's class set for the variant."""
     spec = json.loads(json.dumps(spec))
     if variant == "deadline":
+        # runtime 10% above the execution time, as one sets a CBS budget above the WCET: the
+        # budget is checked at the tick, and a budget of exactly the WCET throttles jobs
         for t, p in zip(spec["tasks"], tasks):
-            t.update(policy="deadline", dl_runtime_ns=p["run_ns"], dl_deadline_ns=p["period_ns"],
-                     dl_period_ns=p["period_ns"])
+            t.update(policy="deadline", dl_runtime_ns=min(p["period_ns"], -(-p["run_ns"] * 11 // 10)),
+                     dl_deadline_ns=p["period_ns"], dl_period_ns=p["period_ns"])
     elif variant == "fifo-rm":
         # rate monotonic: the shorter the period, the higher the RT priority
         order = sorted(range(len(tasks)), key=lambda i: tasks[i]["period_ns"])
@@ -171,14 +173,21 @@ def run_schedsim(binary: str, tmp: Path, m: int, tasks: list[dict], duration_s: 
 
     walls = [once(duration_s) for _ in range(repeat)]
     startup = min(once(1e-6) for _ in range(repeat))
-    jobs = sum(1 for t in tasks for k in range(int(duration_s * 1e9 // t["period_ns"]) + 1)
-               if k * t["period_ns"] < duration_s * 1e9)
-    return {"walls": walls, "startup_s": startup, "jobs": jobs, "missed": None}
+    # one more run, untimed, with its JSON trace: the jobs released and the misses
+    trace = tmp / "schedsim-trace.json"
+    subprocess.run([binary, "-i", str(scen), "-p", str(plat), "-d", repr(duration_s),
+                    "-o", str(trace)], check=True, capture_output=True)
+    kinds: dict[str, int] = {}
+    for ev in json.loads(trace.read_text()):
+        kinds[ev.get("type")] = kinds.get(ev.get("type"), 0) + 1
+    trace.unlink()
+    return {"walls": walls, "startup_s": startup, "jobs": kinds.get("job_arrival", 0),
+            "missed": kinds.get("deadline_miss", 0)}
 
 
 # ---------------------------------------------------------------- main
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="4x10,8x20", help="CPUSxTASKS,... (default 4x10,8x20)")
     ap.add_argument("--durations", default="1,10", help="simulated seconds, comma-separated")
@@ -191,7 +200,8 @@ def main() -> None:
     ap.add_argument("--no-simso", action="store_true", help="skip SimSo")
     ap.add_argument("--schedsim", metavar="PATH", help="a local build of Schedsim's schedsim binary")
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
-    a = ap.parse_args()
+    ap.add_argument("--json-out", type=Path, help="also write the JSON document to this file")
+    a = ap.parse_args(argv)
 
     sizes = [tuple(int(x) for x in s.split("x")) for s in a.sizes.split(",")]
     durations = [float(d) for d in a.durations.split(",")]
@@ -231,8 +241,11 @@ def main() -> None:
         "repeat": a.repeat, "hetsched_repeat": a.hetsched_repeat, "python": pyplatform.python_version(),
         "machine": pyplatform.machine(), "cpus_online": os.cpu_count(),
         "simso": rows[0]["runs"].get("simso EDF", {}).get("simso") if rows else None}}
+    if a.json_out:
+        a.json_out.write_text(json.dumps(doc, indent=1) + "\n")
     if a.json:
         print(json.dumps(doc))
+    return 0
 
 
 def print_row(row: dict) -> None:
@@ -250,4 +263,4 @@ def print_row(row: dict) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
