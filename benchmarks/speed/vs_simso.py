@@ -117,11 +117,17 @@ def run_hetsched(platform, spec: dict, variant: str, duration_s: float, repeat: 
     return out
 
 
-def simso_python(venv: Path) -> str:
+def simso_python(venv: Path, base: str) -> str:
     py = venv / "bin" / "python"
     if not py.exists():
+        # SimSo 0.8.5 imports `imp`, removed in Python 3.12: the venv needs 3.11 or older
+        r = subprocess.run([base, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                           capture_output=True, text=True, check=True)
+        if r.stdout.strip() == "True":
+            sys.exit(f"SimSo 0.8.5 needs Python <= 3.11 (it imports `imp`); {base} is newer: "
+                     "pass --simso-base-python python3.11")
         print(f"creating {venv} with {SIMSO_PIN} (pip) ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([base, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(py), "-m", "pip", "install", "-q", SIMSO_PIN], check=True)
     return str(py)
 
@@ -197,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hetsched-repeat", type=int, default=10, help="runs of hetsched, best kept")
     ap.add_argument("--simso-venv", type=Path, default=Path(tempfile.gettempdir()) / "hetsched-simso-venv",
                     help="virtualenv with SimSo; made with pip install simso==0.8.5 if missing")
+    ap.add_argument("--simso-base-python", default=sys.executable,
+                    help="interpreter that makes that virtualenv (Python <= 3.11; default: this one)")
     ap.add_argument("--no-simso", action="store_true", help="skip SimSo")
     ap.add_argument("--schedsim", metavar="PATH", help="a local build of Schedsim's schedsim binary")
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
@@ -205,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sizes = [tuple(int(x) for x in s.split("x")) for s in a.sizes.split(",")]
     durations = [float(d) for d in a.durations.split(",")]
-    py = None if a.no_simso else simso_python(a.simso_venv)
+    py = None if a.no_simso else simso_python(a.simso_venv, a.simso_base_python)
     rows = []
     with tempfile.TemporaryDirectory() as tmpd:
         tmp = Path(tmpd)
