@@ -492,6 +492,57 @@ def replay(
         console.print(f"  wrote {f}")
 
 
+@app.command()
+def sweep(
+    grid: Path = typer.Argument(..., metavar="GRID.yaml", help="the grid: platforms, workloads, schedulers, "
+                                "governors, knobs (name: list of values), seeds, duration (docs/sweeps.md)"),
+    out: Path = typer.Option(Path("out"), help="output directory: OUT/sweep.parquet, one row per run"),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
+                                      help="run on the Ray cluster at ADDRESS (host:port) [a local process pool]"),
+    resume: bool = typer.Option(False, "--resume", help="continue OUT/sweep.parquet: skip the cells it has"),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="with --resume, run failed cells again"),
+    workers: int = typer.Option(0, min=0, help="local worker processes [one per CPU]"),
+    flush_every: float = typer.Option(2.0, min=0.0, help="seconds between rewrites of sweep.parquet"),
+):
+    """Run every cell of a grid (the product of its lists) on a local process pool or a Ray
+    cluster; one row per run in OUT/sweep.parquet, rewritten atomically as rows arrive.
+    A failing cell records its error and the sweep goes on."""
+    import signal
+
+    from rich.progress import TimeRemainingColumn
+
+    from hetsched.sweep import SWEEP_FILE, load_grid, run_sweep
+
+    if retry_failed and not resume:
+        raise InputError("--retry-failed", "--retry-failed", "--resume as well")
+    g = load_grid(grid)  # every error in the grid before anything runs or is written
+
+    def on_term(signum, frame):  # `kill`: save the rows that are done, like Ctrl-C
+        raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, on_term)
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("done {task.fields[done]}  failed {task.fields[failed]}  "
+                               "remaining {task.fields[remaining]}"),
+                    TimeElapsedColumn(), TimeRemainingColumn(), console=err_console,
+                    disable=not err_console.is_terminal)
+    task = None
+
+    def on_progress(st):
+        nonlocal task
+        if task is None:
+            task = prog.add_task("sweep", total=st.total, done=0, failed=0, remaining=0)
+        prog.update(task, completed=st.done + st.failed, done=st.done, failed=st.failed, remaining=st.remaining)
+
+    with prog:
+        st = run_sweep(g, out, workers=workers or None, ray_address=ray, resume=resume,
+                       retry_failed=retry_failed, flush_every_s=flush_every, on_progress=on_progress)
+    console.print(f"{st.total} cells on {st.executor}: {st.ran} run in {st.wall_s:.1f} s "
+                  f"({st.runs_per_s:.2f} runs/s), {st.skipped} already in {out / SWEEP_FILE}; "
+                  f"done {st.done}, failed {st.failed}, remaining {st.remaining}")
+    console.print(f"  wrote {out / SWEEP_FILE}")
+
+
 def main() -> None:
     try:
         app(standalone_mode=False)
