@@ -126,6 +126,14 @@ def test_reward_is_the_configured_mix():
     _, r3, infos3 = rollout(waiting, 3, a)
     assert any(i["waiting_tasks"] > 0 for i in infos3)
     np.testing.assert_allclose(r3, [-i["power_w"] - i["waiting_tasks"] for i in infos3])
+    # a metric the run has no value for counts as metric_missing
+    launch = SchedTuningEnv(w_energy=0.0, w_missed=0.0, workload="app-launch", knobs=["schedutil.target_load"],
+                            episode_steps=1, warmup_ms=0, metric_weights={"app-launch.entry_ms_mean": -1.0},
+                            metric_missing=1000.0)
+    _, r4, infos4 = rollout(launch, 1, a[:1])
+    assert infos4[-1]["metrics"]["app-launch"]["entry_ms_mean"] is None
+    assert infos4[-1]["metrics_missing"] == ["app-launch.entry_ms_mean"]
+    assert r4[-1] == pytest.approx(-1000.0)
     # an unknown metric is named with the ones there are
     bad = SchedTuningEnv(metric_weights={"game.fpz": 1.0}, **kw)
     with pytest.raises(InputError, match="game.fps"):

@@ -61,7 +61,9 @@ class SchedTuningEnv(gym.Env):
     Reward per step: ``-w_energy * P_step(W) - w_missed * missed_step - w_wait *
     waiting_step`` and, on the last step only, ``+ sum_k metric_weights[k] *
     metric_k`` over the run's metrics (``"game.fps"`` is ``result["metrics"]["game"]["fps"]``,
-    ``"missed_activation_pct"`` the engine's own). ``missed_step`` is the fraction of
+    ``"missed_activation_pct"`` the engine's own); a metric without a value (no launch
+    finished in the episode, ...) counts as ``metric_missing`` and is listed in
+    ``info["metrics_missing"]``. ``missed_step`` is the fraction of
     periodic activations in the step that missed their deadline; ``waiting_step`` the
     runnable-but-not-running time of all tasks in the step divided by the step's length
     (the mean number of tasks waiting for a CPU); both from the engine's cumulative
@@ -77,7 +79,7 @@ class SchedTuningEnv(gym.Env):
                  fixed_knobs: Mapping[str, Any] | None = None,
                  step_ms: float = 100.0, episode_steps: int = 50, warmup_ms: float = 100.0,
                  w_energy: float = 1.0, w_missed: float = 1.0, w_wait: float = 0.0,
-                 metric_weights: Mapping[str, float] | None = None,
+                 metric_weights: Mapping[str, float] | None = None, metric_missing: float = 0.0,
                  idle_governor: str = "menu", max_nr_running: float = 64.0):
         super().__init__()
         if not (step_ms > 0) or math.isinf(step_ms):
@@ -95,6 +97,7 @@ class SchedTuningEnv(gym.Env):
         self.w_energy, self.w_missed, self.w_wait = float(w_energy), float(w_missed), float(w_wait)
         self.metric_weights = {str(k): float(v) for k, v in (metric_weights or {}).items()}
         self.max_nr_running = float(max_nr_running)
+        self.metric_missing = float(metric_missing)
 
         table = {k["name"]: k for k in knob_table()}
         self.knob_names = list(DEFAULT_KNOBS if knobs is None else knobs)
@@ -190,7 +193,7 @@ class SchedTuningEnv(gym.Env):
         feats.append(min(self._steps / self.episode_steps, 1.0))
         return np.clip(np.asarray(feats, dtype=np.float32), self.observation_space.low, self.observation_space.high)
 
-    def _metric(self, metrics: dict, key: str) -> float:
+    def _metric(self, metrics: dict, key: str) -> float | None:
         if key in metrics and not isinstance(metrics[key], dict):
             v = metrics[key]
         else:
@@ -200,7 +203,7 @@ class SchedTuningEnv(gym.Env):
                 raise InputError("SchedTuningEnv", "metric_weights", "a metric of this run "
                                  f"({', '.join(self._metric_names(metrics))})", got=key)
             v = sub[tail]
-        return float(v) if v is not None and math.isfinite(float(v)) else 0.0
+        return float(v) if v is not None and math.isfinite(float(v)) else None
 
     @staticmethod
     def _metric_names(metrics: dict) -> list[str]:
@@ -265,7 +268,11 @@ class SchedTuningEnv(gym.Env):
                                 "missed_fraction": missed_frac, "waiting_tasks": waiting}
         if terminated:
             metrics = self.run_metrics()
-            bonus = sum(w * self._metric(metrics, k) for k, w in self.metric_weights.items())
+            values = {k: self._metric(metrics, k) for k in self.metric_weights}
+            missing = [k for k, v in values.items() if v is None]
+            bonus = sum(w * (self.metric_missing if values[k] is None else values[k])
+                        for k, w in self.metric_weights.items())
+            info["metrics_missing"] = missing
             reward += bonus
             info["metrics"] = metrics
             info["metric_reward"] = bonus
