@@ -79,6 +79,22 @@ def test_spaces_and_action_mapping():
         env.step(env.action_space.sample())
 
 
+def test_switches_and_the_switcher_platform():
+    # paper 001's switcher: 4 virtual CPUs, an ondemand threshold and the E_A/E_B estimator
+    env = SchedTuningEnv(platform="exynos5422:switcher", scheduler="util-aware", governor="ondemand",
+                         workload="periodic:n=4,util=0.3", knobs=["ondemand.up_threshold", "util_aware.estimator"],
+                         episode_steps=3)
+    assert env.n_cpus == 4 and env.observation_space.shape == (4 * 4 + 6 + 1 + 2 + 1,)
+    assert env.action_to_knobs([-1, -0.2])["util_aware.estimator"] == 0.0
+    assert env.action_to_knobs([-1, 0.2])["util_aware.estimator"] == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+    _, r, infos = rollout(env, 1, [np.array([0.0, 0.7], dtype=np.float32)] * 3)
+    assert env.sim.knob_values()["util_aware.estimator"] == 1.0
+    assert len(r) == 3 and np.all(np.isfinite(r))
+
+
 def test_same_seed_same_actions_same_episode_and_seeds_differ():
     env = gymnasium.make("hetsched/SchedTuning-v0", episode_steps=8)
     rng = np.random.default_rng(7)

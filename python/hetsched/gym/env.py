@@ -116,6 +116,8 @@ class SchedTuningEnv(gym.Env):
                                  f"lo < hi within [{k['min']:g}, {k['max']:g}] {k['unit']}", got=(a, b))
             lo.append(a)
             hi.append(b)
+        # switches (unit "0/1", util_aware.estimator's "a=0/b=1") take the nearest end
+        self._switch = np.array([table[n]["unit"] in ("0/1", "a=0/b=1") for n in self.knob_names])
         self.knob_lo = np.array(lo, dtype=np.float64)
         self.knob_hi = np.array(hi, dtype=np.float64)
         unknown_w = [n for n in ranges if n not in self.knob_names]
@@ -125,8 +127,10 @@ class SchedTuningEnv(gym.Env):
 
         # build one simulation to learn the platform's shape and check every argument now
         sim = self._build(seed=0)
-        self._fmax_khz = self._cpu_fmax(sim)
-        self.n_cpus = len(self._fmax_khz)
+        self._fmax_khz = self._cluster_fmax(sim)
+        self._fmax_any = max(self._fmax_khz.values())
+        # the engine's CPUs (the switcher's virtual CPUs on exynos5422:switcher)
+        self.n_cpus = len(sim.observe()["cpus"])
         self.action_space = spaces.Box(-1.0, 1.0, shape=(len(self.knob_names),), dtype=np.float32)
         n_cpu_f = len(CPU_FEATURES)
         low = np.zeros(self.n_cpus * n_cpu_f + len(COUNTERS) + 1 + len(self.knob_names) + 1, dtype=np.float32)
@@ -149,21 +153,16 @@ class SchedTuningEnv(gym.Env):
                           idle_governor=self.idle_governor)
 
     @staticmethod
-    def _cpu_fmax(sim: Simulation) -> list[float]:
-        spec = sim.platform_spec
-        n = sum(len(c["cpus"]) for c in spec["clusters"])
-        out = [1.0] * n
-        for c in spec["clusters"]:
-            fmax = max(o["khz"] for o in c["opps"])
-            for cpu in c["cpus"]:
-                out[cpu] = float(fmax)
-        return out
+    def _cluster_fmax(sim: Simulation) -> dict[str, float]:
+        """f_max per cluster name (a CPU's frequency is read against its cluster's)."""
+        return {c["name"]: float(max(o["khz"] for o in c["opps"])) for c in sim.platform_spec["clusters"]}
 
     def action_to_knobs(self, action: Any) -> dict[str, float]:
         """The knob values an action in [-1, 1]^n stands for (clipped into the box)."""
         a = np.clip(np.asarray(action, dtype=np.float64).reshape(len(self.knob_names)), -1.0, 1.0)
         v = self.knob_lo + (a + 1.0) / 2.0 * (self.knob_hi - self.knob_lo)
         v = np.minimum(np.maximum(v, self.knob_lo), self.knob_hi)
+        v = np.where(self._switch, np.round(v), v)
         return {n: float(x) for n, x in zip(self.knob_names, v)}
 
     def knobs_to_action(self, values: Mapping[str, float]) -> np.ndarray:
@@ -180,9 +179,10 @@ class SchedTuningEnv(gym.Env):
 
     def _observation(self, obs: dict, prev_counters: dict, d_energy_j: float, dt_ns: int) -> np.ndarray:
         feats = []
-        for c, cpu in enumerate(obs["cpus"]):
+        for cpu in obs["cpus"]:
             feats.append(min(cpu["util"] / 1024.0, 1.0))
-            feats.append(min(cpu["freq_khz"] / self._fmax_khz[c], 1.0))
+            fmax = self._fmax_khz.get(cpu.get("cluster"), self._fmax_any)
+            feats.append(min(cpu["freq_khz"] / fmax, 1.0))
             feats.append(1.0 if cpu["idle_state"] >= 0 else 0.0)
             feats.append(min(float(cpu["nr_running"]), self.max_nr_running))
         dt_ms = max(dt_ns, 1) / 1e6
