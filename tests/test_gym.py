@@ -3,7 +3,6 @@ seeded reproducibility, the reward's parts, and a tiny cross-entropy-method agen
 must learn to improve its reward."""
 
 import doctest
-import math
 import warnings
 
 import numpy as np
