@@ -122,9 +122,10 @@ pub fn td_update(p: &mut [f64; NB], alpha: f64, gamma: f64, r: f64, phi_t: &[f64
     }
 }
 
-/// eq. 4: take the migration when B_{i,k-} + B_{j,k+} > B_{i,0} + B_{j,0} + a D_CAB + b D_RTF.
-pub fn eq4(b_i_minus: f64, b_j_plus: f64, b_i0: f64, b_j0: f64, a: f64, d_cab: f64, b: f64, d_rtf: f64) -> bool {
-    b_i_minus + b_j_plus > b_i0 + b_j0 + a * d_cab + b * d_rtf
+/// eq. 4: take the migration when B_{i,k-} + B_{j,k+} > B_{i,0} + B_{j,0} + a D_CAB + b D_RTF;
+/// `moved` = (B_{i,k-}, B_{j,k+}), `stay` = (B_{i,0}, B_{j,0}), `d` = (D_CAB, D_RTF).
+pub fn eq4(moved: (f64, f64), stay: (f64, f64), a: f64, b: f64, d: (f64, f64)) -> bool {
+    moved.0 + moved.1 > stay.0 + stay.1 + a * d.0 + b * d.1
 }
 
 /// Per core: (threads, total weight) under an assignment.
@@ -244,18 +245,11 @@ impl HcsTd {
         if let Some(t0) = self.last_t {
             let dt = now.saturating_sub(t0);
             if dt > 0 {
-                for i in 0..self.p.len() {
+                for (i, phi_next) in phi_now.iter().enumerate() {
                     let r = (self.work[i] - self.last_work[i]) as f64 / dt as f64;
                     self.updates[i] += 1;
                     let alpha = self.params.alpha0 / self.updates[i] as f64;
-                    td_update(
-                        &mut self.p[i],
-                        alpha,
-                        self.params.gamma,
-                        r,
-                        &self.last_phi[i],
-                        &phi_now[i],
-                    );
+                    td_update(&mut self.p[i], alpha, self.params.gamma, r, &self.last_phi[i], phi_next);
                 }
             }
         }
@@ -296,7 +290,7 @@ impl HcsTd {
                 let d_cab = cab_system(threads, &alt, ncores, &pr) - cab0;
                 let d_rtf = rtf_system(threads, &alt, ncores, &pr) - rtf0;
                 alt[k] = i;
-                if eq4(bi, bj, b0[i], b0[j], pr.a, d_cab, pr.b, d_rtf) {
+                if eq4((bi, bj), (b0[i], b0[j]), pr.a, pr.b, (d_cab, d_rtf)) {
                     let margin = bi + bj - (b0[i] + b0[j] + pr.a * d_cab + pr.b * d_rtf);
                     if best.is_none_or(|c| margin > c.margin) {
                         best = Some(Choice {
