@@ -48,6 +48,12 @@ impl Sim {
         }
     }
 
+    /// The fair tasks on the runqueues as hcs-td sees them now (`hcs-td` only; for tests
+    /// and inspection).
+    pub fn hcs_td_view(&self) -> Vec<Thread> {
+        self.hcs_td_threads()
+    }
+
     /// The fair tasks on the runqueues, as hcs-td sees them.
     fn hcs_td_threads(&self) -> Vec<Thread> {
         let n = self.rqs.len();

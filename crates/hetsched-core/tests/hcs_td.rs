@@ -223,3 +223,59 @@ fn hcs_td_decides_every_interval_learns_and_differs_from_cfs() {
     assert_eq!(l0.migrations, 0);
     assert_eq!(l0.decisions, l.decisions);
 }
+
+#[test]
+fn state_variables_read_from_the_engine() {
+    // hetero2: one core type (u = 1), F / f = 2.8 / 1.05 on CPU 1, so a task of mem_frac m
+    // runs 1 / ((1 - m) 8/3 + m) = 3 / (8 - 5 m) as fast there: NCP = (1, 3 / (8 - 5m)).
+    let mut sim = hogs("hcs-td", json!({"hcs_td.max_migrations": 0.0}));
+    sim.run_until(205 * MS);
+    let view = sim.hcs_td_view();
+    assert_eq!(view.len(), 8);
+    for x in &view {
+        let m = if x.task % 2 == 0 { 0.02 } else { 0.5 };
+        assert_eq!(x.miss, m);
+        assert!((x.ncp[0] - 1.0).abs() < 1e-9, "{x:?}");
+        assert!((x.ncp[1] - 3.0 / (8.0 - 5.0 * m)).abs() < 1e-6, "{x:?}");
+        assert_eq!(x.weight, 1024);
+        // the running task is not a candidate, the queued ones are; it has affinity here
+        let running = sim.tasks[x.task as usize].state == hetsched_core::sim::TaskState::Running;
+        assert_eq!(x.movable, !running);
+        if running {
+            assert!(x.aff[x.cpu]);
+        }
+        // affinity with a CPU it never ran on is 0
+        for c in 0..2 {
+            if sim.task_cpu_time(x.task as usize)[c] == 0 {
+                assert!(!x.aff[c], "{x:?}");
+            }
+        }
+    }
+    // 8 tasks on 2 CPUs, slices of a few ms: every task has run within the last 30 ms on
+    // its CPU, so each CPU's average affinity is 1 with rechoose_interval 30 ms; with 0
+    // only the running task has affinity: 1 / n
+    let assign: Vec<usize> = view.iter().map(|x| x.cpu).collect();
+    for c in 0..2 {
+        if let Some(s) = state(&view, &assign, c) {
+            assert_eq!(s[1], 1.0, "cpu {c}: {view:?}");
+        }
+    }
+    let mut sim0 = hogs(
+        "hcs-td",
+        json!({"hcs_td.max_migrations": 0.0, "hcs_td.rechoose_interval_ms": 0.0}),
+    );
+    sim0.run_until(205 * MS);
+    let view = sim0.hcs_td_view();
+    let assign: Vec<usize> = view.iter().map(|x| x.cpu).collect();
+    for c in 0..2 {
+        let n = assign.iter().filter(|&&a| a == c).count();
+        if n > 0 {
+            let running = sim0
+                .tasks
+                .iter()
+                .any(|t| t.cpu == c && t.state == hetsched_core::sim::TaskState::Running);
+            let want = if running { 1.0 / n as f64 } else { 0.0 };
+            assert_eq!(state(&view, &assign, c).unwrap()[1], want, "cpu {c}");
+        }
+    }
+}
