@@ -13,6 +13,7 @@ pub mod facfs;
 pub mod fair;
 pub mod features;
 pub mod gts;
+pub mod hcs_td;
 pub mod hotplug;
 pub mod idle;
 pub mod invariants;

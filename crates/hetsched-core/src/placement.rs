@@ -379,7 +379,7 @@ pub fn make_placement(
         "cfs" => return (Box::new(SelectIdleSibling::default()), None),
         "gts" => return (Box::new(crate::gts::Gts::new(platform)), None),
         // issue 5: placement and balancing as cfs; the slice / the neighbour pull are in sim
-        "fa-cfs" | "hcs-balance" => return (Box::new(SelectIdleSibling::default()), None),
+        "fa-cfs" | "hcs-balance" | "hcs-td" => return (Box::new(SelectIdleSibling::default()), None),
         // paper 001 (switcher.rs): legacy is CFS on the virtual CPUs; util-aware places
         // fair tasks itself (Fig. 3, in sim.rs's wakeup hook) and RT tasks as cfs does
         "legacy" | "util-aware" => return (Box::new(SwitcherLegacy::default()), None),
@@ -432,6 +432,11 @@ pub const SCHEDULERS: &[(&str, &str)] = &[
     (
         "hcs-balance",
         "cfs plus paper 004's balanced core assignment: at every tick each CPU pulls from the next CPU (the last wraps to the first) the queued tasks whose last timeslice ran there (knob hcs_balance_enabled)",
+    ),
+    // --- issue 6 ---
+    (
+        "hcs-td",
+        "cfs plus paper 004 §5's self-tuning scheduler: per CPU a benefit function of (NCP, cache affinity, miss rate) learned by TD(0); every hcs_td.interval_ms the queued task migration with the largest margin in eq. 4 is taken",
     ),
     (
         "legacy",

@@ -192,6 +192,15 @@ impl Sim {
                 // issue 5: fa-cfs slice rescalings, hcs-balance pulls (null for other schedulers)
                 "facfs_rescales": self.facfs.as_ref().map(|f| f.rescales),
                 "hcs_pulls": if self.policy.scheduler == "hcs-balance" { Some(self.hcs_pulls) } else { None },
+                // issue 6: hcs-td (paper 004 §5): decisions, migrations, learned p per CPU
+                "hcs_td": self.hcs_td.as_ref().map(|td| json!({
+                    "decisions": td.decisions,
+                    "migrations": td.migrations,
+                    "evaluations": td.evaluations,
+                    "td_updates": td.updates,
+                    "basis": crate::hcs_td::BASIS,
+                    "p": td.p,
+                })),
                 // vendor EAS changes (paper 003, vendor.rs)
                 "vendor": self.vendor_counters(),
             },

@@ -446,6 +446,10 @@ pub struct Sim {
     hcs: bool,
     /// tasks moved by the hcs-balance pull
     pub hcs_pulls: u64,
+    // --- issue 6: hcs-td (paper 004 §5, hcs_td.rs / sim_hcs_td.rs) ---
+    /// the TD(0) benefit-function learner (`hcs-td` only)
+    pub hcs_td: Option<Box<crate::hcs_td::HcsTd>>,
+    // --- end hcs-td ---
     /// vendor.cpu_isolation's core controller (vendor.rs)
     pub core_ctl: crate::vendor::CoreCtl,
     /// paper 001: switcher platforms (switcher.rs)
@@ -836,6 +840,7 @@ impl Sim {
             facfs: None,
             hcs: false,
             hcs_pulls: 0,
+            hcs_td: None, // issue 6: hcs-td
             core_ctl: Default::default(),
             sw: None,
         };
@@ -863,6 +868,11 @@ impl Sim {
                 sim.facfs = Some(crate::facfs::FaCfs::default());
             }
             "hcs-balance" => sim.hcs = true,
+            // issue 6: hcs-td (paper 004 §5)
+            "hcs-td" => {
+                let params = sim.hcs_td_params();
+                sim.hcs_td = Some(Box::new(crate::hcs_td::HcsTd::new(n, sim.tasks.len(), params)));
+            }
             _ => {}
         }
         for cpu in 0..n {
@@ -1082,6 +1092,9 @@ impl Sim {
             let done = done.min(task.work_left);
             task.work_left -= done;
             task.stats.work_done += done;
+            if let Some(td) = self.hcs_td.as_deref_mut() {
+                td.work[cpu] += done; // issue 6: hcs-td's per-core instruction count
+            }
         }
         if task.policy == Policy::Deadline {
             // update_curr_dl(): runtime is consumed scaled by frequency and capacity
@@ -2307,6 +2320,9 @@ impl Sim {
                     if self.hcs && self.knobs.get(Knob::HcsBalanceEnabled) > 0.0 {
                         self.hcs_balance_tick(cpu);
                     }
+                    if self.hcs_td.is_some() {
+                        self.hcs_td_tick(cpu); // issue 6: hcs-td (paper 004 §5)
+                    }
                     if self.kernel_lb.is_none() && !self.balancing_off() {
                         let mut stats = self.counters.misfit_balance;
                         let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
@@ -2966,3 +2982,6 @@ impl Sim {
 // --- issue 5: fa-cfs and hcs-balance hooks (a child module: it uses Sim's private state) ---
 #[path = "sim_issue5.rs"]
 mod issue5;
+// --- issue 6: hcs-td hooks (paper 004 §5; a child module: it uses Sim's private state) ---
+#[path = "sim_hcs_td.rs"]
+mod hcs_td_hooks;

@@ -1,0 +1,328 @@
+//! hcs-td: the self-tuning scheduler of Fedorova, Vengerov, Doucette, "Operating System
+//! Scheduling On Heterogeneous Core Systems" (shared/papers/004) §5: per core i a benefit
+//! function learned by TD(0),
+//!
+//! ```text
+//!     B_i(s, p) = sum_n p_n phi_n(s)                                        (eq. 3)
+//!     migrate k from i to j  iff  B_{i,k-} + B_{j,k+} > B_{i,0} + B_{j,0}
+//!                                                  + a D_CAB + b D_RTF        (eq. 4)
+//!     p(t+1) = p(t) + alpha_t [r_t + gamma B(s_{t+1}, p(t)) - B(s_t, p(t))] phi(s_t)  (eq. 5)
+//! ```
+//!
+//! The state s of a core is the average over the threads on it of (eq. 2's normalised
+//! core preference NCP, cache affinity within rechoose_interval, cache miss rate); the
+//! basis functions are `BASIS`. This module is the pure part (state, B, eq. 4, eq. 5, the
+//! predicted CAB and RTF); `sim_hcs_td.rs` reads the simulation into `Thread`s, applies
+//! the migrations and feeds the per-core work counters in.
+
+/// Names of the basis functions phi_n(s), s = (ncp, aff, miss) the core's averages.
+pub const BASIS: [&str; NB] = ["1", "ncp", "aff", "miss", "aff*(1-miss)"];
+/// Number of basis functions.
+pub const NB: usize = 5;
+
+/// A thread as hcs-td sees it at a decision.
+#[derive(Debug, Clone)]
+pub struct Thread {
+    pub task: u32,
+    /// the core it is assigned to (its runqueue)
+    pub cpu: usize,
+    /// CFS load weight (nice)
+    pub weight: u64,
+    /// queued, not running, fair: may be migrated
+    pub movable: bool,
+    pub allowed: u64,
+    /// NCP_{k,c} per core c (eq. 2)
+    pub ncp: Vec<f64>,
+    /// cache affinity with core c: ran there within rechoose_interval
+    pub aff: Vec<bool>,
+    /// cache miss rate stand-in (the perf model's mem_frac)
+    pub miss: f64,
+    /// run time so far on each core, ns (for CAB_J)
+    pub ran_ns: Vec<u64>,
+}
+
+/// Parameters (knobs `hcs_td.*`).
+#[derive(Debug, Clone, Copy)]
+pub struct Params {
+    pub gamma: f64,
+    pub alpha0: f64,
+    pub a: f64,
+    pub b: f64,
+    pub eps: f64,
+    /// F of Def. 3; <= 0: 1.1 x jobs / cores (as metrics004)
+    pub f: f64,
+    /// CFS: sched_latency and min_granularity (effective, ns) and sched_nr_latency
+    pub latency_ns: u64,
+    pub min_gran_ns: u64,
+    pub nr_latency: u64,
+}
+
+/// The learner's state and counters.
+#[derive(Debug, Clone)]
+pub struct HcsTd {
+    pub params: Params,
+    /// p^i per core
+    pub p: Vec<[f64; NB]>,
+    /// TD(0) updates done per core (t of alpha_t = alpha0 / t)
+    pub updates: Vec<u64>,
+    /// invariant work executed on each core (fed by update_curr)
+    pub work: Vec<u64>,
+    /// at the last decision: time, each core's work, each core's post-decision phi
+    pub last_t: Option<u64>,
+    pub last_work: Vec<u64>,
+    pub last_phi: Vec<[f64; NB]>,
+    pub decisions: u64,
+    pub migrations: u64,
+    /// candidate (thread, destination) pairs evaluated with eq. 4
+    pub evaluations: u64,
+    /// next decision time, ns
+    pub next_ns: u64,
+    /// last time each task executed on each core (ns + 1; 0: never), [task][core]
+    pub last_exec: Vec<Vec<u64>>,
+}
+
+/// The state of a core under an assignment: the averages (ncp, aff, miss) of its threads,
+/// None for a core without threads.
+pub fn state(threads: &[Thread], assign: &[usize], core: usize) -> Option<[f64; 3]> {
+    let mut s = [0.0; 3];
+    let mut n = 0usize;
+    for (x, &c) in threads.iter().zip(assign) {
+        if c == core {
+            s[0] += x.ncp[core];
+            s[1] += if x.aff[core] { 1.0 } else { 0.0 };
+            s[2] += x.miss;
+            n += 1;
+        }
+    }
+    if n == 0 {
+        return None;
+    }
+    Some(s.map(|v| v / n as f64))
+}
+
+/// phi(s): (1, ncp, aff, miss, aff (1 - miss)); a core without threads has phi = 0 (and
+/// so B = 0: no thread, no instructions).
+pub fn phi(s: Option<[f64; 3]>) -> [f64; NB] {
+    match s {
+        None => [0.0; NB],
+        Some([ncp, aff, miss]) => [1.0, ncp, aff, miss, aff * (1.0 - miss)],
+    }
+}
+
+/// B(s, p) = sum_n p_n phi_n(s) (eq. 3)
+pub fn benefit(p: &[f64; NB], phi: &[f64; NB]) -> f64 {
+    p.iter().zip(phi).map(|(a, b)| a * b).sum()
+}
+
+/// One TD(0) step (eq. 5): p += alpha [r + gamma B(s_next, p) - B(s_t, p)] phi(s_t).
+pub fn td_update(p: &mut [f64; NB], alpha: f64, gamma: f64, r: f64, phi_t: &[f64; NB], phi_next: &[f64; NB]) {
+    let delta = r + gamma * benefit(p, phi_next) - benefit(p, phi_t);
+    for n in 0..NB {
+        p[n] += alpha * delta * phi_t[n];
+    }
+}
+
+/// eq. 4: take the migration when B_{i,k-} + B_{j,k+} > B_{i,0} + B_{j,0} + a D_CAB + b D_RTF;
+/// `moved` = (B_{i,k-}, B_{j,k+}), `stay` = (B_{i,0}, B_{j,0}), `d` = (D_CAB, D_RTF).
+pub fn eq4(moved: (f64, f64), stay: (f64, f64), a: f64, b: f64, d: (f64, f64)) -> bool {
+    moved.0 + moved.1 > stay.0 + stay.1 + a * d.0 + b * d.1
+}
+
+/// Per core: (threads, total weight) under an assignment.
+fn loads(threads: &[Thread], assign: &[usize], ncores: usize) -> Vec<(u64, u64)> {
+    let mut l = vec![(0u64, 0u64); ncores];
+    for (x, &c) in threads.iter().zip(assign) {
+        l[c].0 += 1;
+        l[c].1 += x.weight;
+    }
+    l
+}
+
+impl Params {
+    /// CFS's sched_slice for a thread of weight w on a core with n threads of total weight W:
+    /// period = latency, or n x min_granularity beyond sched_nr_latency; slice = period w / W.
+    pub fn slice_ns(&self, w: u64, n: u64, total_w: u64) -> u64 {
+        let period = if n > self.nr_latency {
+            n * self.min_gran_ns
+        } else {
+            self.latency_ns
+        };
+        (period as u128 * w as u128 / total_w.max(1) as u128) as u64
+    }
+
+    fn f_for(&self, jobs: usize, ncores: usize) -> f64 {
+        if self.f > 0.0 {
+            self.f
+        } else {
+            1.1 * jobs as f64 / ncores as f64
+        }
+    }
+}
+
+/// System-wide CAB (Def. 2, a fraction): the share of threads whose CAB_J (the population
+/// standard deviation of their run-time fractions over the cores) is <= eps, after every
+/// thread ran its next CFS slice on its assigned core.
+pub fn cab_system(threads: &[Thread], assign: &[usize], ncores: usize, pr: &Params) -> f64 {
+    if threads.is_empty() {
+        return 1.0;
+    }
+    let l = loads(threads, assign, ncores);
+    let mut ok = 0usize;
+    for (x, &c) in threads.iter().zip(assign) {
+        let mut ran: Vec<f64> = x.ran_ns.iter().map(|&v| v as f64).collect();
+        ran[c] += pr.slice_ns(x.weight, l[c].0, l[c].1) as f64;
+        let tot: f64 = ran.iter().sum();
+        let cab = if tot > 0.0 {
+            let mean = 1.0 / ncores as f64;
+            (ran.iter().map(|v| (v / tot - mean).powi(2)).sum::<f64>() / ncores as f64).sqrt()
+        } else {
+            0.0
+        };
+        if cab <= pr.eps {
+            ok += 1;
+        }
+    }
+    ok as f64 / threads.len() as f64
+}
+
+/// System-wide RTF (Def. 4A, a fraction): the share of sub-jobs (each thread's next slice)
+/// with slowdown S = (wait + run) / run <= F, where a thread of weight w on a core of total
+/// weight W waits for the others' slices: S = W / w.
+pub fn rtf_system(threads: &[Thread], assign: &[usize], ncores: usize, pr: &Params) -> f64 {
+    if threads.is_empty() {
+        return 1.0;
+    }
+    let f = pr.f_for(threads.len(), ncores);
+    let l = loads(threads, assign, ncores);
+    let ok = threads
+        .iter()
+        .zip(assign)
+        .filter(|(x, &c)| l[c].1 as f64 / x.weight.max(1) as f64 <= f)
+        .count();
+    ok as f64 / threads.len() as f64
+}
+
+/// A migration eq. 4 takes: thread index, source, destination, and its margin
+/// (left side - right side, > 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    pub k: usize,
+    pub src: usize,
+    pub dst: usize,
+    pub margin: f64,
+}
+
+impl HcsTd {
+    pub fn new(ncores: usize, ntasks: usize, params: Params) -> Self {
+        HcsTd {
+            params,
+            p: vec![[0.0; NB]; ncores],
+            updates: vec![0; ncores],
+            work: vec![0; ncores],
+            last_t: None,
+            last_work: vec![0; ncores],
+            last_phi: vec![[0.0; NB]; ncores],
+            decisions: 0,
+            migrations: 0,
+            evaluations: 0,
+            next_ns: 0,
+            last_exec: vec![vec![0; ncores]; ntasks],
+        }
+    }
+
+    /// Record that `task` executes on `core` at `now`.
+    pub fn ran(&mut self, task: usize, core: usize, now: u64) {
+        if task >= self.last_exec.len() {
+            self.last_exec.resize(task + 1, vec![0; self.work.len()]);
+        }
+        self.last_exec[task][core] = now + 1;
+    }
+
+    /// The TD(0) step of every core at a decision at `now` (eq. 5): r_t = the core's
+    /// instruction rate since the last decision (invariant work per ns), s_t the state
+    /// left by the last decision, s_{t+1} the state now; alpha_t = alpha0 / t.
+    pub fn learn(&mut self, now: u64, phi_now: &[[f64; NB]]) {
+        if let Some(t0) = self.last_t {
+            let dt = now.saturating_sub(t0);
+            if dt > 0 {
+                for (i, phi_next) in phi_now.iter().enumerate() {
+                    let r = (self.work[i] - self.last_work[i]) as f64 / dt as f64;
+                    self.updates[i] += 1;
+                    let alpha = self.params.alpha0 / self.updates[i] as f64;
+                    td_update(&mut self.p[i], alpha, self.params.gamma, r, &self.last_phi[i], phi_next);
+                }
+            }
+        }
+    }
+
+    /// Remember the post-decision state and the work counters for the next step.
+    pub fn mark(&mut self, now: u64, phi_after: Vec<[f64; NB]>) {
+        self.last_t = Some(now);
+        self.last_work.clone_from(&self.work);
+        self.last_phi = phi_after;
+    }
+
+    /// Evaluate eq. 4 for every movable thread k on its core i and every other core j it
+    /// may run on; the migration with the largest margin, if any margin is > 0.
+    pub fn choose(&mut self, threads: &[Thread], ncores: usize) -> Option<Choice> {
+        let pr = self.params;
+        let assign: Vec<usize> = threads.iter().map(|x| x.cpu).collect();
+        let b0: Vec<f64> = (0..ncores)
+            .map(|c| benefit(&self.p[c], &phi(state(threads, &assign, c))))
+            .collect();
+        let cab0 = cab_system(threads, &assign, ncores, &pr);
+        let rtf0 = rtf_system(threads, &assign, ncores, &pr);
+        let mut best: Option<Choice> = None;
+        let mut alt = assign.clone();
+        for (k, x) in threads.iter().enumerate() {
+            if !x.movable {
+                continue;
+            }
+            let i = x.cpu;
+            for j in 0..ncores {
+                if j == i || x.allowed & (1u64 << j) == 0 {
+                    continue;
+                }
+                self.evaluations += 1;
+                alt[k] = j;
+                let bi = benefit(&self.p[i], &phi(state(threads, &alt, i)));
+                let bj = benefit(&self.p[j], &phi(state(threads, &alt, j)));
+                let d_cab = cab_system(threads, &alt, ncores, &pr) - cab0;
+                let d_rtf = rtf_system(threads, &alt, ncores, &pr) - rtf0;
+                alt[k] = i;
+                if eq4((bi, bj), (b0[i], b0[j]), pr.a, pr.b, (d_cab, d_rtf)) {
+                    let margin = bi + bj - (b0[i] + b0[j] + pr.a * d_cab + pr.b * d_rtf);
+                    if best.is_none_or(|c| margin > c.margin) {
+                        best = Some(Choice {
+                            k,
+                            src: i,
+                            dst: j,
+                            margin,
+                        });
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn td0_step_by_hand() {
+        // p = (1, 2, 0, 0, 0); s_t: ncp 0.5, aff 1, miss 0.2 -> phi_t = (1, .5, 1, .2, .8);
+        // B(s_t) = 1 + 1 = 2; s_next: ncp 1, aff 0, miss 0 -> phi = (1, 1, 0, 0, 0), B = 3;
+        // r = 0.7, gamma 0.9, alpha 0.5: delta = 0.7 + 2.7 - 2 = 1.4; p += 0.7 phi_t
+        let mut p = [1.0, 2.0, 0.0, 0.0, 0.0];
+        let pt = phi(Some([0.5, 1.0, 0.2]));
+        assert_eq!(pt, [1.0, 0.5, 1.0, 0.2, 0.8]);
+        td_update(&mut p, 0.5, 0.9, 0.7, &pt, &phi(Some([1.0, 0.0, 0.0])));
+        let want = [1.7, 2.35, 0.7, 0.14, 0.56];
+        for n in 0..NB {
+            assert!((p[n] - want[n]).abs() < 1e-12, "{p:?}");
+        }
+    }
+}
