@@ -444,7 +444,7 @@ mod stress {
             three in any::<bool>(),
             gov in 0usize..hetsched_core::cpufreq::GOVERNORS.len(),
             eevdf in any::<bool>(),
-            sched in 0usize..5,
+            sched in 0usize..6,
             hps in any::<bool>(),
             vendor in 0usize..6,
             dl in any::<bool>(),
@@ -452,7 +452,7 @@ mod stress {
             let (p, n) = if three { (three_cluster_platform(), 8) } else { (two_cluster_platform(), 4) };
             let w = ring(&stages, n, dl);
             // the studies' schedulers too, with hotplug and the vendor knobs on eas
-            let scheduler = ["cfs", "eas", "fa-cfs", "hcs-balance", "gts"][sched];
+            let scheduler = ["cfs", "eas", "fa-cfs", "hcs-balance", "gts", "hcs-td"][sched];
             let eevdf = eevdf && scheduler != "fa-cfs";
             let mut knobs = json!({"fair.eevdf": if eevdf { 1.0 } else { 0.0 }, "hotplug.hps": if hps { 1.0 } else { 0.0 }});
             let vk = ["vendor.cpu_isolation", "vendor.migration_margins", "vendor.task_packing",
