@@ -82,7 +82,7 @@ def test_target_load_training_follows_eq12():
     assert a.tl == -0.0023
     out1 = a.net([500, 500])
     row = a.step(obs_of([500, 500], 1_500_000))  # +500 MHz
-    assert row["error"] == pytest.approx(-0.0023 * 500.0)
+    assert row["error"] == pytest.approx(-0.0023 * 500_000.0)  # kHz, cpufreq's unit
     assert a.net([500, 500]) < out1
     # flipping the sign (a study knob) flips the update
     b = TargetLoadAgent("c", [0, 1], "k", TargetLoadConfig(lr=1e-6, init_output=20_000.0, init_input=500.0,

@@ -31,10 +31,10 @@ class TargetLoadConfig:
     initial: float = 0.8              # the kernel's 1.25 headroom (eq. 10)
     min_target_load: float = 0.5      # ours: the paper gives no bounds (headroom at most 2x)
     max_target_load: float = 1.0      # ours: no headroom (the knob's maximum)
-    lr: float = 2e-9                  # ours: alpha of eq. 1, chosen to settle within 5 min (docs)
-    freq_unit_khz: float = 1000.0     # freq_t of eq. 12 in MHz (1000 kHz)
+    lr: float = 1e-9                  # ours: alpha of eq. 1 (docs/learning.md: settling)
+    freq_unit_khz: float = 1.0        # freq_t of eq. 12 in kHz, cpufreq's unit (cur_CPU_freq)
     error_sign: float = 1.0           # +1: eq. 12 as written
-    init_input: float = 256.0         # the fresh network outputs init_output at utils of this
+    init_input: float = 64.0          # the fresh network outputs init_output at utils of this
     init_output: float = 12_000.0     # ... i.e. at the threshold (the paper does not say)
     seed: int = 0                     # numpy seed of the initial weights (+ cluster index)
 

@@ -38,6 +38,7 @@ class LearningConfig:
     state_path: str | None = None     # weights restored from / saved to (JSON)
     record_path: str | None = None    # the record: .csv (scalars) or .json (scalars + weights)
     record_weights_every_ms: float = 10_000.0  # full weights into the record this often
+    restore_knobs: bool = False       # also restore TARGET_LOAD / the cost (the paper: weights only)
 
     @classmethod
     def from_knobs(cls, opts: Mapping[str, Any]) -> "LearningConfig":
@@ -59,6 +60,8 @@ class LearningConfig:
                 cfg.state_path = v or None
             elif key == "record":
                 cfg.record_path = v or None
+            elif key == "restore_knobs":
+                cfg.restore_knobs = v.lower() in ("1", "on", "true", "yes")
             elif key == "record_weights_every_ms":
                 cfg.record_weights_every_ms = float(v)
             elif key.startswith(("tl.", "mc.")):
@@ -218,8 +221,12 @@ class LearningEAS:
             for a in self.tl_agents:
                 if a.cluster in (st.get("target_load") or {}):
                     a.net.load_state(st["target_load"][a.cluster]["net"])
+                    if self.config.restore_knobs:
+                        a.target_load = float(st["target_load"][a.cluster]["target_load"])
             if self.mc_agent and st.get("migration_cost"):
                 self.mc_agent.net.load_state(st["migration_cost"]["net"])
+                if self.config.restore_knobs:
+                    self.mc_agent.cost = float(st["migration_cost"]["cost_ns"])
         except (ValueError, KeyError, TypeError) as e:
             raise InputError(str(path), "learning.state", "networks of this platform's shape", got=str(e)) from None
 
