@@ -203,3 +203,17 @@ def test_cli_run_learning_eas(tmp_path):
     doc = json.loads((tmp_path / "o" / "result.json").read_text())
     assert doc["scheduler"] == "learning-eas" and doc["learning"]["migration_cost_ns"] is None
     assert st.exists()
+
+
+def test_cli_compare_and_schedulers_list_learning_eas():
+    from typer.testing import CliRunner
+
+    from hetsched.cli import app
+
+    r = CliRunner().invoke(app, ["compare", "--workload", "game:fps=60", "--scheduler", "eas",
+                                 "--scheduler", "learning-eas[learning.migration_cost=off]",
+                                 "--duration", "0.5", "--seeds", "1"])
+    assert r.exit_code == 0, r.output
+    assert "learning-eas" in r.output
+    r = CliRunner().invoke(app, ["schedulers"])
+    assert "learning-eas" in r.output

@@ -61,9 +61,33 @@ def main(argv=None) -> dict:
                   + (f" | mc {rows[-1]['migration_cost_ns']:.0f}" if rows[-1]["migration_cost_ns"] else ""),
                   flush=True)
     plot(rows, steps, a.out, a)
-    out = {"rows": rows, "wall_s": time.perf_counter() - t0, "args": vars(a)}
+    settle = settling(steps, 60.0 * a.switch_at if a.switch_at else 0.0, 60.0 * a.minutes)
+    for k, v in settle.items():
+        print(f"settling after t={60 * a.switch_at if a.switch_at else 0} s, {k}: {v}")
+    out = {"rows": rows, "settling_s": settle, "wall_s": time.perf_counter() - t0, "args": vars(a)}
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
+def settling(steps, t_change: float, t_end: float, window_s: float = 10.0, band: float = 0.02,
+             band_mc: float = 34054.0) -> dict:
+    """Seconds after ``t_change`` from which the ``window_s`` running mean of each agent's
+    value stays within ``band`` (TARGET_LOAD; ``band_mc`` ns for the cost, two steps) of its
+    mean over the last minute; None if it never does."""
+    import pandas as pd
+
+    df = pd.DataFrame(steps)
+    out = {}
+    for (agent, cluster), g in df[df.t_s >= t_change].groupby(["agent", "cluster"], sort=False):
+        g = g.set_index(pd.to_timedelta(g.t_s, unit="s"))
+        mean = g.value.rolling(f"{window_s}s").mean() if agent == "target_load" else g.value
+        final = g.value[g.t_s >= t_end - 60.0].mean()
+        b = band if agent == "target_load" else band_mc
+        outside = g.t_s[(mean - final).abs() > b]
+        name = f"{agent}:{cluster}" if cluster else agent
+        out[name] = 0.0 if outside.empty else (
+            None if outside.iloc[-1] >= t_end - window_s else round(float(outside.iloc[-1] - t_change), 1))
     return out
 
 
