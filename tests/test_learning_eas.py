@@ -217,3 +217,12 @@ def test_cli_compare_and_schedulers_list_learning_eas():
     assert "learning-eas" in r.output
     r = CliRunner().invoke(app, ["schedulers"])
     assert "learning-eas" in r.output
+
+
+def test_learning_eas_runs_until_every_task_exits_like_eas():
+    eas = Simulation(platform="gs101", workload="hackbench", scheduler="eas").run()
+    sim = Simulation(platform="gs101", workload="hackbench", scheduler="learning-eas")
+    res = sim.run()
+    assert res.doc["stop_reason"] == "all tasks exited"
+    assert res.doc["sim_duration_s"] == pytest.approx(eas.doc["sim_duration_s"], rel=0.05)
+    assert res.doc["learning"]["target_load_steps"] == 3 * 3  # t = 0, 100, 200 ms
