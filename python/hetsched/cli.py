@@ -384,10 +384,10 @@ def workloads():
 @app.command()
 def schedulers():
     """Registered schedulers and governors."""
-    from hetsched.sim import GOVERNORS, IDLE_GOVERNORS, SCHEDULERS
+    from hetsched.sim import CONTROLLER_SCHEDULERS, GOVERNORS, IDLE_GOVERNORS, SCHEDULERS
 
-    for n, d in SCHEDULERS.items():
-        console.print(f"scheduler [bold]{n}[/]: {d}")
+    for n, d in {**SCHEDULERS, **CONTROLLER_SCHEDULERS}.items():  # issue 6: + learning-eas
+        console.print(f"scheduler [bold]{n}[/]: {escape(d)}")
     for n, d in GOVERNORS.items():
         console.print(f"governor  [bold]{n}[/]: {d}")
     for n, d in IDLE_GOVERNORS.items():

@@ -37,6 +37,13 @@ HOTPLUG_POLICIES: dict[str, str] = {
     "off": "same as none",
     "hps": "MediaTek's hot plug strategy: every 40 ms keep online only the CPUs the load needs (= hotplug.hps=1)",
 }
+# --- issue 6: Learning EAS (python/hetsched/learning; docs/learning.md) --------------------
+# schedulers that are the engine's `eas` plus a Python controller stepping the simulation
+CONTROLLER_SCHEDULERS: dict[str, str] = {
+    "learning-eas": "EAS + Learning EAS (paper 000): per-cluster TARGET_LOAD (Alg. 1) and "
+                    "sched_migration_cost (Alg. 2) set by policy networks; --set learning.*",
+}
+# --- end issue 6 ---------------------------------------------------------------------------
 DEFAULT_KERNEL = "mainline-6.12"
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
@@ -83,8 +90,8 @@ class Simulation:
                  scheduler: str = "cfs", governor: str = "schedutil",
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
                  trace: bool = False, timeseries: bool = False, idle_governor: str = "menu"):
-        if scheduler not in SCHEDULERS:
-            raise UnknownNameError("--scheduler", "scheduler", scheduler, SCHEDULERS)
+        if scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # issue 6
+            raise UnknownNameError("--scheduler", "scheduler", scheduler, {**SCHEDULERS, **CONTROLLER_SCHEDULERS})
         if governor not in GOVERNORS:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
         if idle_governor not in IDLE_GOVERNORS:
@@ -111,9 +118,17 @@ class Simulation:
             if hp not in HOTPLUG_POLICIES:
                 raise UnknownNameError("--set", "hotplug", hp, HOTPLUG_POLICIES)
             knobs["hotplug.hps"] = 1.0 if hp == "hps" else 0.0
+        # --- issue 6: `--set learning.*` belongs to the learning-eas controller ---
+        self._learning = None
+        learning_opts = {k: knobs.pop(k) for k in list(knobs) if k.startswith("learning.")}
+        if learning_opts and scheduler != "learning-eas":
+            raise InputError("--set", next(iter(learning_opts)), "learning.* only with --scheduler learning-eas",
+                             got=scheduler)
+        engine_scheduler = "eas" if scheduler == "learning-eas" else scheduler
+        # --- end issue 6 ---
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
-        policy = {"scheduler": scheduler, "governor": governor, "idle_governor": idle_governor,
+        policy = {"scheduler": engine_scheduler, "governor": governor, "idle_governor": idle_governor,
                   "kernel": self.kernel,
                   "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
@@ -124,6 +139,18 @@ class Simulation:
             raise EngineError(str(e)) from None
         self._wall_s = 0.0
         self._stop_reason = "duration"
+        # --- issue 6: the Learning EAS controller steps the engine from here on ---
+        if scheduler == "learning-eas":
+            from hetsched.learning import LearningConfig, LearningEAS
+
+            self._learning = LearningEAS(self, LearningConfig.from_knobs(
+                {k[len("learning."):]: v for k, v in learning_opts.items()}))
+        # --- end issue 6 ---
+
+    @property
+    def learning(self):
+        """The Learning EAS controller (``scheduler="learning-eas"``), else None."""
+        return self._learning
 
     # -- stepping -----------------------------------------------------------------
     @property
@@ -134,7 +161,10 @@ class Simulation:
         """Advance to absolute simulated time ``t_ns`` (every event before it runs)."""
         t0 = time.perf_counter()
         try:
-            self._engine.run_until(int(t_ns))
+            if self._learning is not None:  # issue 6: the controller acts on the way
+                self._learning.run_until(int(t_ns))
+            else:
+                self._engine.run_until(int(t_ns))
         except _engine.EnginePanic as e:
             raise EngineError(str(e)) from None
         self._wall_s += time.perf_counter() - t0
@@ -151,7 +181,11 @@ class Simulation:
         ``limit_s`` more simulated seconds; True if every task ended."""
         t0 = time.perf_counter()
         try:
-            ended = self._engine.run_until_exited(self.now_ns + round(limit_s * 1e9))
+            end = self.now_ns + round(limit_s * 1e9)
+            if self._learning is not None:  # issue 6
+                ended = bool(self._learning.run_until(end, self._engine.run_until_exited))
+            else:
+                ended = self._engine.run_until_exited(end)
         except _engine.EnginePanic as e:
             raise EngineError(str(e)) from None
         self._wall_s += time.perf_counter() - t0
@@ -226,6 +260,12 @@ class Simulation:
         doc["energy_over_bound"] = doc["energy_j"] / lb if lb else None
         # each workload's own metrics (frame drops, entry time, ...) beside the engine's
         doc["metrics"].update(compute_metrics(doc, self.workload_spec))
+        # --- issue 6: Learning EAS saves its weights (and record) with every result ---
+        if self._learning is not None:
+            self._learning.save()
+            self._learning.write_record()
+            doc["learning"] = self._learning.summary()
+        # --- end issue 6 ---
         ts = self._engine.timeseries() if self.timeseries_enabled else None
         return Result(doc=doc, timeseries=ts)
 

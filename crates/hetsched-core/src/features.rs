@@ -45,6 +45,19 @@ knobs! {
     SchedutilTargetLoad = ("schedutil.target_load", 0.8, 0.05, 1.0, "ratio",
         "kernel/sched/cpufreq_schedutil.c map_util_perf (util + util>>2 = util / 0.8)",
         "Utilisation at which schedutil asks for the next OPP up; headroom = 1 / target_load."),
+    // issue 6 (Learning EAS, paper 000 Algorithm 1: one TARGET_LOAD per cluster)
+    SchedutilTargetLoadCluster0 = ("schedutil.target_load.cluster0", 0.0, 0.0, 1.0, "ratio",
+        "paper 000 (Learning EAS) Algorithm 1: TARGET_LOAD for cluster (x)",
+        "schedutil.target_load for cluster 0 only; 0 = use schedutil.target_load (values below 0.05 are raised to 0.05)."),
+    SchedutilTargetLoadCluster1 = ("schedutil.target_load.cluster1", 0.0, 0.0, 1.0, "ratio",
+        "paper 000 (Learning EAS) Algorithm 1: TARGET_LOAD for cluster (x)",
+        "schedutil.target_load for cluster 1 only; 0 = use schedutil.target_load."),
+    SchedutilTargetLoadCluster2 = ("schedutil.target_load.cluster2", 0.0, 0.0, 1.0, "ratio",
+        "paper 000 (Learning EAS) Algorithm 1: TARGET_LOAD for cluster (x)",
+        "schedutil.target_load for cluster 2 only; 0 = use schedutil.target_load."),
+    SchedutilTargetLoadCluster3 = ("schedutil.target_load.cluster3", 0.0, 0.0, 1.0, "ratio",
+        "paper 000 (Learning EAS) Algorithm 1: TARGET_LOAD for cluster (x)",
+        "schedutil.target_load for cluster 3 only; 0 = use schedutil.target_load."),
     SchedutilRateLimitUs = ("schedutil.rate_limit_us", -1.0, -1.0, 10_000_000.0, "us",
         "drivers/cpufreq/cpufreq.c cpufreq_policy_transition_delay_us (v6.12)",
         "Minimum time between two frequency commits; -1 = the kernel default, 1.5 x transition latency (1000 us if none)."),
@@ -223,6 +236,8 @@ pub struct Derived {
     pub lb_window_ns: u64,
     /// schedutil.target_load in 1/10000 (0.8 -> 8000)
     pub target_load_permyriad: u64,
+    /// issue 6: per-cluster schedutil.target_load.clusterN in 1/10000; 0 = the global one
+    pub target_load_permyriad_cluster: [u64; 4],
     /// schedutil's rate limit: the knob, or 1.5 x the transition latency (1 ms if none)
     pub rate_limit_ns: u64,
     pub transition_latency_ns: u64,
@@ -294,6 +309,13 @@ impl Knobs {
         self.derived = Derived {
             tick_ns: (1e9 / g(Knob::TickHz)) as u64,
             target_load_permyriad: ((g(Knob::SchedutilTargetLoad) * 10_000.0).round() as u64).max(1),
+            target_load_permyriad_cluster: [
+                Knob::SchedutilTargetLoadCluster0,
+                Knob::SchedutilTargetLoadCluster1,
+                Knob::SchedutilTargetLoadCluster2,
+                Knob::SchedutilTargetLoadCluster3,
+            ]
+            .map(|k| if g(k) > 0.0 { ((g(k).max(0.05) * 10_000.0).round() as u64).max(1) } else { 0 }),
             rate_limit_ns: if rl >= 0.0 {
                 (rl * 1000.0) as u64
             } else if self.legacy_rate_limit {
@@ -316,6 +338,14 @@ impl Knobs {
             migration_cost_ns: g(Knob::SchedMigrationCostNs) as u64,
             busy_factor: g(Knob::BalanceBusyFactor) as u64,
         };
+    }
+
+    /// issue 6: the TARGET_LOAD (1/10000) schedutil applies to cluster `ci`.
+    pub fn target_load_permyriad_for(&self, ci: usize) -> u64 {
+        match self.derived.target_load_permyriad_cluster.get(ci) {
+            Some(&v) if v > 0 => v,
+            _ => self.derived.target_load_permyriad,
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
@@ -342,5 +372,16 @@ mod tests {
         assert!(k.set("schedutil.target_lod", 0.5).is_err());
         k.set("schedutil.target_load", 0.5).unwrap();
         assert_eq!(k.get(Knob::SchedutilTargetLoad), 0.5);
+    }
+
+    #[test]
+    fn per_cluster_target_load_overrides_the_global_one() {
+        // issue 6
+        let mut k = Knobs::default();
+        assert_eq!(k.target_load_permyriad_for(1), 8000);
+        k.set("schedutil.target_load.cluster1", 0.7).unwrap();
+        assert_eq!(k.target_load_permyriad_for(1), 7000);
+        assert_eq!(k.target_load_permyriad_for(0), 8000);
+        assert_eq!(k.target_load_permyriad_for(7), 8000);
     }
 }

@@ -1,0 +1,186 @@
+"""The two agents of Learning EAS (paper 000 §III.D-F): Algorithm 1 (TARGET_LOAD, one
+agent per cluster) and Algorithm 2 (sched_migration_cost, one agent for the system).
+
+Each agent is driven by the controller (:mod:`hetsched.learning.controller`) at its own
+period, from ``Simulation.observe()``; every constant is a field of its config dataclass
+(a named, overridable default). Signs follow the algorithms and eq. 12/13 as written; the
+``error_sign`` field (+1, the paper) lets a study flip them (docs/learning.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from hetsched.learning.network import Forward, PolicyNetwork
+
+__all__ = ["TargetLoadConfig", "MigrationCostConfig", "TargetLoadAgent", "MigrationCostAgent",
+           "eq12_error", "eq13_error", "migration_error"]
+
+
+@dataclass
+class TargetLoadConfig:
+    """Algorithm 1's constants (paper 000 §III.D)."""
+
+    period_ms: float = 100.0          # "t is set to 100 milliseconds"
+    out_max: float = 100_000.0        # "an output value between 0 and 100000"
+    threshold: float = 12_000.0       # "greater than the threshold 12000 ... decreases TARGET_LOAD"
+    step: float = 0.0023              # "changes TARGET_LOAD by 0.0023 every 100 milliseconds"
+    initial: float = 0.8              # the kernel's 1.25 headroom (eq. 10)
+    min_target_load: float = 0.5      # ours: the paper gives no bounds (headroom at most 2x)
+    max_target_load: float = 1.0      # ours: no headroom (the knob's maximum)
+    lr: float = 1e-9                  # ours: alpha of eq. 1 (docs/learning.md: settling)
+    freq_unit_khz: float = 1.0        # freq_t of eq. 12 in kHz, cpufreq's unit (cur_CPU_freq)
+    error_sign: float = 1.0           # +1: eq. 12 as written
+    init_input: float = 64.0          # the fresh network outputs init_output at utils of this
+    init_output: float = 12_000.0     # ... i.e. at the threshold (the paper does not say)
+    seed: int = 0                     # numpy seed of the initial weights (+ cluster index)
+
+
+@dataclass
+class MigrationCostConfig:
+    """Algorithm 2's constants (paper 000 §III.F)."""
+
+    period_ms: float = 7000.0         # "executed every 7000 milliseconds"
+    sample_ms: float = 40.0           # "stored in one slot every 40ms" (175 slots per period)
+    out_max: float = 800_000.0        # "an output value between 0 and 800000"
+    threshold: float = 160_000.0      # "greater than the threshold 160000 ... decreases"
+    step: float = 17_027.0            # "changes sched_migration_cost by 17027"
+    initial: float = 500_000.0        # sysctl_sched_migration_cost
+    min_cost_ns: float = 0.0          # ours: the paper gives no bounds
+    max_cost_ns: float = 5_000_000.0  # ours
+    lr: float = 1e-12                 # ours: settles within 5 min (docs)
+    error_sign: float = 1.0           # +1: eq. 13 as written
+    init_input: float = 1000.0        # fresh network outputs init_output for inputs of this
+    init_output: float = 160_000.0    # ... i.e. at the threshold
+    seed: int = 100
+
+    @property
+    def slots(self) -> int:
+        return int(round(self.period_ms / self.sample_ms))
+
+
+def _set_fields(cfg: Any, values: dict) -> Any:
+    names = {f.name: f.type for f in fields(cfg)}
+    for k, v in values.items():
+        if k not in names:
+            raise KeyError(k)
+        cur = getattr(cfg, k)
+        setattr(cfg, k, type(cur)(float(v)) if isinstance(cur, (int, float)) else v)
+    return cfg
+
+
+def eq12_error(tl: float, cur_freq: float, prev_freq: float, sign: float = 1.0) -> float:
+    """Eq. 12: error = tl_t * (freq_t - freq_{t-1})."""
+    return sign * tl * (cur_freq - prev_freq)
+
+
+def migration_error(total_vari: float, mig_count: float, mig_success: float) -> float:
+    """Algorithm 2's cur_error = total_CPU_load_vari / (mig_count + mig_success); 0 when
+    nothing was attempted (the paper's 0/0 at start)."""
+    d = mig_count + mig_success
+    return total_vari / d if d > 0 else 0.0
+
+
+def eq13_error(mc: float, cur_error: float, prev_error: float, sign: float = 1.0) -> float:
+    """Eq. 13: error = -mc_t * (cv_t/(tm_t+ts_t) - cv_{t-1}/(tm_{t-1}+ts_{t-1}))."""
+    return -sign * mc * (cur_error - prev_error)
+
+
+class TargetLoadAgent:
+    """Algorithm 1 for cluster ``cluster`` (its CPUs ``cpus``, knob ``knob``)."""
+
+    def __init__(self, cluster: str, cpus: list[int], knob: str, cfg: TargetLoadConfig, index: int = 0):
+        self.cluster, self.cpus, self.knob, self.cfg = cluster, list(cpus), knob, cfg
+        n = len(self.cpus)
+        self.net = PolicyNetwork(n, n + 1, cfg.out_max, cfg.lr, seed=cfg.seed + index,
+                                 init_output=cfg.init_output, init_input=cfg.init_input)
+        self.target_load = cfg.initial
+        self.tl = 0.0
+        self.prev_freq = self.cur_freq = 0.0  # "prev_CPU_freq = cur_CPU_freq = 0"
+        self._pending: Forward | None = None
+
+    def freq(self, obs: dict) -> float:
+        return obs["cpus"][self.cpus[0]]["freq_khz"] / self.cfg.freq_unit_khz
+
+    def step(self, obs: dict) -> dict:
+        """One 100 ms turn: train on the last action's result (after "Sleep 100ms"), then
+        run the network on the CPU utils and move TARGET_LOAD. Returns the record row."""
+        c = self.cfg
+        error = 0.0
+        self.cur_freq = self.freq(obs)  # "Get cur_CPU_freq"
+        if self._pending is not None:
+            error = eq12_error(self.tl, self.cur_freq, self.prev_freq, c.error_sign)
+            self.net.backward(self._pending, error)
+        utils = [obs["cpus"][i]["util"] for i in self.cpus]
+        f = self.net.forward(utils)
+        self.tl = -c.step if c.threshold < f.out else c.step
+        self.target_load = min(max(self.target_load + self.tl, c.min_target_load), c.max_target_load)
+        self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"
+        self._pending = f
+        return {"agent": "target_load", "cluster": self.cluster, "value": self.target_load,
+                "action": self.tl, "output": f.out, "error": error, "w_norm": self.net.weight_norm()}
+
+
+class MigrationCostAgent:
+    """Algorithm 2 over the clusters ``clusters`` (name -> CPU list)."""
+
+    def __init__(self, clusters: dict[str, list[int]], cfg: MigrationCostConfig,
+                 knob: str = "sched_migration_cost_ns"):
+        self.clusters, self.cfg, self.knob = {k: list(v) for k, v in clusters.items()}, cfg, knob
+        m = len(self.clusters)
+        self.net = PolicyNetwork(m + 2, m + 3, cfg.out_max, cfg.lr, seed=cfg.seed,
+                                 init_output=cfg.init_output, init_input=cfg.init_input)
+        self.cost = cfg.initial
+        self.mc = 0.0
+        self.prev_total_vari = 0.0
+        self.prev_count = self.prev_success = 0.0
+        self._slots: list[list[float]] = []
+        self._last_counters: tuple[float, float] | None = None
+        self._pending: Forward | None = None
+
+    def start(self, obs: dict) -> None:
+        """Counters at the start of the first period (the counts are per period)."""
+        self._last_counters = self._counters(obs)
+
+    @staticmethod
+    def _counters(obs: dict) -> tuple[float, float]:
+        c = obs["counters"]
+        return float(c["balance_attempts"]), float(c["balance_successes"])
+
+    def sample(self, obs: dict) -> None:
+        """One 40 ms slot: the variance of the CPU workloads of each cluster."""
+        self._slots.append([float(np.var([obs["cpus"][i]["util"] for i in cpus]))
+                            for cpus in self.clusters.values()])
+
+    def step(self, obs: dict) -> dict:
+        """One 7000 ms turn of Algorithm 2 (after its "Sleep 7000ms")."""
+        c = self.cfg
+        vari = np.mean(self._slots, axis=0) if self._slots else np.zeros(len(self.clusters))
+        self._slots = []
+        total_vari = float(vari.sum())
+        a, s = self._counters(obs)
+        la, ls = self._last_counters if self._last_counters is not None else (0.0, 0.0)
+        self._last_counters = (a, s)
+        mig_count, mig_success = a - la, s - ls
+        cur_error = migration_error(total_vari, mig_count, mig_success)
+        prev_error = migration_error(self.prev_total_vari, self.prev_count, self.prev_success)
+        error = eq13_error(self.mc, cur_error, prev_error, c.error_sign)
+        if self._pending is not None:
+            self.net.backward(self._pending, error)
+        f = self.net.forward([mig_count, mig_success, *vari])
+        self.mc = -c.step if c.threshold < f.out else c.step
+        self.cost = min(max(self.cost + self.mc, c.min_cost_ns), c.max_cost_ns)
+        # the paper's "prev_success_count = success_count" is read as prev_mig_success = mig_success
+        self.prev_total_vari, self.prev_count, self.prev_success = total_vari, mig_count, mig_success
+        self._pending = f
+        return {"agent": "migration_cost", "cluster": "", "value": self.cost, "action": self.mc,
+                "output": f.out, "error": error, "w_norm": self.net.weight_norm(),
+                "mig_count": mig_count, "mig_success": mig_success, "total_vari": total_vari,
+                "cur_error": cur_error}
+
+
+def config_dict(cfg: Any) -> dict:
+    return asdict(cfg)

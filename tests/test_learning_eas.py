@@ -1,0 +1,228 @@
+"""Learning EAS (issue 6; paper 000 Algorithms 1 and 2, eq. 12/13)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from hetsched import Simulation
+from hetsched.errors import HetschedError
+from hetsched.learning import (LearningConfig, LearningEAS, MigrationCostAgent, MigrationCostConfig, PolicyNetwork,
+                               TargetLoadAgent, TargetLoadConfig, eq12_error, eq13_error, migration_error)
+
+
+def tiny_net(lr=0.1):
+    n = PolicyNetwork(1, 1, out_max=100.0, lr=lr)
+    n.w1, n.b1, n.w2, n.b2 = np.array([[2.0]]), np.array([0.0]), np.array([3.0]), 0.0
+    return n
+
+
+def test_backprop_worked_by_hand():
+    n = tiny_net()
+    f = n.forward([1.0])
+    assert (f.z[0], f.h[0], f.out) == (2.0, 2.0, 6.0)
+    n.backward(f, 0.5)
+    # dh = e*w2*relu'(z) = 0.5*3 = 1.5; w2 += lr*e*h; b2 += lr*e; w1 += lr*dh*x; b1 += lr*dh
+    assert n.w2[0] == pytest.approx(3.0 + 0.1 * 0.5 * 2.0)
+    assert n.b2 == pytest.approx(0.05)
+    assert n.w1[0, 0] == pytest.approx(2.0 + 0.1 * 1.5 * 1.0)
+    assert n.b1[0] == pytest.approx(0.15)
+    assert n([1.0]) > 6.0  # a positive error raises the output
+
+
+def test_dead_relu_passes_no_gradient_and_output_is_clamped():
+    n = tiny_net()
+    n.b1 = np.array([-5.0])
+    f = n.forward([1.0])
+    assert f.out == 0.0 and f.h[0] == 0.0
+    n.backward(f, 1.0)
+    assert n.w1[0, 0] == 2.0 and n.w2[0] == 3.0 and n.b2 == pytest.approx(0.1)
+    n.b1, n.w2 = np.array([0.0]), np.array([1000.0])
+    assert n([1.0]) == 100.0
+
+
+def test_eq12_and_eq13_signs():
+    # eq. 12: error = tl * (freq_t - freq_{t-1})
+    assert eq12_error(-0.0023, 1500.0, 1000.0) == pytest.approx(-1.15)
+    assert eq12_error(0.0023, 1500.0, 1000.0) == pytest.approx(1.15)
+    assert eq12_error(0.0023, 1500.0, 1000.0, sign=-1) == pytest.approx(-1.15)
+    # eq. 13: error = -mc * (cv_t/(tm_t+ts_t) - cv_{t-1}/(tm_{t-1}+ts_{t-1}))
+    cur, prev = migration_error(300.0, 100.0, 50.0), migration_error(100.0, 80.0, 20.0)
+    assert (cur, prev) == (2.0, 1.0)
+    assert eq13_error(17027.0, cur, prev) == pytest.approx(-17027.0)
+    assert eq13_error(-17027.0, cur, prev) == pytest.approx(17027.0)
+    assert migration_error(5.0, 0, 0) == 0.0
+
+
+def obs_of(utils, freq_khz, attempts=0, successes=0, cluster="c"):
+    return {"cpus": [{"cpu": i, "cluster": cluster, "util": u, "freq_khz": freq_khz} for i, u in enumerate(utils)],
+            "counters": {"balance_attempts": attempts, "balance_successes": successes}}
+
+
+def test_target_load_agent_moves_as_algorithm_1_says():
+    cfg = TargetLoadConfig()
+    a = TargetLoadAgent("c", [0, 1], "schedutil.target_load.cluster0", cfg)
+    assert a.net.n_hidden == 3  # n + 1
+    a.net.b2 = 50_000.0  # output above the threshold 12000 -> decrease
+    a.step(obs_of([800, 800], 1_000_000))
+    assert a.tl == -0.0023 and a.target_load == pytest.approx(0.8 - 0.0023)
+    a.net.b2, a.net.w2 = -1e9, a.net.w2 * 0  # output clamped to 0 -> increase
+    row = a.step(obs_of([800, 800], 1_000_000))
+    assert a.tl == 0.0023 and a.target_load == pytest.approx(0.8)
+    assert row["output"] == 0.0
+
+
+def test_target_load_training_follows_eq12():
+    # after a decrease (tl < 0) the frequency rose: eq. 12 error < 0, the output falls
+    cfg = TargetLoadConfig(lr=1e-6, init_output=20_000.0, init_input=500.0)
+    a = TargetLoadAgent("c", [0, 1], "k", cfg)
+    x = obs_of([500, 500], 1_000_000)
+    out0 = a.net([500, 500])
+    a.step(x)  # the first turn trains on prev = 0 (the paper's initial prev_CPU_freq) ... then acts
+    assert a.tl == -0.0023
+    out1 = a.net([500, 500])
+    row = a.step(obs_of([500, 500], 1_500_000))  # +500 MHz
+    assert row["error"] == pytest.approx(-0.0023 * 500_000.0)  # kHz, cpufreq's unit
+    assert a.net([500, 500]) < out1
+    # flipping the sign (a study knob) flips the update
+    b = TargetLoadAgent("c", [0, 1], "k", TargetLoadConfig(lr=1e-6, init_output=20_000.0, init_input=500.0,
+                                                            error_sign=-1.0))
+    b.step(x)
+    before = b.net([500, 500])
+    b.step(obs_of([500, 500], 1_500_000))
+    assert b.net([500, 500]) > before
+    assert out0 > cfg.threshold
+
+
+def test_target_load_stays_in_bounds():
+    cfg = TargetLoadConfig(min_target_load=0.79, max_target_load=0.805)
+    a = TargetLoadAgent("c", [0], "k", cfg)
+    a.net.b2 = -1e9
+    for _ in range(10):
+        a.step(obs_of([10], 500_000))
+    assert a.target_load == 0.805
+
+
+def test_migration_cost_agent_algorithm_2():
+    cfg = MigrationCostConfig()
+    assert cfg.slots == 175
+    a = MigrationCostAgent({"l": [0, 1], "b": [2, 3]}, cfg)
+    assert (a.net.n_in, a.net.n_hidden) == (4, 5)  # m + 2 inputs, m + 3 hidden
+    a.start(obs_of([0, 0, 0, 0], 1, attempts=10, successes=5))
+    for _ in range(cfg.slots):
+        a.sample(obs_of([100, 300, 0, 0], 1))
+    a.net.b2 = 1e9  # output clamped to 800000 > 160000 -> decrease
+    row = a.step(obs_of([0, 0, 0, 0], 1, attempts=110, successes=55))
+    assert (row["mig_count"], row["mig_success"]) == (100, 50)
+    assert row["total_vari"] == pytest.approx(np.var([100, 300]))  # 10000
+    assert row["error"] == 0.0  # mc = 0 before the first action
+    assert a.mc == -17027 and a.cost == 500_000 - 17027
+    assert row["output"] == 800_000
+    # next period: variance per migration doubled after a decrease -> error = -mc * (2e - e) > 0
+    for _ in range(cfg.slots):
+        a.sample(obs_of([0, 400, 0, 0], 1))  # var 40000
+    row = a.step(obs_of([0, 0, 0, 0], 1, attempts=210, successes=105))
+    e1, e2 = 10_000 / 150, 40_000 / 150
+    assert row["error"] == pytest.approx(17027 * (e2 - e1))
+
+
+def test_learning_eas_simulation_runs_acts_and_is_deterministic(tmp_path):
+    def go():
+        sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas", seed=1)
+        res = sim.run(1.0)
+        return sim, res
+    sim, res = go()
+    lrn = res.doc["learning"]
+    assert set(lrn["target_load"]) == {"little", "mid", "big"}
+    assert lrn["target_load_steps"] == 3 * 10
+    knobs = sim.knob_values()
+    for i, a in enumerate(sim.learning.tl_agents):
+        assert knobs[f"schedutil.target_load.cluster{i}"] == pytest.approx(a.target_load)
+        assert a.target_load != 0.8
+    assert res.doc["scheduler"] == "learning-eas"
+    sim2, res2 = go()
+    assert res2.energy_j == res.energy_j
+    assert sim2.learning.record == sim.learning.record
+
+
+def test_per_cluster_target_load_knob_reaches_schedutil():
+    base = Simulation(platform="gs101", workload="game:fps=60", scheduler="eas").run(1.0).energy_j
+    big = Simulation(platform="gs101", workload="game:fps=60", scheduler="eas",
+                     knobs={"schedutil.target_load.cluster2": 0.5}).run(1.0).energy_j
+    assert big > base
+
+
+def test_migration_cost_agent_acts_every_7s_and_switches():
+    sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas",
+                     knobs={"learning.target_load": "off"})
+    assert sim.learning.tl_agents == []
+    sim.run(15.0)
+    mc = [r for r in sim.learning.record if r["agent"] == "migration_cost"]
+    assert [round(r["t_s"]) for r in mc] == [7, 14]
+    assert sim.knob_values()["sched_migration_cost_ns"] == sim.learning.mc_agent.cost != 500_000
+    sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas",
+                     knobs={"learning.migration_cost": "off", "learning.tl.step": "0.01"})
+    assert sim.learning.mc_agent is None and sim.learning.config.target_load.step == 0.01
+    with pytest.raises(HetschedError):
+        Simulation(platform="gs101", workload="game", scheduler="eas", knobs={"learning.state": "x"})
+    with pytest.raises(HetschedError):
+        Simulation(platform="gs101", workload="game", scheduler="learning-eas", knobs={"learning.tl.nope": "1"})
+
+
+def test_weights_persist_and_are_restored(tmp_path):
+    st = tmp_path / "le.json"
+    rec = tmp_path / "rec.csv"
+    sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas",
+                     knobs={"learning.state": str(st), "learning.record": str(rec), "learning.tl.lr": "1e-5"})
+    assert not sim.learning.restored
+    sim.run(2.0)
+    saved = json.loads(st.read_text())
+    w_big = sim.learning.tl_agents[2].net.w1.copy()
+    fresh = Simulation(platform="gs101", workload="game:fps=60", scheduler="eas")
+    assert not np.allclose(LearningEAS(fresh).tl_agents[2].net.w1, w_big)  # it learned
+    assert rec.read_text().startswith("t_s,agent,cluster,value")
+    sim2 = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas",
+                      knobs={"learning.state": str(st)})
+    assert sim2.learning.restored
+    np.testing.assert_allclose(sim2.learning.tl_agents[2].net.w1, w_big)
+    np.testing.assert_allclose(sim2.learning.mc_agent.net.w2, saved["migration_cost"]["net"]["w2"])
+    # the knobs start from their defaults, as after a boot
+    assert sim2.knob_values()["schedutil.target_load.cluster2"] == pytest.approx(0.8)
+
+
+def test_cli_run_learning_eas(tmp_path):
+    from typer.testing import CliRunner
+
+    from hetsched.cli import app
+
+    st = tmp_path / "s.json"
+    r = CliRunner().invoke(app, ["run", "--workload", "game:fps=60", "--scheduler", "learning-eas",
+                                 "--duration", "0.5", "--set", f"learning.state={st}",
+                                 "--set", "learning.migration_cost=off", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert doc["scheduler"] == "learning-eas" and doc["learning"]["migration_cost_ns"] is None
+    assert st.exists()
+
+
+def test_cli_compare_and_schedulers_list_learning_eas():
+    from typer.testing import CliRunner
+
+    from hetsched.cli import app
+
+    r = CliRunner().invoke(app, ["compare", "--workload", "game:fps=60", "--scheduler", "eas",
+                                 "--scheduler", "learning-eas[learning.migration_cost=off]",
+                                 "--duration", "0.5", "--seeds", "1"])
+    assert r.exit_code == 0, r.output
+    assert "learning-eas" in r.output
+    r = CliRunner().invoke(app, ["schedulers"])
+    assert "learning-eas" in r.output
+
+
+def test_learning_eas_runs_until_every_task_exits_like_eas():
+    eas = Simulation(platform="gs101", workload="hackbench", scheduler="eas").run()
+    sim = Simulation(platform="gs101", workload="hackbench", scheduler="learning-eas")
+    res = sim.run()
+    assert res.doc["stop_reason"] == "all tasks exited"
+    assert res.doc["sim_duration_s"] == pytest.approx(eas.doc["sim_duration_s"], rel=0.05)
+    assert res.doc["learning"]["target_load_steps"] == 3 * 3  # t = 0, 100, 200 ms
