@@ -315,7 +315,13 @@ impl Knobs {
                 Knob::SchedutilTargetLoadCluster2,
                 Knob::SchedutilTargetLoadCluster3,
             ]
-            .map(|k| if g(k) > 0.0 { ((g(k).max(0.05) * 10_000.0).round() as u64).max(1) } else { 0 }),
+            .map(|k| {
+                if g(k) > 0.0 {
+                    ((g(k).max(0.05) * 10_000.0).round() as u64).max(1)
+                } else {
+                    0
+                }
+            }),
             rate_limit_ns: if rl >= 0.0 {
                 (rl * 1000.0) as u64
             } else if self.legacy_rate_limit {
