@@ -494,6 +494,12 @@ macro_rules! view {
     };
 }
 
+/// select_fallback_rq(): the first CPU the task may run on (the kernel takes the first
+/// allowed active CPU of its node; one node here).
+fn select_fallback_rq(t: &Task) -> usize {
+    t.allowed.trailing_zeros() as usize
+}
+
 /// se->slice: the custom slice, clamped as sched_attr's (0.1 ms .. 100 ms), else the base slice.
 #[inline]
 fn base_slice(se: &SchedEntity, base: u64) -> u64 {
@@ -1858,6 +1864,19 @@ impl Sim {
         self.wake_buf = std::mem::take(wake);
     }
 
+    /// select_task_rq() of core.c: the class's choice, then is_cpu_allowed(), falling back
+    /// to select_fallback_rq() (a policy that answers prev_cpu after it left the task's
+    /// mask: an affinity change, a CPU gone offline).
+    fn select_task_rq(&mut self, t: TaskId, prev: usize, kind: WakeKind) -> usize {
+        let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
+        let task = &self.tasks[t as usize];
+        if task.allowed & (1 << cpu) != 0 {
+            cpu
+        } else {
+            select_fallback_rq(task)
+        }
+    }
+
     /// `fork`: start a copy of template k now (wake_up_new_task).
     fn fork(&mut self, k: u32) {
         let tmpl = &mut self.tasks[k as usize];
@@ -1901,15 +1920,11 @@ impl Sim {
                 self.rqs[cpu].yield_skip = Some(t);
             }
         }
-        self.arm_yield(cpu);
-        true
-    }
-
-    /// The yielding task stays current until schedule() runs: make sure it does, and that
-    /// it carries on (no completion is pending) if it is picked again.
-    fn arm_yield(&mut self, cpu: usize) {
+        // the task stays current until schedule() runs; if picked again, the completion
+        // armed now (nothing left to run) carries its program on
         self.resched_cpu(cpu);
         self.arm_completion(cpu);
+        true
     }
 
     /// sched_setattr() on itself: a nice change reweights in place; a class, priority,
@@ -1988,15 +2003,9 @@ impl Sim {
         let dst = if allowed & (1 << cpu) != 0 {
             cpu
         } else {
-            // __set_cpus_allowed_ptr() moves it; select_task_rq() is asked with prev_cpu
-            // outside the new mask, so the core's is_cpu_allowed() check and
-            // select_fallback_rq() apply: the first allowed CPU
-            let c = self.placement.select_task_rq(&view!(self), t, cpu, WakeKind::Wakeup);
-            if allowed & (1 << c) != 0 {
-                c
-            } else {
-                allowed.trailing_zeros() as usize
-            }
+            // __set_cpus_allowed_ptr() moves it: select_task_rq() with prev_cpu outside
+            // the new mask
+            self.select_task_rq(t, cpu, WakeKind::Wakeup)
         };
         if dst != cpu {
             self.facfs_migrate(t, cpu, dst);
@@ -2042,9 +2051,8 @@ impl Sim {
             dl.runtime = dl.dl_runtime as i64;
         }
         if task.allowed & (1 << task.cpu) == 0 {
-            // its CPU left the task's affinity while it was throttled (hotplug): the
-            // fallback, the first allowed CPU
-            task.cpu = task.allowed.trailing_zeros() as usize;
+            // its CPU left the task's affinity while it was throttled (hotplug)
+            task.cpu = select_fallback_rq(task);
         }
         let cpu = task.cpu;
         let rq = &self.rqs[cpu];
@@ -2107,19 +2115,14 @@ impl Sim {
         if fork && self.hotplug.is_some() {
             self.hotplug_refresh_affinity(); // a new task: only online CPUs
         }
-        let mut cpu = if self.util_aware_places(t) {
+        let cpu = if self.util_aware_places(t) {
             self.util_aware_select(t) // paper 001 Fig. 3
         } else {
-            self.placement.select_task_rq(&view!(self), t, prev, kind)
+            self.select_task_rq(t, prev, kind)
         };
-        if self.hotplug.is_some() && self.tasks[t as usize].allowed & (1 << cpu) == 0 {
-            // is_cpu_allowed() failed (prev went offline): select_fallback_rq()
-            cpu = self.tasks[t as usize].allowed.trailing_zeros() as usize;
-        }
         if fork && !self.hmp_load.is_empty() {
             self.hmp_init_new(t);
         }
-        debug_assert!(self.tasks[t as usize].allowed & (1 << cpu) != 0);
         self.counters.wakeups += 1;
         if fork {
             self.post_init_entity_util_avg(cpu, t);
@@ -2956,11 +2959,11 @@ impl Sim {
         queued.extend(rq.rt_queue.iter().map(|k| k.2).filter(|&t| Some(t) != rq.curr));
         let curr = rq.curr;
         for t in queued {
-            let dst = self.tasks[t as usize].allowed.trailing_zeros() as usize;
+            let dst = select_fallback_rq(&self.tasks[t as usize]);
             self.migrate_queued(Migration { task: t, src: cpu, dst }, true);
         }
         if let Some(t) = curr {
-            let dst = self.tasks[t as usize].allowed.trailing_zeros() as usize;
+            let dst = select_fallback_rq(&self.tasks[t as usize]);
             self.migrate_running(Migration { task: t, src: cpu, dst });
         } else if self.rqs[cpu].idle_state.is_some() {
             // already idle: into the powered-down state now
