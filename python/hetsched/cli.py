@@ -543,6 +543,37 @@ def sweep(
     console.print(f"  wrote {out / SWEEP_FILE}")
 
 
+@app.command()
+def reproduce(
+    study: str = typer.Argument(..., metavar="STUDY", help="learning-eas, util-aware-lb, fa-cfs, ospm2020, "
+                                "hmc-balance, or all"),
+    quick: bool = typer.Option(False, "--quick", help="shorter runs: a few minutes a study on 2 cores"),
+    seeds: int = typer.Option(0, min=0, help="runs per configuration [quick: 3, full: 10]"),
+    out: Path = typer.Option(Path("reproduce"), help="output directory: STUDY.csv, STUDY.md, plots, report.html"),
+    jobs: int = typer.Option(0, min=0, help="worker processes [one per CPU]"),
+    smoke: bool = typer.Option(False, "--smoke", hidden=True, help="seconds-long runs, for the tests"),
+):
+    """Rebuild a study's evaluation on the nearest built-in platforms, over several seeds,
+    and write its published numbers beside the simulated ones (95 % CI, ratios, whether
+    the direction agrees), its plots, and OUT/report.html gathering every study in OUT."""
+    from hetsched.reproduce import reproduce as run_reproduce, study_module
+
+    names = ["all"] if study == "all" else [study]
+    if study != "all":
+        study_module(study)  # an unknown name is refused before anything runs
+    level = "smoke" if smoke else ("quick" if quick else "full")
+    n_seeds = seeds or {"smoke": 2, "quick": 3, "full": 10}[level]
+
+    def on_study(res):
+        agree, total = res.agreement()
+        console.print(f"{res.study}: {len(res.rows)} published numbers, direction agrees on {agree} of "
+                      f"{total}; {res.runs} runs in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}")
+
+    run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None,
+                  progress=err_console.is_terminal, on_study=on_study)
+    console.print(f"  wrote {out / 'report.html'}")
+
+
 def main() -> None:
     try:
         app(standalone_mode=False)

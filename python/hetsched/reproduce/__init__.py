@@ -1,0 +1,92 @@
+"""`hetsched reproduce`: the five studies' evaluations rebuilt on the simulator, beside
+their published tables (docs/reproduce.md).
+
+>>> from hetsched.reproduce import reproduce                       # doctest: +SKIP
+>>> reproduce(["fa-cfs"], out_dir=Path("out"), level="quick", seeds=3)  # doctest: +SKIP
+
+Every study module (``hetsched.reproduce.<module>``) has ``STUDY``, ``TITLE``, ``PAPER``
+and ``run(ctx) -> StudyResult``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+from hetsched.errors import UnknownNameError
+from hetsched.reproduce.core import Context, Row, Run, Runner, StudyResult, read_study, write_study
+
+__all__ = ["STUDIES", "reproduce", "run_study", "Context", "Row", "Run", "Runner", "StudyResult"]
+
+# study name -> module; the order of `reproduce all` and of the report
+STUDIES: dict[str, str] = {
+    "learning-eas": "hetsched.reproduce.learning_eas",
+    "util-aware-lb": "hetsched.reproduce.util_aware_lb",
+    "fa-cfs": "hetsched.reproduce.fa_cfs",
+    "ospm2020": "hetsched.reproduce.ospm2020",
+    "hmc-balance": "hetsched.reproduce.hmc_balance",
+}
+STUDY_HELP = {
+    "learning-eas": "Han & Lee 2020 (paper 000): Tables 2, 4, 5, 6-7, 9",
+    "util-aware-lb": "Kim et al. (paper 001): Table II, Fig. 6, Table III",
+    "fa-cfs": "Tran et al. (paper 002): Tables 2-5, Figs. 3-4",
+    "ospm2020": "Arm OSPM 2020 (paper 003): vendor EAS changes, Wilcoxon",
+    "hmc-balance": "Fedorova et al. (paper 004): Figs. 1-5, the TD scheduler",
+}
+
+
+def study_module(name: str):
+    if name not in STUDIES:
+        raise UnknownNameError("STUDY", "study", name, {**STUDY_HELP, "all": "every study"})
+    return importlib.import_module(STUDIES[name])
+
+
+def run_study(name: str, ctx: Context) -> StudyResult:
+    """Run one study and write its files into ``ctx.out_dir``."""
+    mod = study_module(name)
+    t0 = time.perf_counter()
+    runs0 = ctx.runner.runs_done
+    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    res: StudyResult = mod.run(ctx)
+    res.level, res.seeds = ctx.level, ctx.seeds
+    res.runs = ctx.runner.runs_done - runs0
+    res.wall_s = time.perf_counter() - t0
+    write_study(res, ctx.out_dir)
+    return res
+
+
+def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seeds: int = 5,
+              jobs: int | None = None, progress: bool = False,
+              on_study: Callable[[StudyResult], None] | None = None) -> list[StudyResult]:
+    """Run the named studies (``["all"]``: every one), write each study's files and the
+    HTML report of every study found in ``out_dir``."""
+    from hetsched.reproduce.report import write_report
+
+    names = list(STUDIES) if list(names) == ["all"] else list(names)
+    for n in names:
+        study_module(n)  # every name checked before anything runs
+    runner = Runner(jobs=jobs, progress=progress)
+    ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
+    results = []
+    try:
+        for n in names:
+            res = run_study(n, ctx)
+            results.append(res)
+            if on_study:
+                on_study(res)
+    finally:
+        runner.close()
+    write_report(Path(out_dir))
+    return results
+
+
+def load_results(out_dir: Path) -> list[StudyResult]:
+    """The study results written in ``out_dir``, in the studies' order."""
+    out = []
+    for name in STUDIES:
+        p = Path(out_dir) / f"{name}.json"
+        if p.exists():
+            out.append(read_study(p))
+    return out
