@@ -78,7 +78,8 @@ def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seed
                 on_study(res)
     finally:
         runner.close()
-    write_report(Path(out_dir))
+        # also after a failed or interrupted study: the studies done so far keep their report
+        write_report(Path(out_dir))
     return results
 
 

@@ -150,10 +150,13 @@ class Runner:
         return [self._cache[r] for r in runs]
 
     def _run_all(self, todo: list[Run], label: str) -> None:
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        # on stderr, like every progress bar of the CLI: stdout keeps the results
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), transient=True, disable=not self.progress)
+                            TimeElapsedColumn(), transient=True, disable=not self.progress,
+                            console=Console(stderr=True))
         with progress:
             task = progress.add_task(label, total=len(todo))
             if self.jobs == 1 or len(todo) == 1:
