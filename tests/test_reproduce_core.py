@@ -188,3 +188,15 @@ def test_report_renders_in_headless_chromium(tmp_path):
     assert has((0xfd, 0xec, 0xea)), "the disagreeing row's shading is not on the screenshot"
     assert has((0xe6, 0xf4, 0xea)), "the agreeing row's shading is not on the screenshot"
     assert has((0xcc, 0x33, 0x33), tol=0.06), "the plot's red bar is not on the screenshot"
+
+
+def test_lower_bound_off_changes_nothing_else():
+    from hetsched import Simulation
+
+    on = Simulation("gs101", "periodic:n=3,util=0.1", "eas", seed=3).run(0.3).doc
+    off = Simulation("gs101", "periodic:n=3,util=0.1", "eas", seed=3, lower_bound=False).run(0.3).doc
+    assert on["energy_lower_bound_j"] > 0 and off["energy_lower_bound_j"] is None
+    assert off["energy_over_bound"] is None
+    for k in ("energy_j", "counters", "per_cpu", "events"):
+        if k in on:
+            assert on[k] == off[k]

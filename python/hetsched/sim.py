@@ -84,12 +84,15 @@ class Simulation:
     ``platform``: a built-in name or a JSON path, or a loaded :class:`Platform`.
     ``workload``: a built-in name (``NAME:k=v``), an rt-app JSON path, a list of those
     (run together), or a resolved WorkloadSpec dict.
+    ``lower_bound=False`` skips the energy lower bound's linear program after the run
+    (``energy_lower_bound_j`` is then None; nothing else changes).
     """
 
     def __init__(self, platform: str | Platform = "gs101", workload: str | list[str] | dict = "phone-mix",
                  scheduler: str = "cfs", governor: str = "schedutil",
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
-                 trace: bool = False, timeseries: bool = False, idle_governor: str = "menu"):
+                 trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
+                 lower_bound: bool = True):
         if scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # issue 6
             raise UnknownNameError("--scheduler", "scheduler", scheduler, {**SCHEDULERS, **CONTROLLER_SCHEDULERS})
         if governor not in GOVERNORS:
@@ -128,6 +131,9 @@ class Simulation:
         # --- end issue 6 ---
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
+        # the bound is a linear program solved after the run (often longer than a short run
+        # itself); a caller that never reads it (the reproductions' many runs) may skip it
+        self.lower_bound_enabled = bool(lower_bound)
         policy = {"scheduler": engine_scheduler, "governor": governor, "idle_governor": idle_governor,
                   "kernel": self.kernel,
                   "knobs": self.knobs,
@@ -250,10 +256,11 @@ class Simulation:
         }
         doc = {**head, **doc}
         # the least energy any schedule could have spent on the same work (lower_bound.py)
+        lb = None
         try:
-            lb = energy_lower_bound(doc, self.platform_spec, self.workload_spec).energy_j
+            if self.lower_bound_enabled:
+                lb = energy_lower_bound(doc, self.platform_spec, self.workload_spec).energy_j
         except RuntimeError as e:  # a solver failure must not cost the user the run
-            lb = None
             doc["lower_bound_error"] = str(e)
         del doc["_lower_bound_record"]
         doc["energy_lower_bound_j"] = lb

@@ -54,14 +54,17 @@ class Run:
     fn: str | None = None
     kwargs: tuple[tuple[str, Any], ...] = ()
     label: str = ""  # the study's own name for the run (shown in errors)
+    # the energy lower bound's LP (sim.py) often takes longer than a short run; a study
+    # that reports the bound asks for it
+    lower_bound: bool = False
 
     @staticmethod
     def sim(platform: str, workload: str | Sequence[str], scheduler: str = "eas", *, governor: str = "schedutil",
             knobs: dict | None = None, seed: int = 0, duration_s: float | None = None,
-            idle_governor: str = "menu", label: str = "") -> "Run":
+            idle_governor: str = "menu", label: str = "", lower_bound: bool = False) -> "Run":
         wl = (workload,) if isinstance(workload, str) else tuple(workload)
         return Run(platform, wl, scheduler, governor, tuple(sorted((knobs or {}).items())), seed, duration_s,
-                   idle_governor, None, (), label)
+                   idle_governor, None, (), label, lower_bound)
 
     @staticmethod
     def call(fn: str, *, seed: int = 0, label: str = "", **kwargs) -> "Run":
@@ -109,7 +112,7 @@ def execute(run: Run) -> dict:
 
         sim = Simulation(platform=run.platform, workload=list(run.workload), scheduler=run.scheduler,
                          governor=run.governor, knobs=dict(run.knobs), seed=run.seed,
-                         idle_governor=run.idle_governor)
+                         idle_governor=run.idle_governor, lower_bound=run.lower_bound)
         out = flat_metrics(sim.run(run.duration_s).doc)
     out["wall_s"] = time.perf_counter() - t0
     return out
