@@ -418,8 +418,10 @@ MECHANISM = {
     "migration_margins": (
         "the 95/85 % thresholds change a decision only when a task's utilisation lies between 80 % and 95 % of "
         "a CPU's capacity, which the suite's workers and phone-mix's threads seldom do: the knob changed "
-        "{fired:.0f} placements or tick decisions per run, too few to move the scores significantly; the "
-        "phone's kernel applies the margins to WALT's windowed demand, which crosses them far more often."),
+        "{fired:.0f} placements or tick decisions per run, too few to move the scores significantly, though "
+        "each can change which OPP a cluster runs at, where any energy difference comes from (the figures "
+        "below); the phone's kernel applies the margins to WALT's windowed demand, which crosses them far "
+        "more often."),
     "prev_cpu_fastpath": (
         "the engine charges no time for running the scheduler, so the phone's gain, skipping "
         "find_energy_efficient_cpu on ~500 000 wake-ups, does not exist here; only the placement change "
