@@ -569,6 +569,11 @@ def _notes(ctx: Context, rows: list[Row], grid: dict, sens: dict, prim: dict, sz
         a, t = _agreement(g)
         b, _ = _agreement(g, swap_top_row=True)
         agr.append(f"| {name} | {a} of {t} | {b} of {t} |")
+    dropped = {name: max(c.dropped for c in g.values())
+               for name, g in [(PRIMARY.name, grid)] + [(cfg.name, sens[cfg.name]) for cfg in SENSITIVITY]}
+    notes.append("**Unfinished suites.** A pair is dropped when either run's suite did not finish in its window: "
+                 + ("none was, in any configuration." if not any(dropped.values()) else
+                    "; ".join(f"{name}: up to {d} pair(s) per cell" for name, d in dropped.items() if d) + "."))
     notes.append("**Sensitivity: the same comparison elsewhere.** The directions depend on the background load, "
                  "the kernel profile and the platform; the slides' phone is one point of this space. How many "
                  "of the slides' directions (significant sign, or no significant change for the isolation "
