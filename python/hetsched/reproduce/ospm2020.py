@@ -27,7 +27,7 @@ __all__ = ["STUDY", "TITLE", "PAPER", "run", "min_pairs", "Cell", "paired_cell",
 
 STUDY = "ospm2020"
 TITLE = "Arm OSPM 2020: vendor changes to EAS, one by one against mainline EAS (paper 003)"
-PAPER = ("Arm, \"EAS scheduler changes\", OSPM 2020 (Pisa/online) talk slides, OCR text: "
+PAPER = ("Arm, \"EAS scheduler changes\", OSPM 2020 talk slides, OCR text: "
          "../shared/papers/003_fbdc5870143e6e43.txt")
 
 ALPHA = 0.01            # slide "Setup": "P-value > 0.01 excluded"
@@ -287,13 +287,12 @@ def measure(*, seed: int, platform: str, workload: tuple[str, ...], kernel: str,
     with mock.patch.object(sim_module, "energy_lower_bound", lambda *a, **k: SimpleNamespace(energy_j=None)):
         doc = s.run(window_s).doc
     out = flat_metrics(doc)
-    # where the energy went, for the notes' explanations: per cluster, its energy, its CPUs'
-    # busy time and their time-weighted mean frequency
+    # where the energy went, for the notes' explanations: per cluster, its energy and its
+    # CPUs' time-weighted mean frequency
     for c in doc["clusters"]:
         out[f"cluster.{c['cluster']}.energy_j"] = float(c["energy_j"])
     for name in {c["cluster"] for c in doc["cpus"]}:
         cpus = [c for c in doc["cpus"] if c["cluster"] == name]
-        out[f"cluster.{name}.busy_s"] = float(sum(c["busy_s"] for c in cpus))
         res = [(float(f), t) for c in cpus for f, t in c["freq_residency_s"].items()]
         total = sum(t for _, t in res)
         out[f"cluster.{name}.mean_mhz"] = sum(f * t for f, t in res) / total / 1e3 if total else 0.0
