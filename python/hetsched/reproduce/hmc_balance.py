@@ -394,10 +394,10 @@ def nice_string(position: int, level: int, n: int = len(INT4)) -> str:
 
 def run(ctx: Context) -> StudyResult:
     seeds = ctx.seed_list()
-    # work per SPEC reference second: smoke tiny; quick a tenth of full; full about the
+    # work per SPEC reference second: smoke tiny; quick a twentieth of full; full about the
     # paper's scale (gzip 140 s of work on the 2.8 GHz core, as SPEC2000's ratios of the
     # era's ~2.8 GHz Pentium 4 give it)
-    scale_ms = ctx.pick(200.0, 10_000.0, 100_000.0)
+    scale_ms = ctx.pick(200.0, 5_000.0, 100_000.0)
     k = ctx.pick(2, REPEATS, REPEATS)
     common = dict(scale_ms=scale_ms, repeats=k, launch_ms=LAUNCH_SPREAD_MS)
 
@@ -608,7 +608,21 @@ def _cv(sp: dict, key: str, benches: Sequence[str] = BENCH8) -> float:
     return float(np.mean([_seed_mean(sp[key], f"{b}.std_n") for b in benches]))
 
 
+def _spread(nc: dict, key: str, levels: Sequence[int] = NICES[1:]) -> float:
+    """The niced job's (max - min) / mean over its runs, averaged over the four
+    benchmarks and ``levels``: how far apart one nice level's runs are."""
+    xs = [(_seed_mean(nc[(key, b, l)], f"{b}.max_s") - _seed_mean(nc[(key, b, l)], f"{b}.min_s"))
+          / _seed_mean(nc[(key, b, l)], f"{b}.mean_s") for b in INT4 for l in levels]
+    return float(np.mean(xs))
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2g} %"
+
+
 def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds: int) -> list[str]:
+    from hetsched.reproduce.core import wilcoxon_p
+
     notes: list[str] = []
     claimed = [r for r in rows if r.agree is not None]
     agree = sum(1 for r in claimed if r.agree)
@@ -616,112 +630,132 @@ def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds
         "**What the paper publishes.** Figs. 1-5 are bar charts whose values the text (the OCR of the paper) "
         "does not give, and §5's TD scheduler is a blueprint the paper does not evaluate; so no row has a "
         f"paper value. {len(claimed)} rows carry a direction that the text states in words (quoted in each row's "
-        "note: e.g. heterogeneous jitter above homogeneous, balanced below heterogeneous, run time rising with "
-        f"the nice level); the simulation agrees on {agree} of them. The \"paper ratio\" column is empty "
-        "for the same reason; \"sim ratio\" is the simulated value over the row's stated baseline. A change "
-        "smaller than 1 % (of the mean for Figs. 1, 2, 5; of the baseline for Figs. 3-4) counts as no change.")
+        "note: heterogeneous jitter above homogeneous, balanced below heterogeneous, run time rising with "
+        f"the nice level, and Fig. 4's overlaps); the simulation agrees on {agree} of them. The \"paper ratio\" "
+        "column is empty for the same reason; \"sim ratio\" is the simulated value over the row's stated "
+        "baseline. A change smaller than 1 % (of the mean for Figs. 1, 2, 5; of the baseline for Figs. 3-4) "
+        "counts as no change.")
     notes.append(
         "**How the experiments are rebuilt.** The jobs are spec-repeat's SPEC CPU2000 profiles (work = SPEC "
         f"reference time × {scale_ms / 1000:g} ms per s, perf models with memory-boundedness and a cold cache "
         "after a migration), one instance each, on both platforms with the `performance` governor (one OPP per "
         "CPU: the paper fixed the clocks). The paper restarts each benchmark as a new process, so each run "
         "is a process here too: the end of a run forks the next one, which the scheduler places like any new "
-        "process (spec-repeat loops one task instead, which never leaves its CPU at a restart and shows no "
-        "heterogeneous jitter under cfs). §2.2 (Figs. 1, 2, 5): all eight restart until each has completed "
-        f"{k} runs; every run completed by then counts (the shorter benchmarks complete more). §2.3 (Figs. 3-4): "
-        f"gzip, mcf, twolf, parser, one of them at nice 0/4/8/12 and run {k} times while the other three keep "
-        "restarting at nice 0. Standard deviations are population ones (ddof 0). The engine is deterministic, "
-        f"so the {n_seeds} seeds differ in the jobs' launch offsets (uniform in 0-{LAUNCH_SPREAD_MS:g} ms, the "
-        "launch script's spread): the 95 % CIs are over those repetitions of the whole experiment, which the "
-        "paper ran once.")
+        "process (spec-repeat loops one task instead, which never leaves its CPU at a restart). §2.2 (Figs. 1, "
+        f"2, 5): all eight restart until each has completed {k} runs; every run completed by then counts (the "
+        "shorter benchmarks complete more). §2.3 (Figs. 3-4): gzip, mcf, twolf, parser, one of them at nice "
+        f"0/4/8/12 and run {k} times while the other three keep restarting at nice 0. Standard deviations are "
+        f"population ones (ddof 0). The engine is deterministic, so the {n_seeds} seeds differ in the jobs' "
+        f"launch offsets (uniform in 0-{LAUNCH_SPREAD_MS:g} ms, a launch script's spread): the 95 % CIs are over "
+        "these repetitions of the whole experiment, which the paper ran once.")
 
     # Figs. 1, 2, 5
+    def cvs(key: str) -> list[float]:
+        return [float(np.mean([r[f"{b}.std_n"] for b in BENCH8])) for r in sp[key]]
+
     cv1, cv2, cv5 = _cv(sp, "fig1"), _cv(sp, "fig2"), _cv(sp, "fig5")
+    p21, p52 = wilcoxon_p(cvs("fig1"), cvs("fig2")), wilcoxon_p(cvs("fig2"), cvs("fig5"))
     dis = [r for r in rows if r.table.startswith(("Fig. 2", "Fig. 5")) and r.agree is False]
-    text = (f"**Figs. 1, 2, 5 (jitter).** Mean normalised standard deviation over the eight benchmarks: "
-            f"homogeneous {_fmt(cv1)}, heterogeneous {_fmt(cv2)}, heterogeneous balanced {_fmt(cv5)}. Under "
-            "cfs on the heterogeneous pair a restarted job lands on either CPU and, with the kernel's "
-            "balancer, stays there most of the run: each run gets a different share of the fast CPU "
-            "(the share per benchmark over all its runs: " +
+    text = (f"**Figs. 1, 2, 5 (jitter).** Normalised standard deviation, mean of the eight benchmarks: "
+            f"homogeneous {_fmt(cv1)}, heterogeneous {_fmt(cv2)}, heterogeneous balanced {_fmt(cv5)} (Wilcoxon "
+            f"signed-rank over the {n_seeds} paired seeds, Fig. 2 against Fig. 1: p = {_fmt(p21, 2)}; Fig. 5 "
+            f"against Fig. 2: p = {_fmt(p52, 2)}; with 3 seeds the smallest p the test can give is 0.25). Under "
+            "cfs on the heterogeneous pair a restarted job is placed on either CPU and mostly stays there for "
+            f"the run (mean CAB_J of a run {_fmt(_seed_mean(sp['fig2'], 'cab_mean'))}, where 0.5 is a whole run "
+            "on one CPU), so each run gets a different share of the fast CPU (the share over all of a "
+            "benchmark's runs: " +
             ", ".join(f"{b} {_fmt(_seed_mean(sp['fig2'], f'{b}.fast'), 2)}" for b in BENCH8) +
-            "), which is the paper's explanation of the jitter. hcs-balance moves every job after each slice, "
-            "so each run splits its time evenly and the jitter falls to the level of the homogeneous setup "
-            f"(Fig. 5 against Fig. 1: {_fmt(cv5)} against {_fmt(cv1)}; the paper: \"comparable\"). ")
+            "): the paper's explanation of the jitter. hcs-balance moves every job after each slice, so "
+            f"every run splits its time evenly (mean CAB_J {_fmt(_seed_mean(sp['fig5'], 'cab_mean'))}); Fig. 5 "
+            f"against Fig. 1: {_fmt(cv5)} against {_fmt(cv1)} (the paper: \"comparable\"). ")
     if dis:
         text += ("Rows whose direction disagrees: " + "; ".join(
-            f"{r.table.split(' (')[0]} {r.row} {r.metric} ({_fmt(r.sim)} against {_fmt(r.sim / r.sim_ratio) if r.sim_ratio else '—'})"
-            for r in dis) + ". ")
+            f"{r.table.split(' (')[0]} {r.row} {r.metric} {_fmt(r.sim)} against "
+            f"{_fmt(r.sim / r.sim_ratio) if r.sim_ratio else '—'}" for r in dis) + ". ")
     art2, art1 = _seed_mean(sp["fig2"], "art.std_n"), _seed_mean(sp["fig1"], "art.std_n")
-    text += (f"art is jittery in the heterogeneous setup here (std {_fmt(art2)} against {_fmt(art1)} "
-             "homogeneous), unlike the paper's art, which the authors could not explain either; nothing in the "
-             "model sets art apart from the other memory-bound jobs (mcf, equake). The homogeneous jitter is "
-             "almost zero here: the model has no OS noise, no co-runner interference in shared caches or on the "
-             "memory bus, and no variation of a benchmark's own work, all of which the paper's Fig. 1 contains.")
-    notes.append(text)
+    if art2 > art1 + NORM_TOL:
+        text += (f"art is more jittery in the heterogeneous setup here (std {_fmt(art2)} against {_fmt(art1)}), "
+                 "like the other seven and unlike the paper's art, which the authors could not explain either; "
+                 "nothing in the model sets art apart from the other memory-bound jobs (mcf, equake). ")
+    if cv1 < 0.005:
+        text += (f"The homogeneous jitter is almost zero here ({_fmt(cv1)}): the model has no OS noise, no "
+                 "co-runner interference in shared caches or on the memory bus and no variation of a "
+                 "benchmark's own work, which the paper's Fig. 1 contains; so the sim ratios of Fig. 2 over "
+                 "Fig. 1's standard deviations are large, and only their direction means anything.")
+    notes.append(text.rstrip())
 
     # Figs. 3, 4
     def rng(key: str, b: str, lvl: int) -> str:
         rs = nc[(key, b, lvl)]
         return f"{_fmt(_seed_mean(rs, f'{b}.min_s'))}-{_fmt(_seed_mean(rs, f'{b}.max_s'))} s"
 
-    dis34 = [r for r in rows if r.table.startswith(("Fig. 3", "Fig. 4")) and r.agree is False]
+    dis3 = [r for r in rows if r.table.startswith("Fig. 3") and r.agree is False]
+    dis4 = [r for r in rows if r.table.startswith("Fig. 4") and r.agree is False]
     fast = ", ".join(f"{b} {_fmt(np.mean([_seed_mean(nc[('fig4', b, l)], f'{b}.fast') for l in NICES[1:]]), 2)}"
                      for b in INT4)
-    text = ("**Figs. 3-4 (nice levels).** In both setups the niced job's five runs are nearly equal here, and "
-            "the run time rises steeply with the nice level (gzip homogeneous nice 8 / 12: "
-            f"{rng('fig3', 'gzip', 8)} / {rng('fig3', 'gzip', 12)}; heterogeneous: {rng('fig4', 'gzip', 8)} / "
-            f"{rng('fig4', 'gzip', 12)}). The simulation therefore reproduces Fig. 3 but not Fig. 4's inconsistent "
-            "enforcement: the cfs balancer here (v6.5, weighted by nice and by CPU capacity) puts the niced job "
-            f"in the same place at every restart (its share of the fast CPU at nice 4-12: {fast}), so its run "
-            "time does not depend on the run. The paper's kernel, 2.6.15, had the O(1) scheduler: its balancer "
-            "counted runnable tasks (nice-weighted balancing, smpnice, came in 2.6.16) and did not know that the "
-            "clock-modulated CPU was slower, so a niced job could share either CPU with one or with three others "
-            "from run to run. Its nice levels also act through time slices (100 / 80 / 60 / 40 ms for nice 0 / "
-            "4 / 8 / 12) instead of CFS's weights (1024 / 423 / 110 / 56 here: nice 12 gets a eighteenth of a "
-            "nice-0 job's time, not two fifths), so the paper's nice-12 runs are far shorter relative to nice 0 "
-            "than these.")
-    if dis34:
-        text += " Rows whose direction disagrees: " + "; ".join(
-            f"{r.table.split(' (')[0]} {r.row} {r.metric} ({_fmt(r.sim)} s against {_fmt(r.sim / r.sim_ratio) if r.sim_ratio else '—'} s)"
-            for r in dis34) + "."
+    text = ("**Figs. 3-4 (nice levels).** How far apart one nice level's runs are ((max − min) / mean, mean over "
+            f"the four benchmarks at nice 4-12): homogeneous {_pct(_spread(nc, 'fig3'))}, heterogeneous "
+            f"{_pct(_spread(nc, 'fig4'))}. gzip nice 8 / 12: homogeneous {rng('fig3', 'gzip', 8)} / "
+            f"{rng('fig3', 'gzip', 12)}, heterogeneous {rng('fig4', 'gzip', 8)} / {rng('fig4', 'gzip', 12)}. "
+            f"Fig. 3's stated directions: {'all agree' if not dis3 else f'{len(dis3)} disagree'}; Fig. 4's: "
+            f"{'all agree' if not dis4 else f'{len(dis4)} disagree'}. ")
+    if dis4:
+        text += ("Rows whose direction disagrees: " + "; ".join(
+            f"{r.table.split(' (')[0]} {r.row} {r.metric} {_fmt(r.sim)} s against "
+            f"{_fmt(r.sim / r.sim_ratio) if r.sim_ratio else '—'} s ({r.note.split('direction from the text: ')[-1].split(';')[0]})"
+            for r in dis4) + ". ")
+    text += (
+        "Why Fig. 4's inconsistency is missing here: the cfs balancer (weighted by nice and by CPU "
+        "capacity) puts the niced job in the same place at every restart (its share of the fast CPU at nice "
+        f"4-12: {fast}), so its run time does not depend on the run. The paper's kernel, 2.6.15, had the O(1) "
+        "scheduler: its balancer counted runnable tasks (nice-weighted balancing, smpnice, came in 2.6.16) and "
+        "did not know that the clock-modulated CPU was slower, so a niced job could share either CPU, with one "
+        "other job or with three, from run to run. Its nice levels also act through time slices (100 / 80 / "
+        "60 / 40 ms for nice 0 / 4 / 8 / 12) instead of CFS's weights (1024 / 423 / 172 / 70: nice 12 gets a "
+        "fifteenth of a nice-0 job's CPU time, not two fifths), so the paper's niced runs are far shorter relative "
+        "to nice 0 than these.")
     notes.append(text)
     notes.append(
-        "**Check with a count-based balancer (`baseline`).** To see whether the balancer explains Fig. 4, the same "
-        "experiments ran with the `baseline` scheduler, whose periodic pull balances runnable-task counts and "
-        "ignores nice, as 2.6.15's did (it still sees the capacities when it places a new task on an idle CPU). "
-        f"Heterogeneous jitter: {_fmt(_cv(sp, 'fig2_base'))} against cfs's {_fmt(cv2)} (homogeneous "
-        f"{_fmt(_cv(sp, 'fig1_base'))}). Nice runs, heterogeneous: gzip nice 4 {rng('fig4_base', 'gzip', 4)}, "
-        f"nice 8 {rng('fig4_base', 'gzip', 8)}, nice 12 {rng('fig4_base', 'gzip', 12)}; twolf nice 8 "
-        f"{rng('fig4_base', 'twolf', 8)}, nice 12 {rng('fig4_base', 'twolf', 12)}; homogeneous: gzip nice 8 "
-        f"{rng('fig3_base', 'gzip', 8)}, nice 12 {rng('fig3_base', 'gzip', 12)}; twolf nice 8 "
-        f"{rng('fig3_base', 'twolf', 8)}, nice 12 {rng('fig3_base', 'twolf', 12)} (plots "
-        "`hmc-balance_fig2_base.png`, `hmc-balance_fig3_base.png`, `hmc-balance_fig4_base.png`). These are not "
-        "rows: `baseline` is not 2.6.15's scheduler either (CFS's weights, no O(1) time slices or expired "
-        "array). A faithful Fig. 4 needs an engine change this study may not make: a 2.6.15-like balancer "
-        "(nr_running-based, blind to nice and to capacity) with O(1)-style time slices.")
+        "**Check with a count-based balancer (`baseline`).** To see whether the balancer explains Fig. 4, the "
+        "same experiments ran with the `baseline` scheduler, whose periodic pull balances runnable-task counts "
+        "and ignores nice, as 2.6.15's did (it still sees the capacities when it places a task on an idle CPU). "
+        f"Heterogeneous jitter (Fig. 2's experiment): {_fmt(_cv(sp, 'fig2_base'))} against cfs's {_fmt(cv2)} "
+        f"(homogeneous {_fmt(_cv(sp, 'fig1_base'))}). Spread of one nice level's runs: homogeneous "
+        f"{_pct(_spread(nc, 'fig3_base'))}, heterogeneous {_pct(_spread(nc, 'fig4_base'))}; heterogeneous gzip "
+        f"nice 4 / 8 / 12 {rng('fig4_base', 'gzip', 4)} / {rng('fig4_base', 'gzip', 8)} / "
+        f"{rng('fig4_base', 'gzip', 12)}, twolf nice 8 / 12 {rng('fig4_base', 'twolf', 8)} / "
+        f"{rng('fig4_base', 'twolf', 12)}; homogeneous twolf nice 0 / 12 {rng('fig3_base', 'twolf', 0)} / "
+        f"{rng('fig3_base', 'twolf', 12)} (plots `hmc-balance_fig2_base.png`, `hmc-balance_fig3_base.png`, "
+        "`hmc-balance_fig4_base.png`). These are not rows: `baseline` is not 2.6.15's scheduler either (CFS's "
+        "weights, no O(1) time slices or expired array, its own placement of new tasks). A faithful Fig. 4 "
+        "needs an engine change this study may not make: a 2.6.15-like balancer (nr_running-based, blind to "
+        "nice and to capacity) with O(1)-style time slices.")
     hcs_tp = ", ".join(f"{b} nice 8 {rng('fig4_hcs', b, 8)} / nice 12 {rng('fig4_hcs', b, 12)}"
                        for b in ("gzip", "twolf", "parser"))
     notes.append(
         "**Fig. 5's two readings.** Its caption says \"SPEC benchmark runtimes for varying priorities on the "
         "heterogeneous setup with the new scheduler\", its text \"the normalized running times ... the same "
         "experiment that we described in Section 2.2 ... compared with Figure 2\". The rows follow the text "
-        f"(and the issue); the caption's reading is the plot `hmc-balance_fig4_hcs.png`: {hcs_tp}.")
+        "(and the issue); the caption's reading is the plot `hmc-balance_fig4_hcs.png` (spread of one nice "
+        f"level's runs {_pct(_spread(nc, 'fig4_hcs'))}): {hcs_tp}.")
 
     # §5
     def m(key: str, name: str) -> str:
         return _fmt(_seed_mean(sp[key], name))
 
+    p_ipc = wilcoxon_p([r["ipc"] for r in sp["fig2"]], [r["ipc"] for r in sp["td"]])
     notes.append(
         "**§5, the TD scheduler (no published numbers).** The paper proposes eq. 2-5 and leaves the evaluation "
-        "to future work; hcs-td is this project's implementation (docs/schedulers.md, its knobs' assumptions). "
-        f"On the restart workload: system IPC cfs {m('fig2', 'ipc')}, hcs-balance {m('fig5', 'ipc')}, hcs-td "
-        f"{m('td', 'ipc')} (a = b = 0: {m('td_a0', 'ipc')}, −10: {m('td_a10', 'ipc')}); CAB (% of jobs within "
-        f"ε) {m('fig2', 'cab_pct')} / {m('fig5', 'cab_pct')} / {m('td', 'cab_pct')}; RTF (%) "
-        f"{m('fig2', 'rtf_pct')} / {m('fig5', 'rtf_pct')} / {m('td', 'rtf_pct')}; completion-time CV "
-        f"{m('fig2', 'jitter_cv')} / {m('fig5', 'jitter_cv')} / {m('td', 'jitter_cv')}; migrations "
-        f"{m('fig2', 'migrations')} / {m('fig5', 'migrations')} / {m('td', 'migrations')}. Here a job is one run "
-        "of a benchmark (one process), so CAB and RTF are over all runs of the experiment; F = 1.1 × 8 jobs / 2 "
-        "CPUs = 4.4 and ε = 0.05 are metrics004's assumptions (the paper leaves both open). hcs-balance's IPC "
-        "cost is the cold cache after each of its migrations, which §3 anticipates (\"This could decrease "
-        "performance\").")
+        "to future work; hcs-td is this project's implementation (docs/schedulers.md, with its knobs' "
+        "assumptions). On this workload (cfs / hcs-balance / hcs-td): system IPC "
+        f"{m('fig2', 'ipc')} / {m('fig5', 'ipc')} / {m('td', 'ipc')} (hcs-td against cfs, Wilcoxon p = "
+        f"{_fmt(p_ipc, 2)}; hcs-td with a = b = 0: {m('td_a0', 'ipc')}, with −10: {m('td_a10', 'ipc')}); CAB, % of "
+        f"jobs within ε: {m('fig2', 'cab_pct')} / {m('fig5', 'cab_pct')} / {m('td', 'cab_pct')}; RTF, %: "
+        f"{m('fig2', 'rtf_pct')} / {m('fig5', 'rtf_pct')} / {m('td', 'rtf_pct')} (a = b = 0: "
+        f"{m('td_a0', 'rtf_pct')}, −10: {m('td_a10', 'rtf_pct')}); completion-time CV {m('fig2', 'jitter_cv')} / "
+        f"{m('fig5', 'jitter_cv')} / {m('td', 'jitter_cv')}; migrations {m('fig2', 'migrations')} / "
+        f"{m('fig5', 'migrations')} / {m('td', 'migrations')}. A job is one run of a benchmark (one process), "
+        "so CAB and RTF are over all the experiment's runs; F = 1.1 × 8 jobs / 2 CPUs = 4.4 and ε = 0.05 are "
+        "metrics004's assumptions (the paper leaves both open). hcs-balance's IPC cost is the cold cache after "
+        "each of its migrations, which §3 anticipates (\"This could decrease performance\").")
     return notes
