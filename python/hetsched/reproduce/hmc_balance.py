@@ -97,11 +97,13 @@ def job_runs(doc: dict, mark_names: Sequence[str]) -> dict[str, list[tuple[int, 
 
 def experiment_runs(runs: dict[str, list[tuple[int, float]]], k: int, jobs: Sequence[str],
                     measured: Sequence[str] | None = None) -> dict[str, list[float]] | None:
-    """The run times the paper measured, per benchmark (``runs``: :func:`job_runs`). §2.2 (``measured`` None): the jobs are
-    restarted "until each benchmark completes at least five times", so the experiment ends
-    when the last job completes its k-th run, and every job's runs completed by then
-    count. §2.3 (``measured``: the niced job(s)): each is "run five times": its first k
-    runs. ``jobs``: every benchmark. None while a benchmark that counts has fewer than k runs."""
+    """The run times the paper measured, per benchmark (``runs``: :func:`job_runs`).
+
+    §2.2 (``measured`` None): the jobs are restarted "until each benchmark completes at
+    least five times", so the experiment ends when the last one completes its k-th run, and
+    every run completed by then counts. §2.3 (``measured``: the niced benchmark(s)): each
+    is "run five times": its first k runs. ``jobs``: every benchmark. None while a
+    benchmark that counts has fewer than k runs."""
     if measured is not None:
         if any(len(runs.get(m, [])) < k for m in measured):
             return None
@@ -735,7 +737,8 @@ def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds
         f"{rng('fig4_base', 'gzip', 12)}, twolf nice 8 / 12 {rng('fig4_base', 'twolf', 8)} / "
         f"{rng('fig4_base', 'twolf', 12)}; homogeneous twolf nice 0 / 12 {rng('fig3_base', 'twolf', 0)} / "
         f"{rng('fig3_base', 'twolf', 12)}; Fig. 4's three stated overlaps under baseline: {overlaps} (plots "
-        "`hmc-balance_fig2_base.png`, `hmc-balance_fig3_base.png`, `hmc-balance_fig4_base.png`). These are not rows: `baseline` is not 2.6.15's scheduler either: it has CFS's "
+        "`hmc-balance_fig2_base.png`, `hmc-balance_fig3_base.png`, `hmc-balance_fig4_base.png`). These are not "
+        "rows: `baseline` is not 2.6.15's scheduler either: it has CFS's "
         "weights (nice 8 against 12 is 172 against 70, where O(1)'s slices were 60 against 40 ms, so two nice "
         "levels stay further apart than in the paper's kernel), no expired array, and its own placement of new "
         "tasks. A faithful Fig. 4 "
