@@ -199,7 +199,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     # governor: one OPP per CPU on both platforms (the study fixed the clocks); performance
     # says so and has no sampling of its own
     sim = Simulation(platform=plat, workload=spec, scheduler=scheduler, governor="performance",
-                     knobs=dict(knobs), seed=seed)
+                     knobs=dict(knobs), seed=seed, lower_bound=False)
     cpus = sim.observe()["cpus"]
     cap = sum(c["capacity_orig"] for c in cpus) / 1024.0
     n = len(benches)
