@@ -285,7 +285,7 @@ def session(*, seed: int, platform: str, governor: str, scheduler: str, workload
 
 # ----------------------------------------------------------------------------- the study
 
-def _run(ctx: Context, platform: str, governor: str, scheduler: str, seed: int, duration_s: float,
+def _run(platform: str, governor: str, scheduler: str, seed: int, duration_s: float,
          workload: tuple[str, ...] = (WORKLOAD,)) -> Run:
     return Run.call("hetsched.reproduce.fa_cfs:session", seed=seed, platform=platform, governor=governor,
                     scheduler=scheduler, workload=workload, duration_s=float(duration_s),
@@ -310,10 +310,10 @@ def run(ctx: Context) -> StudyResult:
     sens_govs = ctx.pick(("interactive",), ("interactive",), SENS_GOVERNORS)
     bg = (WORKLOAD, BACKGROUND)
 
-    main = {(d.platform, g, s): [_run(ctx, d.platform, g, s, k, dur) for k in seeds]
+    main = {(d.platform, g, s): [_run(d.platform, g, s, k, dur) for k in seeds]
             for d in DEVICES for g in GOVERNORS for s in SCHEDULERS}
-    fig = {s: [_run(ctx, FIG_DEVICE.platform, "interactive", s, k, fig_dur) for k in seeds] for s in SCHEDULERS}
-    sens = {(d.platform, g, s): [_run(ctx, d.platform, g, s, k, sens_dur, bg) for k in seeds]
+    fig = {s: [_run(FIG_DEVICE.platform, "interactive", s, k, fig_dur) for k in seeds] for s in SCHEDULERS}
+    sens = {(d.platform, g, s): [_run(d.platform, g, s, k, sens_dur, bg) for k in seeds]
             for d in DEVICES for g in sens_govs for s in SCHEDULERS}
     everything = [r for group in (main, fig, sens) for runs in group.values() for r in runs]
     results = dict(zip(everything, ctx.runner.run(everything, label="fa-cfs: browsing sessions")))
@@ -610,8 +610,8 @@ def _notes(rows: list[Row], paper: dict, main: dict, sens: dict, fig_runs: list[
         "**Sensitivity check (no row uses it): the same sessions with CPU contention.** To see whether the "
         "engine's FA-CFS can help the UI at all once slices are contended, the sessions were repeated "
         f"beside a fixed background of periodic tasks (`{BACKGROUND}`, {sens_dur:.0f}-s sessions, "
-        f"{' and '.join(sens_govs)}). FA-CFS then rescales {min(resc):.0f}-{max(resc):.0f} slices per session, and the frame "
-        f"times do change: FA-CFS's mean TPR 10 % is lower in {lower} and higher in {higher} of {n_sens} "
+        f"{' and '.join(sens_govs)}). FA-CFS then rescales {min(resc):.0f}-{max(resc):.0f} slices per "
+        f"session, and the frame times do change: FA-CFS's mean TPR 10 % is lower in {lower} and higher in {higher} of {n_sens} "
         f"configurations, by at most {100 * big:.1f} %; the smallest Wilcoxon p is "
         f"{min(ps) if ps else float('nan'):.3g} (with {n_seeds} paired sessions the smallest possible "
         f"two-sided p is {min_p:.3g}, so at this level only a consistent sign across all seeds can show). "
