@@ -256,7 +256,7 @@ def session(*, seed: int, platform: str, governor: str, scheduler: str, workload
     from hetsched.sim import Simulation
 
     sim = Simulation(platform=platform, workload=list(workload), scheduler=scheduler, governor=governor,
-                     seed=seed)
+                     seed=seed, lower_bound=False)
     doc = sim.run(duration_s).doc
     frames = frame_times_ms(doc, sim.workload_spec)
     out: dict = session_metrics(frames)
