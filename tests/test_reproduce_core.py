@@ -200,3 +200,16 @@ def test_lower_bound_off_changes_nothing_else():
     for k in ("energy_j", "counters", "per_cpu", "events"):
         if k in on:
             assert on[k] == off[k]
+
+
+def test_long_tables_are_folded_with_the_disagreements_shown(tmp_path):
+    from hetsched.reproduce.report import FOLD_ROWS
+
+    res = _result(tmp_path)
+    res.rows = [row_from("T", f"r{i}", "m", "u", 1.0, [1.0, 1.0], paper_base=2.0,
+                         sim_base_values=[0.5, 0.5] if i % 10 == 0 else [2.0, 2.0]) for i in range(FOLD_ROWS + 10)]
+    html = render_report([res], tmp_path)
+    assert html.count("<details>") == 1
+    head, folded = html.split("<details>")
+    # the 6 rows of 60 whose simulated ratio (2.0) disagrees with the paper's (0.5) come first
+    assert head.count('class="disagree"') == 6 and folded.count('class="disagree"') == 6

@@ -29,6 +29,7 @@ tr.disagree td{background:#fdecea} tr.agree td.dir{background:#e6f4ea} tr.none t
 .meta{color:#555;font-size:.92em} figure{margin:1em 0;display:inline-block;max-width:100%}
 figure img{max-width:100%;border:1px solid #ddd} figcaption{font-size:.85em;color:#444}
 .summary td,.summary th{font-size:.95em} code{background:#f4f4f4;padding:0 .2em}
+details{margin:.6em 0} summary{cursor:pointer;font-weight:600;color:#234}
 .notes{background:#fafafa;border-left:4px solid #c9a227;padding:.2em 1em;margin:1em 0}
 """
 
@@ -60,6 +61,26 @@ def _rows_table(rows: Sequence[Row]) -> str:
     return "".join(out)
 
 
+# a study's table longer than this is folded (a <details> element) so that every study's
+# plots and notes stay within reach; the rows that disagree are listed above it
+FOLD_ROWS = 50
+
+
+def _rows_block(res: StudyResult) -> str:
+    if len(res.rows) <= FOLD_ROWS:
+        return _rows_table(res.rows)
+    agree, total = res.agreement()
+    bad = [r for r in res.rows if r.agree is False]
+    parts = []
+    if bad:
+        shown = bad[:FOLD_ROWS]
+        more = f" (the first {len(shown)})" if len(bad) > len(shown) else ""
+        parts.append(f"<p>The {len(bad)} rows whose direction disagrees{more}:</p>" + _rows_table(shown))
+    parts.append(f"<details><summary>All {len(res.rows)} published numbers (direction agrees on {agree} of "
+                 f"{total})</summary>{_rows_table(res.rows)}</details>")
+    return "\n".join(parts)
+
+
 def _img(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return f"data:image/png;base64,{data}"
@@ -72,7 +93,7 @@ def _study_section(res: StudyResult, out_dir: Path, md: MarkdownIt) -> str:
              f"Level <code>{html.escape(res.level)}</code>, {res.seeds} seed(s) per configuration, "
              f"{res.runs} runs, {res.wall_s:.0f} s wall. Direction agrees on <b>{agree} of {total}</b> "
              f"compared rows.</p>",
-             _rows_table(res.rows)]
+             _rows_block(res)]
     for name, caption in res.plots:
         p = out_dir / name
         if p.exists():
