@@ -129,6 +129,10 @@ SESSION_APPS = ("contacts", "browser", "game3d")
 APP_LABEL = {"contacts": "Contacts", "browser": "Chrome", "game3d": "Asphalt 9"}
 VOLTS = 4.0  # §IV.A: "the current consumption was measured with the voltage fixed at 4V"
 TRAIN_SEED = 1000  # training runs use seeds past the measured ones: the measured scene is unseen
+# The study reports no energy lower bound, and the bound's linear programs (one per 100 ms
+# window) cost 50-250x the simulation itself; the widest window makes them negligible and
+# changes nothing but ``energy_lower_bound_j`` (the run itself is identical).
+NO_BOUND = {"lower_bound.window_ms": 100_000}
 CFG_EAS500 = "EAS, sched_migration_cost = 500000"
 CFG_EAS10 = "EAS, sched_migration_cost = 10000"
 CFG_LE = "Learning EAS"
@@ -216,6 +220,19 @@ def _entry_by_app(doc: dict, spec: dict | None) -> dict:
     return out
 
 
+def _background_cover(doc: dict, spec: dict) -> dict:
+    """Whether the background hackbench ran until the session's last first frame
+    (``bg_covered`` 1/0) and by how much it outlasted it (``bg_margin_s``): a launch after
+    the hackbench's end would be measured on an idle phone."""
+    names = spec.get("marks", [])
+    frames = [t for t, _, m in doc.get("marks", []) if names[m].endswith(".first.frame")]
+    ends = [t for t, _, m in doc.get("marks", []) if names[m] == "hackbench.end"]
+    if not frames or not ends:
+        return {"bg_covered": 0.0, "bg_margin_s": math.nan}
+    margin = (max(ends) - max(frames)) / 1e9
+    return {"bg_covered": 1.0 if margin >= 0 else 0.0, "bg_margin_s": margin}
+
+
 # ----------------------------------------------------------------------------- worker functions
 
 def _workload(kind: str, platform_spec: dict, seed: int, wl: Sequence[str], apps: Sequence[str],
@@ -244,7 +261,7 @@ def cell(*, seed: int, platform: str, scheduler: str, kind: str = "builtin", wl:
     from hetsched.platforms import load_platform
 
     pspec = load_platform(platform).to_spec()
-    extra = dict(knobs)
+    extra = {**NO_BOUND, **dict(knobs)}
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="hetsched-le-") as td:
         state = str(Path(td) / "state.json")
@@ -283,6 +300,8 @@ def cell(*, seed: int, platform: str, scheduler: str, kind: str = "builtin", wl:
         doc = res.doc
         out.update(flat_metrics(doc))
         out.update(_entry_by_app(doc, w if isinstance(w, dict) else None))
+        if isinstance(w, dict) and hb_loops:
+            out.update(_background_cover(doc, w))
         out["current_ma"] = current_ma(float(doc["avg_power_mw"]))
         if doc.get("learning"):
             for c, v in doc["learning"]["target_load"].items():
@@ -307,7 +326,7 @@ def table9_chain(*, seed: int, platform: str, scheduler: str, minutes: int) -> d
         state = str(Path(td) / "state.json")
         for m in range(1, minutes + 1):
             spec = minute_spec(pspec, 1000 * seed + m)
-            knobs = learning_knobs(seed, state) if scheduler == "learning-eas" else {}
+            knobs = {**NO_BOUND, **(learning_knobs(seed, state) if scheduler == "learning-eas" else {})}
             sim = Simulation(platform=platform, workload=spec, scheduler=scheduler, knobs=knobs,
                              seed=1000 * seed + m)
             doc = sim.run(MINUTE_S).doc
@@ -354,7 +373,8 @@ class _Plan:
         self.train_s = ctx.pick(2.0, 60.0, 300.0)
         self.hb_loops = ctx.pick(300, 20_000, HACKBENCH_LOOPS_PAPER)
         self.launches = ctx.pick(1, 5, 10)       # §IV.B: "repeated 10 times for one application"
-        self.bg_loops = ctx.pick(3_000, 100_000, 200_000)
+        # the background hackbench must outlast the session's last launch (checked: bg_covered)
+        self.bg_loops = ctx.pick(3_000, 100_000, 240_000)
         self.minutes = ctx.pick(2, 10, 10)       # Table 9: 10 minutes
         self.series_s = ctx.pick(1.0, 2.0, 5.0)
 
@@ -371,7 +391,7 @@ class _Plan:
             return Run.call(f"{_ME}:cell", seed=seed, platform=G8, scheduler="learning-eas", wl=(wl,),
                             wl_train=("hackbench:groups=1,loops=10000000",), train_s=self.train_s,
                             label=f"{STUDY}: Table 5 Learning EAS, seed {seed}")
-        knobs = {"sched_migration_cost_ns": 10_000} if config == "eas10" else {}
+        knobs = {**NO_BOUND, **({"sched_migration_cost_ns": 10_000} if config == "eas10" else {})}
         return Run.sim(G8, wl, "eas", knobs=knobs, seed=seed, label=f"{STUDY}: Table 5 {config}, seed {seed}")
 
     def session(self, config: str, seed: int, background: bool) -> Run:
@@ -537,9 +557,347 @@ def _unsimulated(table: str, row: str, metric: str, unit: str, paper: float, pap
     return r
 
 
-def _plots(ctx, plan, t2, rows, t9):
-    return []
+def _plots(ctx: Context, plan: _Plan, t2: dict, rows: Sequence[Row], t9: dict) -> list[tuple[str, str]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = []
+    n = len(plan.seeds)
+
+    # Figs. 8-10: the current over the high setting's measurement, EAS and Learning EAS
+    label = TABLE2[2][0]
+    eas, le = t2[label]
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    for res, name, color in ((eas, "EAS", "C0"), (le, "Learning EAS", "C3")):
+        series = [r["series.current_ma"] for r in res]
+        k = min(len(x) for x in series)
+        mean = [sum(x[i] for x in series) / len(series) for i in range(k)]
+        t = [(i + 1) * plan.series_s / 60 for i in range(k)]
+        ax.plot(t, mean, color=color, lw=1.0, label=f"{name} (mean {_mean(mean):.1f} mA)")
+    ax.set_xlabel("time (min)")
+    ax.set_ylabel("current at 4 V, CPU share (mA)")
+    ax.set_title(f"Train Sim high (game:fps=60,level=3) on {G8}, mean of {n} seed(s), "
+                 f"{plan.series_s:g} s bins", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    name = f"{STUDY}-fig8-10-current.png"
+    fig.savefig(ctx.out_dir / name, dpi=100)
+    plt.close(fig)
+    out.append((name, "Figs. 8-10 rebuilt: current over the high setting's measurement, EAS against Learning "
+                      "EAS (simulated CPU share; the paper's curves are whole-phone current)"))
+
+    # every compared Learning EAS row of Tables 2-7: change against its baseline, paper vs simulation
+    cmp = [r for r in rows if r.agree is not None and r.table != "Table 9"]
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(cmp) + 1.2))
+    ys = list(range(len(cmp)))[::-1]
+    lim = 60.0
+    for y, r in zip(ys, cmp):
+        for val, dy, color in ((r.paper_ratio, 0.18, "0.55"), (r.sim_ratio, -0.18, "C3" if not r.agree else "C2")):
+            pct = 100 * (val - 1)
+            ax.barh(y + dy, max(-lim, min(lim, pct)), height=0.34, color=color)
+            if abs(pct) > lim:
+                ax.text(math.copysign(lim, pct), y + dy, f" {pct:+.0f} %", va="center", fontsize=6,
+                        ha="left" if pct > 0 else "right")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([f"{r.table}: {r.row} — {r.metric}" for r in cmp], fontsize=6)
+    ax.axvline(0, color="k", lw=0.6)
+    ax.set_xlim(-lim * 1.25, lim * 1.25)
+    ax.set_xlabel("change against the row's baseline (%): grey = paper, green/red = simulation "
+                  "(direction agrees / disagrees)", fontsize=8)
+    fig.tight_layout()
+    name = f"{STUDY}-ratios.png"
+    fig.savefig(ctx.out_dir / name, dpi=100)
+    plt.close(fig)
+    out.append((name, "Tables 2-7: each compared row's change against its baseline, the paper's (grey) beside "
+                      "the simulation's (green where the direction agrees, red where it does not)"))
+
+    # Table 9: Learning EAS against EAS minute by minute, and what the agents learned
+    mins = list(range(1, plan.minutes + 1))
+    fig, axes = plt.subplots(5, 1, figsize=(8, 12), sharex=True)
+    keys = [(lab, app, i) for i, (lab, app, _) in enumerate(TABLE9_APPS)] + [("current", "current_ma", 3)]
+    for ax, (lab, key, i) in zip(axes, keys):
+        paper = [100 * (TABLE9[m - 1][4 + i] / TABLE9[m - 1][i] - 1) for m in range(1, 11)]
+        ax.plot(range(1, 11), paper, "o--", color="0.5", label="paper")
+        per_seed = [[100 * (le[f"m{m}.{key}"] / ea[f"m{m}.{key}"] - 1) for m in mins]
+                    for ea, le in zip(t9["eas"], t9["learning-eas"])]
+        cis = [mean_ci([p[j] for p in per_seed]) for j in range(len(mins))]
+        ax.plot(mins, [c[0] for c in cis], "o-", color="C3", label="simulation (mean of per-seed changes)")
+        if n > 1:
+            ax.fill_between(mins, [c[1] for c in cis], [c[2] for c in cis], color="C3", alpha=0.15, lw=0,
+                            label="95 % CI")
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_ylabel(f"{lab}:\nLE vs EAS (%)", fontsize=8)
+        ax.legend(fontsize=7)
+    ax = axes[4]
+    clusters = sorted({k.split(".", 2)[2] for k in t9["learning-eas"][0] if ".target_load." in k})
+    for c in clusters:
+        ax.plot(mins, [_mean([r[f"m{m}.target_load.{c}"] for r in t9["learning-eas"]]) for m in mins], "o-",
+                label=f"TARGET_LOAD {c}")
+    ax.axhline(0.8, color="k", ls=":", lw=0.8)
+    ax.set_ylabel("TARGET_LOAD at the\nminute's end (mean)", fontsize=8)
+    ax2 = ax.twinx()
+    ax2.plot(mins, [_mean([r[f"m{m}.migration_cost_ns"] / 1000 for r in t9["learning-eas"]]) for m in mins],
+             "s--", color="k", label="sched_migration_cost (us)")
+    ax2.set_ylabel("migration cost (us)", fontsize=8)
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="best")
+    ax.set_xlabel("minute of learning")
+    fig.suptitle(f"Table 9 rebuilt on {G8}: Learning EAS (fresh network at minute 1) against EAS, {n} seed(s)",
+                 fontsize=9)
+    fig.tight_layout()
+    name = f"{STUDY}-table9.png"
+    fig.savefig(ctx.out_dir / name, dpi=100)
+    plt.close(fig)
+    out.append((name, "Table 9 rebuilt: Learning EAS's change against EAS per minute of learning (the paper's "
+                      "grey, the simulation's red), and the knob values the agents reached"))
+    return out
 
 
-def _notes(ctx, plan, rows, t2, t4, hb, sess, t9):
-    return []
+def _learned_tl(results: Sequence[dict], prefix: str = "learned.target_load.") -> dict[str, float]:
+    """Mean over runs of each cluster's TARGET_LOAD at the end of the run."""
+    if not results:
+        return {}
+    cl = sorted(k[len(prefix):] for k in results[0] if k.startswith(prefix))
+    return {c: _mean([r[prefix + c] for r in results]) for c in cl}
+
+
+def _learned(results: Sequence[dict], prefix: str = "learned.") -> str:
+    """The knob values Learning EAS ended its runs with (mean over seeds), as text."""
+    tl = _learned_tl(results, prefix + "target_load.")
+    if not tl:
+        return "—"
+    out = "TARGET_LOAD " + ", ".join(f"{c} {v:.2f}" for c, v in tl.items())
+    if f"{prefix}migration_cost_ns" in results[0]:
+        out += f"; sched_migration_cost {_mean([r[prefix + 'migration_cost_ns'] for r in results]) / 1000:.0f} µs"
+    return out
+
+
+def _headroom(tl: dict[str, float]) -> str:
+    """What the learned TARGET_LOADs mean for the frequencies, against EAS's 0.8."""
+    if not tl:
+        return ""
+    hi = [c for c, v in tl.items() if v > 0.85]
+    lo = [c for c, v in tl.items() if v < 0.75]
+    parts = []
+    if hi:
+        parts.append(f"{', '.join(hi)} above EAS's 0.8 (less headroom: schedutil picks lower OPPs, work on "
+                     "those CPUs runs slower and cheaper)")
+    if lo:
+        parts.append(f"{', '.join(lo)} below it (more headroom: higher OPPs than the load needs, work runs "
+                     "faster and dearer)")
+    return "; ".join(parts) if parts else "all within 0.05 of EAS's 0.8"
+
+
+def _change(le: Sequence[float], eas: Sequence[float]) -> float:
+    return _mean(le) / _mean(eas) if _mean(eas) else math.nan
+
+
+def _p(p: float | None) -> str:
+    return "undefined (no difference at all)" if p is None else f"{p:.2g}"
+
+
+def _disagreeing(rows: Sequence[Row], table: str) -> str:
+    cmp = [r for r in rows if r.table == table and r.agree is not None]
+    bad = [r for r in cmp if not r.agree]
+    if not cmp:
+        return f"{table}: no compared rows."
+    if not bad:
+        return f"{table}: the direction agrees on all {len(cmp)} compared rows."
+    shown = "; ".join(f"{r.row} ({r.metric}: paper {_pct(r.paper_ratio)}, sim {_pct(r.sim_ratio)})" for r in bad[:6])
+    more = f"; and {len(bad) - 6} more" if len(bad) > 6 else ""
+    return f"{table}: the direction disagrees on {len(bad)} of {len(cmp)} compared rows: {shown}{more}."
+
+
+EQ_SIGNS = ("With eq. 12 as written (docs/learning.md), an action's own effect on the next frequency makes "
+            "its error push the policy's output one way, so each TARGET_LOAD walks to one of the bounds "
+            "(0.5 or 1.0, ours; the paper gives none) within about a minute and stays there; eq. 13 likewise "
+            "reinforces whatever the migration-cost agent did last. No single reading of the paper's "
+            "backpropagation makes both equations agree with its text.")
+
+
+def _notes(ctx: Context, plan: _Plan, rows: Sequence[Row], t2: dict, t4: dict, hb: dict, sess: dict,
+           t9: dict) -> list[str]:
+    n = len(plan.seeds)
+    notes = []
+    notes.append(
+        f"**How the evaluation is rebuilt (level `{ctx.level}`, {n} seed(s)).** Every run is `{G8}` (Table 4: "
+        "the stand-ins) with schedutil and the default kernel profile. EAS is `eas` with its defaults "
+        "(TARGET_LOAD 0.8, i.e. the 1.25 headroom, and sched_migration_cost 500000 ns). Learning EAS is the "
+        "controller of docs/learning.md with its defaults (Algorithms 1 and 2, eq. 12 and 13 as written); "
+        "its initial weights vary with the seed (seed 0 is the default initialisation). For Tables 2-7 it "
+        f"first trains {plan.train_s:g} simulated seconds on the same kind of workload (other seeds), then "
+        "the measured run restores its weights and knob values and keeps learning; the paper's phone had "
+        "learned since boot and says no more. Tables 2 and 4: the game (Train Sim's stand-in, "
+        f"docs/workloads-mobile.md) for {plan.game_measure_s:g} s per setting (the paper: 3 minutes), with "
+        "`game:fps=30,level=1`, `fps=45,level=2` and `fps=60,level=3` for the low, middle and high menu "
+        "settings (frame rate and resolution together, as the paper set them). Table 5: `hackbench 1 "
+        f"process {plan.hb_loops}` (the paper: {HACKBENCH_LOOPS_PAPER}). Tables 6-7: one session of "
+        f"{plan.launches} cold launches each of Contacts, Chrome and Asphalt 9, one app after the other "
+        "(the paper: 10 launches of each of 21 apps), Table 7 beside `hackbench 1 process "
+        f"{plan.bg_loops}`. Table 9: {plan.minutes} one-minute runs, Contacts, Asphalt 9 and Chrome "
+        "launched at 0, 20 and 40 s, Learning EAS starting from a fresh network and carrying its state "
+        "from minute to minute. The energy lower bound is computed over one window "
+        "(`lower_bound.window_ms=100000`): the study does not report it, and the runs themselves are "
+        "unchanged by it.")
+    notes.append(
+        "**What compares and what does not.** The engine meters the CPUs only, so the simulated current "
+        "(average CPU power / 4 V) is the CPU share of the paper's whole-phone current (display, GPU, modem "
+        "included): the simulated mA are several times lower, and only the ratios between configurations "
+        "compare. The same holds for absolute entry and hackbench times: the app models were fitted to "
+        "Table 9's EAS entry times on gs101, and the smaller hackbench runs change the scale. Frame drops "
+        "are counts over the paper's 3 minutes. A change within 1 % counts as none: the paper's FPS rows "
+        "(29.99 against 29.98) are 'no change', and its frame-drop rows (1 against 2 drops in 3 minutes, "
+        "3 against 1, 16 against 17) are differences the paper itself calls 'not different'; a "
+        "disagreement on those rows says little. " + EQ_SIGNS)
+
+    # Table 2
+    cur = [(_change(_vals(le, "game.current_ma"), _vals(eas, "game.current_ma")),
+            _change(_vals(le, "game.frame_drops"), _vals(eas, "game.frame_drops")), lab)
+           for lab, (eas, le) in t2.items()]
+    pairs_e = [x for eas, le in t2.values() for x in _vals(eas, "game.current_ma")]
+    pairs_l = [x for eas, le in t2.values() for x in _vals(le, "game.current_ma")]
+    high_eas, high_le = t2[TABLE2[2][0]]
+    more = [c for c, _, _ in cur if c > 1.01]
+    less = [c for c, _, _ in cur if c < 0.99]
+    verdict = ("more current than EAS at every setting" if len(more) == len(cur) else
+               "less current than EAS at every setting" if len(less) == len(cur) else
+               "more current at some settings and less at others")
+    drops_up = [d for _, d, _ in cur if d > 1.01]
+    notes.append(
+        _disagreeing(rows, "Table 2") + " Learning EAS's current against EAS: "
+        + ", ".join(f"{lab.split(' (')[0].lower()} {_pct(c)} (frame drops x{d:.2f})" for c, d, lab in cur)
+        + (f"; Wilcoxon signed-rank over the {len(pairs_e)} (setting, seed) pairs, p = "
+           f"{_p(wilcoxon_p(pairs_e, pairs_l))}" if len(pairs_e) > 1 else "")
+        + f". So the simulated Learning EAS draws {verdict}"
+        + (f", and drops more frames at {len(drops_up)} of {len(cur)} settings" if drops_up else "")
+        + "; the paper: 2.3-5.7 % less current at the same FPS and drops. Learned at the end of the high "
+        f"setting: {_learned(high_le)}, i.e. {_headroom(_learned_tl(high_le))}. Which of the two wins "
+        "depends on where the game's threads run; on sm8150 its heavy threads (logic, render) run on the "
+        "gold and prime CPUs. On gs101 docs/learning.md measured 21-33 % less energy with 4-10x the drops. "
+        "In neither case is it the paper's 'less power at equal performance', which this controller, with "
+        "the paper's equations as written, was not found to reach. The high setting's EAS baseline drops "
+        f"{_mean(_vals(high_eas, 'game.frame_drops', lambda x: per_3min(x, plan.game_measure_s))):.0f} frames per "
+        "3 minutes against the paper's 16: the game model at level 3 is heavier for sm8150 under schedutil "
+        "than Train Sim was for the G8, so the high setting's ratios compare two busy baselines.")
+
+    # Table 4
+    t4_parts = []
+    for model, chip, plat, *_ in TABLE4:
+        eas, le = t4[model]
+        t4_parts.append(f"{model} as {plat}: {_pct(_change(_vals(le, 'game.current_ma'), _vals(eas, 'game.current_ma')))}"
+                        f" ({_learned(le).split(';')[0]})")
+    notes.append(
+        _disagreeing(rows, "Table 4") + " Learning EAS's current against EAS on the stand-ins: "
+        + "; ".join(t4_parts) + " (the paper: 2.8-7.8 % less on all four). As in Table 2, the result is "
+        "the trade between clusters pushed to opposite TARGET_LOAD bounds, so it follows the stand-in's "
+        "topology and power, not the phone's: three of the paper's phones have only Cortex-A53s (one "
+        "core type), where nothing can be traded between clusters; every stand-in adds a big cluster. "
+        "sc7180 (for the Snapdragon 675) is the only stand-in of the phone's topology.")
+
+    # Table 5
+    hv = {c: _vals(v, "hackbench.completion_s") for c, v in hb.items()}
+    steps_max = int((plan.train_s + max(hv["le"])) // 7.0)
+    learned_cost = _mean([r["learned.migration_cost_ns"] for r in hb["le"]]) / 1000
+    notes.append(
+        _disagreeing(rows, "Table 5") + f" Simulated: EAS 500000 {_mean(hv['eas500']):.3g} s, EAS 10000 "
+        f"{_mean(hv['eas10']):.3g} s ({_pct(_change(hv['eas10'], hv['eas500']))}; the paper "
+        f"{_pct(TABLE5['eas10'] / TABLE5['eas500'])}), Learning EAS {_mean(hv['le']):.3g} s "
+        f"({_pct(_change(hv['le'], hv['eas500']))} against 500000, {_pct(_change(hv['le'], hv['eas10']))} "
+        f"against 10000; the paper {_pct(TABLE5['le'] / TABLE5['eas500'])} and "
+        f"{_pct(TABLE5['le'] / TABLE5['eas10'])}). Learned: {_learned(hb['le'])}. "
+        + ("A lower cost speeds hackbench up here as on the phone (task_hot() lets the balancer pull a task "
+           "that ran recently). " if _mean(hv["eas10"]) < _mean(hv["eas500"]) else
+           "A lower cost does not speed hackbench up at this run's size, unlike on the phone. ")
+        + f"Algorithm 2 moves the cost by 17027 ns per 7 s: in the {plan.train_s:g} s of training and "
+        f"the measured run it takes at most {steps_max} steps, so the cost cannot get below "
+        f"{max(0.0, 500 - 17.027 * steps_max):.0f} µs (it ended at {learned_cost:.0f} µs), nowhere near "
+        "the hand-set 10 µs, which needs 29 steps (203 s) all downwards. The paper's Learning EAS beat "
+        "both settings; this one, by the paper's own step size, can at best approach 10000 ns after "
+        "minutes of consistent steps, and its TARGET_LOAD agents change the clusters' frequencies at the "
+        "same time. hackbench's workload has no randomness, so EAS gives the same time for every seed "
+        "(a zero-width interval); Learning EAS's spread comes from its seeded initial weights.")
+
+    # Tables 6 and 7
+    t6, t7 = sess["Table 6"], sess["Table 7"]
+    keys = [f"entry.{a}" for a in SESSION_APPS]
+    alone = {c: _per_seed(r, keys) for c, r in t6.items()}
+    busy = {c: _per_seed(r, keys) for c, r in t7.items()}
+    covered = [x.get("bg_covered", 0.0) for res in t7.values() for x in res]
+    uncovered = sum(1 for x in covered if x < 1)
+    hbt = {c: _vals(r, "hackbench.completion_s") for c, r in t7.items()}
+    same = abs(_change(alone["eas10"], alone["eas500"]) - 1) < 0.01
+    slower_busy = _mean(busy["eas500"]) > _mean(alone["eas500"])
+    notes.append(
+        _disagreeing(rows, "Table 6") + " " + _disagreeing(rows, "Table 7") + " Mean entry time of the "
+        f"three modelled apps, alone: EAS 500000 {_mean(alone['eas500']):.0f} ms, EAS 10000 "
+        f"{_mean(alone['eas10']):.0f} ms, Learning EAS {_mean(alone['le']):.0f} ms; beside hackbench: "
+        f"{_mean(busy['eas500']):.0f}, {_mean(busy['eas10']):.0f} and {_mean(busy['le']):.0f} ms (the "
+        "paper's 21-app averages: 345 / 339 / 324 alone, 664 / 686 / 600 beside hackbench). Learned alone: "
+        f"{_learned(t6['le'])} ({_headroom(_learned_tl(t6['le']))}); beside hackbench: {_learned(t7['le'])} "
+        f"({_headroom(_learned_tl(t7['le']))}). "
+        + ("Alone, the two EAS settings give the same times: on an otherwise idle phone the cost acts "
+           "only in the load balancer (task_hot(), newidle's avg_idle), which has next to nothing to move; "
+           if same else "Alone, the two EAS settings differ by "
+           f"{_pct(_change(alone['eas10'], alone['eas500']))}; ")
+        + "the paper's 1-5 % between them for single apps is within its own minute-to-minute spread "
+        "(Table 9: Contacts 221-258 ms under one setting). Where Learning EAS is slower than EAS, its "
+        "TARGET_LOADs (above) explain it: less headroom means lower OPPs during the launch. "
+        + ("Beside hackbench the paper's launches take about twice as long as alone; the simulated ones "
+           "are not slower than alone" if not slower_busy else
+           "Beside hackbench the paper's launches take about twice as long as alone; the simulated ones "
+           f"take {_pct(_change(busy['eas500'], alone['eas500']))} against alone")
+        + ": the engine models no memory-bandwidth, cache or storage contention, hackbench keeps every "
+        "cluster at a high OPP (so a launch starts at a high frequency instead of ramping up from idle), "
+        "and the app's threads (nice -10, with the launch uclamp boost) outweigh hackbench's nice-0 tasks. "
+        "The paper's Table 7 gains for Learning EAS (10-12 %) were measured on a phone under that "
+        "contention, which this model does not have. With 10000 ns the background "
+        f"hackbench itself runs {_pct(_change(hbt['eas10'], hbt['eas500']))} against 500000 ns (the "
+        "paper: -10.5 %). It is `1 process "
+        f"{plan.bg_loops}`, run to its end (its ms compare only as ratios); "
+        + ("it outlasted the last launch in every run." if not uncovered else
+           f"it ended before the last launch in {uncovered} of {len(covered)} runs (those launches ran "
+           "without the background load)."))
+
+    # Table 9
+    mins = plan.minutes
+    msg = []
+    for lab, key in [(lab, app) for lab, app, _ in TABLE9_APPS] + [("current", "current_ma")]:
+        e = [r[f"m{m}.{key}"] for r in t9["eas"] for m in range(1, mins + 1)]
+        le_ = [r[f"m{m}.{key}"] for r in t9["learning-eas"] for m in range(1, mins + 1)]
+        first = _change([r[f"m1.{key}"] for r in t9["learning-eas"]], [r[f"m1.{key}"] for r in t9["eas"]])
+        last = _change([r[f"m{mins}.{key}"] for r in t9["learning-eas"]], [r[f"m{mins}.{key}"] for r in t9["eas"]])
+        ok = [(a, b) for a, b in zip(e, le_) if not (math.isnan(a) or math.isnan(b))]
+        p = wilcoxon_p([a for a, _ in ok], [b for _, b in ok]) if len(ok) > 1 else None
+        msg.append(f"{lab} {_pct(first)} in minute 1, {_pct(last)} in minute {mins} "
+                   f"(Wilcoxon over all {len(ok)} (minute, seed) pairs: p = {_p(p)})")
+    notes.append(
+        _disagreeing(rows, "Table 9") + " Learning EAS against EAS, simulated: " + "; ".join(msg)
+        + ". The paper: entry times from -1..-5 % in minute 1 to -6..-15 % in minute 10, current from "
+        f"-1 % to -7 %. The agents held {_learned(t9['learning-eas'], 'm1.')} after minute 1 and "
+        f"{_learned(t9['learning-eas'], f'm{mins}.')} after minute {mins} "
+        f"({_headroom(_learned_tl(t9['learning-eas'], f'm{mins}.target_load.'))}). On a phone idle between "
+        "launches the TARGET_LOAD agents reach their bound within the first minute and the migration-cost "
+        "agent keeps stepping one way (the plot's last panel), so the simulated difference from EAS is "
+        "set by where the knobs went, not by a policy that improves: less headroom means less CPU current "
+        "and slower launches from minute 1 on. The paper's gradual improvement, measured once per minute "
+        "with EAS's own entry times moving by up to ±10 % between minutes, is not reproduced.")
+    notes.append(
+        "**Numbers without a counterpart.** Tables 6 and 7 list 21 apps; the workload library models "
+        "Contacts, Chrome and Asphalt 9 (the apps of Table 9), so 20 apps of each table have no simulated "
+        "value, and the Average rows compare the mean of the three modelled apps with the paper's mean of "
+        "21. Their published improvement ratios are kept in the paper-ratio column. "
+        + (f"At this level Table 9 simulates {mins} of the 10 minutes; the rest have no value. " if mins < 10 else "")
+        + "Tables 3 (the networks' own cost, which the engine does not charge) and 8 (entry times on other "
+        "chipsets) are not among the issue's tables and are not rebuilt.")
+    notes.append(
+        "**No engine change was made or needed to run this study.** Closer agreement would need what the "
+        "engine does not model: whole-phone power (display, GPU, modem) for the absolute currents, and "
+        "memory/cache/storage contention for Table 7's slow-down under hackbench. The paper's kernel "
+        "(android-4.14) also gated newidle balancing with sched_migration_cost, which the `android-4.19` "
+        "kernel profile models; it is not used because the game and app models were calibrated on the "
+        "default profile (under `android-4.19` EAS runs the high setting at about 29 FPS, far from the "
+        "paper's 59.91).")
+    return notes
