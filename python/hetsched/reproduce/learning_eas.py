@@ -604,8 +604,11 @@ def _plots(ctx: Context, plan: _Plan, t2: dict, rows: Sequence[Row], t9: dict) -
     ax.set_yticklabels([f"{r.table}: {r.row} — {r.metric}" for r in cmp], fontsize=6)
     ax.axvline(0, color="k", lw=0.6)
     ax.set_xlim(-lim * 1.25, lim * 1.25)
-    ax.set_xlabel("change against the row's baseline (%): grey = paper, green/red = simulation "
-                  "(direction agrees / disagrees)", fontsize=8)
+    ax.set_xlabel(f"change against the row's baseline (%), bars clipped at ±{lim:g} %", fontsize=8)
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color="0.55", label="paper"), Patch(color="C2", label="simulation, direction agrees"),
+                       Patch(color="C3", label="simulation, direction disagrees")], fontsize=7, loc="lower right")
     fig.tight_layout()
     name = f"{STUDY}-ratios.png"
     fig.savefig(ctx.out_dir / name, dpi=100)
@@ -632,9 +635,9 @@ def _plots(ctx: Context, plan: _Plan, t2: dict, rows: Sequence[Row], t9: dict) -
         ax.legend(fontsize=7)
     ax = axes[4]
     clusters = sorted({k.split(".", 2)[2] for k in t9["learning-eas"][0] if ".target_load." in k})
-    for c in clusters:
-        ax.plot(mins, [_mean([r[f"m{m}.target_load.{c}"] for r in t9["learning-eas"]]) for m in mins], "o-",
-                label=f"TARGET_LOAD {c}")
+    for j, c in enumerate(clusters):  # distinct markers: clusters at the same bound overlap
+        ax.plot(mins, [_mean([r[f"m{m}.target_load.{c}"] for r in t9["learning-eas"]]) for m in mins],
+                marker="o^v"[j % 3], ls=("-", "--", ":")[j % 3], ms=9 - 2 * j, label=f"TARGET_LOAD {c}")
     ax.axhline(0.8, color="k", ls=":", lw=0.8)
     ax.set_ylabel("TARGET_LOAD at the\nminute's end (mean)", fontsize=8)
     ax2 = ax.twinx()
