@@ -123,7 +123,7 @@ def test_launch_session_runs_apps_one_after_the_other():
     (post,) = tasks["contacts-launcher"]["phases"][-1]["events"]
     (wait,) = tasks["browser-launcher"]["phases"][0]["events"]
     assert post == {"sem_post": wait["sem_wait"]} and spec["sems"][wait["sem_wait"]] == 0
-    doc = Simulation(platform="sm8150", workload=spec, scheduler="eas", knobs=le.NO_BOUND).run().doc
+    doc = Simulation(platform="sm8150", workload=spec, scheduler="eas", lower_bound=False).run().doc
     names = spec["marks"]
     t = {m: [ts for ts, _, i in doc["marks"] if names[i] == m] for m in names}
     assert len(t["contacts.first.frame"]) == 2 and len(t["browser.launch.start"]) == 2
