@@ -272,7 +272,10 @@ def cell(*, seed: int, platform: str, scheduler: str, kind: str = "builtin", wl:
                 # a launch session runs to its end; the game, or the endless training hackbench,
                 # for what is left of train_s
                 res = sim.run(None if kind == "session" and not wl_train else train_s - done)
-                done += float(res.doc["sim_duration_s"])
+                ran = float(res.doc["sim_duration_s"])
+                if ran <= 0:  # a workload that ends at once would never fill train_s
+                    break
+                done += ran
                 i += 1
             out["train_s"] = done
             out["train_runs"] = float(i)
@@ -785,8 +788,8 @@ def _notes(ctx: Context, plan: _Plan, rows: Sequence[Row], t2: dict, t4: dict, h
     t4_parts = []
     for model, chip, plat, *_ in TABLE4:
         eas, le = t4[model]
-        t4_parts.append(f"{model} as {plat}: {_pct(_change(_vals(le, 'game.current_ma'), _vals(eas, 'game.current_ma')))}"
-                        f" ({_learned(le).split(';')[0]})")
+        ch = _change(_vals(le, "game.current_ma"), _vals(eas, "game.current_ma"))
+        t4_parts.append(f"{model} as {plat}: {_pct(ch)} ({_learned(le).split(';')[0]})")
     notes.append(
         _disagreeing(rows, "Table 4") + " Learning EAS's current against EAS on the stand-ins: "
         + "; ".join(t4_parts) + " (the paper: 2.8-7.8 % less on all four). As in Table 2, the result is "
