@@ -69,7 +69,9 @@ def test_row_from_fills_ratios_and_ci():
     with pytest.raises(ValueError, match="needs a note"):
         row_from("T", "r", "m", "u", 1.0, None)
     n = row_from("T", "r", "m", "u", 1.0, None, note="no such chipset")
-    assert n.sim is None and n.note == "no such chipset"
+    assert n.sim is None and n.note == "no such chipset" and n.paper_ratio is None
+    k = row_from("T", "r", "m", "u", 9.0, None, paper_base=10.0, note="only the paper's")
+    assert k.paper_ratio == 0.9 and k.sim_ratio is None and k.agree is None
 
 
 def _result(tmp: Path) -> StudyResult:

@@ -309,12 +309,13 @@ def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
     row with a baseline, the baseline's published value and simulated values: the ratios
     and whether their directions agree. ``sim_values`` None: no simulated counterpart
     (``note`` must say why)."""
+    pr = ratio(paper, paper_base) if paper_base is not None else None
     if sim_values is None:
         if not note:
             raise ValueError(f"{table} / {row} / {metric}: a number without a simulated value needs a note")
-        return Row(table, row, metric, unit, paper, None, note=note)
+        # the paper's improvement is kept: the reader still sees what the paper claimed
+        return Row(table, row, metric, unit, paper, None, paper_ratio=pr, note=note)
     m, lo, hi = mean_ci(sim_values)
-    pr = ratio(paper, paper_base) if paper_base is not None else None
     sr = None
     if sim_base_values is not None:
         sr = ratio(m, mean_ci(sim_base_values)[0])

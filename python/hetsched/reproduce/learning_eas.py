@@ -549,12 +549,8 @@ def _three_configs(table: str, app: str, metric: str, unit: str, paper: Sequence
 
 def _unsimulated(table: str, row: str, metric: str, unit: str, paper: float, paper_base: float | None,
                  note: str) -> Row:
-    """A published number without a simulated counterpart; its published improvement
-    ratio is kept (row_from leaves it out when there is no simulated value)."""
-    r = row_from(table, row, metric, unit, paper, None, note=note)
-    if paper_base:
-        r.paper_ratio = paper / paper_base
-    return r
+    """A published number without a simulated counterpart, its published improvement ratio kept."""
+    return row_from(table, row, metric, unit, paper, None, paper_base=paper_base or None, note=note)
 
 
 def _plots(ctx: Context, plan: _Plan, t2: dict, rows: Sequence[Row], t9: dict) -> list[tuple[str, str]]:
