@@ -3,8 +3,9 @@
 report (entry time, FPS and frame drops, frame-time peaks, PCMark-like scores).
 
 Each workload is a set of Android-like threads that hand work along with semaphores
-(UI thread -> RenderThread -> SurfaceFlinger), wait for vsync on a condition variable
-(a vsync that finds the thread busy is lost, as a Choreographer callback is), read
+(UI thread -> RenderThread -> SurfaceFlinger), wait for vsync (browsing: on a condition
+variable, so a vsync that finds the thread busy is lost; the game: a requested vsync
+event that waits in a queue, as Choreographer delivers it), read
 storage with ``iowait`` and fork short-lived threads.  Thread roles, priorities and
 periods follow Android; the work amounts are stated assumptions, calibrated where the
 studies give a number (docs/workloads-mobile.md lists every constant and its source).
