@@ -250,7 +250,7 @@ fn idle_domains(clusters: &[Cluster], spec: &[Vec<usize>], switcher: bool) -> Re
             return Err(config(
                 "platform",
                 f,
-                "clusters whose cluster-level idle states are the same (exit latency, target residency) and deeper than all their CPU-level states",
+                "clusters with the same cluster-level idle states (exit latency, residency), deeper than their CPU-level ones",
             ));
         }
         domains.push(members);
