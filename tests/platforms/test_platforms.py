@@ -524,6 +524,54 @@ def test_idle_state_rules(tmp_path):
     assert _error(tmp_path, doc).field == "clusters[1].idle_states[1].exit_latency_us"
 
 
+#: DynamIQ parts whose cluster-level idle state is the CLUSTER_PD over every CPU (the DT's
+#: PSCI node), not a state of one frequency domain
+DYNAMIQ_ONE_DOMAIN = {"sdm845", "sdm670", "sc7180", "sm8150", "sm8250"}
+
+
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_idle_domains_of_the_builtins(name):
+    p = load_platform(name)
+    if name in DYNAMIQ_ONE_DOMAIN:
+        assert p.idle_domains == (tuple(range(len(p.clusters))),)
+        assert p.to_spec()["idle_domains"] == [list(range(len(p.clusters)))]
+        assert any("one power domain over clusters" in n and f"CPUs 0-{p.nr_cpus - 1}" in n for n in p.notes)
+    else:
+        # classic big.LITTLE: each cluster powers down on its own (or has no cluster state)
+        assert p.idle_domains == () and "idle_domains" not in p.to_spec()
+
+
+def test_sm8150_cluster_state_needs_all_eight_cpus_idle():
+    # CPU 7 alone (prime) and the gold CPUs stay up while a silver CPU runs: at most
+    # their rail power collapse (241 + 1461 µs), never the 3263 + 6562 µs domain state
+    from hetsched import Simulation
+
+    w = {"name": "one", "duration_ns": None, "timers": 1, "tasks": [
+        {"name": "s", "policy": "other", "nice": 0, "rt_priority": 0, "cpus": [0], "util_min": None,
+         "util_max": None, "delay_ns": 0, "loop": -1, "phases": [{"loop": 1, "events": [
+             {"run": 20_000_000}, {"sleep": 1_000_000}]}]}]}
+    doc = Simulation("sm8150", w, "cfs", governor="performance", lower_bound=False).run(1.0).doc
+    for c in doc["cpus"][4:]:
+        assert c["idle_residency_s"].get("cluster-sleep-0", 0.0) < 0.05, c["idle_residency_s"]
+
+
+def test_user_idle_domains(tmp_path):
+    doc = minimal()
+    sleep = copy.deepcopy(doc["clusters"][1]["idle_states"])
+    doc["clusters"][0]["idle_states"] = sleep
+    doc["idle_domains"] = [[0, 1, 2, 3]]
+    p = load_platform(write(tmp_path, doc))
+    assert p.idle_domains == ((0, 1),) and p.to_spec()["idle_domains"] == [[0, 1]]
+    doc["idle_domains"] = [[0, 1], [2, 3]]  # each cluster alone: nothing shared
+    assert load_platform(write(tmp_path, doc)).idle_domains == ()
+    for bad in ([[0, 1, 2]], [[0, 1, 9]], [[0, 1], [0, 1, 2, 3]], [[]], [0, 1], "all"):
+        doc["idle_domains"] = bad
+        assert _error(tmp_path, doc).field.startswith("idle_domains"), bad
+    doc["idle_domains"] = [[0, 1, 2, 3]]
+    doc["clusters"][0]["idle_states"][1]["exit_latency_us"] = 300  # 100 + 300 != 100 + 200
+    assert _error(tmp_path, doc).field == "idle_domains[0]"
+
+
 def test_duplicate_cluster_names(tmp_path):
     doc = minimal()
     doc["clusters"][1]["name"] = "little"
@@ -561,7 +609,7 @@ def _is_int(v: object) -> bool:
 def test_to_spec_shape(name):
     spec = load_platform(name).to_spec()
     assert json.loads(json.dumps(spec)) == spec
-    assert set(spec) == SPEC_KEYS
+    assert set(spec) == SPEC_KEYS | ({"idle_domains"} if name in DYNAMIQ_ONE_DOMAIN else set())
     assert spec["name"] == name and spec["power_model"] in ("published", "dt", "estimated")
     cpus = sorted(cpu for c in spec["clusters"] for cpu in c["cpus"])
     assert cpus == list(range(len(cpus)))

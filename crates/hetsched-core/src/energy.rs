@@ -6,8 +6,9 @@
 //! * a running CPU draws its OPP's per-CPU power (Energy Model `power`), a CPU leaving an
 //!   idle state (exit latency) counts as running;
 //! * an idle CPU draws its idle state's power; a cluster-level state is only in effect when
-//!   every CPU of the cluster is idle, otherwise the CPU sits in the deepest CPU-level
-//!   state not deeper than the one it chose;
+//!   every CPU of its idle power domain is idle (the cluster, or on a DynamIQ SoC every
+//!   cluster of the DSU: `Platform::domains`), otherwise the CPU sits in the deepest
+//!   CPU-level state not deeper than the one it chose;
 //! * the cluster draws its OPP's `cluster_power` while any CPU runs, else the
 //!   `cluster_power` of the shallowest state among its CPUs (published legacy tables only).
 
@@ -50,6 +51,8 @@ pub struct EnergyMeter {
     /// switcher mode: per CPU, per cluster, the residencies (freq, idle) of the cores not
     /// backing the CPU now (the current core's are in `cpus[cpu]`)
     pub stash: Vec<Vec<(Vec<u64>, Vec<u64>)>>,
+    /// per idle power domain (`Platform::domains`): CPUs running (or leaving idle)
+    pub domain_busy: Vec<usize>,
 }
 
 impl EnergyMeter {
@@ -92,7 +95,12 @@ impl EnergyMeter {
         } else {
             Vec::new()
         };
-        let mut m = EnergyMeter { cpus, clusters, stash };
+        let mut m = EnergyMeter {
+            cpus,
+            clusters,
+            stash,
+            domain_busy: vec![0; p.domains.len()],
+        };
         for ci in 0..p.clusters.len() {
             m.recompute(p, ci);
         }
@@ -131,6 +139,25 @@ impl EnergyMeter {
         }
     }
 
+    /// Whether every CPU of idle domain `d` is idle, and the shallowest of their states as
+    /// a rank among the cluster-level states (negative: a CPU-level state). The clusters of
+    /// a shared domain list the same cluster-level states last (platform.rs checks), so
+    /// ranks compare across them; in a domain of one cluster they order like the indices.
+    fn domain_state(&self, p: &Platform, d: usize) -> (bool, i64) {
+        let mut shallowest = i64::MAX;
+        for &ci in &p.domains[d] {
+            let c = &p.clusters[ci];
+            let first = c.first_cluster_state() as i64;
+            for &cpu in &c.cpus {
+                match self.cpus[cpu].state {
+                    CpuPowerState::Busy => return (false, shallowest),
+                    CpuPowerState::Idle(s) => shallowest = shallowest.min(s as i64 - first),
+                }
+            }
+        }
+        (true, shallowest)
+    }
+
     fn recompute(&mut self, p: &Platform, ci: usize) {
         let c = &p.clusters[ci];
         if c.cpus.is_empty() {
@@ -139,32 +166,32 @@ impl EnergyMeter {
             return;
         }
         let opp = self.clusters[ci].opp;
-        let mut all_idle = true;
-        let mut shallowest = usize::MAX;
-        for &cpu in &c.cpus {
-            match self.cpus[cpu].state {
-                CpuPowerState::Busy => all_idle = false,
-                CpuPowerState::Idle(s) => shallowest = shallowest.min(s),
-            }
-        }
+        let (all_idle, shallowest) = self.domain_state(p, p.cluster_domain[ci]);
+        let first = c.first_cluster_state() as i64;
+        let mut cluster_idle = usize::MAX;
         for &cpu in &c.cpus {
             let m = &mut self.cpus[cpu];
             m.power_uw = match m.state {
                 CpuPowerState::Busy => c.opps[opp].power_uw,
                 CpuPowerState::Idle(s) => {
-                    // A cluster state holds only while every CPU of the cluster is in one:
-                    // the cluster goes as deep as its shallowest CPU allows.
+                    // A cluster state holds only while every CPU of its domain is in one:
+                    // the domain goes as deep as its shallowest CPU allows.
                     let mut eff = s;
-                    while eff > 0 && c.idle_states[eff].level == IdleLevel::Cluster && (!all_idle || eff > shallowest) {
+                    while eff > 0
+                        && c.idle_states[eff].level == IdleLevel::Cluster
+                        && (!all_idle || eff as i64 - first > shallowest)
+                    {
                         eff -= 1;
                     }
                     m.effective_idle = eff;
+                    cluster_idle = cluster_idle.min(eff);
                     c.idle_states[eff].power_uw
                 }
             };
         }
-        self.clusters[ci].power_uw = if all_idle {
-            c.idle_states[shallowest].cluster_power_uw
+        self.clusters[ci].power_uw = if self.clusters[ci].nr_busy == 0 {
+            // every CPU of the cluster idle: the shallowest state in effect among them
+            c.idle_states[cluster_idle].cluster_power_uw
         } else {
             c.opps[opp].cluster_power_uw
         };
@@ -176,15 +203,33 @@ impl EnergyMeter {
             return;
         }
         let ci = p.cpu_cluster[cpu];
+        let d = p.cluster_domain[ci];
         let was_all_idle = self.clusters[ci].nr_busy == 0;
+        let domain_was_all_idle = self.domain_busy[d] == 0;
         match (old, state) {
-            (CpuPowerState::Busy, CpuPowerState::Idle(_)) => self.clusters[ci].nr_busy -= 1,
-            (CpuPowerState::Idle(_), CpuPowerState::Busy) => self.clusters[ci].nr_busy += 1,
+            (CpuPowerState::Busy, CpuPowerState::Idle(_)) => {
+                self.clusters[ci].nr_busy -= 1;
+                self.domain_busy[d] -= 1;
+            }
+            (CpuPowerState::Idle(_), CpuPowerState::Busy) => {
+                self.clusters[ci].nr_busy += 1;
+                self.domain_busy[d] += 1;
+            }
             _ => {}
         }
-        if was_all_idle || self.clusters[ci].nr_busy == 0 {
-            // the cluster is or becomes all idle: the cluster term and the effective idle
+        if domain_was_all_idle || self.domain_busy[d] == 0 {
+            // the domain is or becomes all idle: the cluster terms and the effective idle
             // state of every CPU in it may change
+            for &cj in &p.domains[d] {
+                self.accumulate(p, cj, now);
+            }
+            self.cpus[cpu].state = state;
+            for &cj in &p.domains[d] {
+                self.recompute(p, cj);
+            }
+        } else if was_all_idle || self.clusters[ci].nr_busy == 0 {
+            // (a domain of several clusters) the cluster is or becomes all idle while its
+            // domain stays up: its cluster term changes
             self.accumulate(p, ci, now);
             self.cpus[cpu].state = state;
             self.recompute(p, ci);
@@ -224,6 +269,8 @@ impl EnergyMeter {
         if self.cpus[cpu].state == CpuPowerState::Busy {
             self.clusters[from].nr_busy -= 1;
             self.clusters[to].nr_busy += 1;
+            self.domain_busy[p.cluster_domain[from]] -= 1;
+            self.domain_busy[p.cluster_domain[to]] += 1;
         }
         let nidle = p.clusters[to].idle_states.len();
         let m = &mut self.cpus[cpu];
@@ -237,10 +284,13 @@ impl EnergyMeter {
         self.stash[cpu][from] = (f_from, i_from);
     }
 
-    /// After `move_cpu` and the platform's move: the two clusters' powers.
+    /// After `move_cpu` and the platform's move: the powers of the two clusters' domains.
     pub fn moved(&mut self, p: &Platform, from: usize, to: usize) {
-        self.recompute(p, from);
-        self.recompute(p, to);
+        for d in [p.cluster_domain[from], p.cluster_domain[to]] {
+            for &ci in &p.domains[d] {
+                self.recompute(p, ci);
+            }
+        }
     }
 
     /// Bring every accumulator up to `now`.

@@ -23,8 +23,8 @@
 //! only on offline CPUs may run on any online one, as select_fallback_rq() breaks
 //! affinity), its queued and running tasks move away when it goes down, it takes no part
 //! in balancing, and it sits in its cluster's deepest idle state (a hot-unplugged core is
-//! powered down like the deepest CPU-level state; when its whole cluster is down, the
-//! cluster-level state applies), drawing that state's power.
+//! powered down like the deepest CPU-level state; when its whole idle domain is down or
+//! idle, the cluster-level state applies), drawing that state's power.
 
 use crate::features::{Knob, Knobs};
 use crate::platform::Platform;

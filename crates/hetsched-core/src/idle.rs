@@ -7,7 +7,7 @@
 //! residency and exit latency fit the prediction. `oracle` takes the deepest state whose
 //! target residency fits the exact time to the next timer (what menu converges to when its
 //! predictions are right). Either way a wakeup pays the exit latency of the state the CPU
-//! is really in.
+//! is really in (a cluster-level state only if its whole idle domain is in one: energy.rs).
 //!
 //! menu differences: no iowait buckets or multiplier (no I/O is simulated), no PM QoS
 //! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout). A

@@ -57,6 +57,13 @@ pub struct PlatformSpec {
     /// lists the virtual CPUs it backs at the start (the other may be empty).
     #[serde(default)]
     pub switcher: bool,
+    /// Clusters (indices into `clusters`) whose cluster-level idle states are one power
+    /// domain: such a state holds only while every CPU of every cluster listed is idle.
+    /// A DynamIQ SoC has several frequency domains ("clusters" here) in one DSU cluster
+    /// whose power-down (the DT's `CLUSTER_PD` above every `CPU_PD`) needs all its CPUs
+    /// idle. A cluster not listed is a domain of its own (classic big.LITTLE).
+    #[serde(default)]
+    pub idle_domains: Vec<Vec<usize>>,
 }
 
 fn default_power_model() -> String {
@@ -82,6 +89,10 @@ pub struct Platform {
     pub cpu_cluster: Vec<usize>,
     /// switcher mode (switcher.rs): `cpu_cluster` and `clusters[].cpus` change at runtime
     pub switcher: bool,
+    /// idle power domain of each cluster (an index into `domains`)
+    pub cluster_domain: Vec<usize>,
+    /// the clusters of each idle power domain, ascending
+    pub domains: Vec<Vec<usize>>,
 }
 
 impl Platform {
@@ -164,12 +175,15 @@ impl Platform {
                 "the biggest CPU normalised to 1024",
             ));
         }
+        let (cluster_domain, domains) = idle_domains(&clusters, &spec.idle_domains, switcher)?;
         Ok(Platform {
             name: spec.name,
             power_model: spec.power_model,
             clusters,
             cpu_cluster,
             switcher,
+            cluster_domain,
+            domains,
         })
     }
 
@@ -186,6 +200,77 @@ impl Platform {
     #[inline]
     pub fn capacity_orig(&self, cpu: usize) -> u64 {
         self.cluster_of(cpu).capacity_orig
+    }
+}
+
+/// Resolve `idle_domains`: each cluster in at most one listed domain, the others alone.
+/// The clusters of a shared domain must list the same cluster-level states (exit latency
+/// and target residency; their powers may differ), after all their CPU-level states.
+fn idle_domains(clusters: &[Cluster], spec: &[Vec<usize>], switcher: bool) -> Result<(Vec<usize>, Vec<Vec<usize>>)> {
+    if switcher && spec.iter().any(|d| d.len() > 1) {
+        return Err(config(
+            "platform",
+            "idle_domains",
+            "no shared idle domain in switcher mode (each cluster is its own)",
+        ));
+    }
+    let mut cluster_domain = vec![usize::MAX; clusters.len()];
+    let mut domains: Vec<Vec<usize>> = Vec::new();
+    for (di, d) in spec.iter().enumerate() {
+        let f = format!("idle_domains[{di}]");
+        if d.is_empty() {
+            return Err(config("platform", f, "a non-empty list of cluster indices"));
+        }
+        let mut members = d.clone();
+        members.sort_unstable();
+        for &ci in &members {
+            if ci >= clusters.len() || cluster_domain[ci] != usize::MAX {
+                return Err(config(
+                    "platform",
+                    f,
+                    format!("cluster indices 0..{}, each in at most one domain", clusters.len() - 1),
+                ));
+            }
+            cluster_domain[ci] = domains.len();
+        }
+        let shape = |c: &Cluster| -> Option<Vec<(u64, u64)>> {
+            let first = c.first_cluster_state();
+            if c.idle_states[first..].iter().any(|s| s.level != IdleLevel::Cluster) {
+                return None;
+            }
+            Some(
+                c.idle_states[first..]
+                    .iter()
+                    .map(|s| (s.exit_latency_ns, s.target_residency_ns))
+                    .collect(),
+            )
+        };
+        let s0 = shape(&clusters[members[0]]);
+        if s0.is_none() || members.iter().any(|&ci| shape(&clusters[ci]) != s0) {
+            return Err(config(
+                "platform",
+                f,
+                "clusters with the same cluster-level idle states (exit latency, residency), deeper than their CPU-level ones",
+            ));
+        }
+        domains.push(members);
+    }
+    for (ci, d) in cluster_domain.iter_mut().enumerate() {
+        if *d == usize::MAX {
+            *d = domains.len();
+            domains.push(vec![ci]);
+        }
+    }
+    Ok((cluster_domain, domains))
+}
+
+impl Cluster {
+    /// Index of the first cluster-level idle state (`idle_states.len()` if none).
+    pub fn first_cluster_state(&self) -> usize {
+        self.idle_states
+            .iter()
+            .position(|s| s.level == IdleLevel::Cluster)
+            .unwrap_or(self.idle_states.len())
     }
 }
 

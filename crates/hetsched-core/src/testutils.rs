@@ -19,6 +19,7 @@ pub fn idle(name: &str, level: IdleLevel, exit_us: u64, res_us: u64, mw: u64, cl
 pub fn two_cluster_platform() -> Platform {
     Platform::from_spec(PlatformSpec {
         switcher: false,
+        idle_domains: vec![],
         name: "test-2x2".into(),
         power_model: "dt".into(),
         clusters: vec![
@@ -73,6 +74,7 @@ pub fn two_cluster_platform() -> Platform {
 pub fn three_cluster_platform() -> Platform {
     Platform::from_spec(PlatformSpec {
         switcher: false,
+        idle_domains: vec![],
         name: "test-4-3-1".into(),
         power_model: "dt".into(),
         clusters: vec![

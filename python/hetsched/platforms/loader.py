@@ -90,6 +90,22 @@ BUILTIN_CAVEATS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Idle power domains the built-in files state only in prose.  On these Qualcomm DynamIQ
+#: parts every CPU sits in one DSU cluster: the DT's PSCI node gives each CPU_PDn the one
+#: CLUSTER_PD as parent, and the cluster-level states (``domain-idle-states``) belong to
+#: that CLUSTER_PD, so the CPU subsystem powers down only when all its CPUs are idle
+#: (read in sm8150.dtsi: ``CPU_PD0``..``CPU_PD7 { power-domains = <&CLUSTER_PD>; }``,
+#: ``CLUSTER_PD { domain-idle-states = <&CLUSTER_SLEEP_0>; }``; sdm845's notes say
+#: "one cluster (domain) state shared by all 8 CPUs").  The files split the CPUs into
+#: frequency domains ("clusters" here, SOURCES.md caveat 6), which are not power domains.
+#: A file may give its own top-level ``idle_domains`` (lists of CPU numbers).
+ALL_CPUS = "all"
+BUILTIN_IDLE_DOMAINS: dict[str, str] = {
+    "sdm845": ALL_CPUS, "sdm670": ALL_CPUS, "sc7180": ALL_CPUS,
+    "sm8150": ALL_CPUS, "sm8250": ALL_CPUS, "sm8350": ALL_CPUS,
+}
+
+
 # --- error helpers ----------------------------------------------------------------------
 
 
@@ -563,6 +579,8 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
             opps=opps, idle_states=tuple(rc.idle),
         ))
 
+    idle_domains = _idle_domains(rd, top, clusters, name, builtin)
+
     notes = _power_notes(model, resolved, parsed)
     for rc in parsed:
         notes.extend(rc.notes)
@@ -572,12 +590,66 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
                          "states by the data file and are not used")
     if builtin:
         notes.extend(BUILTIN_CAVEATS.get(name, ()))
+    for d in idle_domains:
+        cpus = sorted(cpu for ci in d for cpu in clusters[ci].cpus)
+        notes.append(f"cluster-level idle states: one power domain over clusters "
+                     f"{', '.join(clusters[ci].name for ci in d)} (CPUs {_cpu_ranges(cpus)}): "
+                     "in effect only while all of them are idle")
     estimated = {item for r in resolved for item in r.estimated}
     return Platform(
         name=name, soc=soc, description=description, power_model=model, clusters=tuple(clusters),
         notes=tuple(notes), sources=tuple(sources), path=source,
         inventory=_inventory(raw_clusters, estimated), data_notes=data_notes,
+        idle_domains=idle_domains,
     )
+
+
+def _cpu_ranges(cpus: list[int]) -> str:
+    if cpus == list(range(cpus[0], cpus[-1] + 1)) and len(cpus) > 2:
+        return f"{cpus[0]}-{cpus[-1]}"
+    return ",".join(str(c) for c in cpus)
+
+
+def _idle_domains(rd: _Reader, top: dict[str, Any], clusters: list[Cluster], name: str,
+                  builtin: bool) -> tuple[tuple[int, ...], ...]:
+    """The file's ``idle_domains`` (lists of CPU numbers), or BUILTIN_IDLE_DOMAINS for a
+    built-in, as groups of cluster indices; only groups of two or more clusters are kept.
+    A group must be whole clusters whose cluster-level states match (the engine's rule)."""
+    raw = top.get("idle_domains")
+    if raw is None and builtin and BUILTIN_IDLE_DOMAINS.get(name) == ALL_CPUS:
+        raw = [sorted(cpu for c in clusters for cpu in c.cpus)]
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        rd.fail("idle_domains", "a list of CPU lists (each a power domain of whole clusters)", raw)
+    of_cpu = {cpu: ci for ci, c in enumerate(clusters) for cpu in c.cpus}
+    taken: set[int] = set()
+    out: list[tuple[int, ...]] = []
+    for i, d in enumerate(raw):
+        p = f"idle_domains[{i}]"
+        if not isinstance(d, list) or not d or not all(_is_int(x) and x in of_cpu for x in d):
+            rd.fail(p, "a non-empty list of the platform's CPU numbers", d)
+        cis = sorted({of_cpu[x] for x in d})
+        if sorted(d) != sorted(cpu for ci in cis for cpu in clusters[ci].cpus):
+            rd.fail(p, "every CPU of each cluster it touches (a domain is made of whole clusters)", d)
+        if taken & set(cis):
+            rd.fail(p, "CPUs in no other domain", d)
+        taken |= set(cis)
+
+        def shape(c: Cluster) -> list[tuple[int, int]] | None:
+            lv = [s.level for s in c.idle_states]
+            first = lv.index("cluster") if "cluster" in lv else len(lv)
+            if any(x != "cluster" for x in lv[first:]):
+                return None
+            return [(s.exit_latency_ns, s.target_residency_ns) for s in c.idle_states[first:]]
+
+        shapes = [shape(clusters[ci]) for ci in cis]
+        if shapes[0] is None or any(sh != shapes[0] for sh in shapes):
+            rd.fail(p, "clusters with the same cluster-level idle states (latency, residency), "
+                       "deeper than their CPU-level states", d)
+        if len(cis) > 1:
+            out.append(tuple(cis))
+    return tuple(out)
 
 
 # --- public entry points ------------------------------------------------------------------

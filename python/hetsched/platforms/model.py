@@ -125,6 +125,10 @@ class Platform:
     data_notes: str = ""
     #: big.LITTLE switcher in CPU mode (``NAME:switcher``, platforms/switcher.py)
     switcher: bool = False
+    #: groups of cluster indices whose cluster-level idle states are one power domain
+    #: (a DynamIQ DSU: the state holds only while every CPU of every cluster in the group
+    #: is idle); a cluster in no group is a domain of its own
+    idle_domains: tuple[tuple[int, ...], ...] = ()
 
     @property
     def nr_cpus(self) -> int:
@@ -137,6 +141,7 @@ class Platform:
             "power_model": self.power_model,
             "clusters": [c.to_spec() for c in self.clusters],
             **({"switcher": True} if self.switcher else {}),
+            **({"idle_domains": [list(d) for d in self.idle_domains]} if self.idle_domains else {}),
         }
 
     def summary(self) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 report (entry time, FPS and frame drops, frame-time peaks, PCMark-like scores).
 
 Each workload is a set of Android-like threads that hand work along with semaphores
-(UI thread -> RenderThread -> SurfaceFlinger), wait for vsync on a condition variable
-(a vsync that finds the thread busy is lost, as a Choreographer callback is), read
+(UI thread -> RenderThread -> SurfaceFlinger), wait for vsync (browsing: on a condition
+variable, so a vsync that finds the thread busy is lost; the game: a requested vsync
+event that waits in a queue, as Choreographer delivers it), read
 storage with ``iowait`` and fork short-lived threads.  Thread roles, priorities and
 periods follow Android; the work amounts are stated assumptions, calibrated where the
 studies give a number (docs/workloads-mobile.md lists every constant and its source).
@@ -263,8 +264,14 @@ def _app_launch_metric(d: dict, view: RunView) -> dict:
 # and waits for them, then hands the frame to UnityGfxDeviceWorker (render thread) and
 # blocks while the previous frame is still being rendered (one frame in flight, Unity's
 # "Gfx.WaitForPresent"); frames start on the game's frame-pacing tick (Swappy /
-# targetFrameRate: one tick per 1/fps) and a tick that finds UnityMain busy is lost
-# (a dropped frame).  Audio runs on its own 10 ms buffer callback, not on vsync.
+# targetFrameRate: one tick per 1/fps).  The tick is delivered the way Android delivers
+# vsync to an app: UnityMain requests the next one when its frame starts
+# (Choreographer.postFrameCallback -> DisplayEventReceiver.scheduleVsync), SurfaceFlinger's
+# "app" EventThread sends the first vsync after the request, and the event waits in the
+# app's queue until UnityMain next looks (Looper message / Swappy's wait for a vsync
+# *time*).  So a frame that runs late starts the next one at once instead of losing a
+# whole period; vsyncs that pass while it is late merge into that one event (no backlog).
+# Audio runs on its own 10 ms buffer callback, not on vsync.
 GAME_LOGIC_MS = 3.2          # UnityMain per frame (assumption)
 GAME_JOB_MS = 0.9            # each of two job-system chunks per frame (assumption)
 GAME_RENDER_MS = 4.0         # render thread per frame at level 1 (assumption)
@@ -291,6 +298,9 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
     end_m = b.mark("game.frame.end")
     go, free, job, jdone, sfq = (b.sem("game.render.go"), b.sem("game.render.free", 1), b.sem("game.job"),
                                  b.sem("game.job.done"), b.sem("game.sf.queue"))
+    # vsync request (one outstanding: the first frame's is made at start) and the delivered
+    # vsync event, which keeps until UnityMain takes it
+    vreq, vevt = b.sem("game.vsync.request", 1), b.sem("game.vsync.event")
     main_ev: list[dict] = []
     rend_ev: list[dict] = []
     jobs_ev: list[list[dict]] = [[], []]
@@ -299,7 +309,7 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
         # log scene complexity: a stationary AR(1) with standard deviation GAME_FRAME_SIGMA
         x = GAME_FRAME_RHO * x + math.sqrt(1 - GAME_FRAME_RHO ** 2) * float(rng.normal(0.0, GAME_FRAME_SIGMA))
         scene = math.exp(x - GAME_FRAME_SIGMA ** 2 / 2)
-        main_ev += _wait_vsync(b, tick, mtx) + [{"sem_post": job}, {"sem_post": job},
+        main_ev += [{"sem_wait": vevt}, {"sem_post": vreq}, {"sem_post": job}, {"sem_post": job},
                                                 _run(GAME_LOGIC_MS * scene * _jit(rng, GAME_THREAD_SIGMA)),
                                                 {"sem_wait": jdone}, {"sem_wait": jdone},
                                                 {"sem_wait": free}, {"sem_post": go}]
@@ -309,6 +319,9 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
         render = GAME_RENDER_MS * GAME_LEVEL_SCALE[level] * scene * _jit(rng, GAME_THREAD_SIGMA)
         rend_ev += [{"sem_wait": go}, _run(render), {"mark": end_m}, {"sem_post": free}, {"sem_post": sfq}]
     _vsync_task(b, "game-vsync", period, tick)
+    # SurfaceFlinger's "app" EventThread: on a request, the next vsync goes to the app
+    b.add(task("game-vsync-app", [_phase([{"sem_wait": vreq}] + _wait_vsync(b, tick, mtx) + [{"sem_post": vevt}])],
+               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT))
     b.add(task("UnityMain", [_phase(main_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ta))
     b.add(task("UnityGfxDeviceW", [_phase(rend_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ta))
     for w in range(2):
