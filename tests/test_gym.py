@@ -171,9 +171,10 @@ def test_bad_arguments():
 def test_cross_entropy_agent_learns_target_load():
     """A cross-entropy-method agent over one action (schedutil.target_load, held for the
     episode) on the 60 fps game, reward = -power (W) per 100 ms step - 0.5 x the run's
-    frame drops. Constant target loads, mean return over seeds 100/101 (10 steps):
-    0.05..0.33 ≈ -13.3 (high OPPs, no drops), 0.81 ≈ -5.8 (the best), 1.0 ≈ -15.5 (drops).
-    Starting at 0.24 it must find its way up the slope."""
+    frame drops. Constant target loads, mean return over seeds 100/101 (10 steps,
+    docs/gym.md): 0.05..0.24 ≈ -14.2 (high OPPs), 0.525 ≈ -8.8, 0.81 ≈ -6.0, 1.0 ≈ -5.5
+    (the game keeps its frames up to 1.0 in a 1-s episode). Starting at 0.24 it must find its
+    way up the slope, past its middle."""
     env = gymnasium.make("hetsched/SchedTuningTargetLoad-v0", workload="game:fps=60", episode_steps=10,
                          metric_weights={"game.frame_drops": -0.5})
     rng = np.random.default_rng(0)
@@ -197,4 +198,4 @@ def test_cross_entropy_agent_learns_target_load():
         history.append(evaluate(mu))
     assert history[-1] > start + 0.3 * abs(start), history
     learned = env.unwrapped.action_to_knobs([mu])["schedutil.target_load"]
-    assert 0.525 < learned < 0.95, (learned, history)
+    assert learned > 0.525, (learned, history)
