@@ -215,3 +215,10 @@ def test_long_tables_are_folded_with_the_disagreements_shown(tmp_path):
     head, folded = html.split("<details>")
     # the 6 rows of 60 whose simulated ratio (2.0) disagrees with the paper's (0.5) come first
     assert head.count('class="disagree"') == 6 and folded.count('class="disagree"') == 6
+
+
+def test_help_keeps_square_brackets():
+    """Option help with defaults in brackets ('[workload's own, else 10]', 'NAME[knob=v]')
+    must reach the user: rich markup would swallow them as style tags."""
+    p = subprocess.run([sys.executable, "-m", "hetsched.cli", "compare", "--help"], capture_output=True, text=True)
+    assert p.returncode == 0 and "NAME[knob=v,...]" in p.stdout and "[all registered]" in p.stdout

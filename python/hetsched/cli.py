@@ -21,7 +21,7 @@ from rich.table import Table
 
 from hetsched.errors import HetschedError, InputError
 
-app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="hetsched: CPU scheduling on heterogeneous SoCs, simulated.")
 platforms_app = typer.Typer(add_completion=False, help="List built-in platforms, or show one.")
 app.add_typer(platforms_app, name="platforms")
@@ -548,9 +548,9 @@ def reproduce(
     study: str = typer.Argument(..., metavar="STUDY", help="learning-eas, util-aware-lb, fa-cfs, ospm2020, "
                                 "hmc-balance, or all"),
     quick: bool = typer.Option(False, "--quick", help="shorter runs: a few minutes a study on 2 cores"),
-    seeds: int = typer.Option(0, min=0, help="runs per configuration [quick: 3, full: 10]"),
+    seeds: int = typer.Option(0, min=0, help="runs per configuration (0: 3 with --quick, 10 without)"),
     out: Path = typer.Option(Path("reproduce"), help="output directory: STUDY.csv, STUDY.md, plots, report.html"),
-    jobs: int = typer.Option(0, min=0, help="worker processes [one per CPU]"),
+    jobs: int = typer.Option(0, min=0, help="worker processes (0: one per CPU)"),
     smoke: bool = typer.Option(False, "--smoke", hidden=True, help="seconds-long runs, for the tests"),
 ):
     """Rebuild a study's evaluation on the nearest built-in platforms, over several seeds,
