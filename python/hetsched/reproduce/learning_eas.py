@@ -773,12 +773,13 @@ def _notes(ctx: Context, plan: _Plan, rows: Sequence[Row], t2: dict, t4: dict, h
         + "; the paper: 2.3-5.7 % less current at the same FPS and drops. Learned at the end of the high "
         f"setting: {_learned(high_le)}: {_headroom(_learned_tl(high_le))}. Which of the two wins "
         "depends on where the game's threads run; on sm8150 its heavy threads (logic, render) run on the "
-        "gold and prime CPUs. On gs101 docs/learning.md measured 21-33 % less energy with 4-10x the drops. "
-        "In neither case is it the paper's 'less power at equal performance', which this controller, with "
-        "the paper's equations as written, was not found to reach. The high setting's EAS baseline drops "
+        "gold and prime CPUs (docs/learning.md measured the same on gs101: 42-76 % more energy over 12 "
+        "minutes). It is not the paper's 'less power at equal performance', which this controller, with "
+        "the paper's equations as written, was not found to reach, although the region exists: a plain "
+        "TARGET_LOAD of 0.85-0.9 saves 7-11 % at about the same drops (docs/learning.md). The high "
+        "setting's EAS baseline drops "
         f"{_mean(_vals(high_eas, 'game.frame_drops', lambda x: per_3min(x, plan.game_measure_s))):.0f} frames per "
-        "3 minutes against the paper's 16: the game model at level 3 is heavier for sm8150 under schedutil "
-        "than Train Sim was for the G8, so the high setting's ratios compare two busy baselines.")
+        "3 minutes (the paper: 16).")
 
     # Table 4
     t4_parts = []
