@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -82,8 +83,13 @@ def test_tables_transcribed_consistently():
     assert tables["Table 5"]["performance"]["10"] == (10.17, 10.53, 3.5)
 
 
-@pytest.mark.skipif(not PAPER_FILE.exists(), reason="paper text not available")
 def test_every_table_line_is_in_the_paper():
+    # shared/ sits beside the checkout in CI and on every developer's machine; elsewhere
+    # (an installed package alone) there is no paper text to check against
+    if not PAPER_FILE.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{PAPER_FILE} missing: CI has shared/ beside the checkout")
+        pytest.skip("paper text not available")
     text = " ".join(PAPER_FILE.read_text().replace("\t", " ").split())
     for table, block in fa_cfs._TABLE_TEXT.items():
         for line in block.strip().splitlines():
