@@ -231,3 +231,45 @@ def test_learning_eas_runs_until_every_task_exits_like_eas():
     assert res.doc["stop_reason"] == "all tasks exited"
     assert res.doc["sim_duration_s"] == pytest.approx(eas.doc["sim_duration_s"], rel=0.05)
     assert res.doc["learning"]["target_load_steps"] == 3 * 3  # t = 0, 100, 200 ms
+
+
+def test_eq8_input_is_busy_fraction_times_capacity():
+    # eq. 8: Cutil = Ctime / (Ctime + Itime) * MCutil. Over a 100 ms turn CPU 0 ran 30 ms,
+    # CPU 1 ran 100 ms, both of capacity_orig 512: inputs 153.6 and 512.
+    cfg = TargetLoadConfig(input="eq8")
+    a = TargetLoadAgent("c", [0, 1], "k", cfg, capacity_orig=512)
+
+    def obs(now_ms, busy_ms):
+        return {"now_ns": int(now_ms * 1e6),
+                "cpus": [{"cpu": i, "capacity_orig": 512, "busy_ns": int(b * 1e6), "util": 0, "freq_khz": 1}
+                         for i, b in enumerate(busy_ms)]}
+
+    assert a.inputs(obs(1000, [400, 700])) == [0.0, 0.0]  # no period yet
+    assert a.inputs(obs(1100, [430, 800])) == pytest.approx([153.6, 512.0])
+    # the fresh network is scaled at busy fractions of init_load (not at utils of init_input)
+    ref = PolicyNetwork(2, 3, cfg.out_max, cfg.lr, seed=cfg.seed, init_output=cfg.init_output,
+                        init_input=cfg.init_load * 512)
+    assert np.array_equal(a.net.w2, ref.w2) and np.array_equal(a.net.w1, ref.w1)
+
+
+def test_eq8_reading_runs_and_a_bad_reading_is_one_line(tmp_path):
+    sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas", lower_bound=False,
+                     knobs={"learning.tl.input": "eq8", "learning.migration_cost": "off"})
+    res = sim.run(1.0)
+    ins = [r for r in sim.learning.record if r["agent"] == "target_load"]
+    assert len(ins) == 3 * 10 and res.doc["learning"]
+    with pytest.raises(HetschedError, match="learning.tl.input.*util or eq8"):
+        Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas",
+                   knobs={"learning.tl.input": "pelt"})
+
+
+def test_observe_busy_ns_counts_time_not_idle():
+    sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="eas", lower_bound=False)
+    sim.run_until(500_000_000)
+    a = sim.observe()
+    sim.run_until(600_000_000)
+    b = sim.observe()
+    for ca, cb in zip(a["cpus"], b["cpus"]):
+        assert 0 <= ca["busy_ns"] <= a["now_ns"]
+        assert 0 <= cb["busy_ns"] - ca["busy_ns"] <= 100_000_000
+    assert sum(c["busy_ns"] for c in b["cpus"]) > sum(c["busy_ns"] for c in a["cpus"])  # the game ran

@@ -82,7 +82,8 @@ impl Engine {
     }
 
     /// Per-CPU state now: util (cpu_util_cfs), util_avg, util_est, freq_khz,
-    /// idle_state (-1 running/waking), nr_running, capacity_orig; plus counters.
+    /// idle_state (-1 running/waking), nr_running, capacity_orig, busy_ns (time not idle
+    /// since the start, for busy-fraction loads); plus counters.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = &self.sim;
         let d = PyDict::new(py);
@@ -102,6 +103,7 @@ impl Engine {
                 let _ = c.set_item("idle_state", rq.idle_state.map(|x| x as i64).unwrap_or(-1));
                 let _ = c.set_item("nr_running", rq.nr_running());
                 let _ = c.set_item("energy_j", s.meter.cpus[cpu].energy_fj as f64 * 1e-15);
+                let _ = c.set_item("busy_ns", s.meter.busy_ns_at(cpu, s.now));
                 c
             })
             .collect();

@@ -16,8 +16,11 @@ import numpy as np
 
 from hetsched.learning.network import Forward, PolicyNetwork
 
-__all__ = ["TargetLoadConfig", "MigrationCostConfig", "TargetLoadAgent", "MigrationCostAgent",
+__all__ = ["TL_INPUTS", "TargetLoadConfig", "MigrationCostConfig", "TargetLoadAgent", "MigrationCostAgent",
            "eq12_error", "eq13_error", "migration_error"]
+
+
+TL_INPUTS = ("util", "eq8")  # what "Get ith CPU load" reads (TargetLoadConfig.input)
 
 
 @dataclass
@@ -37,6 +40,8 @@ class TargetLoadConfig:
     init_input: float = 64.0          # the fresh network outputs init_output at utils of this
     init_output: float = 12_000.0     # ... i.e. at the threshold (the paper does not say)
     seed: int = 0                     # numpy seed of the initial weights (+ cluster index)
+    input: str = "util"               # "util": cpu_util_cfs; "eq8": busy fraction x capacity_orig
+    init_load: float = 0.8            # eq8: the fresh network is at the threshold at this busy fraction
 
 
 @dataclass
@@ -92,15 +97,34 @@ def eq13_error(mc: float, cur_error: float, prev_error: float, sign: float = 1.0
 class TargetLoadAgent:
     """Algorithm 1 for cluster ``cluster`` (its CPUs ``cpus``, knob ``knob``)."""
 
-    def __init__(self, cluster: str, cpus: list[int], knob: str, cfg: TargetLoadConfig, index: int = 0):
+    def __init__(self, cluster: str, cpus: list[int], knob: str, cfg: TargetLoadConfig, index: int = 0,
+                 capacity_orig: float = 1024.0):
         self.cluster, self.cpus, self.knob, self.cfg = cluster, list(cpus), knob, cfg
         n = len(self.cpus)
+        init_input = cfg.init_load * capacity_orig if cfg.input == "eq8" and cfg.init_load > 0 else cfg.init_input
         self.net = PolicyNetwork(n, n + 1, cfg.out_max, cfg.lr, seed=cfg.seed + index,
-                                 init_output=cfg.init_output, init_input=cfg.init_input)
+                                 init_output=cfg.init_output, init_input=init_input)
         self.target_load = cfg.initial
         self.tl = 0.0
         self.prev_freq = self.cur_freq = 0.0  # "prev_CPU_freq = cur_CPU_freq = 0"
         self._pending: Forward | None = None
+        self._last_busy: tuple[int, list[int]] | None = None
+        self._calibrated = False
+
+    def inputs(self, obs: dict) -> list[float]:
+        """The network's inputs: "util" reads cpu_util_cfs (PELT, frequency-invariant);
+        "eq8" the paper's eq. 8, Cutil = Ctime / (Ctime + Itime) * MCutil, the busy
+        fraction since the last turn at whatever frequency ran, times capacity_orig."""
+        if self.cfg.input == "util":
+            return [obs["cpus"][i]["util"] for i in self.cpus]
+        now = obs["now_ns"]
+        busy = [obs["cpus"][i]["busy_ns"] for i in self.cpus]
+        last = self._last_busy
+        self._last_busy = (now, busy)
+        if last is None or now <= last[0]:
+            return [0.0] * len(self.cpus)
+        dt = now - last[0]
+        return [(b - b0) / dt * obs["cpus"][i]["capacity_orig"] for i, b, b0 in zip(self.cpus, busy, last[1])]
 
     def freq(self, obs: dict) -> float:
         return obs["cpus"][self.cpus[0]]["freq_khz"] / self.cfg.freq_unit_khz
@@ -114,8 +138,13 @@ class TargetLoadAgent:
         if self._pending is not None:
             error = eq12_error(self.tl, self.cur_freq, self.prev_freq, c.error_sign)
             self.net.backward(self._pending, error)
-        utils = [obs["cpus"][i]["util"] for i in self.cpus]
-        f = self.net.forward(utils)
+        x = self.inputs(obs)
+        if c.input == "eq8" and c.init_load <= 0 and not self._calibrated and any(v > 0 for v in x):
+            raw = self.net.forward(x).raw
+            if raw > 0:
+                self.net.w2 = self.net.w2 * (c.init_output / raw)
+                self._calibrated = True
+        f = self.net.forward(x)
         self.tl = -c.step if c.threshold < f.out else c.step
         self.target_load = min(max(self.target_load + self.tl, c.min_target_load), c.max_target_load)
         self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from hetsched.errors import InputError
-from hetsched.learning.agents import (MigrationCostAgent, MigrationCostConfig, TargetLoadAgent,
+from hetsched.learning.agents import (TL_INPUTS, MigrationCostAgent, MigrationCostConfig, TargetLoadAgent,
                                       TargetLoadConfig, _set_fields)
 
 __all__ = ["LearningConfig", "LearningEAS", "split_learning_knobs", "LEARNING_PREFIX", "STATE_VERSION"]
@@ -68,6 +68,8 @@ class LearningConfig:
                 sub = cfg.target_load if key.startswith("tl.") else cfg.migration_cost
                 if sub is None:
                     continue  # that agent is off
+                if key == "tl.input" and v not in TL_INPUTS:
+                    raise InputError("--set", src, " or ".join(TL_INPUTS), got=raw)
                 try:
                     _set_fields(sub, {key[3:]: v})
                 except KeyError:
@@ -108,8 +110,9 @@ class LearningEAS:
                 raise InputError("--scheduler", "learning-eas",
                                  f"a platform of at most {MAX_PER_CLUSTER_KNOBS} clusters", got=len(clusters))
             for i, (name, cpus) in enumerate(clusters.items()):
+                cap = obs["cpus"][cpus[0]]["capacity_orig"]
                 self.tl_agents.append(TargetLoadAgent(name, cpus, f"schedutil.target_load.cluster{i}",
-                                                      cfg.target_load, index=i))
+                                                      cfg.target_load, index=i, capacity_orig=cap))
         self.mc_agent = MigrationCostAgent(clusters, cfg.migration_cost) if cfg.migration_cost is not None else None
         self.restored = False
         if cfg.state_path and os.path.exists(cfg.state_path):
