@@ -57,6 +57,8 @@ BOUNDS = {"0.5-1.0": (0.5, 1.0), "0.6-1.0": (0.6, 1.0), "0.7-1.0": (0.7, 1.0), "
           "0.75-0.85": (0.75, 0.85), "0.8-0.9": (0.8, 0.9), "0.8-0.85": (0.8, 0.85)}
 LRS = {"1e-9": 1e-9, "1e-8": 1e-8}
 DEFAULT = "util@64|0.5-1.0|1e-9"
+# EAS with one static TARGET_LOAD on every cluster: the frontier a bounded policy can reach
+STATIC_TL = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 ALPHA = 0.05  # "no worse frame drops": the one-sided test below does not reject at this level
 
 
@@ -98,10 +100,11 @@ def run_sequence(task) -> dict:
     with tempfile.TemporaryDirectory() as td:
         state = str(Path(td) / "state.json")
         for m in range(train_min + eval_min):
-            if config == "eas":
+            if config == "eas" or config.startswith("tl="):
                 if m < train_min:
                     continue  # EAS does not learn: only its eval minutes are needed
-                r = minute(platform, workload, "eas", {}, seed0 + m)
+                knobs = {"schedutil.target_load": float(config[3:])} if config != "eas" else {}
+                r = minute(platform, workload, "eas", knobs, seed0 + m)
             else:
                 knobs = {"learning.state": state, "learning.restore_knobs": "1", "learning.migration_cost": "off",
                          **{f"learning.{k}": str(v) for k, v in knobs_of(config).items()}}
@@ -139,6 +142,40 @@ def summarise(rows: list[dict], configs: list[str]) -> dict:
     return out
 
 
+def plot(tuning: dict, frontier: dict, chosen: str | None, path: str) -> None:
+    """Energy against frame drops over the tuning minutes: every configuration of the
+    grid, marked by its initialisation, beside EAS at each static TARGET_LOAD."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    xs = [v["drops"] + 1 for v in frontier.values()]
+    ys = [100 * v["energy_vs_eas"] for v in frontier.values()]
+    ax.plot(xs, ys, "k.-", lw=1, label="EAS, one static TARGET_LOAD on every cluster")
+    for c, x, y in zip(frontier, xs, ys):
+        ax.annotate(c[3:], (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    for i, init in enumerate(INITS):
+        pts = [(v["drops"] + 1, 100 * v["energy_vs_eas"]) for c, v in tuning.items() if c.startswith(init + "|")]
+        ax.scatter(*zip(*pts), s=18, color=f"C{i}", alpha=0.8, label=f"Learning EAS, {init}")
+    if chosen:
+        v = tuning[chosen]
+        ax.scatter([v["drops"] + 1], [100 * v["energy_vs_eas"]], s=120, facecolors="none", edgecolors="r",
+                   label=f"selected: {chosen}")
+    eas = next(iter(frontier.values()))["eas_drops"]
+    ax.axvline(eas + 1, color="gray", ls=":", lw=0.8, label=f"EAS's drops ({eas:.0f})")
+    ax.axhline(0, color="gray", lw=0.6)
+    ax.set_xscale("log")
+    ax.set_xlabel("frame drops over the tuning minutes + 1 (log)")
+    ax.set_ylabel("energy against EAS (%)")
+    ax.set_title("Learning EAS's open choices on the 60 fps game (gs101 + sm8150, level 3)", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
 def held_out(configs: list[str], a) -> dict:
     tasks = [(p, w, s, c, a.train_min, a.eval_min) for (p, w, s) in HELD_OUT for c in ["eas", *configs]]
     held = summarise(run_all(tasks, a.jobs), configs)
@@ -159,6 +196,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--eval-min", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--json-out", default=None)
+    ap.add_argument("--plot", default=None, metavar="PNG", help="energy against frame drops of every tuning row")
     ap.add_argument("--held-out", default=None, metavar="CONFIGS",
                     help="skip the tuning: measure these comma-separated configurations (INIT|BOUNDS|LR) "
                          "on the held-out sequences")
@@ -178,8 +216,14 @@ def main(argv=None) -> dict:
             Path(a.json_out).write_text(json.dumps(out, indent=1) + "\n")
         return out
     grid = ["|".join(p) for p in itertools.product(INITS, BOUNDS, LRS)]
-    tasks = [(p, w, s, c, a.train_min, a.eval_min) for (p, w, s) in TUNING for c in ["eas", *grid]]
-    tuning = summarise(run_all(tasks, a.jobs), grid)
+    static = [f"tl={x}" for x in STATIC_TL]
+    tasks = [(p, w, s, c, a.train_min, a.eval_min) for (p, w, s) in TUNING for c in ["eas", *static, *grid]]
+    rows = run_all(tasks, a.jobs)
+    tuning = summarise(rows, grid)
+    frontier = summarise(rows, static)
+    print("static TARGET_LOAD on every cluster (EAS), the same minutes:")
+    for c, v in frontier.items():
+        print(f"  {c:24s} {100 * v['energy_vs_eas']:+6.1f} %  drops {v['drops']:3.0f} / {v['eas_drops']:.0f}  p {v['drops_p']:.3f}")
     print("tuning (energy vs EAS, drops / EAS drops, over the eval minutes of the tuning sequences):")
     for c, v in sorted(tuning.items(), key=lambda kv: kv[1]["energy_vs_eas"]):
         print(f"  {c:24s} {100 * v['energy_vs_eas']:+6.1f} %  drops {v['drops']:3.0f} / {v['eas_drops']:.0f}  p {v['drops_p']:.3f}")
@@ -191,7 +235,10 @@ def main(argv=None) -> dict:
         init, bounds, _ = chosen.split("|")
         ablation = f"{init}|{bounds}|0"
         held = held_out(list(dict.fromkeys([chosen, ablation, DEFAULT])), a)
-    out = {"args": vars(a), "grid": {c: knobs_of(c) for c in grid}, "tuning": tuning, "selected": chosen,
+    if a.plot:
+        plot(tuning, frontier, chosen, a.plot)
+    out = {"args": vars(a), "grid": {c: knobs_of(c) for c in grid}, "tuning": tuning, "static_target_load": frontier,
+           "selected": chosen,
            "selected_knobs": knobs_of(chosen) if chosen else None, "held_out": held,
            "wall_s": time.perf_counter() - t0}
     if a.json_out:
