@@ -101,7 +101,7 @@ class TargetLoadAgent:
                  capacity_orig: float = 1024.0):
         self.cluster, self.cpus, self.knob, self.cfg = cluster, list(cpus), knob, cfg
         n = len(self.cpus)
-        init_input = cfg.init_load * capacity_orig if cfg.input == "eq8" and cfg.init_load > 0 else cfg.init_input
+        init_input = cfg.init_load * capacity_orig if cfg.input == "eq8" else cfg.init_input
         self.net = PolicyNetwork(n, n + 1, cfg.out_max, cfg.lr, seed=cfg.seed + index,
                                  init_output=cfg.init_output, init_input=init_input)
         self.target_load = cfg.initial
@@ -109,7 +109,6 @@ class TargetLoadAgent:
         self.prev_freq = self.cur_freq = 0.0  # "prev_CPU_freq = cur_CPU_freq = 0"
         self._pending: Forward | None = None
         self._last_busy: tuple[int, list[int]] | None = None
-        self._calibrated = False
 
     def inputs(self, obs: dict) -> list[float]:
         """The network's inputs: "util" reads cpu_util_cfs (PELT, frequency-invariant);
@@ -138,13 +137,7 @@ class TargetLoadAgent:
         if self._pending is not None:
             error = eq12_error(self.tl, self.cur_freq, self.prev_freq, c.error_sign)
             self.net.backward(self._pending, error)
-        x = self.inputs(obs)
-        if c.input == "eq8" and c.init_load <= 0 and not self._calibrated and any(v > 0 for v in x):
-            raw = self.net.forward(x).raw
-            if raw > 0:
-                self.net.w2 = self.net.w2 * (c.init_output / raw)
-                self._calibrated = True
-        f = self.net.forward(x)
+        f = self.net.forward(self.inputs(obs))
         self.tl = -c.step if c.threshold < f.out else c.step
         self.target_load = min(max(self.target_load + self.tl, c.min_target_load), c.max_target_load)
         self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"
