@@ -9,18 +9,22 @@ learning rate's value or which CPU "load" feeds the network. This script applies
 paper's own criterion to those open choices only, and keeps the tuning and the
 measurement apart:
 
-* a grid of configurations (``--grid``: input reading x initialisation x bounds x lr);
+* a grid of configurations (``INITS`` x ``BOUNDS`` x ``LRS`` below: input reading and
+  initialisation, TARGET_LOAD bounds, learning rate);
 * tuning: each configuration trains ``--train-min`` minutes of the 60 fps game on the
   tuning sequences, then runs ``--eval-min`` more minutes (still learning, as the paper
   never stops); those minutes are compared with EAS on the same seeds;
 * selection: the least energy among the configurations whose frame drops are not
   significantly above EAS's over the tuning minutes (a one-sided exact test of two
   Poisson counts, ``no_worse_drops``; the rule was fixed before this pass was run);
+* the static frontier: EAS with one TARGET_LOAD on every cluster (``STATIC_TL``) over the
+  same minutes, and ``--plot`` draws every configuration against it;
 * held-out: the selected configuration, its ``lr = 0`` ablation (the same network that
   never learns: what the bounds and initialisation give alone) and the defaults, on
   sequences with other seeds, game levels and a second three-cluster platform.
 
-    PYTHONPATH=python python benchmarks/learning/tune.py --jobs 2 --json-out benchmarks/learning/tune.json
+    PYTHONPATH=python python benchmarks/learning/tune.py --jobs 2 --json-out benchmarks/learning/tune.json \
+        --plot docs/learning-tune.png
 
 A sequence is ``platform/workload/seed0``: minute m of it runs seed ``seed0 + m``; the
 learner carries its weights and knob values from minute to minute (``learning.state``,
