@@ -481,3 +481,64 @@ def test_same_seed_same_metrics():
     a = run("game:fps=45,level=2", duration=1.0, seed=4)[1]["game"]
     b = run("game:fps=45,level=2", duration=1.0, seed=4)[1]["game"]
     assert a == b
+
+
+@engine
+def test_browsing_vsync_is_requested_and_queued_as_choreographer_delivers_it():
+    # Choreographer asks for a vsync when a run of frames (a page's loading frames, one
+    # fling) has something to draw, and re-posts its callback while the run animates:
+    # the event waits until CrBrowserMain takes it. So (a) a frame whose UI work ends
+    # after the next vsync starts its successor at once, where an edge-triggered wait
+    # (the condition-variable broadcast browsing used before) lost that vsync and waited
+    # ~0.8 period for the next; (b) a run's first frame starts on the first vsync after
+    # the thread became ready (the pause or the link tap ended), never on an event left
+    # over from an earlier run. Every UI frame does 1.2 periods of work on the X1 CPUs at
+    # f_max, so every frame overruns.
+    from hetsched import Simulation
+
+    plat = pspec("gs101")
+    spec = resolve_workloads(["browsing:pages=1"], plat, seed=0)
+    period = spec["metric_defs"][0]["period_ns"]
+    names = spec["marks"]
+    names += ["t.ui.done", "t.ui.ready"]
+    done, ready = len(names) - 2, len(names) - 1
+    tasks = {t["name"]: t for t in spec["tasks"]}
+    (net_go,) = {e["sem_wait"] for ph in tasks["Chrome_IOThread"]["phases"] for e in ph["events"] if "sem_wait" in e}
+    ui = tasks["CrBrowserMain"]
+    ui["cpus"] = [6, 7]
+    for ph in ui["phases"]:
+        out, in_frame = [], False
+        for e in ph["events"]:
+            (kind, val), = e.items()
+            if kind == "run":       # the UI thread's only work is its frames' UI work
+                e, in_frame = {"run": int(1.2 * period)}, True
+            out.append(e)
+            if kind == "sem_wait" and in_frame:     # the RenderThread has synced: UI work done
+                out.append({"mark": done})
+                in_frame = False
+            elif kind == "sleep" or (kind == "sem_post" and val == net_go):   # a pause ends, a link is tapped
+                out.append({"mark": ready})
+        ph["events"] = out
+    sim = Simulation("gs101", spec, "cfs", governor="performance", seed=0, lower_bound=False)
+    doc = sim.run(6.0).doc
+    tn = [t["name"] for t in doc["tasks"]]
+    marks = [(int(t), names[m]) for t, ti, m in doc["marks"] if tn[ti] == "CrBrowserMain"]
+    # a wakeup chain vsync timer -> app EventThread -> UI thread: each may leave an idle state
+    wake = 3 * max(s["exit_latency_ns"] for c in plat["clusters"] for s in c["idle_states"])
+    overran = runs = 0
+    t_ready = t_done = t_start = None
+    for t, m in marks:
+        if m == "t.ui.ready":
+            t_ready = t
+        elif m == "t.ui.done":
+            t_done = t
+        elif m == "web.frame.start":
+            if t_ready is not None:     # first frame of a run
+                runs += 1
+                assert t % period <= wake, (t, t % period)
+                assert t_ready < t <= t_ready + period + wake, (t_ready, t)
+            elif t_start is not None and t_done > (t_start // period + 1) * period:
+                overran += 1
+                assert t - t_done <= 10_000, (t_start, t_done, t)
+            t_start, t_ready = t, None
+    assert runs >= 3 and overran > 100, (runs, overran)

@@ -3,9 +3,8 @@
 report (entry time, FPS and frame drops, frame-time peaks, PCMark-like scores).
 
 Each workload is a set of Android-like threads that hand work along with semaphores
-(UI thread -> RenderThread -> SurfaceFlinger), wait for vsync (browsing: on a condition
-variable, so a vsync that finds the thread busy is lost; the game: a requested vsync
-event that waits in a queue, as Choreographer delivers it), read
+(UI thread -> RenderThread -> SurfaceFlinger), take vsync as Choreographer delivers it
+(a requested vsync event that waits in a queue until the thread takes it), read
 storage with ``iowait`` and fork short-lived threads.  Thread roles, priorities and
 periods follow Android; the work amounts are stated assumptions, calibrated where the
 studies give a number (docs/workloads-mobile.md lists every constant and its source).
@@ -96,8 +95,9 @@ def _phase(events: list[dict], loop: int = 1) -> dict:
 
 
 def _wait_vsync(b: SpecBuilder, cond: str, mutex: str) -> list[dict]:
-    """Block until the next vsync broadcast (a Choreographer callback): a vsync that
-    arrives while the thread is busy is lost, so a late thread skips to the next one."""
+    """Block until the next vsync broadcast. A broadcast has no memory: one that arrives
+    while the caller is busy is lost, so only the app EventThread (which does nothing
+    else) waits this way, and app threads take the event it posts."""
     m, c = b.mutex(mutex), b.cond(cond)
     return [{"lock": m}, {"wait": {"cond": c, "mutex": m}}, {"unlock": m}]
 
@@ -106,6 +106,16 @@ def _vsync_task(b: SpecBuilder, name: str, period_ns: int, cond: str) -> None:
     """SurfaceFlinger's vsync source (SCHED_FIFO 2): an absolute timer that broadcasts."""
     b.add(task(name, [_phase([{"timer": {"id": b.timer(name), "period_ns": int(period_ns), "mode": "absolute"}},
                               {"broad": b.cond(cond)}])],
+               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT))
+
+
+def _app_event_thread(b: SpecBuilder, name: str, cond: str, mutex: str, request: str, event: str) -> None:
+    """SurfaceFlinger's "app" EventThread (SCHED_FIFO 2): on a request
+    (DisplayEventReceiver.scheduleVsync), the next vsync broadcast on ``cond`` is posted
+    to the app as an event that waits until its thread takes it, so a vsync that finds
+    the thread busy is not lost, and vsyncs that pass before the next request merge."""
+    b.add(task(name, [_phase([{"sem_wait": b.sem(request)}] + _wait_vsync(b, cond, mutex)
+                             + [{"sem_post": b.sem(event)}])],
                policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT))
 
 
@@ -319,9 +329,7 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
         render = GAME_RENDER_MS * GAME_LEVEL_SCALE[level] * scene * _jit(rng, GAME_THREAD_SIGMA)
         rend_ev += [{"sem_wait": go}, _run(render), {"mark": end_m}, {"sem_post": free}, {"sem_post": sfq}]
     _vsync_task(b, "game-vsync", period, tick)
-    # SurfaceFlinger's "app" EventThread: on a request, the next vsync goes to the app
-    b.add(task("game-vsync-app", [_phase([{"sem_wait": vreq}] + _wait_vsync(b, tick, mtx) + [{"sem_post": vevt}])],
-               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT))
+    _app_event_thread(b, "game-vsync-app", tick, mtx, "game.vsync.request", "game.vsync.event")
     b.add(task("UnityMain", [_phase(main_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ta))
     b.add(task("UnityGfxDeviceW", [_phase(rend_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ta))
     for w in range(2):
@@ -379,7 +387,11 @@ def _game_metric(d: dict, view: RunView) -> dict:
 # (rendering, interaction), background network threads and the browser engine (HTML
 # parsing, V8 JavaScript).  Frame time t_f = execute + process + prepare + draw (eq. 11,
 # Profile GPU rendering), measured here from the frame's vsync (Choreographer's intended
-# vsync, as FrameMetrics' TOTAL_DURATION) to the RenderThread's end of draw.
+# vsync, as FrameMetrics' TOTAL_DURATION) to the RenderThread's end of draw.  Vsync
+# reaches CrBrowserMain as Choreographer delivers it (see the game): requested when a run
+# of frames (loading animation, one fling) has something to draw and re-requested by each
+# frame of the run but the last, so a late frame starts its successor at once and no
+# event is left over for the next run after a pause.
 # Paper 002 reports ~2200 frames in 90 s, means of 5-6 ms and peaks of 24-48 ms.
 BROWSE_LOAD_FRAMES = (30, 60)   # loading-animation frames per page (0.5-1 s of progress; assumption)
 BROWSE_FLINGS = (3, 6)          # flings per page (assumption)
@@ -409,14 +421,22 @@ def _browsing(p: dict, platform_spec: dict, seed: int) -> dict:
     rng = np.random.default_rng([seed, 0xB505])
     b = SpecBuilder(f"browsing:pages={pages}", None)
     vs, mtx = "web.vsync", "web.vsync.lock"
+    # Choreographer's vsync: a request (scheduleVsync) and the delivered event, both empty
+    # between runs of frames, so a run's first frame never starts on a stale vsync
+    vreq, vevt = b.sem("web.vsync.request"), b.sem("web.vsync.event")
     fs, fe = b.mark("web.frame.start"), b.mark("web.frame.end")
     rt_go, rt_sync, sfq = b.sem("web.rt.go"), b.sem("web.rt.synced"), b.sem("web.sf.queue")
     net_go, net_data, js_go, raster_go = (b.sem("web.net.go"), b.sem("web.net.data"), b.sem("web.js.scroll"),
                                           b.sem("web.raster"))
     ui, rt, net, rend, raster = [], [], [], [], []
 
-    def frame(ui_ms: float, rt_ms: float) -> None:
-        ui.extend(_wait_vsync(b, vs, mtx) + [{"mark": fs}, _run(ui_ms), {"sem_post": rt_go}, {"sem_wait": rt_sync}])
+    def frame(ui_ms: float, rt_ms: float, first: bool, last: bool) -> None:
+        # The first frame of a run (after input or a pause) asks for the next vsync; while
+        # the run animates, each frame re-posts its callback when it starts, so a frame
+        # that overruns starts its successor at once; the last frame asks for nothing.
+        ui.extend(([{"sem_post": vreq}] if first else []) + [{"sem_wait": vevt}, {"mark": fs}]
+                  + ([] if last else [{"sem_post": vreq}])
+                  + [_run(ui_ms), {"sem_post": rt_go}, {"sem_wait": rt_sync}])
         rt.extend([{"sem_wait": rt_go}, _run(0.25 * rt_ms), {"sem_post": rt_sync}, _run(0.75 * rt_ms),
                    {"mark": fe}, {"sem_post": sfq}])
 
@@ -429,8 +449,10 @@ def _browsing(p: dict, platform_spec: dict, seed: int) -> dict:
             net += [{"sleep": _ms(rng.uniform(*BROWSE_RTT_MS))}, _run(0.4 * _jit(rng, 0.3)), {"sem_post": net_data}]
             rend += [{"sem_wait": net_data}, _run(BROWSE_PARSE_MS * _jit(rng, 0.4))]
         rend += [_run(rng.uniform(*BROWSE_JS_MS) * 0.7), _run(rng.uniform(*BROWSE_JS_MS) * 0.3)]
-        for _f in range(int(rng.integers(BROWSE_LOAD_FRAMES[0], BROWSE_LOAD_FRAMES[1] + 1))):
-            frame(BROWSE_LOAD_UI_MS * _jit(rng, BROWSE_SIGMA), BROWSE_LOAD_RT_MS * _jit(rng, BROWSE_SIGMA))
+        n = int(rng.integers(BROWSE_LOAD_FRAMES[0], BROWSE_LOAD_FRAMES[1] + 1))
+        for f in range(n):
+            frame(BROWSE_LOAD_UI_MS * _jit(rng, BROWSE_SIGMA), BROWSE_LOAD_RT_MS * _jit(rng, BROWSE_SIGMA),
+                  f == 0, f == n - 1)
         for _g in range(int(rng.integers(BROWSE_FLINGS[0], BROWSE_FLINGS[1] + 1))):
             ui += [{"sleep": _ms(rng.uniform(*BROWSE_PAUSE_MS))}, {"sem_post": js_go}, {"sem_post": raster_go}]
             rend += [{"sem_wait": js_go}, _run(rng.uniform(*BROWSE_SCROLL_JS_MS))]
@@ -439,8 +461,10 @@ def _browsing(p: dict, platform_spec: dict, seed: int) -> dict:
             for f in range(n):
                 decay = 1.0 - 0.5 * f / n    # a fling decelerates: less new content per frame
                 x = BROWSE_CONTENT_X if rng.random() < BROWSE_CONTENT_P * decay else 1.0
-                frame(BROWSE_UI_MS * x * _jit(rng, BROWSE_SIGMA), BROWSE_RT_MS * _jit(rng, BROWSE_SIGMA))
+                frame(BROWSE_UI_MS * x * _jit(rng, BROWSE_SIGMA), BROWSE_RT_MS * _jit(rng, BROWSE_SIGMA),
+                      f == 0, f == n - 1)
     _vsync_task(b, "web-vsync", VSYNC_60HZ_NS, vs)
+    _app_event_thread(b, "web-vsync-app", vs, mtx, "web.vsync.request", "web.vsync.event")
     b.add(task("CrBrowserMain", [_phase(ui)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ui_boost))
     b.add(task("web-RenderThread", [_phase(rt)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ui_boost))
     b.add(task("CrRendererMain", [_phase(rend)], nice=NICE_NORMAL, loop=-1, perf=PERF_COMPUTE, util_min=ta))
