@@ -25,7 +25,7 @@ from hetsched.workloads.builtin import resolve_workloads
 from hetsched.lower_bound import energy_lower_bound
 from hetsched.workloads.metrics import compute_metrics
 
-__all__ = ["Simulation", "Result", "knob_table", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
+__all__ = ["Simulation", "Result", "knob_table", "flat_metrics", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
 
 SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
 GOVERNORS: dict[str, str] = dict(_engine.governors())
@@ -279,6 +279,36 @@ class Simulation:
     def take_trace(self) -> str | None:
         """The Chrome trace-event JSON text (Perfetto opens it); closes the trace."""
         return self._engine.take_trace()
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def flat_metrics(doc: dict, extended: bool = False) -> dict:
+    """A result document's metrics as one flat dict, in this order: the engine's numeric
+    metrics (as they are), ``counters.X``, then each workload's numbers as ``KEY.name``
+    (floats; the names `hetsched compare` shows). ``extended`` also keeps a workload's
+    booleans (as 0/1) and lists of numbers, and nested counters as ``counters.X.name``
+    (what a sweep's Parquet columns leave out)."""
+    out: dict[str, Any] = {}
+    workload: dict[str, Any] = {}
+    for key, val in doc.get("metrics", {}).items():
+        if isinstance(val, dict):
+            for name, x in val.items():
+                if _number(x) or (extended and isinstance(x, bool)):
+                    workload[f"{key}.{name}"] = float(x)
+                elif extended and isinstance(x, list) and x and all(_number(v) for v in x):
+                    workload[f"{key}.{name}"] = [float(v) for v in x]
+        elif _number(val):
+            out[key] = val
+    for key, val in doc.get("counters", {}).items():
+        if _number(val):
+            out[f"counters.{key}"] = val
+        elif extended and isinstance(val, dict):
+            out.update({f"counters.{key}.{name}": x for name, x in val.items() if _number(x)})
+    out.update(workload)
+    return out
 
 
 @dataclass

@@ -339,9 +339,9 @@ def error_row(cell: Cell, error: str, wall_s: float | None = None, worker: str |
 def run_cell(cell: Cell) -> dict:
     """Run one cell; its row. Any exception becomes the row's ``error`` (never raised)."""
     t0 = time.perf_counter()
-    try:
-        from hetsched.sim import Simulation
+    from hetsched.sim import Simulation, flat_metrics
 
+    try:
         doc = Simulation(**cell.simulation_args()).run(cell.duration_s).doc
     except Exception as e:  # a failing cell records its error; the sweep goes on
         msg = str(e) if isinstance(e, HetschedError) else f"{type(e).__name__}: {e}"
@@ -353,18 +353,7 @@ def run_cell(cell: Cell) -> dict:
     row["wall_s"] = time.perf_counter() - t0
     row["error"] = None
     row["worker"] = _worker_id()
-    workload_metrics = {}
-    for key, val in doc["metrics"].items():
-        if isinstance(val, dict):  # a workload's own metrics, flattened as compare does
-            for name, x in val.items():
-                if isinstance(x, (int, float)) and not isinstance(x, bool):
-                    workload_metrics[f"{key}.{name}"] = float(x)
-        elif isinstance(val, (int, float)) and not isinstance(val, bool):
-            row[key] = val
-    for key, val in doc.get("counters", {}).items():
-        if isinstance(val, (int, float)) and not isinstance(val, bool):
-            row[f"counters.{key}"] = val
-    row.update(workload_metrics)
+    row.update(flat_metrics(doc))  # a workload's own metrics flattened as compare does
     return row
 
 

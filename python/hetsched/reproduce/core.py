@@ -72,31 +72,14 @@ class Run:
 
 
 def flat_metrics(doc: dict) -> dict:
-    """A result document as one flat dict: the engine's numbers, ``counters.X``, and each
-    workload's metrics as ``KEY.name`` (the names `hetsched compare` shows)."""
-    out: dict[str, Any] = {}
-    for k in ("energy_j", "energy_lower_bound_j", "energy_over_bound", "avg_power_mw", "sim_duration_s",
-              "stop_reason"):
-        if k in doc:
-            out[k] = doc[k]
-    for key, val in doc.get("metrics", {}).items():
-        if isinstance(val, dict):
-            for name, x in val.items():
-                if isinstance(x, (int, float)) and not isinstance(x, bool):
-                    out[f"{key}.{name}"] = float(x)
-                elif isinstance(x, bool):
-                    out[f"{key}.{name}"] = float(x)
-                elif isinstance(x, list) and x and all(isinstance(v, (int, float)) for v in x):
-                    out[f"{key}.{name}"] = [float(v) for v in x]
-        elif isinstance(val, (int, float)) and not isinstance(val, bool):
-            out[key] = float(val)
-    for key, val in doc.get("counters", {}).items():
-        if isinstance(val, (int, float)) and not isinstance(val, bool):
-            out[f"counters.{key}"] = val
-        elif isinstance(val, dict):
-            for name, x in val.items():
-                if isinstance(x, (int, float)) and not isinstance(x, bool):
-                    out[f"counters.{key}.{name}"] = x
+    """A result document as one flat dict: the engine's numbers, ``counters.X`` (and
+    nested ``counters.X.name``), and each workload's metrics as ``KEY.name``, with its
+    booleans and lists of numbers too (:func:`hetsched.sim.flat_metrics`, extended)."""
+    from hetsched.sim import flat_metrics as flatten
+
+    out: dict[str, Any] = {k: doc[k] for k in ("energy_j", "energy_lower_bound_j", "energy_over_bound",
+                                               "avg_power_mw", "sim_duration_s", "stop_reason") if k in doc}
+    out.update(flatten(doc, extended=True))
     return out
 
 
