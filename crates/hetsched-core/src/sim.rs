@@ -2770,6 +2770,9 @@ impl Sim {
         if self.kernel_lb.is_some() {
             return "sched_balance_rq";
         }
+        if self.balancing_off() {
+            return "none"; // paper 001: util-aware balances only at enqueue
+        }
         self.balancer.name()
     }
     pub fn placement_counter(&self, name: &str) -> u64 {
