@@ -2784,6 +2784,9 @@ impl Sim {
             .unwrap_or(0)
     }
     pub fn placement_name(&self) -> &'static str {
+        if self.balancing_off() {
+            return "util-aware"; // paper 001 Fig. 3 places fair tasks (RT: select_task_rq_rt)
+        }
         self.placement.name()
     }
     pub fn governor_name(&self) -> &'static str {
