@@ -1,8 +1,11 @@
-//! Load balancing behind one interface: the periodic pass (per CPU, at its balance
-//! interval) and the newidle pass (a CPU about to go idle). This module holds the
-//! interface and the baseline pull balancer of the `baseline` scheduler; the kernel's
-//! sched_balance_rq, which `cfs` and `eas` use, is balance_fair.rs.
+//! Load balancing behind one interface, [`LoadBalancer`]: the periodic pass (per CPU, at
+//! its balance interval), the newidle pass (a CPU about to go idle) and, for a balancer
+//! without the kernel's misfit machinery, a misfit push at the tick. A policy names its
+//! balancer (`SchedPolicy::load_balancer`). This module holds the interface and the
+//! baseline's pull balancer; the kernel's `sched_balance_rq`, which `cfs`, `eas` and the
+//! policies built on them use, is balance_fair.rs.
 
+use crate::features::{Knob, Knobs};
 use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
@@ -13,6 +16,14 @@ pub struct Migration {
     pub dst: usize,
 }
 
+/// An action of a balancer: move a queued task, or push a running one (active balance,
+/// the stopper's work).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LbAction {
+    Move(Migration),
+    Active(Migration),
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BalanceStats {
     /// tasks examined for migration (can_migrate_task calls)
@@ -21,15 +32,48 @@ pub struct BalanceStats {
     pub successes: u64,
 }
 
+/// What a balancer did, for result.json.
+#[derive(Debug, Clone, Default)]
+pub struct LbStats {
+    pub periodic: BalanceStats,
+    pub newidle: BalanceStats,
+    pub misfit: BalanceStats,
+    /// per scheduling domain, for a balancer that has them
+    pub domains: Option<Vec<(&'static str, BalanceStats)>>,
+}
+
+impl LbStats {
+    /// attempts and successes of every kind
+    pub fn totals(&self) -> BalanceStats {
+        let mut t = BalanceStats::default();
+        let doms = self.domains.iter().flatten().map(|d| &d.1);
+        for s in [&self.periodic, &self.newidle, &self.misfit].into_iter().chain(doms) {
+            t.attempts += s.attempts;
+            t.successes += s.successes;
+        }
+        t
+    }
+}
+
 pub trait LoadBalancer: Send {
     fn name(&self) -> &'static str;
-    /// Periodic balance with `dst` as the pulling CPU; `idle` = dst has nothing to run.
-    fn balance(&mut self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration>;
-    /// At the tick of `src`, whose running fair task does not fit it: where to move it
-    /// (an active migration of a running task), if anywhere.
-    fn misfit(&mut self, _v: &SchedView, _src: usize, _stats: &mut BalanceStats) -> Option<Migration> {
+    /// Whether `cpu`'s periodic balance is due at `now` (a balancer that keeps its own
+    /// per-domain intervals answers always, and decides in `periodic`).
+    fn periodic_due(&self, _cpu: usize, _now: u64) -> bool {
+        true
+    }
+    /// The periodic balance of `cpu` at its tick; `busy`: it runs a task.
+    fn periodic(&mut self, v: &SchedView, cpu: usize, busy: bool, tick_ns: u64) -> Vec<LbAction>;
+    /// `cpu` has nothing to run: what it pulls (queued tasks only).
+    fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction>;
+    /// At the tick of `src`, whose running fair task does not fit it: where to move it (an
+    /// active migration), for a balancer without the kernel's misfit balancing.
+    fn misfit(&mut self, _v: &SchedView, _src: usize) -> Option<Migration> {
         None
     }
+    fn stats(&self) -> LbStats;
+    /// The knobs changed during the run.
+    fn set_tunables(&mut self, knobs: &Knobs);
 }
 
 /// Baseline pull balancer: the busiest CPU is the one with the most runnable fair tasks;
@@ -41,16 +85,25 @@ pub trait LoadBalancer: Send {
 /// running task that does not fit its CPU is moved, at its CPU's tick, to the idle CPU of
 /// the largest capacity that is noticeably bigger (capacity_greater), the effect of the
 /// kernel's misfit active balance without its group machinery.
+/// Its periodic pass runs at the domain interval of one flat domain (its weight in ms, ×
+/// busy_factor while busy).
 pub struct SimplePull {
     pub migration_cost_ns: u64,
+    /// per CPU: when its next periodic balance is due
+    next_balance: Vec<u64>,
+    stats: LbStats,
 }
 
-impl LoadBalancer for SimplePull {
-    fn name(&self) -> &'static str {
-        "simple-pull"
+impl SimplePull {
+    pub fn new(v: &SchedView) -> Self {
+        SimplePull {
+            migration_cost_ns: v.knobs.get(Knob::SchedMigrationCostNs) as u64,
+            next_balance: vec![0; v.nr_cpus()],
+            stats: LbStats::default(),
+        }
     }
 
-    fn balance(&mut self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration> {
+    fn pull(&self, v: &SchedView, dst: usize, idle: bool, stats: &mut BalanceStats) -> Option<Migration> {
         let nr_dst = v.rqs[dst].cfs.nr_running;
         let need = if idle { 1 } else { 2 };
         let busiest = (0..v.nr_cpus())
@@ -87,7 +140,7 @@ impl LoadBalancer for SimplePull {
         None
     }
 
-    fn misfit(&mut self, v: &SchedView, src: usize, stats: &mut BalanceStats) -> Option<Migration> {
+    fn push_misfit(v: &SchedView, src: usize, stats: &mut BalanceStats) -> Option<Migration> {
         let t = v.rqs[src].curr?;
         let task = &v.tasks[t as usize];
         let cap_src = v.capacity_orig(src);
@@ -103,6 +156,49 @@ impl LoadBalancer for SimplePull {
             .max_by_key(|&c| (v.capacity_orig(c), std::cmp::Reverse(c)))?;
         stats.successes += 1;
         Some(Migration { task: t, src, dst })
+    }
+}
+
+impl LoadBalancer for SimplePull {
+    fn name(&self) -> &'static str {
+        "simple-pull"
+    }
+
+    fn periodic_due(&self, cpu: usize, now: u64) -> bool {
+        now >= self.next_balance[cpu]
+    }
+
+    fn periodic(&mut self, v: &SchedView, cpu: usize, busy: bool, tick_ns: u64) -> Vec<LbAction> {
+        let mut stats = self.stats.periodic;
+        let m = self.pull(v, cpu, v.idle_cpu(cpu), &mut stats);
+        self.stats.periodic = stats;
+        // sd->balance_interval = the domain's weight in ms
+        let balance_ms = v.nr_cpus() as u64;
+        let ivl = balance_ms * if busy { v.knobs.derived.busy_factor } else { 1 } * 1_000_000;
+        self.next_balance[cpu] = v.now + ivl.max(tick_ns);
+        m.map(LbAction::Move).into_iter().collect()
+    }
+
+    fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction> {
+        let mut stats = self.stats.newidle;
+        let m = self.pull(v, cpu, true, &mut stats);
+        self.stats.newidle = stats;
+        m.map(LbAction::Move).into_iter().collect()
+    }
+
+    fn misfit(&mut self, v: &SchedView, src: usize) -> Option<Migration> {
+        let mut stats = self.stats.misfit;
+        let m = Self::push_misfit(v, src, &mut stats);
+        self.stats.misfit = stats;
+        m
+    }
+
+    fn stats(&self) -> LbStats {
+        self.stats.clone()
+    }
+
+    fn set_tunables(&mut self, knobs: &Knobs) {
+        self.migration_cost_ns = knobs.get(Knob::SchedMigrationCostNs) as u64;
     }
 }
 

@@ -14,16 +14,11 @@
 //! counted); newidle has no avg_idle / max_newidle_lb_cost cut-off, because balancing
 //! costs no simulated time; `rd->overloaded` is recomputed at each pass rather than kept.
 
-use crate::balance::{BalanceStats, Migration};
+pub use crate::balance::LbAction;
+use crate::balance::{BalanceStats, LbStats, LoadBalancer, Migration};
+use crate::features::Knobs;
 use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
-
-/// An action of the balancer: move a queued task, or push a running one (active balance).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LbAction {
-    Move(Migration),
-    Active(Migration),
-}
 
 #[derive(Debug, Clone)]
 pub struct SchedDomain {
@@ -524,5 +519,31 @@ impl KernelLb {
             }
         }
         Vec::new()
+    }
+}
+
+impl LoadBalancer for KernelLb {
+    fn name(&self) -> &'static str {
+        "sched_balance_rq"
+    }
+
+    fn periodic(&mut self, v: &SchedView, cpu: usize, busy: bool, tick_ns: u64) -> Vec<LbAction> {
+        KernelLb::periodic(self, v, cpu, busy, tick_ns)
+    }
+
+    fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction> {
+        KernelLb::newidle(self, v, cpu)
+    }
+
+    fn stats(&self) -> LbStats {
+        LbStats {
+            domains: Some(self.stats.clone()),
+            ..Default::default()
+        }
+    }
+
+    fn set_tunables(&mut self, knobs: &Knobs) {
+        self.migration_cost_ns = knobs.derived.migration_cost_ns;
+        self.busy_factor = knobs.derived.busy_factor;
     }
 }

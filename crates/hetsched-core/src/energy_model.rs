@@ -490,7 +490,7 @@ impl EnergyModel {
                     util
                 };
                 let fits = if self.fit_pct.is_empty() {
-                    crate::placement::fits_capacity(clamped, cap)
+                    crate::fair::fits_capacity(clamped, cap)
                 } else {
                     clamped * 100 < cap * self.fit_pct[c] // vendor.migration_margins
                 };

@@ -37,6 +37,12 @@ pub fn calc_delta_fair(delta: u64, weight: u64, wmult: u64) -> u64 {
     }
 }
 
+/// fits_capacity(): util must stay below ~80% of the capacity (util * 1280 < cap * 1024).
+#[inline]
+pub fn fits_capacity(util: u64, capacity: u64) -> bool {
+    util * 1280 < capacity * 1024
+}
+
 /// The scheduling entity of a task.
 #[derive(Debug, Clone, Default)]
 pub struct SchedEntity {
@@ -82,6 +88,17 @@ impl CfsTunables {
             wakeup_granularity: wakeup_gran * factor,
             nr_latency: latency.div_ceil(min_granularity),
         }
+    }
+
+    /// The tunables from the sysctl knobs, scaled for `nr_cpus` as the kernel does.
+    pub fn from_knobs(nr_cpus: usize, knobs: &crate::features::Knobs) -> Self {
+        use crate::features::Knob;
+        CfsTunables::new(
+            nr_cpus,
+            knobs.get(Knob::SchedLatencyNs) as u64,
+            knobs.get(Knob::SchedMinGranularityNs) as u64,
+            knobs.get(Knob::SchedWakeupGranularityNs) as u64,
+        )
     }
 
     /// __sched_period()

@@ -6,6 +6,16 @@ use serde_json::{json, Map, Value};
 
 const NS: f64 = 1e9;
 
+/// Counters every result reports, whether or not its policy has them: null, or the value
+/// given. (Others, such as GTS's `hmp_*`, appear only when their policy runs.)
+const ABSENT_POLICY_COUNTERS: [(&str, Option<u64>); 5] = [
+    ("facfs_rescales", None),
+    ("hcs_pulls", None),
+    ("hcs_td", None),
+    ("feec_calls", Some(0)),
+    ("feec_moves", Some(0)),
+];
+
 fn percentile(sorted: &[u64], q: f64) -> u64 {
     if sorted.is_empty() {
         return 0;
@@ -146,6 +156,7 @@ impl Sim {
             all_lat.iter().sum::<u64>() as f64 / all_lat.len() as f64 / 1e3
         };
         let c = &self.counters;
+        let lb = self.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
         let mut r = json!({
             "sim_duration_s": dur as f64 / NS,
             "events": self.events.popped,
@@ -172,35 +183,19 @@ impl Sim {
                 "context_switches": c.context_switches,
                 "migrations": c.migrations,
                 "freq_changes": c.freq_changes,
-                "balance_attempts": c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts
-                    + self.kernel_lb.as_ref().map_or(0, |lb| lb.stats.iter().map(|s| s.1.attempts).sum::<u64>()),
-                "balance_successes": c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes
-                    + self.kernel_lb.as_ref().map_or(0, |lb| lb.stats.iter().map(|s| s.1.successes).sum::<u64>()),
-                "balance_domains": self.kernel_lb.as_ref().map(|lb| {
-                    lb.stats.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
+                "balance_attempts": lb.totals().attempts,
+                "balance_successes": lb.totals().successes,
+                "balance_domains": lb.domains.as_ref().map(|d| {
+                    d.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
                 }),
                 "overutilized_set": c.overutilized_set,
                 "sync_misuse": self.sync.misuse,
-                "feec_calls": self.placement_counter("feec_calls"),
-                "feec_moves": self.placement_counter("feec_moves"),
-                "misfit_balance_attempts": c.misfit_balance.attempts,
-                "misfit_balance_successes": c.misfit_balance.successes,
-                "periodic_balance_attempts": c.balance.attempts,
-                "periodic_balance_successes": c.balance.successes,
-                "newidle_balance_attempts": c.newidle_balance.attempts,
-                "newidle_balance_successes": c.newidle_balance.successes,
-                // issue 5: fa-cfs slice rescalings, hcs-balance pulls (null for other schedulers)
-                "facfs_rescales": self.facfs.as_ref().map(|f| f.rescales),
-                "hcs_pulls": if self.policy.scheduler == "hcs-balance" { Some(self.hcs_pulls) } else { None },
-                // issue 6: hcs-td (paper 004 §5): decisions, migrations, learned p per CPU
-                "hcs_td": self.hcs_td.as_ref().map(|td| json!({
-                    "decisions": td.decisions,
-                    "migrations": td.migrations,
-                    "evaluations": td.evaluations,
-                    "td_updates": td.updates,
-                    "basis": crate::hcs_td::BASIS,
-                    "p": td.p,
-                })),
+                "misfit_balance_attempts": lb.misfit.attempts,
+                "misfit_balance_successes": lb.misfit.successes,
+                "periodic_balance_attempts": lb.periodic.attempts,
+                "periodic_balance_successes": lb.periodic.successes,
+                "newidle_balance_attempts": lb.newidle.attempts,
+                "newidle_balance_successes": lb.newidle.successes,
                 // vendor EAS changes (paper 003, vendor.rs)
                 "vendor": self.vendor_counters(),
             },
@@ -223,21 +218,31 @@ impl Sim {
                 "placement": self.placement_name(),
                 "balancer": self.balancer_name(),
                 "governor": self.governor_name(),
-                "idle_governor": self.policy.idle_governor,
+                "idle_governor": self.config.idle_governor,
             },
         });
-        self.result_issue5(&mut r);
+        self.result_policy(&mut r);
+        self.result_hotplug(&mut r);
         r
     }
 
-    /// issue 5 (gts.rs, hotplug.rs): the policy's own counters (hmp_up_migrations, ...),
-    /// and with hotplug each CPU's `online_s` and the `hotplug` section.
-    fn result_issue5(&self, r: &mut Value) {
+    /// The policy's counters (`SchedPolicy::counters`) and sections of its own. The
+    /// counters of the policies that do not run are reported too, as null (0 for EAS's),
+    /// so that every result has the same keys.
+    fn result_policy(&self, r: &mut Value) {
         if let Some(m) = r["counters"].as_object_mut() {
-            for (k, v) in self.placement_counters() {
-                m.entry(k.to_string()).or_insert(json!(v));
+            for (k, v) in ABSENT_POLICY_COUNTERS {
+                m.insert(k.to_string(), v.map_or(Value::Null, Value::from));
+            }
+            for (k, v) in self.policy.counters() {
+                m.insert(k.to_string(), v);
             }
         }
+        self.policy.result(&self.sched_view(), r);
+    }
+
+    /// With hotplug, each CPU's `online_s` and the `hotplug` section.
+    fn result_hotplug(&self, r: &mut Value) {
         let Some(hp) = &self.hotplug else { return };
         let online = hp.online_ns_at(self.now);
         if let Some(cpus) = r["cpus"].as_array_mut() {

@@ -7,8 +7,8 @@
 //! invariant work per ns; its completion is an event recomputed whenever its speed or its
 //! CPU changes (stale ones are dropped by generation).
 
-use crate::balance::{BalanceStats, LoadBalancer, Migration, SimplePull};
-use crate::balance_fair::{KernelLb, LbAction};
+use crate::balance::{LbAction, LoadBalancer, Migration};
+use crate::balance_fair::KernelLb;
 use crate::cpufreq::{make_governor, CpuUtil, Governor};
 use crate::energy::{CpuPowerState, EnergyMeter};
 use crate::error::{config, Error, Result};
@@ -17,8 +17,8 @@ use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult, CfsRq, CfsTu
 use crate::features::{Knob, Knobs};
 use crate::idle::{select_idle_state, Menu};
 use crate::pelt::{self, SchedAvg, UTIL_AVG_UNCHANGED};
-use crate::placement::{Placement, WakeKind, SCHEDULERS};
 use crate::platform::Platform;
+use crate::policies::{SchedPolicy, WakeKind};
 use crate::rt::RtRq;
 use crate::sorted_vec::SortedVec;
 use crate::sync::{Go, SyncObjects};
@@ -28,10 +28,6 @@ use crate::workload::{Ev, PerfSpec, Policy, SetAttr, TaskSpec, TimerMode, Worklo
 use serde::Deserialize;
 
 pub type TaskId = u32;
-
-// paper 001: the big.LITTLE switcher and util-aware (a child module: it reads Sim's state)
-#[path = "switcher.rs"]
-pub mod switcher;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
@@ -49,7 +45,7 @@ pub enum TaskState {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cur {
+pub(crate) enum Cur {
     None,
     Run,
     Runtime,
@@ -74,8 +70,8 @@ pub struct PhaseStats {
 /// cluster's OPPs, and the cold-cache state after a migration.
 #[derive(Debug, Clone)]
 pub struct PerfModel {
-    rate_q32: Vec<Vec<u64>>,
-    cache_ns: u64,
+    pub(crate) rate_q32: Vec<Vec<u64>>,
+    pub(crate) cache_ns: u64,
     /// 1 / (1 + cache_slowdown) in Q32
     cold_q32: u64,
 }
@@ -127,31 +123,31 @@ pub struct Task {
     pub cpu: usize,
     pub se: SchedEntity,
     pub(crate) spec: crate::workload::TaskSpec,
-    iter: i64,
-    phase: usize,
-    phase_iter: i64,
-    ev: usize,
-    cur: Cur,
+    pub(crate) iter: i64,
+    pub(crate) phase: usize,
+    pub(crate) phase_iter: i64,
+    pub(crate) ev: usize,
+    pub(crate) cur: Cur,
     pub(crate) work_left: u64,
-    runtime_end: u64,
+    pub(crate) runtime_end: u64,
     /// when the current wakeup was due (timer expiry), for wakeup latency
-    wake_due: Option<u64>,
+    pub(crate) wake_due: Option<u64>,
     /// when the task last became runnable without running (for wait time)
-    queued_since: u64,
-    rr_left_ns: u64,
+    pub(crate) queued_since: u64,
+    pub(crate) rr_left_ns: u64,
     /// effective uclamp [min, max] (no cgroups: the request, or the class default)
     pub uclamp: [u64; 2],
     pub stats: TaskStats,
-    perf: Option<Box<PerfModel>>,
+    pub(crate) perf: Option<Box<PerfModel>>,
     /// work still to run with a cold cache, and the CPU the task last ran on
-    cold_left: u64,
-    last_ran: usize,
+    pub(crate) cold_left: u64,
+    pub(crate) last_ran: usize,
     pub dl: DlEntity,
-    iowait_since: Option<u64>,
+    pub(crate) iowait_since: Option<u64>,
     /// copies forked from this template so far
-    forks: u32,
+    pub(crate) forks: u32,
     /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
-    timer_wake: bool,
+    pub(crate) timer_wake: bool,
 }
 
 impl Task {
@@ -185,25 +181,26 @@ pub struct Rq {
     pub misfit_task_load: u64,
     /// rq->avg_idle and rq->idle_stamp (the newidle balance's idle-time estimate)
     pub avg_idle: u64,
-    idle_stamp: Option<u64>,
+    pub(crate) idle_stamp: Option<u64>,
     /// the cpuidle menu governor's state, and when the current idle period began
-    menu: Menu,
-    idle_since: u64,
+    pub(crate) menu: Menu,
+    pub(crate) idle_since: u64,
     /// Some(state) while the CPU is idle
     pub idle_state: Option<usize>,
     /// the CPU is leaving an idle state until this time
     pub waking_until: Option<u64>,
-    gen: u32,
-    next_balance: u64,
+    pub(crate) gen: u32,
     /// wakeups waiting for this CPU to leave its idle state: (task, fork)
-    pending: Vec<(TaskId, bool)>,
+    pub(crate) pending: Vec<(TaskId, bool)>,
     /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
-    timers: SortedVec<(u64, TaskId)>,
+    pub(crate) timers: SortedVec<(u64, TaskId)>,
     pub nr_switches: u64,
+    /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
+    pub work_done: u64,
     /// start of the slice being traced
-    slice_start: u64,
+    pub(crate) slice_start: u64,
     /// sched_yield(): the task the next fair pick passes over (the skip buddy)
-    yield_skip: Option<TaskId>,
+    pub(crate) yield_skip: Option<TaskId>,
 }
 
 impl Rq {
@@ -211,7 +208,7 @@ impl Rq {
         self.cfs.nr_running + self.rt_queue.len() as u32
     }
     #[inline]
-    fn pelt_now(&self) -> u64 {
+    pub(crate) fn pelt_now(&self) -> u64 {
         self.clock_pelt - self.lost_idle_time
     }
 }
@@ -234,13 +231,23 @@ pub struct SchedView<'a> {
     /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
     pub isolated: u64,
     /// GTS: each task's tracked load (runnable, wall-clock; `util_avg` of 1024), empty
-    /// unless gts or hotplug runs (gts.rs)
+    /// unless a policy or hps reads it (policies/gts.rs)
     pub hmp_load: &'a [SchedAvg],
+    /// each cluster's current OPP and frequency scale
+    pub clusters: &'a [ClusterState],
+    pub meter: &'a EnergyMeter,
+    /// the big.LITTLE switcher's state on a switcher platform (switcher.rs)
+    pub switcher: Option<&'a crate::switcher::Switcher>,
 }
 
 impl<'a> SchedView<'a> {
     pub fn nr_cpus(&self) -> usize {
         self.rqs.len()
+    }
+    /// The current frequency of `cpu`'s cluster.
+    pub fn cpu_freq_khz(&self, cpu: usize) -> u64 {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
     }
     pub fn capacity_orig(&self, cpu: usize) -> u64 {
         if self.platform.switcher {
@@ -324,16 +331,16 @@ pub struct PolicyConfig {
     pub timeseries: bool,
 }
 
-fn default_scheduler() -> String {
+pub(crate) fn default_scheduler() -> String {
     "cfs".into()
 }
-fn default_governor() -> String {
+pub(crate) fn default_governor() -> String {
     "schedutil".into()
 }
-fn default_idle_governor() -> String {
+pub(crate) fn default_idle_governor() -> String {
     "menu".into()
 }
-fn default_kernel() -> String {
+pub(crate) fn default_kernel() -> String {
     "mainline-6.12".into()
 }
 
@@ -366,19 +373,18 @@ pub struct Counters {
     pub context_switches: u64,
     pub migrations: u64,
     pub freq_changes: u64,
-    pub balance: BalanceStats,
-    pub newidle_balance: BalanceStats,
-    pub misfit_balance: BalanceStats,
     /// times rd->overutilized was set
     pub overutilized_set: u64,
 }
 
-struct ClusterState {
-    opp: usize,
+/// A cluster's frequency state.
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterState {
+    pub opp: usize,
     /// arch_freq_scale of the cluster at its current OPP, set on every change
-    freq_scale: u64,
-    gen: u32,
-    dirty: bool,
+    pub freq_scale: u64,
+    pub(crate) gen: u32,
+    pub(crate) dirty: bool,
 }
 
 pub struct Sim {
@@ -388,44 +394,44 @@ pub struct Sim {
     pub events: EventQueue,
     pub tasks: Vec<Task>,
     pub rqs: Vec<Rq>,
-    clusters: Vec<ClusterState>,
-    governor: Box<dyn Governor>,
-    placement: Box<dyn Placement>,
-    balancer: Box<dyn LoadBalancer>,
+    pub(crate) clusters: Vec<ClusterState>,
+    pub(crate) governor: Box<dyn Governor>,
+    /// the scheduler policy's ops table (policies/mod.rs)
+    pub policy: Box<dyn SchedPolicy>,
+    /// the policy's load balancer; None: the policy balances no other way than its own
+    pub balancer: Option<Box<dyn LoadBalancer>>,
     pub meter: EnergyMeter,
     pub trace: Option<Trace>,
     pub timeseries: Option<TimeSeries>,
     pub counters: Counters,
-    pub policy: PolicyConfig,
-    timers: Vec<Option<u64>>,
-    tunables: CfsTunables,
-    resched: Vec<bool>,
-    any_resched: bool,
-    next_blocked_update: u64,
+    pub config: PolicyConfig,
+    pub(crate) timers: Vec<Option<u64>>,
+    pub(crate) tunables: CfsTunables,
+    pub(crate) resched: Vec<bool>,
+    pub(crate) any_resched: bool,
+    pub(crate) next_blocked_update: u64,
     pub workload_duration_ns: Option<u64>,
-    utils_buf: Vec<CpuUtil>,
+    pub(crate) utils_buf: Vec<CpuUtil>,
     /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
-    pending_khz: Vec<u64>,
-    rt_seq: u64,
-    nr_exited: usize,
+    pub(crate) pending_khz: Vec<u64>,
+    pub(crate) rt_seq: u64,
+    pub(crate) nr_exited: usize,
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
-    gov_busy_mark: Vec<u64>,
-    gov_last_sample: Vec<u64>,
-    gov_speed_mark: Vec<u128>,
+    pub(crate) gov_busy_mark: Vec<u64>,
+    pub(crate) gov_last_sample: Vec<u64>,
+    pub(crate) gov_speed_mark: Vec<u128>,
     pub sync: SyncObjects,
     /// (time, task, mark) logged by `mark` events
     pub marks: Vec<(u64, u32, u32)>,
-    nr_templates: usize,
-    wake_buf: Vec<TaskId>,
+    pub(crate) nr_templates: usize,
+    pub(crate) wake_buf: Vec<TaskId>,
     /// the energy lower bound's record: per window, per task, (work, memrun work, runtime
     /// ns) done in it; the cumulative values at the last window boundary
     pub lb_rows: Vec<(u32, u32, u64, u64, u64)>,
     pub lb_last: Vec<[u64; 3]>,
     /// end time of each closed window
     pub lb_ends: Vec<u64>,
-    lb_next: u64,
-    /// the kernel's load balancer (cfs, eas); None: the baseline's pull balancer
-    pub kernel_lb: Option<KernelLb>,
+    pub(crate) lb_next: u64,
     /// rd->overutilized (meaningful with EAS)
     pub overutilized: bool,
     /// uclamp_is_used(): some task sets a clamp
@@ -434,31 +440,19 @@ pub struct Sim {
     pub legacy: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
-    // --- issue 5: GTS and hotplug (gts.rs, hotplug.rs) ---
-    /// each task's HMP tracked load; empty unless gts or hotplug runs
+    /// each task's HMP tracked load; empty unless the policy or hps reads it (policies/gts.rs)
     pub hmp_load: Vec<SchedAvg>,
     /// MediaTek hps (`hotplug.hps=1`)
     pub hotplug: Option<crate::hotplug::Hotplug>,
-    // --- issue 5: fa-cfs (paper 002) and hcs-balance (paper 004 §3) ---
-    /// FA-CFS slice rescaling state (`fa-cfs` only)
-    pub facfs: Option<crate::facfs::FaCfs>,
-    /// the `hcs-balance` scheduler: neighbour pull at every tick (knob hcs_balance_enabled)
-    hcs: bool,
-    /// tasks moved by the hcs-balance pull
-    pub hcs_pulls: u64,
-    // --- issue 6: hcs-td (paper 004 §5, hcs_td.rs / sim_hcs_td.rs) ---
-    /// the TD(0) benefit-function learner (`hcs-td` only)
-    pub hcs_td: Option<Box<crate::hcs_td::HcsTd>>,
-    // --- end hcs-td ---
     /// vendor.cpu_isolation's core controller (vendor.rs)
     pub core_ctl: crate::vendor::CoreCtl,
     /// paper 001: switcher platforms (switcher.rs)
-    pub sw: Option<switcher::Switcher>,
+    pub sw: Option<crate::switcher::Switcher>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
 #[inline]
-fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
     match a.checked_mul(b) {
         Some(p) => p / c,
         None => (a as u128 * b as u128 / c as u128) as u64,
@@ -467,7 +461,7 @@ fn mul_div(a: u64, b: u64, c: u64) -> u64 {
 
 /// ceil(a * b / c)
 #[inline]
-fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
     match a.checked_mul(b) {
         Some(p) => p.div_ceil(c),
         None => (a as u128 * b as u128).div_ceil(c as u128) as u64,
@@ -490,19 +484,22 @@ macro_rules! view {
             legacy: $s.legacy,
             isolated: $s.core_ctl.isolated,
             hmp_load: &$s.hmp_load,
+            clusters: &$s.clusters,
+            meter: &$s.meter,
+            switcher: $s.sw.as_ref(),
         }
     };
 }
 
 /// select_fallback_rq(): the first CPU the task may run on (the kernel takes the first
 /// allowed active CPU of its node; one node here).
-fn select_fallback_rq(t: &Task) -> usize {
+pub(crate) fn select_fallback_rq(t: &Task) -> usize {
     t.allowed.trailing_zeros() as usize
 }
 
 /// se->slice: the custom slice, clamped as sched_attr's (0.1 ms .. 100 ms), else the base slice.
 #[inline]
-fn base_slice(se: &SchedEntity, base: u64) -> u64 {
+pub(crate) fn base_slice(se: &SchedEntity, base: u64) -> u64 {
     if se.slice > 0 {
         se.slice.clamp(100_000, 100_000_000)
     } else {
@@ -511,7 +508,7 @@ fn base_slice(se: &SchedEntity, base: u64) -> u64 {
 }
 
 /// A task in its initial state from its spec; `field` names it in errors.
-fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: String) -> Result<Task> {
+pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: String) -> Result<Task> {
     let n = platform.nr_cpus();
     let allowed = cpus_mask(t.cpus.as_deref(), n, &field)?;
     let weight = nice_to_weight(t.nice);
@@ -588,7 +585,7 @@ fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: String) -> Re
     })
 }
 
-fn cpus_mask(cpus: Option<&[usize]>, n: usize, field: &str) -> Result<u64> {
+pub(crate) fn cpus_mask(cpus: Option<&[usize]>, n: usize, field: &str) -> Result<u64> {
     let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     let Some(list) = cpus else { return Ok(all_mask) };
     let mut m = 0u64;
@@ -611,7 +608,7 @@ fn cpus_mask(cpus: Option<&[usize]>, n: usize, field: &str) -> Result<u64> {
 /// Resolve the performance model on the platform: at cluster c and frequency f, one unit
 /// of work takes (1 - mem_frac) * F / (u_c * f) + mem_frac ns, F the biggest cluster's
 /// f_max and u_c the speed per Hz relative to the biggest core.
-fn perf_model(pf: &PerfSpec, platform: &Platform, field: &str) -> Result<PerfModel> {
+pub(crate) fn perf_model(pf: &PerfSpec, platform: &Platform, field: &str) -> Result<PerfModel> {
     let fbig = platform
         .clusters
         .iter()
@@ -653,7 +650,7 @@ fn perf_model(pf: &PerfSpec, platform: &Platform, field: &str) -> Result<PerfMod
 }
 
 /// Work done in `delta` ns at `rate` (Q32 work/ns), the first `cold` units at `rate * cold_q`.
-fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64 {
+pub(crate) fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64 {
     let mut d = delta;
     let mut done = 0;
     if *cold > 0 {
@@ -672,7 +669,7 @@ fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64 {
 }
 
 /// Time to run `work` at `rate`, the first `cold` units at `rate * cold_q` (ceiling).
-fn time_for(work: u64, rate: u64, cold: u64, cold_q: u64) -> u64 {
+pub(crate) fn time_for(work: u64, rate: u64, cold: u64, cold_q: u64) -> u64 {
     let c = cold.min(work);
     let mut t = 0u128;
     if c > 0 {
@@ -701,14 +698,7 @@ impl Sim {
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
         }
-        if !SCHEDULERS.iter().any(|s| s.0 == policy.scheduler) {
-            return Err(Error::Unknown {
-                field: "scheduler".into(),
-                kind: "scheduler",
-                name: policy.scheduler.clone(),
-                choices: SCHEDULERS.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
-            });
-        }
+        let info = crate::policies::lookup(&policy.scheduler)?;
         if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
             return Err(Error::Unknown {
                 field: "idle_governor".into(),
@@ -717,10 +707,17 @@ impl Sim {
                 choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
             });
         }
-        switcher::check(&platform, &policy)?;
+        crate::switcher::check(&platform, &policy)?;
+        crate::policies::check(info, &platform, knobs.get(Knob::FairEevdf) > 0.0)?;
         let nclusters = platform.clusters.len();
-        let (placement, eas_status) =
-            crate::placement::make_placement(&policy.scheduler, &platform, &policy.governor, legacy);
+        let sched_policy = (info.build)(&crate::policies::PolicyCtx {
+            platform: &platform,
+            governor: &policy.governor,
+            knobs: &knobs,
+            legacy,
+            nr_tasks: workload.tasks.len(),
+        });
+        let eas_status = sched_policy.energy_aware();
         let governor = make_governor(&policy.governor, nclusters)?;
         let n = platform.nr_cpus();
         let mut tasks = Vec::with_capacity(workload.tasks.len());
@@ -762,20 +759,15 @@ impl Sim {
                 idle_state: Some(0),
                 waking_until: None,
                 gen: 0,
-                next_balance: 0,
                 pending: Vec::new(),
                 timers: SortedVec::default(),
                 nr_switches: 0,
+                work_done: 0,
                 slice_start: 0,
                 yield_skip: None,
             })
             .collect();
-        let tunables = CfsTunables::new(
-            n,
-            knobs.get(Knob::SchedLatencyNs) as u64,
-            knobs.get(Knob::SchedMinGranularityNs) as u64,
-            knobs.get(Knob::SchedWakeupGranularityNs) as u64,
-        );
+        let tunables = CfsTunables::from_knobs(n, &knobs);
         let clusters = initial_opp
             .iter()
             .zip(&platform.clusters)
@@ -796,9 +788,6 @@ impl Sim {
         } else {
             None
         };
-        let balancer = Box::new(SimplePull {
-            migration_cost_ns: knobs.get(Knob::SchedMigrationCostNs) as u64,
-        });
         let mut sim = Sim {
             platform,
             knobs,
@@ -808,13 +797,13 @@ impl Sim {
             rqs,
             clusters,
             governor,
-            placement,
-            balancer,
+            policy: sched_policy,
+            balancer: None,
             meter,
             trace,
             timeseries,
             counters: Counters::default(),
-            policy,
+            config: policy,
             timers: vec![None; workload.timers],
             tunables,
             resched: vec![false; n],
@@ -828,7 +817,6 @@ impl Sim {
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
-            kernel_lb: None,
             overutilized: false,
             uclamp_used,
             sync: SyncObjects::new(workload.mutexes, workload.conds, &workload.sems, &workload.barriers),
@@ -843,76 +831,22 @@ impl Sim {
             eas_status,
             hmp_load: Vec::new(),
             hotplug: None,
-            facfs: None,
-            hcs: false,
-            hcs_pulls: 0,
-            hcs_td: None, // issue 6: hcs-td
             core_ctl: Default::default(),
             sw: None,
         };
-        // issue 5: GTS keeps a tracked load per task and balances inside clusters only; hps
-        // starts with every CPU online
+        // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
         let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
-        if sim.policy.scheduler == "gts" || hps {
+        if sim.policy.needs_hmp_load() || hps {
             sim.hmp_load = vec![SchedAvg::default(); sim.tasks.len()];
         }
         if hps {
             let user = sim.tasks.iter().map(|t| t.allowed).collect();
             sim.hotplug = Some(crate::hotplug::Hotplug::new(&sim.platform, &sim.knobs, user));
         }
-        // --- issue 5 ---
-        match sim.policy.scheduler.as_str() {
-            "fa-cfs" => {
-                if sim.eevdf() {
-                    return Err(crate::error::config(
-                        "policy",
-                        "knobs.fair.eevdf".to_string(),
-                        "0 with --scheduler fa-cfs (FA-CFS rescales the CFS slice of check_preempt_tick; EEVDF has none)"
-                            .to_string(),
-                    ));
-                }
-                sim.facfs = Some(crate::facfs::FaCfs::default());
-            }
-            "hcs-balance" => sim.hcs = true,
-            // issue 6: hcs-td (paper 004 §5)
-            "hcs-td" => {
-                let params = sim.hcs_td_params();
-                sim.hcs_td = Some(Box::new(crate::hcs_td::HcsTd::new(n, sim.tasks.len(), params)));
-            }
-            _ => {}
-        }
         for cpu in 0..n {
             sim.enter_idle(cpu);
         }
-        if sim.platform.switcher {
-            // paper 001: one flat domain of identical virtual CPUs; util-aware turns the
-            // kernel's balancing off
-            if sim.policy.scheduler == "legacy" {
-                let mut flat = sim.platform.clone();
-                flat.clusters.truncate(1);
-                flat.clusters[0].cpus = (0..n).collect();
-                flat.cpu_cluster = vec![0; n];
-                let v = SchedView {
-                    platform: &flat,
-                    ..sim.view()
-                };
-                let lb = KernelLb::new(&v, sim.knobs.derived.migration_cost_ns, sim.knobs.derived.busy_factor);
-                sim.kernel_lb = Some(lb);
-            }
-        } else if sim.policy.scheduler != "baseline" {
-            let lb = KernelLb::new(
-                &sim.view(),
-                sim.knobs.derived.migration_cost_ns,
-                sim.knobs.derived.busy_factor,
-            );
-            sim.kernel_lb = Some(lb);
-        }
-        if sim.policy.scheduler == "gts" {
-            // the HMP patches clear SD_LOAD_BALANCE at the CPU (cluster-spanning) level
-            if let Some(lb) = sim.kernel_lb.as_mut() {
-                lb.drop_level("PKG");
-            }
-        }
+        sim.balancer = sim.policy.load_balancer(&sim.view());
         if let Some(tr) = sim.trace.as_mut() {
             for (ci, c) in sim.platform.clusters.iter().enumerate() {
                 tr.freq(0, ci, c.opps[sim.clusters[ci].opp].khz);
@@ -939,7 +873,7 @@ impl Sim {
         Ok(sim)
     }
 
-    fn view(&self) -> SchedView<'_> {
+    pub(crate) fn view(&self) -> SchedView<'_> {
         view!(self)
     }
 
@@ -949,14 +883,14 @@ impl Sim {
     }
 
     #[inline]
-    fn khz(&self, cpu: usize) -> u64 {
+    pub(crate) fn khz(&self, cpu: usize) -> u64 {
         let ci = self.platform.cpu_cluster[cpu];
         self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
     }
 
     /// arch_scale_freq_capacity(): (cur << 10) / f_max
     #[inline]
-    fn freq_scale(&self, cpu: usize) -> u64 {
+    pub(crate) fn freq_scale(&self, cpu: usize) -> u64 {
         self.clusters[self.platform.cpu_cluster[cpu]].freq_scale
     }
 
@@ -965,7 +899,7 @@ impl Sim {
     /// update_rq_clock() + update_rq_clock_pelt(): while something runs, clock_pelt
     /// advances by delta scaled by capacity and frequency (two truncating cap_scale steps,
     /// as the kernel); when idle it snaps to the task clock.
-    fn update_rq_clock(&mut self, cpu: usize) {
+    pub(crate) fn update_rq_clock(&mut self, cpu: usize) {
         let now = self.now;
         let delta = now - self.rqs[cpu].clock;
         if delta == 0 {
@@ -986,7 +920,7 @@ impl Sim {
 
     /// update_idle_rq_clock_pelt(): on idle entry, time a saturated CPU could not account
     /// (its util_sum at the max) is added to lost_idle_time so util does not creep up.
-    fn update_idle_rq_clock_pelt(&mut self, cpu: usize) {
+    pub(crate) fn update_idle_rq_clock_pelt(&mut self, cpu: usize) {
         let rq = &mut self.rqs[cpu];
         let divider = ((pelt::LOAD_AVG_MAX as u64 - 1024) << 10) - pelt::LOAD_AVG_MAX as u64;
         let util_sum = rq.cfs.avg.util_sum + rq.avg_rt.util_sum;
@@ -997,7 +931,7 @@ impl Sim {
     }
 
     /// __update_load_avg_se(): with UTIL_EST, a recomputed util_avg clears UNCHANGED.
-    fn update_se_avg(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn update_se_avg(&mut self, cpu: usize, t: TaskId) {
         let rq = &self.rqs[cpu];
         let now = rq.pelt_now();
         let running = rq.cfs.curr == Some(t);
@@ -1012,7 +946,7 @@ impl Sim {
     /// update_load_avg(cfs_rq, se, flags): the entity (if any, and if attached), then the
     /// cfs_rq; attach a migrated/new entity. Marks the cluster for cpufreq when the root
     /// cfs_rq signal changed.
-    fn update_load_avg(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) {
+    pub(crate) fn update_load_avg(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) {
         if let Some(t) = se {
             if self.tasks[t as usize].se.attached {
                 self.update_se_avg(cpu, t);
@@ -1041,7 +975,7 @@ impl Sim {
         }
     }
 
-    fn update_rt_avg(&mut self, cpu: usize) {
+    pub(crate) fn update_rt_avg(&mut self, cpu: usize) {
         let running = self.rqs[cpu]
             .curr
             .map(|t| self.tasks[t as usize].is_rt())
@@ -1054,7 +988,7 @@ impl Sim {
     }
 
     #[inline]
-    fn mark_cpufreq(&mut self, cpu: usize) {
+    pub(crate) fn mark_cpufreq(&mut self, cpu: usize) {
         let ci = self.platform.cpu_cluster[cpu];
         self.clusters[ci].dirty = true;
     }
@@ -1063,7 +997,7 @@ impl Sim {
 
     /// update_curr(): account the time since exec_start to the running task: its invariant
     /// work, its vruntime, its statistics.
-    fn update_curr(&mut self, cpu: usize) {
+    pub(crate) fn update_curr(&mut self, cpu: usize) {
         let Some(t) = self.rqs[cpu].curr else { return };
         let now = self.now;
         let cap = self.platform.capacity_orig(cpu);
@@ -1098,9 +1032,7 @@ impl Sim {
             let done = done.min(task.work_left);
             task.work_left -= done;
             task.stats.work_done += done;
-            if let Some(td) = self.hcs_td.as_deref_mut() {
-                td.work[cpu] += done; // issue 6: hcs-td's per-core instruction count
-            }
+            self.rqs[cpu].work_done += done;
         }
         if task.policy == Policy::Deadline {
             // update_curr_dl(): runtime is consumed scaled by frequency and capacity
@@ -1113,10 +1045,7 @@ impl Sim {
         }
         if task.policy == Policy::Other {
             let vd = calc_delta_fair(delta, task.se.weight, task.se.wmult);
-            task.se.vruntime += match &self.facfs {
-                Some(fa) => fa.vdelta(t as usize, vd), // FA-CFS: the adjusted weight
-                None => vd,
-            };
+            task.se.vruntime += self.policy.calc_delta_fair(t, vd);
             let v = task.se.vruntime;
             if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
                 // update_deadline(): a new slice; reschedule if anyone else is queued
@@ -1134,7 +1063,7 @@ impl Sim {
     }
 
     /// Arm the completion event of the running task's current event at the CPU's speed.
-    fn arm_completion(&mut self, cpu: usize) {
+    pub(crate) fn arm_completion(&mut self, cpu: usize) {
         let rq = &mut self.rqs[cpu];
         rq.gen = rq.gen.wrapping_add(1);
         let gen = rq.gen;
@@ -1163,7 +1092,7 @@ impl Sim {
 
     // ------------------------------------------------------------------ enqueue/dequeue
 
-    fn enqueue_task(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
+    pub(crate) fn enqueue_task(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
         self.hmp_track(t, false);
         self.update_rq_clock(cpu);
         let task = &mut self.tasks[t as usize];
@@ -1217,7 +1146,7 @@ impl Sim {
 
     /// check_update_overutilized_status(): set rd->overutilized if this CPU is; it is
     /// cleared only by the load balancer's statistics pass.
-    fn check_overutilized(&mut self, cpu: usize) {
+    pub(crate) fn check_overutilized(&mut self, cpu: usize) {
         if self.eas_status == Some(Ok(())) && !self.overutilized && self.view().cpu_overutilized(cpu) {
             self.overutilized = true;
             self.counters.overutilized_set += 1;
@@ -1225,7 +1154,7 @@ impl Sim {
     }
 
     /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
-    fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
+    pub(crate) fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
         self.hmp_track(t, true);
         self.update_rq_clock(cpu);
         if self.rqs[cpu].yield_skip == Some(t) {
@@ -1247,9 +1176,7 @@ impl Sim {
             return;
         }
         self.update_curr(cpu);
-        if sleep && self.sw.is_some() {
-            self.switcher_on_sleep(t); // paper 001 eq. 3: task execution times
-        }
+        self.policy.dequeue_task(&view!(self), cpu, t, sleep);
         let cap = self.platform.capacity_orig(cpu);
         {
             let rq = &mut self.rqs[cpu];
@@ -1295,7 +1222,7 @@ impl Sim {
     /// Move a sleeping or queued fair task's PELT and vruntime from `src` to `dst`'s frame
     /// (migrate_task_rq_fair / remove_entity_load_avg: sync to the source cfs_rq, subtract,
     /// attach on the next enqueue).
-    fn detach_pelt_for_migration(&mut self, src: usize, t: TaskId) {
+    pub(crate) fn detach_pelt_for_migration(&mut self, src: usize, t: TaskId) {
         let task = &mut self.tasks[t as usize];
         if task.is_rt() {
             return;
@@ -1328,12 +1255,12 @@ impl Sim {
 
     // ------------------------------------------------------------------ schedule()
 
-    fn resched_cpu(&mut self, cpu: usize) {
+    pub(crate) fn resched_cpu(&mut self, cpu: usize) {
         self.resched[cpu] = true;
         self.any_resched = true;
     }
 
-    fn pick_next(&self, cpu: usize) -> Option<TaskId> {
+    pub(crate) fn pick_next(&self, cpu: usize) -> Option<TaskId> {
         let rq = &self.rqs[cpu];
         if let Some(t) = rq.rt_queue.pick() {
             return Some(t);
@@ -1353,7 +1280,7 @@ impl Sim {
 
     /// __schedule(): put prev, pick next (RT before fair), switch; with nothing to run,
     /// newidle balance, then idle with the idle-state choice.
-    fn schedule(&mut self, cpu: usize) {
+    pub(crate) fn schedule(&mut self, cpu: usize) {
         self.resched[cpu] = false;
         if self.rqs[cpu].waking_until.is_some() {
             return; // CpuReady will schedule once the CPU is out of its idle state
@@ -1400,9 +1327,7 @@ impl Sim {
         // switch out prev
         if let Some(p) = prev {
             self.trace_slice_end(cpu, p);
-            if let Some(fa) = self.facfs.as_mut() {
-                fa.on_slice_end(p as usize);
-            }
+            self.policy.put_prev_task(p);
             let task = &mut self.tasks[p as usize];
             if task.state == TaskState::Running {
                 task.state = TaskState::Runnable;
@@ -1418,7 +1343,7 @@ impl Sim {
         }
     }
 
-    fn set_next(&mut self, cpu: usize, n: TaskId, from_idle: bool) {
+    pub(crate) fn set_next(&mut self, cpu: usize, n: TaskId, from_idle: bool) {
         let now = self.now;
         if !self.tasks[n as usize].is_rt() {
             // set_next_entity(): out of the timeline, PELT update, curr
@@ -1474,9 +1399,7 @@ impl Sim {
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
-        if let Some(fa) = self.facfs.as_mut() {
-            fa.on_run(n as usize);
-        }
+        self.policy.set_next_task(n);
         let task = &mut self.tasks[n as usize];
         task.se.protect = true; // RUN_TO_PARITY: keep it until its deadline is renewed
         if task.cur == Cur::None {
@@ -1487,7 +1410,7 @@ impl Sim {
         }
     }
 
-    fn enter_idle(&mut self, cpu: usize) {
+    pub(crate) fn enter_idle(&mut self, cpu: usize) {
         let now = self.now;
         self.rqs[cpu].misfit_task_load = 0; // update_misfit_status(NULL)
         self.update_idle_rq_clock_pelt(cpu);
@@ -1495,7 +1418,7 @@ impl Sim {
         let cluster = &self.platform.clusters[self.platform.cpu_cluster[cpu]];
         let state = if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
             cluster.idle_states.len() - 1 // hot-unplugged: powered down (hotplug.rs)
-        } else if self.policy.idle_governor == "menu" {
+        } else if self.config.idle_governor == "menu" {
             self.rqs[cpu].menu.select(cluster, next_timer)
         } else {
             select_idle_state(cluster, next_timer)
@@ -1510,7 +1433,7 @@ impl Sim {
 
     /// A task was enqueued on an idle CPU: the CPU leaves its idle state, paying the
     /// state's exit latency (counted as busy power) before it can schedule.
-    fn kick_idle_cpu(&mut self, cpu: usize) {
+    pub(crate) fn kick_idle_cpu(&mut self, cpu: usize) {
         let rq = &self.rqs[cpu];
         if rq.waking_until.is_some() || rq.curr.is_some() {
             return;
@@ -1539,7 +1462,7 @@ impl Sim {
     }
 
     /// check_preempt_curr(): RT beats fair and lower RT; fair uses wakeup_preempt_entity().
-    fn check_preempt(&mut self, cpu: usize, p: TaskId) {
+    pub(crate) fn check_preempt(&mut self, cpu: usize, p: TaskId) {
         let Some(c) = self.rqs[cpu].curr else {
             self.kick_idle_cpu(cpu);
             return;
@@ -1574,7 +1497,7 @@ impl Sim {
 
     /// Carry out the kernel load balancer's actions: queued tasks move, a running one is
     /// pushed by the stopper (active balance) if it still runs where it was seen.
-    fn apply_lb(&mut self, acts: Vec<LbAction>, preempt: bool) {
+    pub(crate) fn apply_lb(&mut self, acts: Vec<LbAction>, preempt: bool) {
         for a in acts {
             match a {
                 LbAction::Move(m) => {
@@ -1592,40 +1515,30 @@ impl Sim {
         }
     }
 
-    fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
+    /// sched_balance_newidle(): a CPU about to go idle pulls from a busier one.
+    pub(crate) fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
         if self.core_ctl.isolated & (1u64 << cpu) != 0 {
             return None; // vendor.cpu_isolation: an isolated CPU pulls nothing
-        }
-        if self.balancing_off() {
-            return None; // paper 001: util-aware balances only at enqueue
         }
         if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
             return None;
         }
-        if self.kernel_lb.is_some() {
-            self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
-            let lb = self.kernel_lb.as_mut().unwrap();
-            let acts = lb.newidle(&view!(self), cpu);
-            if acts.is_empty() {
-                return None;
-            }
-            self.rqs[cpu].idle_stamp = None; // pulled a task: not idle after all
-            self.apply_lb(acts, false);
-            return self.pick_next(cpu);
+        let lb = self.balancer.as_mut()?;
+        self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
+        let acts = lb.newidle(&view!(self), cpu);
+        if acts.is_empty() {
+            return None;
         }
-        let mut stats = self.counters.newidle_balance;
-        let m = self.balancer.balance(&view!(self), cpu, true, &mut stats);
-        self.counters.newidle_balance = stats;
-        let m = m?;
-        self.migrate_queued(m, false);
+        self.rqs[cpu].idle_stamp = None; // pulled a task: not idle after all
+        self.apply_lb(acts, false);
         self.pick_next(cpu)
     }
 
     /// Move a queued (not running) task: detach from src, attach on dst.
-    fn migrate_queued(&mut self, m: Migration, preempt: bool) {
+    pub(crate) fn migrate_queued(&mut self, m: Migration, preempt: bool) {
         let Migration { task: t, src, dst } = m;
         debug_assert_ne!(self.rqs[src].curr, Some(t));
-        self.facfs_migrate(t, src, dst);
+        self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.dequeue_task(src, t, false);
         self.detach_pelt_for_migration(src, t);
         let task = &mut self.tasks[t as usize];
@@ -1644,12 +1557,12 @@ impl Sim {
 
     /// Active migration of the task running on `src` (the stopper's work in
     /// active_load_balance_cpu_stop): take it off the CPU, move it, reschedule both.
-    fn migrate_running(&mut self, m: Migration) {
+    pub(crate) fn migrate_running(&mut self, m: Migration) {
         let Migration { task: t, src, dst } = m;
         debug_assert_eq!(self.rqs[src].curr, Some(t));
         self.update_rq_clock(src);
         self.update_curr(src);
-        self.facfs_migrate(t, src, dst);
+        self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.trace_slice_end(src, t);
         self.dequeue_task(src, t, false);
         self.rqs[src].curr = None;
@@ -1669,7 +1582,7 @@ impl Sim {
     /// Run the task's program from its current position until it needs the CPU (run,
     /// runtime, memrun), blocks (sleep, timer, a held lock, ...), gives the CPU up (yield,
     /// a class or affinity change) or ends. Called with the task running on `cpu`.
-    fn advance_program(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn advance_program(&mut self, cpu: usize, t: TaskId) {
         loop {
             let task = &mut self.tasks[t as usize];
             let spec = &task.spec;
@@ -1830,7 +1743,7 @@ impl Sim {
         }
     }
 
-    fn block(&mut self, cpu: usize, t: TaskId, until: u64) {
+    pub(crate) fn block(&mut self, cpu: usize, t: TaskId, until: u64) {
         self.dequeue_task(cpu, t, true);
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Sleeping;
@@ -1842,7 +1755,7 @@ impl Sim {
     }
 
     /// Block on a synchronisation object: no timer, another task's operation wakes it.
-    fn block_sync(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn block_sync(&mut self, cpu: usize, t: TaskId) {
         self.dequeue_task(cpu, t, true);
         let task = &mut self.tasks[t as usize];
         task.cur = Cur::None;
@@ -1853,7 +1766,7 @@ impl Sim {
     }
 
     /// Wake the tasks a synchronisation operation released (wakeup latency counts from now).
-    fn wake_sync(&mut self, wake: &mut Vec<TaskId>) {
+    pub(crate) fn wake_sync(&mut self, wake: &mut Vec<TaskId>) {
         for &w in wake.iter() {
             if self.tasks[w as usize].state == TaskState::Sleeping {
                 self.tasks[w as usize].wake_due = Some(self.now);
@@ -1867,8 +1780,8 @@ impl Sim {
     /// select_task_rq() of core.c: the class's choice, then is_cpu_allowed(), falling back
     /// to select_fallback_rq() (a policy that answers prev_cpu after it left the task's
     /// mask: an affinity change, a CPU gone offline).
-    fn select_task_rq(&mut self, t: TaskId, prev: usize, kind: WakeKind) -> usize {
-        let cpu = self.placement.select_task_rq(&view!(self), t, prev, kind);
+    pub(crate) fn select_task_rq(&mut self, t: TaskId, prev: usize, kind: WakeKind) -> usize {
+        let cpu = self.policy.select_task_rq(&view!(self), t, prev, kind);
         let task = &self.tasks[t as usize];
         if task.allowed & (1 << cpu) != 0 {
             cpu
@@ -1878,7 +1791,7 @@ impl Sim {
     }
 
     /// `fork`: start a copy of template k now (wake_up_new_task).
-    fn fork(&mut self, k: u32) {
+    pub(crate) fn fork(&mut self, k: u32) {
         let tmpl = &mut self.tasks[k as usize];
         tmpl.forks += 1;
         let mut spec = tmpl.spec.clone();
@@ -1894,7 +1807,7 @@ impl Sim {
     /// sched_yield(): fair -> the next pick passes over the task once (CFS's skip buddy;
     /// EEVDF: its deadline moves one slice on), RT -> to the tail of its priority list.
     /// Returns true if the task gave up the CPU (its program resumes when it is picked).
-    fn sched_yield(&mut self, cpu: usize, t: TaskId) -> bool {
+    pub(crate) fn sched_yield(&mut self, cpu: usize, t: TaskId) -> bool {
         self.update_rq_clock(cpu);
         self.update_curr(cpu);
         let task = &self.tasks[t as usize];
@@ -1931,7 +1844,7 @@ impl Sim {
     /// clamp or affinity change takes the task off the CPU and queues it again with the
     /// new attributes (on another allowed CPU if it may no longer run here). Returns true
     /// if the task left the CPU.
-    fn setattr(&mut self, cpu: usize, t: TaskId, a: &SetAttr) -> bool {
+    pub(crate) fn setattr(&mut self, cpu: usize, t: TaskId, a: &SetAttr) -> bool {
         let n = self.platform.nr_cpus();
         let task = &self.tasks[t as usize];
         let new_policy = a.policy.unwrap_or(task.policy);
@@ -2008,7 +1921,7 @@ impl Sim {
             self.select_task_rq(t, cpu, WakeKind::Wakeup)
         };
         if dst != cpu {
-            self.facfs_migrate(t, cpu, dst);
+            self.policy.migrate_task_rq(&view!(self), t, cpu, dst);
             let task = &mut self.tasks[t as usize];
             task.stats.migrations += 1;
             self.counters.migrations += 1;
@@ -2023,7 +1936,7 @@ impl Sim {
 
     /// The deadline task ran out of runtime: off the runqueue until the dl timer fires at
     /// the start of its next period (start_dl_timer()).
-    fn dl_throttle(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn dl_throttle(&mut self, cpu: usize, t: TaskId) {
         self.trace_slice_end(cpu, t);
         self.dequeue_task(cpu, t, false);
         self.rqs[cpu].curr = None;
@@ -2039,7 +1952,7 @@ impl Sim {
 
     /// dl_task_timer() -> replenish_dl_entity(): postpone the deadline by periods until the
     /// runtime is positive again, and queue the task back on its CPU.
-    fn dl_replenish(&mut self, t: TaskId) {
+    pub(crate) fn dl_replenish(&mut self, t: TaskId) {
         let task = &mut self.tasks[t as usize];
         let dl = &mut task.dl;
         while dl.runtime <= 0 {
@@ -2068,7 +1981,7 @@ impl Sim {
         self.check_preempt(cpu, t);
     }
 
-    fn task_exit(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn task_exit(&mut self, cpu: usize, t: TaskId) {
         self.dequeue_task(cpu, t, true);
         // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
         self.detach_pelt_for_migration(cpu, t);
@@ -2079,7 +1992,7 @@ impl Sim {
     }
 
     /// try_to_wake_up() / wake_up_new_task()
-    fn wake_up(&mut self, t: TaskId) {
+    pub(crate) fn wake_up(&mut self, t: TaskId) {
         if self.tasks[t as usize].state == TaskState::Throttled {
             self.dl_replenish(t);
             return;
@@ -2115,11 +2028,13 @@ impl Sim {
         if fork && self.hotplug.is_some() {
             self.hotplug_refresh_affinity(); // a new task: only online CPUs
         }
-        let cpu = if self.util_aware_places(t) {
-            self.util_aware_select(t) // paper 001 Fig. 3
-        } else {
-            self.select_task_rq(t, prev, kind)
-        };
+        if self.tasks[t as usize].policy == Policy::Other {
+            let moves = self.policy.balance_wakeup(&view!(self), t);
+            for m in moves {
+                self.migrate_queued(m, true);
+            }
+        }
+        let cpu = self.select_task_rq(t, prev, kind);
         if fork && !self.hmp_load.is_empty() {
             self.hmp_init_new(t);
         }
@@ -2129,7 +2044,7 @@ impl Sim {
         } else {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
-                self.facfs_migrate(t, prev, cpu);
+                self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
                 self.detach_pelt_for_migration(prev, t);
                 let task = &mut self.tasks[t as usize];
                 task.se.vruntime =
@@ -2169,14 +2084,14 @@ impl Sim {
 
     /// Exit latency of the idle state `cpu` is really in (a cluster state it chose counts
     /// only if the whole cluster is in it).
-    fn exit_latency_ns(&self, cpu: usize) -> u64 {
+    pub(crate) fn exit_latency_ns(&self, cpu: usize) -> u64 {
         let state = self.meter.cpus[cpu].effective_idle;
         self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns
     }
 
     /// post_init_entity_util_avg(): a new task starts with half the spare capacity of its
     /// CPU, in proportion to its weight; its load starts at its weight.
-    fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
         let cap_orig = self.platform.capacity_orig(cpu) as i64;
         let cfs = &self.rqs[cpu].cfs.avg;
         let task = &mut self.tasks[t as usize];
@@ -2197,7 +2112,7 @@ impl Sim {
 
     // ------------------------------------------------------------------ events
 
-    fn on_complete(&mut self, cpu: usize) {
+    pub(crate) fn on_complete(&mut self, cpu: usize) {
         let Some(t) = self.rqs[cpu].curr else { return };
         self.update_rq_clock(cpu);
         self.update_curr(cpu);
@@ -2228,7 +2143,7 @@ impl Sim {
         self.advance_program(cpu, t);
     }
 
-    fn on_freq_commit(&mut self, ci: usize, khz: u64) {
+    pub(crate) fn on_freq_commit(&mut self, ci: usize, khz: u64) {
         let opp = self.platform.clusters[ci]
             .opps
             .iter()
@@ -2267,12 +2182,10 @@ impl Sim {
     /// sched_tick() (scheduler_tick() before 6.10) for every busy CPU at one jiffy, then
     /// the periodic balance of each CPU whose interval has passed (SCHED_SOFTIRQ) and the
     /// NOHZ blocked-load decay of idle CPUs.
-    fn sched_tick(&mut self) {
+    pub(crate) fn sched_tick(&mut self) {
         crate::vendor::vendor_tick(self); // vendor (paper 003): margins count, core_ctl
         let now = self.now;
         let n = self.rqs.len();
-        let balance_ms = n as u64; // sd->balance_interval = domain weight in ms
-        let busy_factor = self.knobs.derived.busy_factor;
         let tick_ns = self.knobs.derived.tick_ns;
         // nohz_balancer_kick(): a runqueue with two or more tasks, or on asymmetric systems a
         // misfit task, wakes the idle balancer
@@ -2316,28 +2229,19 @@ impl Sim {
                     self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
                     if !self.eevdf() && self.check_preempt_tick(cpu, t) {
                         self.resched_cpu(cpu);
-                        if let Some(fa) = self.facfs.as_mut() {
-                            fa.on_slice_end(t as usize);
-                        }
+                        self.policy.put_prev_task(t);
                     }
-                    if self.hcs && self.knobs.get(Knob::HcsBalanceEnabled) > 0.0 {
-                        self.hcs_balance_tick(cpu);
-                    }
-                    if self.hcs_td.is_some() {
-                        self.hcs_td_tick(cpu); // issue 6: hcs-td (paper 004 §5)
-                    }
-                    if self.kernel_lb.is_none() && !self.balancing_off() {
-                        let mut stats = self.counters.misfit_balance;
-                        let m = self.balancer.misfit(&view!(self), cpu, &mut stats);
-                        self.counters.misfit_balance = stats;
-                        if let Some(m) = m {
+                    // the policy acts on the whole simulation: it is held apart meanwhile,
+                    // so the core's calls into it during its tick reach a stand-in
+                    let mut policy = std::mem::replace(&mut self.policy, Box::new(crate::policies::Detached));
+                    policy.task_tick(self, cpu, t);
+                    self.policy = policy;
+                    if let Some(lb) = self.balancer.as_mut() {
+                        if let Some(m) = lb.misfit(&view!(self), cpu) {
                             self.migrate_running(m);
                         }
                     }
                 }
-            }
-            if self.balancing_off() {
-                continue; // paper 001: util-aware balances only at enqueue
             }
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
@@ -2345,35 +2249,20 @@ impl Sim {
             if !busy && self.core_ctl.isolated & (1u64 << cpu) != 0 {
                 continue; // vendor.cpu_isolation: an isolated CPU does not balance
             }
-            if self.kernel_lb.is_some() && (busy || nohz_kick) {
-                if self.eas_status == Some(Ok(())) {
-                    let v = self.view();
-                    self.overutilized = (0..n).any(|c| v.cpu_overutilized(c));
-                }
-                let lb = self.kernel_lb.as_mut().unwrap();
-                let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
-                self.apply_lb(acts, true);
-                continue;
-            }
-            if now >= self.rqs[cpu].next_balance && (busy || nohz_kick) {
+            let Some(lb) = self.balancer.as_ref() else { continue };
+            if (busy || nohz_kick) && lb.periodic_due(cpu, now) {
                 // update_sd_lb_stats() at the root domain recomputes rd->overutilized
                 if self.eas_status == Some(Ok(())) {
                     let v = self.view();
                     self.overutilized = (0..n).any(|c| v.cpu_overutilized(c));
                 }
-                let idle = self.view().idle_cpu(cpu);
-                let mut stats = self.counters.balance;
-                let m = self.balancer.balance(&view!(self), cpu, idle, &mut stats);
-                self.counters.balance = stats;
-                if let Some(m) = m {
-                    self.migrate_queued(m, true);
-                }
-                let ivl = balance_ms * if busy { busy_factor } else { 1 } * 1_000_000;
-                self.rqs[cpu].next_balance = now + ivl.max(tick_ns);
+                let lb = self.balancer.as_mut().unwrap();
+                let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
+                self.apply_lb(acts, true);
             }
         }
         // the policy's own migrations (GTS: hmp_force_up_migration, hmp_offload_down)
-        let migs = self.placement.tick(&view!(self));
+        let migs = self.policy.balance(&view!(self));
         self.apply_policy_migrations(migs);
         if now >= self.lb_next {
             self.lb_record();
@@ -2402,7 +2291,7 @@ impl Sim {
 
     /// Close a lower-bound window at a tick (every running task's work is accounted up to
     /// now): the work, memrun work and runtime ns each task did since the last boundary.
-    fn lb_record(&mut self) {
+    pub(crate) fn lb_record(&mut self) {
         if self.now == 0 {
             return;
         }
@@ -2422,13 +2311,13 @@ impl Sim {
     }
 
     #[inline]
-    fn eevdf(&self) -> bool {
+    pub(crate) fn eevdf(&self) -> bool {
         self.knobs.get(Knob::FairEevdf) > 0.0
     }
 
     /// The fair entities EEVDF weighs on `cpu`: the queued ones and, if it runs, curr:
     /// (task, vruntime − min_vruntime, weight).
-    fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> (Vec<(TaskId, i128, i128)>, i128, i128) {
+    pub(crate) fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> (Vec<(TaskId, i128, i128)>, i128, i128) {
         let cfs = &self.rqs[cpu].cfs;
         let base = cfs.min_vruntime as i128;
         let mut ents: Vec<(TaskId, i128, i128)> = cfs
@@ -2448,7 +2337,7 @@ impl Sim {
     }
 
     /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored; and Σ w.
-    fn avg_vruntime(&self, cpu: usize) -> (i128, i128) {
+    pub(crate) fn avg_vruntime(&self, cpu: usize) -> (i128, i128) {
         let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
         let base = self.rqs[cpu].cfs.min_vruntime as i128;
         if load == 0 {
@@ -2459,7 +2348,7 @@ impl Sim {
 
     /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
     /// earliest deadline; a protected curr (RUN_TO_PARITY) keeps the CPU while eligible.
-    fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
+    pub(crate) fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
         let (ents, sum, load) = self.eevdf_entities(cpu, curr);
         if ents.len() <= 1 {
             return ents.first().map(|e| e.0);
@@ -2483,7 +2372,7 @@ impl Sim {
     /// place_entity() (PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE):
     /// v = V − vlag·(W + w)/W, and a deadline one slice (half for a new task, the rest of
     /// its slice for a migrated one) ahead.
-    fn place_entity_eevdf(&mut self, cpu: usize, t: TaskId, initial: bool) {
+    pub(crate) fn place_entity_eevdf(&mut self, cpu: usize, t: TaskId, initial: bool) {
         let (v_avg, load) = self.avg_vruntime(cpu);
         let se = &self.tasks[t as usize].se;
         let w = se.weight as i128;
@@ -2508,7 +2397,7 @@ impl Sim {
     }
 
     /// update_entity_lag(): vlag = V − v, clamped to ±(max(2 slices, a tick) in virtual time).
-    fn update_entity_lag(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn update_entity_lag(&mut self, cpu: usize, t: TaskId) {
         let (v_avg, _) = self.avg_vruntime(cpu);
         let tick = self.knobs.derived.tick_ns;
         let se = &self.tasks[t as usize].se;
@@ -2523,13 +2412,12 @@ impl Sim {
 
     /// check_preempt_tick(): the slice is used up, or curr is more than a slice ahead of
     /// the leftmost task once it has run at least the minimum granularity.
-    fn check_preempt_tick(&self, cpu: usize, t: TaskId) -> bool {
+    pub(crate) fn check_preempt_tick(&self, cpu: usize, t: TaskId) -> bool {
         let rq = &self.rqs[cpu];
         let se = &self.tasks[t as usize].se;
-        let mut ideal = rq.cfs.sched_slice(&self.tunables, se.weight, true);
-        if let Some(fa) = &self.facfs {
-            ideal = fa.slice(t as usize, ideal); // FA-CFS: S' = (f_src / f_dst) S
-        }
+        let ideal = self
+            .policy
+            .sched_slice(t, rq.cfs.sched_slice(&self.tunables, se.weight, true));
         let delta_exec = se.sum_exec_runtime - se.prev_sum_exec_runtime;
         if delta_exec > ideal {
             return true;
@@ -2546,7 +2434,7 @@ impl Sim {
         }
     }
 
-    fn run_cpufreq(&mut self) {
+    pub(crate) fn run_cpufreq(&mut self) {
         for ci in 0..self.clusters.len() {
             if !self.clusters[ci].dirty {
                 continue;
@@ -2579,7 +2467,7 @@ impl Sim {
 
     /// __cpufreq_driver_target(): the new frequency takes effect after the transition
     /// latency; a later commit supersedes a pending one.
-    fn commit_freq(&mut self, ci: usize, khz: u64) {
+    pub(crate) fn commit_freq(&mut self, ci: usize, khz: u64) {
         let lat = self.knobs.derived.transition_latency_ns;
         let cs = &mut self.clusters[ci];
         cs.gen = cs.gen.wrapping_add(1);
@@ -2597,7 +2485,7 @@ impl Sim {
     /// A sampling governor's timer (dbs_work_handler): the busy load of each CPU of the
     /// cluster since the last sample, as cpufreq_governor.c's dbs_update measures it
     /// (busy = not in an idle state; leaving an idle state counts as busy here).
-    fn governor_sample(&mut self, ci: usize) {
+    pub(crate) fn governor_sample(&mut self, ci: usize) {
         let now = self.now;
         let window = now - self.gov_last_sample[ci];
         self.gov_last_sample[ci] = now;
@@ -2749,45 +2637,33 @@ impl Sim {
 
     pub fn set_knob(&mut self, name: &str, value: f64) -> Result<()> {
         self.knobs.set(name, value)?;
-        let n = self.rqs.len();
-        self.tunables = CfsTunables::new(
-            n,
-            self.knobs.get(Knob::SchedLatencyNs) as u64,
-            self.knobs.get(Knob::SchedMinGranularityNs) as u64,
-            self.knobs.get(Knob::SchedWakeupGranularityNs) as u64,
-        );
-        self.balancer = Box::new(SimplePull {
-            migration_cost_ns: self.knobs.get(Knob::SchedMigrationCostNs) as u64,
-        });
-        if let Some(lb) = self.kernel_lb.as_mut() {
-            lb.migration_cost_ns = self.knobs.derived.migration_cost_ns;
-            lb.busy_factor = self.knobs.derived.busy_factor;
+        self.tunables = CfsTunables::from_knobs(self.rqs.len(), &self.knobs);
+        if let Some(lb) = self.balancer.as_mut() {
+            lb.set_tunables(&self.knobs);
         }
+        self.policy.knobs_changed(&self.knobs);
         Ok(())
     }
 
     pub fn balancer_name(&self) -> &'static str {
-        if self.kernel_lb.is_some() {
-            return "sched_balance_rq";
-        }
-        if self.balancing_off() {
-            return "none"; // paper 001: util-aware balances only at enqueue
-        }
-        self.balancer.name()
+        self.balancer.as_ref().map_or("none", |lb| lb.name())
     }
-    pub fn placement_counter(&self, name: &str) -> u64 {
-        self.placement
+    /// A policy counter by name (0 if the policy has none of that name).
+    pub fn policy_counter(&self, name: &str) -> u64 {
+        self.policy
             .counters()
             .into_iter()
             .find(|c| c.0 == name)
-            .map(|c| c.1)
+            .and_then(|c| c.1.as_u64())
             .unwrap_or(0)
     }
+    /// The policy's own state, for a test or an inspection API:
+    /// `sim.policy_state::<policies::hcs_td::HcsTdPolicy>()`.
+    pub fn policy_state<T: 'static>(&self) -> Option<&T> {
+        self.policy.as_any().downcast_ref()
+    }
     pub fn placement_name(&self) -> &'static str {
-        if self.balancing_off() {
-            return "util-aware"; // paper 001 Fig. 3 places fair tasks (RT: select_task_rq_rt)
-        }
-        self.placement.name()
+        self.policy.placement()
     }
     pub fn governor_name(&self) -> &'static str {
         self.governor.name()
@@ -2795,7 +2671,7 @@ impl Sim {
 
     // ------------------------------------------------------------------ outputs
 
-    fn sample(&mut self) {
+    pub(crate) fn sample(&mut self) {
         let now = self.now;
         for cpu in 0..self.rqs.len() {
             let util = self.cpu_util_cfs(cpu);
@@ -2811,7 +2687,7 @@ impl Sim {
         }
     }
 
-    fn trace_slice_end(&mut self, cpu: usize, t: TaskId) {
+    pub(crate) fn trace_slice_end(&mut self, cpu: usize, t: TaskId) {
         if let Some(tr) = self.trace.as_mut() {
             let start = self.rqs[cpu].slice_start;
             if self.now > start {
@@ -2821,7 +2697,7 @@ impl Sim {
         }
     }
 
-    fn trace_power(&mut self, cpu: usize) {
+    pub(crate) fn trace_power(&mut self, cpu: usize) {
         if let Some(tr) = self.trace.as_mut() {
             tr.power(self.now, cpu, self.meter.cpu_power_uw(cpu));
         }
@@ -2850,7 +2726,7 @@ impl Sim {
     /// The HMP tracked load of `t` up to now; `on_rq`: the task was runnable (running or
     /// queued) since its last update. Wall-clock time: neither capacity nor frequency
     /// scale it (the big.LITTLE MP patches' load_avg_ratio).
-    fn hmp_track(&mut self, t: TaskId, on_rq: bool) {
+    pub(crate) fn hmp_track(&mut self, t: TaskId, on_rq: bool) {
         if self.hmp_load.is_empty() {
             return;
         }
@@ -2862,7 +2738,7 @@ impl Sim {
     }
 
     /// A new task's tracked load starts at the maximum (the HMP patches' forkboost).
-    fn hmp_init_new(&mut self, t: TaskId) {
+    pub(crate) fn hmp_init_new(&mut self, t: TaskId) {
         if self.hmp_load.len() <= t as usize {
             self.hmp_load.resize(self.tasks.len(), SchedAvg::default());
         }
@@ -2880,7 +2756,7 @@ impl Sim {
 
     /// Carry out a policy's migrations (Placement::tick): a running task is pushed (the
     /// stopper), a queued one moved; stale ones (the task moved meanwhile) are dropped.
-    fn apply_policy_migrations(&mut self, migs: Vec<Migration>) {
+    pub(crate) fn apply_policy_migrations(&mut self, migs: Vec<Migration>) {
         for m in migs {
             let t = &self.tasks[m.task as usize];
             if t.allowed & (1u64 << m.dst) == 0 {
@@ -2900,7 +2776,7 @@ impl Sim {
     }
 
     /// Every task's effective affinity: what it asked for, on online CPUs.
-    fn hotplug_refresh_affinity(&mut self) {
+    pub(crate) fn hotplug_refresh_affinity(&mut self) {
         let n_cpus = self.rqs.len() as u32;
         let Some(hp) = self.hotplug.as_mut() else { return };
         for (i, task) in self.tasks.iter_mut().enumerate() {
@@ -2918,7 +2794,7 @@ impl Sim {
     }
 
     /// One hps decision (every hps.period_ms, at the tick).
-    fn hps_decide(&mut self) {
+    pub(crate) fn hps_decide(&mut self) {
         let now = self.now;
         let n = self.rqs.len();
         let busy: Vec<u64> = (0..n).map(|c| self.meter.busy_ns_at(c, now)).collect();
@@ -2956,7 +2832,7 @@ impl Sim {
 
     /// cpu_down(): the CPU leaves every affinity, its tasks move to the first allowed
     /// online CPU (migrate_tasks() -> select_fallback_rq()), and it powers down.
-    fn cpu_down(&mut self, cpu: usize) {
+    pub(crate) fn cpu_down(&mut self, cpu: usize) {
         let now = self.now;
         self.hotplug.as_mut().unwrap().set_online(cpu, false, now);
         self.hotplug_refresh_affinity();
@@ -2982,15 +2858,4 @@ impl Sim {
             self.resched_cpu(cpu);
         }
     }
-
-    /// Placement counters by name (for result.json).
-    pub fn placement_counters(&self) -> Vec<(&'static str, u64)> {
-        self.placement.counters()
-    }
 }
-// --- issue 5: fa-cfs and hcs-balance hooks (a child module: it uses Sim's private state) ---
-#[path = "sim_issue5.rs"]
-mod issue5;
-// --- issue 6: hcs-td hooks (paper 004 §5; a child module: it uses Sim's private state) ---
-#[path = "sim_hcs_td.rs"]
-mod hcs_td_hooks;

@@ -1,8 +1,6 @@
 //! Paper 001 (Kim et al., "Utilization-aware Load Balancing for the Energy Efficient
-//! Operation of the big.LITTLE Processor"): the big.LITTLE in-kernel switcher in CPU mode,
-//! its ondemand governor, and the utilisation-aware load balancer of Fig. 3.
-//!
-//! A child module of `sim` (it reads the simulation's private state).
+//! Operation of the big.LITTLE Processor"): the big.LITTLE in-kernel switcher in CPU mode
+//! and its ondemand governor, a platform mechanism under any policy that may run on it.
 //!
 //! * **Switcher (CPU mode).** Each CPU number is a virtual CPU (vCPU) backed by one core of
 //!   its A15/A7 pair at a time (`Platform::switcher`; the platform's `cpu_cluster` says which
@@ -21,28 +19,19 @@
 //!   below the down-threshold, and keeps its request in between; a cluster runs at the max
 //!   of the requests of the vCPUs its cores back (the IKS cpufreq driver's cluster
 //!   frequency), and a cluster none of whose cores backs a vCPU is off (no power).
-//! * **util-aware (Fig. 3).** At every enqueue from the wait queue (fork or wakeup of a fair
-//!   task): idlest = argmin load(s), busiest = argmax load(s) (eq. 1: sum of the queued
-//!   weights); while load(busiest) > 1.25 x load(idlest), a waiting task of busiest moves to
-//!   idlest; then the task goes to argmin E[U(s, task)], E_A (eq. 2, = U(s)) or E_B (eq. 3,
-//!   with the simple moving average of the last 16 task execution times). The kernel's
-//!   periodic and newidle balancing are off.
+//! * **util-aware (Fig. 3)** is a policy of its own (`policies/util_aware.rs`); `legacy`
+//!   (`policies/legacy.rs`) is the kernel's CFS on the virtual CPUs.
 
-use super::*;
 use crate::cpufreq::relation_l;
-use std::collections::VecDeque;
-
-/// Fig. 3 line 1: IPC = 1.25 (as 5/4).
-pub const IPC_NUM: u64 = 5;
-pub const IPC_DEN: u64 = 4;
-/// §III-C: the moving average of the last sixteen task execution times.
-pub const SMA_LEN: usize = 16;
+use crate::energy::EnergyMeter;
+use crate::error::{config, Result};
+use crate::event::EventKind;
+use crate::features::Knob;
+use crate::platform::Platform;
+use crate::sim::{PolicyConfig, Sim};
 
 #[derive(Debug, Clone, Default)]
 pub struct Switcher {
-    pub util_aware: bool,
-    /// 0 = E_A, 1 = E_B
-    pub estimator: usize,
     little: usize,
     big: usize,
     rate_ns: u64,
@@ -54,11 +43,6 @@ pub struct Switcher {
     request_khz: Vec<u64>,
     pub switches_up: u64,
     pub switches_down: u64,
-    pub leveling_moves: u64,
-    pub placements: [u64; 2],
-    sma: VecDeque<u64>,
-    /// per task: its sum_exec_runtime when it last left the wait queue
-    exec_at_wake: Vec<u64>,
     /// per vCPU, per cluster: busy ns and energy (fJ) of that core, closed segments
     core_busy: Vec<Vec<u64>>,
     core_energy: Vec<Vec<u128>>,
@@ -66,29 +50,9 @@ pub struct Switcher {
     seg_energy: Vec<u128>,
 }
 
-/// Policy checks for switcher platforms and paper 001's schedulers (one clear line each).
+/// The switcher platform runs ondemand (one clear line otherwise); which policies may run
+/// on it is their registry line's (policies/mod.rs).
 pub fn check(platform: &Platform, policy: &PolicyConfig) -> Result<()> {
-    let ours = matches!(policy.scheduler.as_str(), "legacy" | "util-aware");
-    if platform.switcher && !ours {
-        return Err(config(
-            "policy",
-            "scheduler",
-            format!(
-                "legacy or util-aware on a switcher platform (paper 001), got {}",
-                policy.scheduler
-            ),
-        ));
-    }
-    if ours && !platform.switcher {
-        return Err(config(
-            "policy",
-            "scheduler",
-            format!(
-                "a switcher platform (--platform NAME:switcher) for --scheduler {}",
-                policy.scheduler
-            ),
-        ));
-    }
     if platform.switcher && policy.governor != "ondemand" {
         return Err(config(
             "policy",
@@ -102,14 +66,21 @@ pub fn check(platform: &Platform, policy: &PolicyConfig) -> Result<()> {
     Ok(())
 }
 
-impl Sim {
-    #[inline]
-    pub(super) fn balancing_off(&self) -> bool {
-        self.sw.as_ref().is_some_and(|s| s.util_aware)
+impl Switcher {
+    /// U(s) over [GE(s,k), now] in %, and ΔT(s,k) in ns.
+    pub fn measured_util(&self, meter: &EnergyMeter, v: usize, now: u64) -> (f64, u64) {
+        let dt = now - self.last_epoch[v];
+        if dt == 0 {
+            return (self.last_load[v] as f64, 0);
+        }
+        let busy = meter.busy_ns_at(v, now) - self.busy_mark[v];
+        (100.0 * busy as f64 / dt as f64, dt)
     }
+}
 
+impl Sim {
     /// Set up the switcher state and the vCPUs' staggered governor epochs.
-    pub(super) fn switcher_start(&mut self) {
+    pub(crate) fn switcher_start(&mut self) {
         let n = self.rqs.len();
         let p = &self.platform;
         let (little, big) = if p.clusters[0].capacity_orig < p.clusters[1].capacity_orig {
@@ -121,8 +92,6 @@ impl Sim {
         let request_khz = (0..n).map(|c| self.khz(c)).collect();
         let nc = p.clusters.len();
         self.sw = Some(Switcher {
-            util_aware: self.policy.scheduler == "util-aware",
-            estimator: self.knobs.get(Knob::UtilAwareEstimator).round() as usize,
             little,
             big,
             rate_ns,
@@ -130,7 +99,6 @@ impl Sim {
             busy_mark: vec![0; n],
             last_load: vec![0; n],
             request_khz,
-            exec_at_wake: vec![0; self.tasks.len()],
             core_busy: vec![vec![0; nc]; n],
             core_energy: vec![vec![0; nc]; n],
             seg_busy: vec![0; n],
@@ -141,107 +109,6 @@ impl Sim {
             let first = rate_ns + rate_ns * v as u64 / n as u64;
             self.events.push(first, EventKind::GovSample { cluster: v as u32 });
         }
-    }
-
-    /// U(s) over [GE(s,k), now] in %, and ΔT(s,k) in ns.
-    fn measured_util(&self, v: usize) -> (f64, u64) {
-        let sw = self.sw.as_ref().unwrap();
-        let dt = self.now - sw.last_epoch[v];
-        if dt == 0 {
-            return (sw.last_load[v] as f64, 0);
-        }
-        let busy = self.meter.busy_ns_at(v, self.now) - sw.busy_mark[v];
-        (100.0 * busy as f64 / dt as f64, dt)
-    }
-
-    /// E[U(s, task)]: eq. 2 (E_A = U(s), the paper's approximation for ΔT_task << ΔT_gov)
-    /// or eq. 3 (E_B).
-    pub fn expected_util(&self, v: usize) -> f64 {
-        let (u, dt) = self.measured_util(v);
-        let sw = self.sw.as_ref().unwrap();
-        if sw.estimator == 0 {
-            return u;
-        }
-        let sma = if sw.sma.is_empty() {
-            0.0
-        } else {
-            sw.sma.iter().sum::<u64>() as f64 / sw.sma.len() as f64
-        };
-        let (dt, sma) = (dt as f64, sma);
-        if dt + sma <= 0.0 {
-            return u;
-        }
-        u * dt / (dt + sma) + 100.0 * sma / (dt + sma)
-    }
-
-    /// Whether Fig. 3 places this wakeup (util-aware, a fair task).
-    pub(super) fn util_aware_places(&self, t: TaskId) -> bool {
-        self.balancing_off() && self.tasks[t as usize].policy == Policy::Other
-    }
-
-    /// load(s) of eq. 1: the sum of the weights of the fair tasks on s's runqueue.
-    fn load(&self, v: usize) -> u64 {
-        self.rqs[v].cfs.load_weight
-    }
-
-    /// Fig. 3 for task `t` leaving the wait queue: level the loads, then pick the vCPU.
-    pub(super) fn util_aware_select(&mut self, t: TaskId) -> usize {
-        let n = self.rqs.len();
-        let exec = self.tasks[t as usize].se.sum_exec_runtime;
-        {
-            let sw = self.sw.as_mut().unwrap();
-            if sw.exec_at_wake.len() <= t as usize {
-                sw.exec_at_wake.resize(t as usize + 1, 0);
-            }
-            sw.exec_at_wake[t as usize] = exec;
-        }
-        // lines 3-8
-        let idlest = (0..n).min_by_key(|&c| (self.load(c), c)).unwrap();
-        let busiest = (0..n).max_by_key(|&c| (self.load(c), std::cmp::Reverse(c))).unwrap();
-        while IPC_DEN * self.load(busiest) > IPC_NUM * self.load(idlest) {
-            // DEQUEUE(Qrun(busiest)): the waiting task that would run last
-            let cand = self.rqs[busiest]
-                .cfs
-                .timeline
-                .iter()
-                .rev()
-                .map(|&(_, x)| x)
-                .find(|&x| self.tasks[x as usize].allowed & (1u64 << idlest) != 0);
-            let Some(x) = cand else { break };
-            self.migrate_queued(
-                Migration {
-                    task: x,
-                    src: busiest,
-                    dst: idlest,
-                },
-                true,
-            );
-            self.sw.as_mut().unwrap().leveling_moves += 1;
-        }
-        // lines 9-10
-        let allowed = self.tasks[t as usize].allowed;
-        let mut best: Option<(f64, u64, usize)> = None;
-        for c in (0..n).filter(|&c| allowed & (1u64 << c) != 0) {
-            let key = (self.expected_util(c), self.load(c), c);
-            if best.is_none_or(|b| (key.0, key.1, key.2) < b) {
-                best = Some(key);
-            }
-        }
-        let sw = self.sw.as_mut().unwrap();
-        sw.placements[sw.estimator] += 1;
-        best.map(|b| b.2).unwrap_or(allowed.trailing_zeros() as usize)
-    }
-
-    /// A fair task enters the wait queue (sleep or exit): its execution time since it left
-    /// the wait queue joins the moving average.
-    pub(super) fn switcher_on_sleep(&mut self, t: TaskId) {
-        let exec = self.tasks[t as usize].se.sum_exec_runtime;
-        let Some(sw) = self.sw.as_mut() else { return };
-        let start = sw.exec_at_wake.get(t as usize).copied().unwrap_or(0);
-        if sw.sma.len() == SMA_LEN {
-            sw.sma.pop_front();
-        }
-        sw.sma.push_back(exec.saturating_sub(start));
     }
 
     fn cluster_target(&self, ci: usize) -> Option<u64> {
@@ -257,9 +124,9 @@ impl Sim {
     }
 
     /// The governor epoch GE(v,k) of vCPU `v`: switch, or ondemand.
-    pub(super) fn switcher_sample(&mut self, v: usize) {
+    pub(crate) fn switcher_sample(&mut self, v: usize) {
         let now = self.now;
-        let (load, _) = self.measured_util(v);
+        let (load, _) = self.sw.as_ref().unwrap().measured_util(&self.meter, v, now);
         let load = load as u64;
         let busy = self.meter.busy_ns_at(v, now);
         let ci = self.platform.cpu_cluster[v];
@@ -300,7 +167,7 @@ impl Sim {
     }
 
     /// The switcher moves vCPU `v` (and its tasks) to the other core of its pair.
-    pub(super) fn switch_core(&mut self, v: usize, to: usize) {
+    pub(crate) fn switch_core(&mut self, v: usize, to: usize) {
         let now = self.now;
         self.update_rq_clock(v);
         self.update_curr(v);
@@ -370,7 +237,6 @@ impl Sim {
                 serde_json::json!({"cpu": v, "core_now": p.clusters[cur].name, "cores": cores})
             })
             .collect();
-        let est = ["a", "b"][sw.estimator];
         out["switcher"] = serde_json::json!({
             "mode": "cpu",
             "up_threshold": self.knobs.get(Knob::SwitcherUpThreshold),
@@ -382,16 +248,5 @@ impl Sim {
         let c = &mut out["counters"];
         c["switches_up"] = sw.switches_up.into();
         c["switches_down"] = sw.switches_down.into();
-        if sw.util_aware {
-            c["leveling_moves"] = sw.leveling_moves.into();
-            c["placements_estimator_a"] = sw.placements[0].into();
-            c["placements_estimator_b"] = sw.placements[1].into();
-            out["util_aware"] = serde_json::json!({
-                "estimator": est,
-                "leveling_moves": sw.leveling_moves,
-                "placements": sw.placements[sw.estimator],
-                "sma_ns": if sw.sma.is_empty() { 0 } else { sw.sma.iter().sum::<u64>() / sw.sma.len() as u64 },
-            });
-        }
     }
 }

@@ -90,7 +90,7 @@ impl UclampRq {
 /// `capacity` is capacity_of(), `capacity_orig` arch_scale_cpu_capacity(), and the actual
 /// capacity (without thermal or cpufreq pressure here) is capacity_orig.
 pub fn util_fits_cpu(util: u64, umin: u64, umax: u64, capacity: u64, capacity_orig: u64, uclamp_used: bool) -> i32 {
-    let mut fits = crate::placement::fits_capacity(util, capacity);
+    let mut fits = crate::fair::fits_capacity(util, capacity);
     if !uclamp_used {
         return fits as i32;
     }

@@ -388,7 +388,7 @@ fn core_ctl_tick(s: &mut Sim) {
 impl Sim {
     /// `counters.vendor` of result.json: how often each vendor change fired.
     pub fn vendor_counters(&self) -> serde_json::Value {
-        let pc = |n: &str| self.placement_counter(n);
+        let pc = |n: &str| self.policy_counter(n);
         serde_json::json!({
             "cpu_isolation": self.core_ctl.isolations,
             "cpu_unisolation": self.core_ctl.unisolations,

@@ -1039,17 +1039,9 @@ fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
         assert_eq!((sim.tasks[1].cpu, sim.tasks[2].cpu), (0, 0));
         sim.rqs[1].avg_idle = avg_idle;
         let v = SchedView {
-            now: sim.now,
-            platform: &sim.platform,
-            rqs: &sim.rqs,
-            tasks: &sim.tasks,
-            knobs: &sim.knobs,
-            overutilized: sim.overutilized,
-            uclamp_used: sim.uclamp_used,
             eas: false,
-            legacy: sim.legacy,
             isolated: 0,
-            hmp_load: &sim.hmp_load,
+            ..sim.sched_view()
         };
         let mut lb = hetsched_core::balance_fair::KernelLb::new(&v, 500_000, 16);
         let acts = lb.newidle(&v, 1);

@@ -1,8 +1,10 @@
 //! Issue 6: hcs-td, paper 004 §5's TD(0) benefit-function scheduler. Expected values are
 //! worked out by hand from eq. 3-5 and Def. 2 / 4A, never read back from the engine.
 
-use hetsched_core::hcs_td::{benefit, cab_system, phi, rtf_system, state, td_update, HcsTd, Params, Thread, NB};
 use hetsched_core::platform::{ClusterSpec, OppSpec, PlatformSpec};
+use hetsched_core::policies::hcs_td::{
+    self, benefit, cab_system, phi, rtf_system, state, td_update, HcsTd, HcsTdPolicy, Params, Thread, NB,
+};
 use hetsched_core::testutils::idle;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
@@ -194,7 +196,7 @@ fn hogs(scheduler: &str, knobs: Value) -> Sim {
 fn hcs_td_decides_every_interval_learns_and_differs_from_cfs() {
     let mut td = hogs("hcs-td", json!({}));
     td.run_until(2_000 * MS);
-    let l = td.hcs_td.as_ref().unwrap();
+    let l = &td.policy_state::<HcsTdPolicy>().unwrap().td;
     // a decision at the first tick at or after each 10 ms (1 ms ticks, CPUs always busy):
     // t = 1 ms (the first tick), then every 10 ms up to 2 s
     assert!((199..=201).contains(&l.decisions), "{}", l.decisions);
@@ -202,9 +204,11 @@ fn hcs_td_decides_every_interval_learns_and_differs_from_cfs() {
     assert!(l.migrations > 0 && l.migrations <= l.decisions);
     assert!(l.p.iter().flatten().all(|v| v.is_finite()));
     assert!(l.p.iter().any(|p| p.iter().any(|&v| v != 0.0)), "learned nothing");
-    // the per-core instruction counters sum to the tasks' work
+    // the per-CPU instruction counters hcs-td reads at each decision (Rq::work_done) sum to
+    // the tasks' work, and the learner's copy is the one of its last decision
     let work: u64 = td.tasks.iter().map(|t| t.stats.work_done).sum();
-    assert_eq!(l.work.iter().sum::<u64>(), work);
+    assert_eq!(td.rqs.iter().map(|rq| rq.work_done).sum::<u64>(), work);
+    assert!(l.work.iter().sum::<u64>() <= work && l.work.iter().sum::<u64>() > 0);
     let r = td.result();
     assert_eq!(r["counters"]["hcs_td"]["migrations"], json!(l.migrations));
     assert_eq!(r["counters"]["hcs_td"]["p"].as_array().unwrap().len(), 2);
@@ -220,7 +224,7 @@ fn hcs_td_decides_every_interval_learns_and_differs_from_cfs() {
     // learn only: no migration, the same number of TD(0) steps
     let mut learn = hogs("hcs-td", json!({"hcs_td.max_migrations": 0.0}));
     learn.run_until(2_000 * MS);
-    let l0 = learn.hcs_td.as_ref().unwrap();
+    let l0 = &learn.policy_state::<HcsTdPolicy>().unwrap().td;
     assert_eq!(l0.migrations, 0);
     assert_eq!(l0.decisions, l.decisions);
 }
@@ -231,7 +235,7 @@ fn state_variables_read_from_the_engine() {
     // runs 1 / ((1 - m) 8/3 + m) = 3 / (8 - 5 m) as fast there: NCP = (1, 3 / (8 - 5m)).
     let mut sim = hogs("hcs-td", json!({"hcs_td.max_migrations": 0.0}));
     sim.run_until(205 * MS);
-    let view = sim.hcs_td_view();
+    let view = hcs_td::threads(&sim);
     assert_eq!(view.len(), 8);
     for x in &view {
         let m = if x.task % 2 == 0 { 0.02 } else { 0.5 };
@@ -266,7 +270,7 @@ fn state_variables_read_from_the_engine() {
         json!({"hcs_td.max_migrations": 0.0, "hcs_td.rechoose_interval_ms": 0.0}),
     );
     sim0.run_until(205 * MS);
-    let view = sim0.hcs_td_view();
+    let view = hcs_td::threads(&sim0);
     let assign: Vec<usize> = view.iter().map(|x| x.cpu).collect();
     for c in 0..2 {
         let n = assign.iter().filter(|&&a| a == c).count();

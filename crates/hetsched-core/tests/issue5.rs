@@ -167,11 +167,11 @@ fn hcs_balance_spreads_every_task_over_both_cpus() {
     let cab = |f: &[f64]| f.iter().map(|x| (x - 0.5).abs()).fold(0.0, f64::max);
     assert!(cab(&f_hcs) < 0.1, "hcs-balance fractions {f_hcs:?}");
     assert!(cab(&f_cfs) > 0.3, "cfs fractions {f_cfs:?}");
-    assert!(hcs.hcs_pulls > 100);
+    assert!(hcs.policy_counter("hcs_pulls") > 100);
     // the knob off gives back cfs exactly
     let mut off = hogs8("hcs-balance", json!({"hcs_balance_enabled": 0.0}));
     off.run_until(2_000 * MS);
-    assert_eq!(off.hcs_pulls, 0);
+    assert_eq!(off.policy_counter("hcs_pulls"), 0);
     let (a, b) = (cfs.result(), off.result());
     assert_eq!(a["tasks"], b["tasks"]);
     assert_eq!(a["energy_fj"], b["energy_fj"]);

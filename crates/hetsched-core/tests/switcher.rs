@@ -4,6 +4,7 @@
 //! (little 512 at 0.5/1 GHz, big 1024 at 1/2 GHz; 100-ms governor epochs, vCPU 0's at
 //! 100, 200, ... ms, vCPU 1's at 150, 250, ... ms).
 
+use hetsched_core::policies::util_aware::UtilAware;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
 
@@ -92,14 +93,29 @@ fn estimators_follow_eqs_2_and_3() {
     let u0 = 100.0 * 20.001 / 90.0;
     let mut a = sim("util-aware", 0.0, vec![p.clone()]);
     a.run_until(190 * MS);
-    assert!((a.expected_util(0) - u0).abs() < 1e-6, "{}", a.expected_util(0));
-    assert_eq!(a.expected_util(1), 0.0);
+    assert!(
+        (a.policy_state::<UtilAware>().unwrap().expected_util(&a.sched_view(), 0) - u0).abs() < 1e-6,
+        "{}",
+        a.policy_state::<UtilAware>().unwrap().expected_util(&a.sched_view(), 0)
+    );
+    assert_eq!(
+        a.policy_state::<UtilAware>().unwrap().expected_util(&a.sched_view(), 1),
+        0.0
+    );
     let mut b = sim("util-aware", 1.0, vec![p]);
     b.run_until(190 * MS);
     let e0 = u0 * 90.0 / 110.0 + 100.0 * 20.0 / 110.0;
     let e1 = 100.0 * 20.0 / 60.0;
-    assert!((b.expected_util(0) - e0).abs() < 1e-3, "{} vs {e0}", b.expected_util(0));
-    assert!((b.expected_util(1) - e1).abs() < 1e-3, "{} vs {e1}", b.expected_util(1));
+    assert!(
+        (b.policy_state::<UtilAware>().unwrap().expected_util(&b.sched_view(), 0) - e0).abs() < 1e-3,
+        "{} vs {e0}",
+        b.policy_state::<UtilAware>().unwrap().expected_util(&b.sched_view(), 0)
+    );
+    assert!(
+        (b.policy_state::<UtilAware>().unwrap().expected_util(&b.sched_view(), 1) - e1).abs() < 1e-3,
+        "{} vs {e1}",
+        b.policy_state::<UtilAware>().unwrap().expected_util(&b.sched_view(), 1)
+    );
 }
 
 /// Fig. 3 lines 5-8: three nice-0 hogs queued on vCPU 0 (load 3072), vCPU 1 empty. At the

@@ -116,24 +116,13 @@ impl Engine {
         counters.set_item("context_switches", c.context_switches)?;
         counters.set_item("migrations", c.migrations)?;
         counters.set_item("freq_changes", c.freq_changes)?;
-        let (lb_a, lb_s) = s.kernel_lb.as_ref().map_or((0, 0), |lb| {
-            lb.stats
-                .iter()
-                .fold((0, 0), |(a, b), x| (a + x.1.attempts, b + x.1.successes))
-        });
-        counters.set_item(
-            "balance_attempts",
-            c.balance.attempts + c.newidle_balance.attempts + c.misfit_balance.attempts + lb_a,
-        )?;
-        counters.set_item(
-            "balance_successes",
-            c.balance.successes + c.newidle_balance.successes + c.misfit_balance.successes + lb_s,
-        )?;
-        if let Some(lb) = s.kernel_lb.as_ref() {
-            for (name, st) in &lb.stats {
-                counters.set_item(format!("balance_attempts_{name}"), st.attempts)?;
-                counters.set_item(format!("balance_successes_{name}"), st.successes)?;
-            }
+        let lb = s.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
+        let total = lb.totals();
+        counters.set_item("balance_attempts", total.attempts)?;
+        counters.set_item("balance_successes", total.successes)?;
+        for (name, st) in lb.domains.iter().flatten() {
+            counters.set_item(format!("balance_attempts_{name}"), st.attempts)?;
+            counters.set_item(format!("balance_successes_{name}"), st.successes)?;
         }
         d.set_item("counters", counters)?;
         d.set_item("energy_j", s.meter.total_fj() as f64 * 1e-15)?;
@@ -308,7 +297,13 @@ fn knobs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
 
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str)> {
-    hetsched_core::placement::SCHEDULERS.to_vec()
+    // the controller-driven ones (learning-eas) are listed by the Python package with
+    // their controller
+    hetsched_core::policies::REGISTRY
+        .iter()
+        .filter(|p| p.controller.is_none())
+        .map(|p| (p.name, p.summary))
+        .collect()
 }
 
 #[pyfunction]

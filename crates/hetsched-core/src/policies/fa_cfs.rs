@@ -24,6 +24,78 @@
 //! weight (the adjustment is local to the slice and its vruntime accounting).
 
 /// Per-task FA-CFS state and the count of rescalings for result.json.
+use super::cfs::Cfs;
+use super::{FairVariant, PolicyInfo, Requires, SchedPolicy, WakeKind};
+use crate::sim::{SchedView, TaskId};
+
+pub static INFO: PolicyInfo = PolicyInfo {
+    name: "fa-cfs",
+    summary: "cfs with FA-CFS (paper 002): on a migration between CPUs at different frequencies the next slice is S' = (f_src/f_dst) S, its vruntime charged with the weight scaled alike",
+    source: "paper 002 (Tran, Carlier, Hagimont) §3.2 eq. 10, §3.3",
+    knobs: &["sched_latency_ns", "sched_min_granularity_ns"],
+    requires: Requires {
+        switcher_platform: false,
+        fair: Some((
+            FairVariant::Cfs,
+            "FA-CFS rescales the CFS slice of check_preempt_tick; EEVDF has none",
+        )),
+    },
+    controller: None,
+    build: |_| Box::new(FaCfsPolicy::default()),
+};
+
+/// The `fa-cfs` policy: cfs's placement and balancing, with the slice rescaled after a
+/// migration.
+#[derive(Default)]
+pub struct FaCfsPolicy {
+    cfs: Cfs,
+    pub fa: FaCfs,
+}
+
+impl SchedPolicy for FaCfsPolicy {
+    fn placement(&self) -> &'static str {
+        self.cfs.placement()
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        self.cfs.select_task_rq(v, p, prev_cpu, kind)
+    }
+
+    /// Eq. 10's frequencies are the two CPUs' at the moment of the migration.
+    fn migrate_task_rq(&mut self, v: &SchedView, p: TaskId, src: usize, dst: usize) {
+        if src == dst || src >= v.nr_cpus() {
+            return;
+        }
+        self.fa.on_migrate(p as usize, v.cpu_freq_khz(src), v.cpu_freq_khz(dst));
+    }
+
+    fn set_next_task(&mut self, p: TaskId) {
+        self.fa.on_run(p as usize);
+    }
+
+    fn put_prev_task(&mut self, p: TaskId) {
+        self.fa.on_slice_end(p as usize);
+    }
+
+    #[inline]
+    fn calc_delta_fair(&self, p: TaskId, vdelta: u64) -> u64 {
+        self.fa.vdelta(p as usize, vdelta)
+    }
+
+    #[inline]
+    fn sched_slice(&self, p: TaskId, slice: u64) -> u64 {
+        self.fa.slice(p as usize, slice)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
+        vec![("facfs_rescales", self.fa.rescales.into())]
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct FaCfs {
     /// (f_src, f_dst) in kHz of the pending or running rescaled slice, per task

@@ -4,7 +4,7 @@
 //! * **Tracked load.** Every task carries a load-tracked average of the time it is
 //!   *runnable* (running or waiting), in wall-clock time, not scaled by capacity or
 //!   frequency: 1024 = runnable all the time (the patches' `se->avg.load_avg_ratio`). The
-//!   engine keeps it beside PELT (`Sim::hmp_load`, the same geometric series, y^32 = 1/2,
+//!   engine keeps it beside PELT (`Sim::hmp_load`, kept when a policy asks for it, the same geometric series, y^32 = 1/2,
 //!   1024 µs periods) and hands it to this module through `SchedView::hmp_load`. A new task
 //!   starts at 1024 (the patches' "initialise new task load to maximum").
 //! * **HMP domains.** The clusters, slowest first (clusters of equal capacity form one
@@ -33,11 +33,22 @@
 //! Not modelled: the priority filter (`hmp_up_prio`, off by default), small-task packing,
 //! frequency-invariant load scaling (CONFIG_HMP_FREQUENCY_INVARIANT_SCALE, off by default).
 
-use crate::balance::Migration;
+use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
+use crate::balance::{LoadBalancer, Migration};
+use crate::balance_fair::KernelLb;
 use crate::features::Knob;
-use crate::placement::{Placement, WakeKind};
 use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
+
+pub static INFO: PolicyInfo = PolicyInfo {
+    name: "gts",
+    summary: "Global Task Scheduling (ARM/Linaro big.LITTLE MP, HMP): tracked-load up/down migration between clusters at 700/256 of 1024 at wakeup, fork and tick; sched_balance_rq inside each cluster",
+    source: "ARM/Linaro big.LITTLE MP patch set (Linux 3.x): hmp_up_migration, hmp_down_migration, hmp_force_up_migration, hmp_offload_down",
+    knobs: &["gts."],
+    requires: Requires::NONE,
+    controller: None,
+    build: |ctx| Box::new(Gts::new(ctx.platform)),
+};
 
 pub struct Gts {
     /// HMP domains, slowest first: the CPUs of each
@@ -208,9 +219,25 @@ impl Gts {
     }
 }
 
-impl Placement for Gts {
-    fn name(&self) -> &'static str {
+impl SchedPolicy for Gts {
+    fn placement(&self) -> &'static str {
         "gts"
+    }
+
+    /// The kernel's balancer inside each cluster: the HMP patches clear SD_LOAD_BALANCE at
+    /// the CPU (cluster-spanning) level.
+    fn load_balancer(&self, v: &SchedView) -> Option<Box<dyn LoadBalancer>> {
+        let mut lb = KernelLb::new(v, v.knobs.derived.migration_cost_ns, v.knobs.derived.busy_factor);
+        lb.drop_level("PKG");
+        Some(Box::new(lb))
+    }
+
+    fn needs_hmp_load(&self) -> bool {
+        true
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
@@ -247,7 +274,7 @@ impl Placement for Gts {
     }
 
     /// hmp_force_up_migration() / hmp_idle_pull() / hmp_offload_down() at the tick.
-    fn tick(&mut self, v: &SchedView) -> Vec<Migration> {
+    fn balance(&mut self, v: &SchedView) -> Vec<Migration> {
         self.grow(v.tasks.len());
         let mut out = Vec::new();
         let mut taken = 0u64; // destination CPUs already used in this pass
@@ -290,11 +317,11 @@ impl Placement for Gts {
         out
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
         vec![
-            ("hmp_up_migrations", self.up_migrations),
-            ("hmp_down_migrations", self.down_migrations),
-            ("hmp_fork_boosts", self.fork_boosts),
+            ("hmp_up_migrations", self.up_migrations.into()),
+            ("hmp_down_migrations", self.down_migrations.into()),
+            ("hmp_fork_boosts", self.fork_boosts.into()),
         ]
     }
 }

@@ -65,7 +65,7 @@ pub struct HcsTd {
     pub p: Vec<[f64; NB]>,
     /// TD(0) updates done per core (t of alpha_t = alpha0 / t)
     pub updates: Vec<u64>,
-    /// invariant work executed on each core (fed by update_curr)
+    /// invariant work executed on each core (`Rq::work_done`), read at each decision
     pub work: Vec<u64>,
     /// at the last decision: time, each core's work, each core's post-decision phi
     pub last_t: Option<u64>,
@@ -324,5 +324,212 @@ mod tests {
         for n in 0..NB {
             assert!((p[n] - want[n]).abs() < 1e-12, "{p:?}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The `hcs-td` policy: the learner on the engine.
+//
+// migrations eq. 4 takes. A child module of `sim`, as `sim_issue5.rs`.
+//
+// State variables (what the engine knows in place of the hardware counters):
+// * NCP_{k,c} (eq. 2) = IPC_{k,c} / max_m IPC_{k,m}, IPC in reference cycles: the task's
+//   invariant work rate on core c at the current OPP of c's cluster (its perf model:
+//   (1 - mem_frac) F / (u f) + mem_frac ns per unit of work; without a perf model,
+//   capacity x f / f_max), over its best core's;
+// * cache affinity with core c: 1 if the task executed on c within rechoose_interval
+//   (running there now, or its last execution there ended that recently; sampled at the
+//   ticks and exact for the CPU it last ran on);
+// * cache miss rate: the perf model's mem_frac (the share of its time stalled on DRAM; 0
+//   without a perf model).
+
+use super::cfs::Cfs;
+use super::{PolicyCtx, PolicyInfo, Requires, SchedPolicy, WakeKind};
+use crate::balance::Migration;
+use crate::fair::CfsTunables;
+use crate::features::{Knob, Knobs};
+use crate::sim::{SchedView, Sim, TaskId};
+use crate::workload::Policy;
+
+pub static INFO: PolicyInfo = PolicyInfo {
+    name: "hcs-td",
+    summary: "cfs plus paper 004 §5's self-tuning scheduler: per CPU a benefit function of (NCP, cache affinity, miss rate) learned by TD(0); every hcs_td.interval_ms the queued task migration with the largest margin in eq. 4 is taken",
+    source: "paper 004 (Fedorova et al.) §5, eqs. 2-5",
+    knobs: &["hcs_td."],
+    requires: Requires::NONE,
+    controller: None,
+    build: |ctx: &PolicyCtx| {
+        let n = ctx.platform.nr_cpus();
+        let params = params(ctx.knobs, &CfsTunables::from_knobs(n, ctx.knobs));
+        Box::new(HcsTdPolicy {
+            cfs: Cfs::default(),
+            td: HcsTd::new(n, ctx.nr_tasks, params),
+        })
+    },
+};
+
+pub struct HcsTdPolicy {
+    cfs: Cfs,
+    pub td: HcsTd,
+}
+
+fn params(knobs: &Knobs, tunables: &CfsTunables) -> Params {
+    let k = |x| knobs.get(x);
+    Params {
+        gamma: k(Knob::HcsTdGamma),
+        alpha0: k(Knob::HcsTdAlpha0),
+        a: k(Knob::HcsTdA),
+        b: k(Knob::HcsTdB),
+        eps: k(Knob::HcsTdCabEps),
+        f: k(Knob::HcsTdRtfF),
+        latency_ns: tunables.latency,
+        min_gran_ns: tunables.min_granularity,
+        nr_latency: tunables.nr_latency,
+    }
+}
+
+/// Work rate of task `t` on `cpu` at its cluster's current OPP (relative units).
+fn rate(s: &Sim, t: TaskId, cpu: usize) -> f64 {
+    let ci = s.platform.cpu_cluster[cpu];
+    let opp = s.clusters[ci].opp;
+    match &s.tasks[t as usize].perf {
+        Some(pf) => pf.rate_q32[ci][opp] as f64,
+        None => {
+            let c = &s.platform.clusters[ci];
+            c.capacity_orig as f64 * c.opps[opp].khz as f64 / c.fmax_khz as f64
+        }
+    }
+}
+
+/// The fair tasks on the runqueues as hcs-td sees them now (a run with `hcs-td` only;
+/// for tests and inspection).
+pub fn threads(s: &Sim) -> Vec<Thread> {
+    let p = s.policy.as_any().downcast_ref::<HcsTdPolicy>().expect("hcs-td");
+    threads_of(s, &p.td)
+}
+
+/// The fair tasks on the runqueues, as hcs-td sees them.
+fn threads_of(s: &Sim, td: &HcsTd) -> Vec<Thread> {
+    let n = s.rqs.len();
+    let now = s.now;
+    let rechoose = (s.knobs.get(Knob::HcsTdRechooseMs) * 1e6) as u64;
+    let mut out = Vec::new();
+    for cpu in 0..n {
+        let rq = &s.rqs[cpu];
+        let queued = rq.cfs.timeline.iter().map(|&(_, t)| (t, true));
+        for (t, movable) in rq.curr.map(|t| (t, false)).into_iter().chain(queued) {
+            let task = &s.tasks[t as usize];
+            if task.policy != Policy::Other {
+                continue;
+            }
+            let rates: Vec<f64> = (0..n).map(|c| rate(s, t, c)).collect();
+            let best = rates.iter().cloned().fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+            let aff = (0..n)
+                .map(|c| {
+                    if rq.curr == Some(t) && c == cpu {
+                        return true;
+                    }
+                    let mut last = td.last_exec.get(t as usize).map_or(0, |v| v[c]);
+                    if task.last_ran == c {
+                        last = last.max(task.se.exec_start + 1);
+                    }
+                    last > 0 && now + 1 - last <= rechoose
+                })
+                .collect();
+            out.push(Thread {
+                task: t,
+                cpu,
+                weight: task.se.weight,
+                movable,
+                allowed: task.allowed,
+                ncp: rates.iter().map(|r| r / best).collect(),
+                aff,
+                miss: task.spec.perf.as_ref().map_or(0.0, |p| p.mem_frac),
+                ran_ns: task.stats.cpu_time_ns.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn phis(ncores: usize, threads: &[Thread]) -> Vec<[f64; NB]> {
+    let assign: Vec<usize> = threads.iter().map(|x| x.cpu).collect();
+    (0..ncores).map(|c| phi(state(threads, &assign, c))).collect()
+}
+
+impl SchedPolicy for HcsTdPolicy {
+    fn placement(&self) -> &'static str {
+        self.cfs.placement()
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        self.cfs.select_task_rq(v, p, prev_cpu, kind)
+    }
+
+    /// At the tick of a busy CPU: note that its task executes there; at the first tick at
+    /// or after the next decision time, the TD(0) step and the migration decision.
+    fn task_tick(&mut self, s: &mut Sim, cpu: usize, _curr: TaskId) {
+        let now = s.now;
+        let td = &mut self.td;
+        if let Some(t) = s.rqs[cpu].curr {
+            td.ran(t as usize, cpu, now);
+        }
+        if now < td.next_ns {
+            return;
+        }
+        let interval = (s.knobs.get(Knob::HcsTdIntervalMs) * 1e6) as u64;
+        let max_mig = s.knobs.get(Knob::HcsTdMaxMigrations) as u64;
+        let n = s.rqs.len();
+        for c in 0..n {
+            s.update_curr(c); // the work counters up to now
+            if let Some(t) = s.rqs[c].curr {
+                td.ran(t as usize, c, now);
+            }
+        }
+        let threads = threads_of(s, td);
+        let phi_now = phis(n, &threads);
+        td.params = params(&s.knobs, &s.tunables);
+        td.next_ns = now + interval.max(1);
+        td.decisions += 1;
+        td.work = s.rqs.iter().map(|rq| rq.work_done).collect();
+        td.learn(now, &phi_now);
+        let mut threads = threads;
+        for _ in 0..max_mig {
+            let Some(ch) = self.td.choose(&threads, n) else { break };
+            let t = threads[ch.k].task;
+            s.migrate_queued(
+                Migration {
+                    task: t,
+                    src: ch.src,
+                    dst: ch.dst,
+                },
+                true,
+            );
+            self.td.migrations += 1;
+            threads = threads_of(s, &self.td);
+        }
+        let after = phis(n, &threads);
+        // the migrations accounted the destinations' running tasks up to now
+        self.td.work = s.rqs.iter().map(|rq| rq.work_done).collect();
+        self.td.mark(now, after);
+    }
+
+    fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
+        let td = &self.td;
+        vec![(
+            "hcs_td",
+            serde_json::json!({
+                "decisions": td.decisions,
+                "migrations": td.migrations,
+                "evaluations": td.evaluations,
+                "td_updates": td.updates,
+                "basis": BASIS,
+                "p": td.p,
+            }),
+        )]
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

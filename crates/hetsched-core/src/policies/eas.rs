@@ -1,0 +1,244 @@
+//! The `eas` policy: cfs plus Energy Aware Scheduling on the wakeup path,
+//! `find_energy_efficient_cpu()` (v6.12, kernel/sched/fair.c) on the Energy Model built
+//! from the platform (energy_model.rs), while the root domain is not overutilized. Arm's
+//! vendor changes (paper 003, vendor.rs) are knobs of this policy.
+//!
+//! EAS runs only where the kernel would (`sched_is_eas_possible()`, topology.c):
+//! asymmetric CPU capacities and schedutil on every policy; elsewhere the policy is cfs,
+//! and `result.json`'s `eas` says why.
+
+use super::cfs::{Cfs, SelectIdleSibling};
+use super::{PolicyCtx, PolicyInfo, Requires, SchedPolicy, WakeKind};
+use crate::energy_model::{EnergyModel, FeecInput};
+use crate::sim::{SchedView, TaskId};
+use crate::workload::Policy;
+
+pub static INFO: PolicyInfo = PolicyInfo {
+    name: "eas",
+    summary: "cfs plus Energy Aware Scheduling on wakeup: find_energy_efficient_cpu (v6.12) while the root domain is not overutilized",
+    source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; paper 003 (Arm, OSPM 2020) for the vendor.* knobs",
+    knobs: &["vendor.", "schedutil."],
+    requires: Requires::NONE,
+    controller: None,
+    build,
+};
+
+/// Learning EAS (paper 000): the engine runs `eas`; the Python controller sets its
+/// per-cluster TARGET_LOAD (Algorithm 1) and sched_migration_cost (Algorithm 2).
+pub static LEARNING_INFO: PolicyInfo = PolicyInfo {
+    name: "learning-eas",
+    summary: "EAS + Learning EAS (paper 000): per-cluster TARGET_LOAD (Alg. 1) and sched_migration_cost (Alg. 2) set by policy networks; --set learning.*",
+    source: "paper 000 (Learning EAS), Algorithms 1 and 2, on eas",
+    knobs: &["schedutil.target_load.cluster", "sched_migration_cost_ns", "learning."],
+    requires: Requires::NONE,
+    controller: Some("hetsched.learning:LearningEAS"),
+    build,
+};
+
+/// EAS where the kernel would run it, else cfs saying why.
+fn build(ctx: &PolicyCtx) -> Box<dyn SchedPolicy> {
+    let mut em = EnergyModel::from_platform(ctx.platform);
+    if ctx.legacy {
+        em.set_legacy();
+    }
+    let why = if !em.asymmetric() {
+        "no asymmetric CPU capacities (no SD_ASYM_CPUCAPACITY domain)".to_string()
+    } else if ctx.governor != "schedutil" {
+        format!("the governor is {}, EAS needs schedutil", ctx.governor)
+    } else {
+        return Box::new(Eas::new(em));
+    };
+    Box::new(EasImpossible {
+        cfs: Cfs::default(),
+        why,
+    })
+}
+
+/// `eas` where EAS cannot run: cfs, reporting why.
+struct EasImpossible {
+    cfs: Cfs,
+    why: String,
+}
+
+impl SchedPolicy for EasImpossible {
+    fn placement(&self) -> &'static str {
+        self.cfs.placement()
+    }
+
+    fn energy_aware(&self) -> Option<std::result::Result<(), String>> {
+        Some(Err(self.why.clone()))
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        self.cfs.select_task_rq(v, p, prev_cpu, kind)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// EAS on the wakeup path (select_task_rq_fair, v6.12): while the root domain is not
+/// overutilized, a waking fair task goes where find_energy_efficient_cpu() says; otherwise,
+/// and for new tasks and RT tasks, cfs's placement decides.
+pub struct Eas {
+    em: EnergyModel,
+    inp: FeecInput,
+    fallback: SelectIdleSibling,
+    pub feec_calls: u64,
+    pub feec_moves: u64,
+    /// vendor knobs (paper 003, vendor.rs): how often each fired
+    pub vendor: crate::vendor::VendorCounters,
+}
+
+impl Eas {
+    pub fn new(em: EnergyModel) -> Self {
+        Eas {
+            em,
+            inp: FeecInput::default(),
+            fallback: SelectIdleSibling::default(),
+            feec_calls: 0,
+            feec_moves: 0,
+            vendor: Default::default(),
+        }
+    }
+
+    // --- vendor (paper 003) hook: the eas wakeup path with the vendor knobs (vendor.rs) ---
+    fn select_vendor(
+        &mut self,
+        v: &SchedView,
+        p: TaskId,
+        prev_cpu: usize,
+        kind: WakeKind,
+        vk: &crate::vendor::VendorKnobs,
+    ) -> usize {
+        use crate::vendor;
+        let iso = if vk.isolation { v.isolated } else { 0 };
+        if vk.rt && vendor::is_rt(v, p) {
+            self.vendor.rt_placement += 1;
+            return vendor::select_task_rq_rt(v, p, prev_cpu, iso);
+        }
+        let cpu = if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
+            self.fill(v, p, prev_cpu);
+            if iso != 0 && self.inp.allowed & !iso != 0 {
+                self.inp.allowed &= !iso;
+            }
+            if vk.fastpath && vendor::prev_cpu_fastpath(v, &self.inp, vk, p) {
+                self.vendor.prev_cpu_fastpath += 1;
+                return prev_cpu;
+            }
+            let mut r = self.em.find_energy_efficient_cpu(&self.inp);
+            if vk.margins {
+                let mut pct = std::mem::take(&mut self.em.fit_pct);
+                vendor::fit_pct(v, prev_cpu, vk, &mut pct);
+                self.em.fit_pct = pct;
+                let with_margins = self.em.find_energy_efficient_cpu(&self.inp);
+                self.em.fit_pct.clear();
+                if with_margins.cpu != r.cpu {
+                    self.vendor.migration_margins += 1;
+                }
+                r = with_margins;
+            }
+            self.feec_calls += 1;
+            if r.cpu != prev_cpu {
+                self.feec_moves += 1;
+            }
+            let mut cpu = r.cpu;
+            if vk.packing && v.idle_cpu(cpu) {
+                if let Some(c) = vendor::task_packing(&self.em, v, &self.inp, vk, p, cpu) {
+                    self.vendor.task_packing += 1;
+                    cpu = c;
+                }
+            }
+            cpu
+        } else {
+            self.fallback.select_task_rq(v, p, prev_cpu, kind)
+        };
+        let out = vendor::avoid_isolated(v, p, cpu, iso);
+        if out != cpu {
+            self.vendor.isolation_redirects += 1;
+        }
+        out
+    }
+    // --- end vendor hook ---
+
+    fn fill(&mut self, v: &SchedView, p: TaskId, prev: usize) {
+        let n = v.nr_cpus();
+        let inp = &mut self.inp;
+        inp.util_avg.clear();
+        inp.runnable_avg.clear();
+        inp.util_est.clear();
+        inp.util_rt.clear();
+        inp.rt_runnable.clear();
+        inp.capacity_orig.clear();
+        inp.capacity.clear();
+        for c in 0..n {
+            let rq = &v.rqs[c];
+            inp.util_avg.push(rq.cfs.avg.util_avg);
+            inp.runnable_avg.push(rq.cfs.avg.runnable_avg);
+            inp.util_est.push(rq.cfs.util_est);
+            inp.util_rt.push(rq.avg_rt.util_avg);
+            inp.rt_runnable.push(!rq.rt_queue.is_empty());
+            inp.capacity_orig.push(v.capacity_orig(c));
+            inp.capacity.push(v.capacity_of(c));
+        }
+        inp.rq_uclamp.clear();
+        inp.rq_uclamp_idle.clear();
+        for c in 0..n {
+            inp.rq_uclamp.push(v.rqs[c].uclamp.value);
+            inp.rq_uclamp_idle.push(v.rqs[c].uclamp.idle);
+        }
+        let t = &v.tasks[p as usize];
+        inp.uclamp_used = v.uclamp_used;
+        inp.p_uclamp = if v.uclamp_used { t.uclamp } else { [0, 1024] };
+        inp.task_util = t.se.avg.util_avg;
+        inp.task_ewma = t.se.avg.ewma();
+        inp.task_queued = false;
+        inp.prev_cpu = prev;
+        inp.allowed = t.allowed;
+    }
+}
+
+impl SchedPolicy for Eas {
+    fn placement(&self) -> &'static str {
+        "eas"
+    }
+
+    fn energy_aware(&self) -> Option<std::result::Result<(), String>> {
+        Some(Ok(()))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        let vk = crate::vendor::VendorKnobs::read(v);
+        if vk.any() {
+            return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (paper 003)
+        }
+        if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
+            self.fill(v, p, prev_cpu);
+            let r = self.em.find_energy_efficient_cpu(&self.inp);
+            self.feec_calls += 1;
+            if r.cpu != prev_cpu {
+                self.feec_moves += 1;
+            }
+            return r.cpu;
+        }
+        self.fallback.select_task_rq(v, p, prev_cpu, kind)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
+        let vc = &self.vendor;
+        vec![
+            ("feec_calls", self.feec_calls.into()),
+            ("feec_moves", self.feec_moves.into()),
+            ("vendor.migration_margins", vc.migration_margins.into()),
+            ("vendor.task_packing", vc.task_packing.into()),
+            ("vendor.prev_cpu_fastpath", vc.prev_cpu_fastpath.into()),
+            ("vendor.rt_placement", vc.rt_placement.into()),
+            ("vendor.isolation_redirects", vc.isolation_redirects.into()),
+        ]
+    }
+}
