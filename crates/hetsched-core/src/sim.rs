@@ -684,6 +684,18 @@ const NOHZ_BLOCKED_PERIOD_NS: u64 = 32_000_000; // nohz.next_blocked = now + 32 
 
 impl Sim {
     pub fn new(platform: Platform, workload: WorkloadSpec, policy: PolicyConfig) -> Result<Sim> {
+        Sim::with_policy(platform, workload, policy, |base| base)
+    }
+
+    /// As `new`, with the registry's policy for `policy.scheduler` handed to `wrap`, whose
+    /// result runs instead: a policy defined outside the registry (a Python class) that
+    /// keeps the base policy's behaviour for the hooks it does not define.
+    pub fn with_policy(
+        platform: Platform,
+        workload: WorkloadSpec,
+        policy: PolicyConfig,
+        wrap: impl FnOnce(Box<dyn SchedPolicy>) -> Box<dyn SchedPolicy>,
+    ) -> Result<Sim> {
         if !KERNEL_PROFILES.iter().any(|k| k.0 == policy.kernel) {
             return Err(Error::Unknown {
                 field: "kernel".into(),
@@ -717,6 +729,7 @@ impl Sim {
             legacy,
             nr_tasks: workload.tasks.len(),
         });
+        let sched_policy = wrap(sched_policy);
         let eas_status = sched_policy.energy_aware();
         let governor = make_governor(&policy.governor, nclusters)?;
         let n = platform.nr_cpus();
