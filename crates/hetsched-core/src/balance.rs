@@ -5,8 +5,9 @@
 //! baseline's pull balancer; the kernel's `sched_balance_rq`, which `cfs`, `eas` and the
 //! policies built on them use, is balance_fair.rs.
 
+use crate::core::*;
+use crate::core::{SchedView, TaskId};
 use crate::features::{Knob, Knobs};
-use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,4 +207,107 @@ impl LoadBalancer for SimplePull {
 #[inline]
 pub fn capacity_greater(a: u64, b: u64) -> bool {
     a * 1024 > b * 1078
+}
+
+// ---------------------------------------------------------------------------------------
+// carrying out a balancer's and a policy's migrations (detach_task/attach_task, the stopper's active migration)
+
+impl Sim {
+    /// Carry out the kernel load balancer's actions: queued tasks move, a running one is
+    /// pushed by the stopper (active balance) if it still runs where it was seen.
+    pub(crate) fn apply_lb(&mut self, acts: Vec<LbAction>, preempt: bool) {
+        for a in acts {
+            match a {
+                LbAction::Move(m) => {
+                    let t = &self.tasks[m.task as usize];
+                    if t.cpu == m.src && t.state == TaskState::Runnable {
+                        self.migrate_queued(m, preempt);
+                    }
+                }
+                LbAction::Active(m) => {
+                    if self.rqs[m.src].curr == Some(m.task) {
+                        self.migrate_running(m);
+                    }
+                }
+            }
+        }
+    }
+
+    /// sched_balance_newidle(): a CPU about to go idle pulls from a busier one.
+    pub(crate) fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
+        if self.core_ctl.isolated & (1u64 << cpu) != 0 {
+            return None; // vendor.cpu_isolation: an isolated CPU pulls nothing
+        }
+        if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+            return None;
+        }
+        let lb = self.balancer.as_mut()?;
+        self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
+        let acts = lb.newidle(&view!(self), cpu);
+        if acts.is_empty() {
+            return None;
+        }
+        self.rqs[cpu].idle_stamp = None; // pulled a task: not idle after all
+        self.apply_lb(acts, false);
+        self.pick_next(cpu)
+    }
+
+    /// Move a queued (not running) task: detach from src, attach on dst.
+    pub(crate) fn migrate_queued(&mut self, m: Migration, preempt: bool) {
+        let Migration { task: t, src, dst } = m;
+        debug_assert_ne!(self.rqs[src].curr, Some(t));
+        self.policy.migrate_task_rq(&view!(self), t, src, dst);
+        self.dequeue_task(src, t, false);
+        self.detach_pelt_for_migration(src, t);
+        let task = &mut self.tasks[t as usize];
+        task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
+        task.stats.migrations += 1;
+        self.counters.migrations += 1;
+        // it was waiting already: keep the start of the wait (the kernel's sched_info
+        // carries run_delay across a migration)
+        let since = task.queued_since;
+        self.enqueue_task(dst, t, false, false);
+        self.tasks[t as usize].queued_since = since;
+        if preempt {
+            self.check_preempt(dst, t);
+        }
+    }
+
+    /// Active migration of the task running on `src` (the stopper's work in
+    /// active_load_balance_cpu_stop): take it off the CPU, move it, reschedule both.
+    pub(crate) fn migrate_running(&mut self, m: Migration) {
+        let Migration { task: t, src, dst } = m;
+        debug_assert_eq!(self.rqs[src].curr, Some(t));
+        self.update_rq_clock(src);
+        self.update_curr(src);
+        self.policy.migrate_task_rq(&view!(self), t, src, dst);
+        self.trace_slice_end(src, t);
+        self.dequeue_task(src, t, false);
+        self.rqs[src].curr = None;
+        self.detach_pelt_for_migration(src, t);
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Runnable;
+        task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
+        task.stats.migrations += 1;
+        self.counters.migrations += 1;
+        self.enqueue_task(dst, t, false, false);
+        self.check_preempt(dst, t);
+        self.resched_cpu(src);
+    }
+
+    /// Carry out a policy's migrations (Placement::tick): a running task is pushed (the
+    /// stopper), a queued one moved; stale ones (the task moved meanwhile) are dropped.
+    pub(crate) fn apply_policy_migrations(&mut self, migs: Vec<Migration>) {
+        for m in migs {
+            let t = &self.tasks[m.task as usize];
+            if t.allowed & (1u64 << m.dst) == 0 {
+                continue;
+            }
+            if self.rqs[m.src].curr == Some(m.task) {
+                self.migrate_running(m);
+            } else if t.cpu == m.src && t.state == TaskState::Runnable {
+                self.migrate_queued(m, true);
+            }
+        }
+    }
 }

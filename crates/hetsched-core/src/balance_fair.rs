@@ -16,8 +16,8 @@
 
 pub use crate::balance::LbAction;
 use crate::balance::{BalanceStats, LbStats, LoadBalancer, Migration};
+use crate::core::{SchedView, TaskId};
 use crate::features::Knobs;
-use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
 #[derive(Debug, Clone)]

@@ -5,8 +5,13 @@
 //!
 //! Not modelled: task groups (one flat cfs_rq per CPU), next/last/skip buddies.
 
+use crate::core::*;
+use crate::features::Knob;
 use crate::pelt::SchedAvg;
+use crate::pelt::{self, UTIL_AVG_UNCHANGED};
 use crate::sorted_vec::SortedVec;
+use crate::workload::rtapp::work_in;
+use crate::workload::Policy;
 
 /// sched_prio_to_weight[], nice -20..19 (kernel/sched/core.c)
 pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
@@ -41,6 +46,16 @@ pub fn calc_delta_fair(delta: u64, weight: u64, wmult: u64) -> u64 {
 #[inline]
 pub fn fits_capacity(util: u64, capacity: u64) -> bool {
     util * 1280 < capacity * 1024
+}
+
+/// se->slice: the custom slice, clamped as sched_attr's (0.1 ms .. 100 ms), else the base slice.
+#[inline]
+pub(crate) fn base_slice(se: &SchedEntity, base: u64) -> u64 {
+    if se.slice > 0 {
+        se.slice.clamp(100_000, 100_000_000)
+    } else {
+        base
+    }
 }
 
 /// The scheduling entity of a task.
@@ -246,5 +261,310 @@ mod tests {
         assert_eq!(t.period(10), 30_000_000);
         let t2 = CfsTunables::new(2, 6_000_000, 750_000, 1_000_000);
         assert_eq!(t2.latency, 12_000_000);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the fair class on the runqueues: PELT updates, update_curr, EEVDF, check_preempt_tick (fair.c)
+
+impl Sim {
+    /// __update_load_avg_se(): with UTIL_EST, a recomputed util_avg clears UNCHANGED.
+    pub(crate) fn update_se_avg(&mut self, cpu: usize, t: TaskId) {
+        let rq = &self.rqs[cpu];
+        let now = rq.pelt_now();
+        let running = rq.cfs.curr == Some(t);
+        let task = &mut self.tasks[t as usize];
+        let on_rq = task.se.on_rq as u64;
+        if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
+            task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
+            task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED;
+        }
+    }
+
+    /// update_load_avg(cfs_rq, se, flags): the entity (if any, and if attached), then the
+    /// cfs_rq; attach a migrated/new entity. Marks the cluster for cpufreq when the root
+    /// cfs_rq signal changed.
+    pub(crate) fn update_load_avg(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) {
+        if let Some(t) = se {
+            if self.tasks[t as usize].se.attached {
+                self.update_se_avg(cpu, t);
+            }
+        }
+        let rq = &mut self.rqs[cpu];
+        let now = rq.pelt_now();
+        let decayed = rq.cfs.avg.update(
+            now,
+            rq.cfs.load_weight,
+            rq.cfs.nr_running as u64,
+            rq.cfs.curr.is_some(),
+            1,
+        );
+        if let Some(t) = se {
+            let task = &mut self.tasks[t as usize];
+            if attach && !task.se.attached {
+                pelt::attach_entity_load_avg(&mut self.rqs[cpu].cfs.avg, &mut task.se.avg, task.se.weight);
+                task.se.attached = true;
+                self.mark_cpufreq(cpu);
+                return;
+            }
+        }
+        if decayed {
+            self.mark_cpufreq(cpu);
+        }
+    }
+
+    /// update_curr(): account the time since exec_start to the running task: its invariant
+    /// work, its vruntime, its statistics.
+    pub(crate) fn update_curr(&mut self, cpu: usize) {
+        let Some(t) = self.rqs[cpu].curr else { return };
+        let now = self.now;
+        let cap = self.platform.capacity_orig(cpu);
+        let khz = self.khz(cpu);
+        let fmax = self.platform.cluster_of(cpu).fmax_khz;
+        let ci = self.platform.cpu_cluster[cpu];
+        let opp = self.clusters[ci].opp;
+        let task = &mut self.tasks[t as usize];
+        let delta = now.saturating_sub(task.se.exec_start);
+        if delta == 0 {
+            return;
+        }
+        task.se.exec_start = now;
+        task.se.sum_exec_runtime += delta;
+        task.stats.cpu_time_ns[cpu] += delta;
+        task.stats.phases[task.phase].run_ns += delta;
+        let done = match (task.cur, &task.perf) {
+            (Cur::Run, None) => mul_div(delta, cap * khz, 1024 * fmax),
+            (Cur::Run, Some(pf)) => work_in(delta, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
+            (Cur::Memrun, _) => {
+                let d = delta.min(task.work_left);
+                task.stats.memrun_done += d;
+                delta
+            }
+            (Cur::Runtime, _) => {
+                task.stats.runtime_busy_ns += delta;
+                0
+            }
+            _ => 0,
+        };
+        if done > 0 {
+            let done = done.min(task.work_left);
+            task.work_left -= done;
+            task.stats.work_done += done;
+            self.rqs[cpu].work_done += done;
+        }
+        if task.policy == Policy::Deadline {
+            // update_curr_dl(): runtime is consumed scaled by frequency and capacity
+            let scaled = mul_div(mul_div(delta, khz << 10, fmax), cap, 1 << 20);
+            task.dl.runtime -= scaled as i64;
+            if task.dl.runtime <= 0 {
+                self.resched_cpu(cpu);
+            }
+            return;
+        }
+        if task.policy == Policy::Other {
+            let vd = calc_delta_fair(delta, task.se.weight, task.se.wmult);
+            task.se.vruntime += self.policy.calc_delta_fair(t, vd);
+            let v = task.se.vruntime;
+            if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
+                // update_deadline(): a new slice; reschedule if anyone else is queued
+                let slice = base_slice(&task.se, self.tunables.min_granularity);
+                task.se.deadline = v + calc_delta_fair(slice, task.se.weight, task.se.wmult);
+                task.se.protect = false;
+                if self.rqs[cpu].cfs.nr_running > 1 {
+                    self.resched_cpu(cpu);
+                }
+            }
+            self.rqs[cpu].cfs.update_min_vruntime(Some(v));
+        } else if task.policy == Policy::Rr {
+            task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
+        }
+    }
+
+    /// check_update_overutilized_status(): set rd->overutilized if this CPU is; it is
+    /// cleared only by the load balancer's statistics pass.
+    pub(crate) fn check_overutilized(&mut self, cpu: usize) {
+        if self.eas_status == Some(Ok(())) && !self.overutilized && self.view().cpu_overutilized(cpu) {
+            self.overutilized = true;
+            self.counters.overutilized_set += 1;
+        }
+    }
+
+    /// Move a sleeping or queued fair task's PELT and vruntime from `src` to `dst`'s frame
+    /// (migrate_task_rq_fair / remove_entity_load_avg: sync to the source cfs_rq, subtract,
+    /// attach on the next enqueue).
+    pub(crate) fn detach_pelt_for_migration(&mut self, src: usize, t: TaskId) {
+        let task = &mut self.tasks[t as usize];
+        if task.is_rt() {
+            return;
+        }
+        let src_idle = self.rqs[src].curr.is_none() && self.rqs[src].waking_until.is_none();
+        if src_idle {
+            self.update_rq_clock(src);
+        }
+        let task = &mut self.tasks[t as usize];
+        let rq = &mut self.rqs[src];
+        // sync_entity_load_avg(): decay the blocked task to the cfs_rq's last update. If the
+        // source CPU is idle its signals are not being updated, so migrate_se_pelt_lag()
+        // decays the task further, to the PELT time the CPU would have now (its clock_pelt
+        // at idle entry plus the time idle since: here the clock less lost_idle_time). The
+        // engine decays the idle cfs_rq's blocked load to that time too before subtracting,
+        // so the task's share leaves no residue (the kernel subtracts the removed load at
+        // the cfs_rq's next update, before decaying it, and the residue decays away).
+        let mut lut = rq.cfs.avg.last_update_time;
+        if src_idle {
+            lut = lut.max(rq.pelt_now());
+            let (w, nr) = (rq.cfs.load_weight, rq.cfs.nr_running as u64);
+            rq.cfs.avg.update(lut, w, nr, false, 1);
+        }
+        let cfs = &mut rq.cfs;
+        task.se.avg.update(lut, 0, 0, false, task.se.weight);
+        pelt::detach_entity_load_avg(&mut cfs.avg, &task.se.avg, task.se.weight);
+        task.se.avg.last_update_time = 0;
+        task.se.attached = false;
+    }
+
+    /// post_init_entity_util_avg(): a new task starts with half the spare capacity of its
+    /// CPU, in proportion to its weight; its load starts at its weight.
+    pub(crate) fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
+        let cap_orig = self.platform.capacity_orig(cpu) as i64;
+        let cfs = &self.rqs[cpu].cfs.avg;
+        let task = &mut self.tasks[t as usize];
+        let w = task.se.weight;
+        let sa = &mut task.se.avg;
+        *sa = SchedAvg::default();
+        sa.load_avg = w;
+        let cap = (cap_orig - cfs.util_avg as i64) / 2;
+        if task.policy == Policy::Other && cap > 0 {
+            sa.util_avg = if cfs.util_avg != 0 {
+                (cfs.util_avg * w / (cfs.load_avg + 1)).min(cap as u64)
+            } else {
+                cap as u64
+            };
+        }
+        sa.runnable_avg = sa.util_avg;
+    }
+
+    #[inline]
+    pub(crate) fn eevdf(&self) -> bool {
+        self.knobs.get(Knob::FairEevdf) > 0.0
+    }
+
+    /// The fair entities EEVDF weighs on `cpu`: the queued ones and, if it runs, curr:
+    /// (task, vruntime − min_vruntime, weight).
+    pub(crate) fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> (Vec<(TaskId, i128, i128)>, i128, i128) {
+        let cfs = &self.rqs[cpu].cfs;
+        let base = cfs.min_vruntime as i128;
+        let mut ents: Vec<(TaskId, i128, i128)> = cfs
+            .timeline
+            .iter()
+            .map(|&(v, t)| (t, v as i128 - base, self.tasks[t as usize].se.weight as i128))
+            .collect();
+        if let Some(c) = curr {
+            let se = &self.tasks[c as usize].se;
+            if se.on_rq && !self.tasks[c as usize].is_rt() && !ents.iter().any(|e| e.0 == c) {
+                ents.push((c, se.vruntime as i128 - base, se.weight as i128));
+            }
+        }
+        let load: i128 = ents.iter().map(|e| e.2).sum();
+        let sum: i128 = ents.iter().map(|e| e.1 * e.2).sum();
+        (ents, sum, load)
+    }
+
+    /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored; and Σ w.
+    pub(crate) fn avg_vruntime(&self, cpu: usize) -> (i128, i128) {
+        let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
+        let base = self.rqs[cpu].cfs.min_vruntime as i128;
+        if load == 0 {
+            return (base, 0);
+        }
+        (base + sum.div_euclid(load), load)
+    }
+
+    /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
+    /// earliest deadline; a protected curr (RUN_TO_PARITY) keeps the CPU while eligible.
+    pub(crate) fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
+        let (ents, sum, load) = self.eevdf_entities(cpu, curr);
+        if ents.len() <= 1 {
+            return ents.first().map(|e| e.0);
+        }
+        let eligible = |key: i128| key * load <= sum;
+        let prev = curr.or(self.rqs[cpu].curr);
+        if let Some(c) = prev {
+            if let Some(e) = ents.iter().find(|e| e.0 == c) {
+                if self.tasks[c as usize].se.protect && eligible(e.1) {
+                    return Some(c);
+                }
+            }
+        }
+        ents.iter()
+            .filter(|e| eligible(e.1))
+            .min_by_key(|e| (self.tasks[e.0 as usize].se.deadline, e.1, e.0))
+            .map(|e| e.0)
+            .or_else(|| ents.iter().min_by_key(|e| (e.1, e.0)).map(|e| e.0))
+    }
+
+    /// place_entity() (PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE):
+    /// v = V − vlag·(W + w)/W, and a deadline one slice (half for a new task, the rest of
+    /// its slice for a migrated one) ahead.
+    pub(crate) fn place_entity_eevdf(&mut self, cpu: usize, t: TaskId, initial: bool) {
+        let (v_avg, load) = self.avg_vruntime(cpu);
+        let se = &self.tasks[t as usize].se;
+        let w = se.weight as i128;
+        let lag = if load > 0 && se.vlag != 0 {
+            se.vlag as i128 * (load + w) / load
+        } else {
+            0
+        };
+        let v = (v_avg - lag).max(0) as u64;
+        let mut vslice = calc_delta_fair(base_slice(se, self.tunables.min_granularity), se.weight, se.wmult);
+        if initial {
+            vslice /= 2;
+        }
+        let se = &mut self.tasks[t as usize].se;
+        if se.rel_deadline {
+            vslice = se.deadline;
+            se.rel_deadline = false;
+        }
+        se.vruntime = v;
+        se.deadline = v + vslice;
+        se.protect = false;
+    }
+
+    /// update_entity_lag(): vlag = V − v, clamped to ±(max(2 slices, a tick) in virtual time).
+    pub(crate) fn update_entity_lag(&mut self, cpu: usize, t: TaskId) {
+        let (v_avg, _) = self.avg_vruntime(cpu);
+        let tick = self.knobs.derived.tick_ns;
+        let se = &self.tasks[t as usize].se;
+        let limit = calc_delta_fair(
+            (2 * base_slice(se, self.tunables.min_granularity)).max(tick),
+            se.weight,
+            se.wmult,
+        ) as i128;
+        let lag = (v_avg - se.vruntime as i128).clamp(-limit, limit);
+        self.tasks[t as usize].se.vlag = lag as i64;
+    }
+
+    /// check_preempt_tick(): the slice is used up, or curr is more than a slice ahead of
+    /// the leftmost task once it has run at least the minimum granularity.
+    pub(crate) fn check_preempt_tick(&self, cpu: usize, t: TaskId) -> bool {
+        let rq = &self.rqs[cpu];
+        let se = &self.tasks[t as usize].se;
+        let ideal = self
+            .policy
+            .sched_slice(t, rq.cfs.sched_slice(&self.tunables, se.weight, true));
+        let delta_exec = se.sum_exec_runtime - se.prev_sum_exec_runtime;
+        if delta_exec > ideal {
+            return true;
+        }
+        if delta_exec < self.tunables.min_granularity {
+            return false;
+        }
+        match rq.cfs.leftmost() {
+            Some((v, _)) => {
+                let d = se.vruntime as i64 - v as i64;
+                d > ideal as i64
+            }
+            None => false,
+        }
     }
 }

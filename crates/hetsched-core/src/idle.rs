@@ -13,6 +13,10 @@
 //! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout). A
 //! CPU with no timer armed predicts from the typical interval alone (next timer: infinite).
 
+use crate::core::*;
+use crate::energy::CpuPowerState;
+use crate::event::EventKind;
+use crate::pelt::{self};
 use crate::platform::Cluster;
 
 /// Deepest state whose target residency fits `predicted_ns` (None: any), exit latency
@@ -188,5 +192,80 @@ mod tests {
         assert_eq!(m.typical_interval_us(), 1000);
         m.intervals = [10, 5000, 300, 90_000, 7, 2000, 40_000, 600];
         assert_eq!(m.typical_interval_us(), u64::MAX);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// entering and leaving idle states (idle.c, cpuidle)
+
+impl Sim {
+    /// update_idle_rq_clock_pelt(): on idle entry, time a saturated CPU could not account
+    /// (its util_sum at the max) is added to lost_idle_time so util does not creep up.
+    pub(crate) fn update_idle_rq_clock_pelt(&mut self, cpu: usize) {
+        let rq = &mut self.rqs[cpu];
+        let divider = ((pelt::LOAD_AVG_MAX as u64 - 1024) << 10) - pelt::LOAD_AVG_MAX as u64;
+        let util_sum = rq.cfs.avg.util_sum + rq.avg_rt.util_sum;
+        if util_sum >= divider {
+            rq.lost_idle_time += rq.clock - rq.clock_pelt;
+        }
+        rq.clock_pelt = rq.clock;
+    }
+
+    pub(crate) fn enter_idle(&mut self, cpu: usize) {
+        let now = self.now;
+        self.rqs[cpu].misfit_task_load = 0; // update_misfit_status(NULL)
+        self.update_idle_rq_clock_pelt(cpu);
+        let next_timer = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
+        let cluster = &self.platform.clusters[self.platform.cpu_cluster[cpu]];
+        let state = if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+            cluster.idle_states.len() - 1 // hot-unplugged: powered down (hotplug.rs)
+        } else if self.config.idle_governor == "menu" {
+            self.rqs[cpu].menu.select(cluster, next_timer)
+        } else {
+            select_idle_state(cluster, next_timer)
+        };
+        let rq = &mut self.rqs[cpu];
+        rq.idle_state = Some(state);
+        rq.idle_since = now;
+        rq.gen = rq.gen.wrapping_add(1);
+        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
+        self.trace_power(cpu);
+    }
+
+    /// A task was enqueued on an idle CPU: the CPU leaves its idle state, paying the
+    /// state's exit latency (counted as busy power) before it can schedule.
+    pub(crate) fn kick_idle_cpu(&mut self, cpu: usize) {
+        let rq = &self.rqs[cpu];
+        if rq.waking_until.is_some() || rq.curr.is_some() {
+            return;
+        }
+        if rq.idle_state.is_none() {
+            // between a block and the next pick: not in an idle state yet
+            self.resched_cpu(cpu);
+            return;
+        }
+        let lat = self.exit_latency_ns(cpu);
+        if lat == 0 {
+            self.resched_cpu(cpu);
+            return;
+        }
+        let now = self.now;
+        let rq = &mut self.rqs[cpu];
+        rq.menu.update(now - rq.idle_since); // menu_reflect(): the idle period ends here
+        rq.waking_until = Some(now + lat);
+        rq.gen = rq.gen.wrapping_add(1);
+        let gen = rq.gen;
+        rq.idle_state = None;
+        self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+        self.trace_power(cpu);
+        self.events
+            .push(now + lat, EventKind::CpuReady { cpu: cpu as u32, gen });
+    }
+
+    /// Exit latency of the idle state `cpu` is really in (a cluster state it chose counts
+    /// only if the whole cluster is in it).
+    pub(crate) fn exit_latency_ns(&self, cpu: usize) -> u64 {
+        let state = self.meter.cpus[cpu].effective_idle;
+        self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns
     }
 }

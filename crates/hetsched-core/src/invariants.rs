@@ -30,8 +30,8 @@
 //!   CPU draws that OPP's power;
 //! * statistics: a task's per-CPU cpu time sums to its `sum_exec_runtime`.
 
+use crate::core::{Sim, TaskState};
 use crate::energy::CpuPowerState;
-use crate::sim::{Sim, TaskState};
 use crate::workload::Policy;
 
 macro_rules! ensure {

@@ -4,26 +4,30 @@
 
 pub mod balance;
 pub mod balance_fair;
+pub mod core;
 pub mod cpufreq;
+pub mod deadline;
 pub mod energy;
 pub mod energy_model;
 pub mod error;
 pub mod event;
+pub mod extensions;
 pub mod fair;
 pub mod features;
-pub mod hotplug;
+pub mod hmp_load;
 pub mod idle;
 pub mod invariants;
+pub mod lower_bound;
 pub mod pelt;
 pub mod platform;
 pub mod policies;
 pub mod result;
 pub mod rt;
 mod sched_pelt;
-pub mod sim;
 pub mod sorted_vec;
 pub mod switcher;
 pub mod sync;
+pub mod syscalls;
 pub mod trace;
 pub mod uclamp;
 pub mod vendor;
@@ -32,9 +36,9 @@ pub mod workload;
 #[cfg(any(test, feature = "testutils"))]
 pub mod testutils;
 
+pub use crate::core::{PolicyConfig, SchedView, Sim, Task, TaskId, TaskState};
 pub use error::{Error, Result};
 pub use platform::Platform;
-pub use sim::{PolicyConfig, Sim};
 pub use workload::WorkloadSpec;
 
 /// Build a simulation from the three resolved JSON documents (docs/engine-interface.md).

@@ -1,7 +1,7 @@
 //! The engine's part of `result.json`: energy, residencies, per-task statistics, counters
 //! and the rt-app metrics, computed from the state at the current time.
 
-use crate::sim::Sim;
+use crate::core::Sim;
 use serde_json::{json, Map, Value};
 
 const NS: f64 = 1e9;

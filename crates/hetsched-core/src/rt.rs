@@ -17,7 +17,8 @@
 //! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s);
 //! the uclamp request is read from the task's rt-app util_min/util_max.
 
-use crate::sim::{SchedView, TaskId};
+use crate::core::*;
+use crate::core::{SchedView, TaskId};
 use crate::sorted_vec::SortedVec;
 
 /// Key: (-(1 + rt_priority), sequence, task): the highest priority first, then FIFO.
@@ -169,5 +170,22 @@ mod tests {
         rq.dequeue(2);
         assert_eq!(rq.pick(), Some(1));
         assert_eq!(rq.len(), 1);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the RT class on the runqueues (rt.c)
+
+impl Sim {
+    pub(crate) fn update_rt_avg(&mut self, cpu: usize) {
+        let running = self.rqs[cpu]
+            .curr
+            .map(|t| self.tasks[t as usize].is_rt())
+            .unwrap_or(false);
+        let rq = &mut self.rqs[cpu];
+        let now = rq.pelt_now();
+        if rq.avg_rt.update(now, running as u64, running as u64, running, 1) {
+            self.mark_cpufreq(cpu);
+        }
     }
 }

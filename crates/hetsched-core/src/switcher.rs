@@ -22,13 +22,13 @@
 //! * **util-aware (Fig. 3)** is a policy of its own (`policies/util_aware.rs`); `legacy`
 //!   (`policies/legacy.rs`) is the kernel's CFS on the virtual CPUs.
 
+use crate::core::{PolicyConfig, Sim};
 use crate::cpufreq::relation_l;
 use crate::energy::EnergyMeter;
 use crate::error::{config, Result};
 use crate::event::EventKind;
 use crate::features::Knob;
 use crate::platform::Platform;
-use crate::sim::{PolicyConfig, Sim};
 
 #[derive(Debug, Clone, Default)]
 pub struct Switcher {

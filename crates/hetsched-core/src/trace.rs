@@ -2,6 +2,7 @@
 //! (one track per CPU with task slices; counter tracks for each cluster's frequency and each
 //! CPU's util and power), and a sampled per-CPU time series.
 
+use crate::core::*;
 use crate::platform::Platform;
 use std::fmt::Write;
 
@@ -123,5 +124,57 @@ impl TimeSeries {
         self.freq_khz.push(khz);
         self.idle_state.push(idle);
         self.power_uw.push(p);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the engine's side of the outputs
+
+impl Sim {
+    pub(crate) fn sample(&mut self) {
+        let now = self.now;
+        for cpu in 0..self.rqs.len() {
+            let util = self.cpu_util_cfs(cpu);
+            let khz = self.khz(cpu);
+            let idle = match self.rqs[cpu].idle_state {
+                Some(s) => s as i32,
+                None => -1,
+            };
+            let p = self.meter.cpu_power_uw(cpu);
+            if let Some(ts) = self.timeseries.as_mut() {
+                ts.push(now, cpu as u32, util, khz, idle, p);
+            }
+        }
+    }
+
+    pub(crate) fn trace_slice_end(&mut self, cpu: usize, t: TaskId) {
+        if let Some(tr) = self.trace.as_mut() {
+            let start = self.rqs[cpu].slice_start;
+            if self.now > start {
+                tr.slice(cpu, &self.tasks[t as usize].name, t, start, self.now);
+            }
+            self.rqs[cpu].slice_start = self.now;
+        }
+    }
+
+    pub(crate) fn trace_power(&mut self, cpu: usize) {
+        if let Some(tr) = self.trace.as_mut() {
+            tr.power(self.now, cpu, self.meter.cpu_power_uw(cpu));
+        }
+    }
+
+    /// Close the trace at the current time (slices in progress end here).
+    pub fn finish_trace(&mut self) -> Option<String> {
+        let now = self.now;
+        let mut tr = self.trace.take()?;
+        for cpu in 0..self.rqs.len() {
+            if let Some(t) = self.rqs[cpu].curr {
+                let start = self.rqs[cpu].slice_start;
+                if now > start {
+                    tr.slice(cpu, &self.tasks[t as usize].name, t, start, now);
+                }
+            }
+        }
+        Some(tr.finish())
     }
 }

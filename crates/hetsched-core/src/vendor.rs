@@ -22,9 +22,9 @@
 //! * `vendor.rt_placement`: RT wakeups search the lowest cpupri mask (no uclamp fitness)
 //!   ordered by CPU utilisation, then idle state (shallowest first), then capacity.
 
+use crate::core::{SchedView, Sim, TaskId};
 use crate::energy_model::{map_util_perf, EnergyModel, FeecInput};
 use crate::features::Knob;
-use crate::sim::{SchedView, Sim, TaskId};
 use crate::workload::Policy;
 
 /// The vendor knobs as read at one decision.

@@ -7,7 +7,7 @@
 // `1 * S`, `2 * MS >> 10`: quantities are written with their units
 #![allow(clippy::identity_op, clippy::precedence)]
 
-use hetsched_core::sim::TaskState;
+use hetsched_core::TaskState;
 use hetsched_core::testutils::{three_cluster_platform, two_cluster_platform};
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use proptest::prelude::*;
@@ -1019,7 +1019,7 @@ fn kernel_lb_moves_a_misfit_to_a_big_cpu() {
 /// with the measured cost of balancing, zero in a simulator, so it always pulls.)
 #[test]
 fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
-    use hetsched_core::sim::SchedView;
+    use hetsched_core::SchedView;
     let hog = |name: &str| json!({"name": name, "cpus": [0, 1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]});
     let blocker =
         json!({"name": "blocker", "cpus": [1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 5 * MS}]}]});

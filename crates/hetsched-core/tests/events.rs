@@ -5,7 +5,7 @@
 
 #![allow(clippy::identity_op)]
 
-use hetsched_core::sim::TaskState;
+use hetsched_core::TaskState;
 use hetsched_core::testutils::two_cluster_platform;
 use hetsched_core::{PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};

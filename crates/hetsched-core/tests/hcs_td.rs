@@ -244,7 +244,7 @@ fn state_variables_read_from_the_engine() {
         assert!((x.ncp[1] - 3.0 / (8.0 - 5.0 * m)).abs() < 1e-6, "{x:?}");
         assert_eq!(x.weight, 1024);
         // the running task is not a candidate, the queued ones are; it has affinity here
-        let running = sim.tasks[x.task as usize].state == hetsched_core::sim::TaskState::Running;
+        let running = sim.tasks[x.task as usize].state == hetsched_core::TaskState::Running;
         assert_eq!(x.movable, !running);
         if running {
             assert!(x.aff[x.cpu]);
@@ -278,7 +278,7 @@ fn state_variables_read_from_the_engine() {
             let running = sim0
                 .tasks
                 .iter()
-                .any(|t| t.cpu == c && t.state == hetsched_core::sim::TaskState::Running);
+                .any(|t| t.cpu == c && t.state == hetsched_core::TaskState::Running);
             let want = if running { 1.0 / n as f64 } else { 0.0 };
             assert_eq!(state(&view, &assign, c).unwrap()[1], want, "cpu {c}");
         }

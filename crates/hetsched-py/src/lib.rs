@@ -313,12 +313,12 @@ fn governors() -> Vec<(&'static str, &'static str)> {
 
 #[pyfunction]
 fn idle_governors() -> Vec<(&'static str, &'static str)> {
-    hetsched_core::sim::IDLE_GOVERNORS.to_vec()
+    hetsched_core::core::IDLE_GOVERNORS.to_vec()
 }
 
 #[pyfunction]
 fn kernel_profiles() -> Vec<(&'static str, &'static str)> {
-    hetsched_core::sim::KERNEL_PROFILES.to_vec()
+    hetsched_core::core::KERNEL_PROFILES.to_vec()
 }
 
 /// Deliberately panic inside the engine (tests check it surfaces as EnginePanic).

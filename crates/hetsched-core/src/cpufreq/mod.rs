@@ -8,7 +8,9 @@ pub mod ondemand;
 pub mod schedutil;
 pub mod userspace;
 
+use crate::core::*;
 use crate::error::{Error, Result};
+use crate::event::EventKind;
 use crate::features::Knobs;
 use crate::platform::Cluster;
 
@@ -166,5 +168,132 @@ pub fn make_governor(name: &str, nr_clusters: usize) -> Result<Box<dyn Governor>
             name: name.into(),
             choices: GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
         }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the engine's side of cpufreq: cpufreq_update_util, the frequency commit, sampling governors' timers
+
+impl Sim {
+    pub(crate) fn run_cpufreq(&mut self) {
+        for ci in 0..self.clusters.len() {
+            if !self.clusters[ci].dirty {
+                continue;
+            }
+            self.clusters[ci].dirty = false;
+            if self.governor.needs_util() && self.governor.wants_update(ci, self.now, &self.knobs) {
+                let mut buf = std::mem::take(&mut self.utils_buf);
+                buf.clear();
+                for &cpu in &self.platform.clusters[ci].cpus {
+                    let rq = &self.rqs[cpu];
+                    let cap = self.platform.capacity_orig(cpu);
+                    let c = &rq.cfs;
+                    buf.push(CpuUtil {
+                        cfs: c.avg.util_avg.max(c.avg.runnable_avg).max(c.util_est).min(cap),
+                        rt: rq.avg_rt.util_avg,
+                        rt_runnable: !rq.rt_queue.is_empty(),
+                        uclamp: if self.uclamp_used { Some(rq.uclamp.value) } else { None },
+                    });
+                }
+                let r = self
+                    .governor
+                    .update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
+                self.utils_buf = buf;
+                if let Some(khz) = r {
+                    self.commit_freq(ci, khz);
+                }
+            }
+        }
+    }
+
+    /// __cpufreq_driver_target(): the new frequency takes effect after the transition
+    /// latency; a later commit supersedes a pending one.
+    pub(crate) fn commit_freq(&mut self, ci: usize, khz: u64) {
+        let lat = self.knobs.derived.transition_latency_ns;
+        let cs = &mut self.clusters[ci];
+        cs.gen = cs.gen.wrapping_add(1);
+        let gen = cs.gen;
+        self.pending_khz[ci] = khz;
+        self.events.push(
+            self.now + lat,
+            EventKind::FreqCommit {
+                cluster: ci as u32,
+                gen,
+            },
+        );
+    }
+
+    /// A sampling governor's timer (dbs_work_handler): the busy load of each CPU of the
+    /// cluster since the last sample, as cpufreq_governor.c's dbs_update measures it
+    /// (busy = not in an idle state; leaving an idle state counts as busy here).
+    pub(crate) fn governor_sample(&mut self, ci: usize) {
+        let now = self.now;
+        let window = now - self.gov_last_sample[ci];
+        self.gov_last_sample[ci] = now;
+        let mut loads = Vec::with_capacity(self.platform.clusters[ci].cpus.len());
+        let mut loadadj = Vec::with_capacity(loads.capacity());
+        for &cpu in &self.platform.clusters[ci].cpus {
+            let busy = self.meter.busy_ns_at(cpu, now);
+            let delta = busy - self.gov_busy_mark[cpu];
+            self.gov_busy_mark[cpu] = busy;
+            loads.push((100 * delta).checked_div(window).unwrap_or(0));
+            let speed = self.meter.busy_khz_ns_at(&self.platform, cpu, now);
+            let dspeed = speed - self.gov_speed_mark[cpu];
+            self.gov_speed_mark[cpu] = speed;
+            loadadj.push((100 * dspeed).checked_div(window as u128).unwrap_or(0) as u64);
+        }
+        let cur = self.platform.clusters[ci].opps[self.clusters[ci].opp].khz;
+        let (target, next) = self.governor.sample(
+            ci,
+            &self.platform.clusters[ci],
+            &loads,
+            &loadadj,
+            window,
+            cur,
+            &self.knobs,
+        );
+        if let Some(khz) = target {
+            self.commit_freq(ci, khz);
+        }
+        if next != u64::MAX {
+            self.events
+                .push(now + next, EventKind::GovSample { cluster: ci as u32 });
+        }
+    }
+
+    pub(crate) fn on_freq_commit(&mut self, ci: usize, khz: u64) {
+        let opp = self.platform.clusters[ci]
+            .opps
+            .iter()
+            .position(|o| o.khz == khz)
+            .unwrap();
+        if opp == self.clusters[ci].opp {
+            return;
+        }
+        let nr = self.platform.clusters[ci].cpus.len();
+        for i in 0..nr {
+            let cpu = self.platform.clusters[ci].cpus[i];
+            // account progress and PELT time at the old speed up to now
+            self.update_rq_clock(cpu);
+            self.update_curr(cpu);
+        }
+        let faster = opp > self.clusters[ci].opp;
+        self.clusters[ci].opp = opp;
+        // topology_set_freq_scale(): (cur << 10) / f_max for the whole policy
+        self.clusters[ci].freq_scale = (khz << 10) / self.platform.clusters[ci].fmax_khz;
+        self.counters.freq_changes += 1;
+        self.meter.set_opp(&self.platform, ci, self.now, opp);
+        if let Some(tr) = self.trace.as_mut() {
+            tr.freq(self.now, ci, khz);
+        }
+        for i in 0..nr {
+            let cpu = self.platform.clusters[ci].cpus[i];
+            // A faster CPU finishes earlier: re-arm. A slower one finds work left when the
+            // old event fires and re-arms then (on_complete), which saves an event.
+            if faster && self.rqs[cpu].curr.is_some() {
+                self.arm_completion(cpu);
+            }
+            self.trace_power(cpu);
+        }
     }
 }

@@ -4,8 +4,8 @@
 
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::{LoadBalancer, SimplePull};
+use crate::core::{SchedView, TaskId};
 use crate::fair::fits_capacity;
-use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

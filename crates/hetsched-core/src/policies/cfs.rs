@@ -5,7 +5,7 @@
 
 use super::baseline::select_task_rq_baseline;
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
-use crate::sim::{SchedView, TaskId};
+use crate::core::{SchedView, TaskId};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

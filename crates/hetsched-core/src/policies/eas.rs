@@ -9,8 +9,8 @@
 
 use super::cfs::{Cfs, SelectIdleSibling};
 use super::{PolicyCtx, PolicyInfo, Requires, SchedPolicy, WakeKind};
+use crate::core::{SchedView, TaskId};
 use crate::energy_model::{EnergyModel, FeecInput};
-use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

@@ -26,7 +26,7 @@
 /// Per-task FA-CFS state and the count of rescalings for result.json.
 use super::cfs::Cfs;
 use super::{FairVariant, PolicyInfo, Requires, SchedPolicy, WakeKind};
-use crate::sim::{SchedView, TaskId};
+use crate::core::{SchedView, TaskId};
 
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "fa-cfs",

@@ -36,8 +36,8 @@
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::{LoadBalancer, Migration};
 use crate::balance_fair::KernelLb;
+use crate::core::{SchedView, TaskId};
 use crate::features::Knob;
-use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

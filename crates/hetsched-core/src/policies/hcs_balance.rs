@@ -4,8 +4,8 @@
 use super::cfs::Cfs;
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::Migration;
+use crate::core::{SchedView, Sim, TaskId, TaskState};
 use crate::features::Knob;
-use crate::sim::{SchedView, Sim, TaskId, TaskState};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

@@ -346,9 +346,9 @@ mod tests {
 use super::cfs::Cfs;
 use super::{PolicyCtx, PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::Migration;
+use crate::core::{SchedView, Sim, TaskId};
 use crate::fair::CfsTunables;
 use crate::features::{Knob, Knobs};
-use crate::sim::{SchedView, Sim, TaskId};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

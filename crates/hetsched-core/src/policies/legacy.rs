@@ -5,7 +5,7 @@ use super::cfs::SelectIdleSibling;
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::LoadBalancer;
 use crate::balance_fair::KernelLb;
-use crate::sim::{SchedView, TaskId};
+use crate::core::{SchedView, TaskId};
 use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {

@@ -40,10 +40,10 @@ pub mod util_aware;
 
 use crate::balance::{LoadBalancer, Migration};
 use crate::balance_fair::KernelLb;
+use crate::core::{SchedView, Sim, TaskId};
 use crate::error::{config, Error, Result};
 use crate::features::Knobs;
 use crate::platform::Platform;
-use crate::sim::{SchedView, Sim, TaskId};
 
 /// How a task arrives at `select_task_rq`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,8 +10,8 @@
 
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::{LoadBalancer, Migration};
+use crate::core::{SchedView, TaskId};
 use crate::features::Knob;
-use crate::sim::{SchedView, TaskId};
 use crate::workload::Policy;
 use std::collections::VecDeque;
 

@@ -2,6 +2,8 @@
 //! and events, in engine units. Work is invariant: ns of execution on a capacity-1024 CPU
 //! at its f_max, as rt-app's calibrated `run` is.
 
+pub mod rtapp;
+
 use crate::error::{config, Error, Result};
 use serde::Deserialize;
 

@@ -26,8 +26,12 @@
 //! powered down like the deepest CPU-level state; when its whole idle domain is down or
 //! idle, the cluster-level state applies), drawing that state's power.
 
+use crate::balance::Migration;
+use crate::core::*;
+use crate::energy::CpuPowerState;
 use crate::features::{Knob, Knobs};
 use crate::platform::Platform;
+use crate::workload::Policy;
 
 #[derive(Debug, Clone)]
 pub struct Hotplug {
@@ -226,5 +230,99 @@ impl Hotplug {
             self.down_hist.clear();
         }
         a
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the engine's side: CPUs going offline and online
+
+impl Sim {
+    /// Whether `cpu` is online (always, without hotplug).
+    pub fn cpu_online(&self, cpu: usize) -> bool {
+        self.hotplug.as_ref().is_none_or(|h| h.is_online(cpu))
+    }
+
+    /// Every task's effective affinity: what it asked for, on online CPUs.
+    pub(crate) fn hotplug_refresh_affinity(&mut self) {
+        let n_cpus = self.rqs.len() as u32;
+        let Some(hp) = self.hotplug.as_mut() else { return };
+        for (i, task) in self.tasks.iter_mut().enumerate() {
+            if hp.user_allowed.len() <= i {
+                hp.user_allowed.push(task.allowed);
+            }
+            if hp.user_allowed[i] & hp.online == 0 {
+                // select_fallback_rq(): no allowed CPU is online, so the kernel widens the
+                // task's affinity for good (do_set_cpus_allowed to the possible mask); it
+                // does not shrink back when the CPU returns
+                hp.user_allowed[i] = u64::MAX >> (64 - n_cpus);
+            }
+            task.allowed = hp.effective(hp.user_allowed[i]);
+        }
+    }
+
+    /// One hps decision (every hps.period_ms, at the tick).
+    pub(crate) fn hps_decide(&mut self) {
+        let now = self.now;
+        let n = self.rqs.len();
+        let busy: Vec<u64> = (0..n).map(|c| self.meter.busy_ns_at(c, now)).collect();
+        let thr = self.knobs.get(Knob::GtsUpThreshold) as u64;
+        let heavy = (0..self.tasks.len())
+            .filter(|&t| {
+                let task = &self.tasks[t];
+                task.policy == Policy::Other
+                    && matches!(task.state, TaskState::Runnable | TaskState::Running)
+                    && self.hmp_load.get(t).is_some_and(|a| a.util_avg >= thr)
+            })
+            .count();
+        let mut hp = self.hotplug.take().expect("hotplug");
+        let rqs = &self.rqs;
+        let act = hp.decide(&self.knobs, &busy, heavy, |c| {
+            rqs[c].waking_until.is_none() && rqs[c].pending.is_empty()
+        });
+        hp.next_ns = now + hp.period_ns;
+        self.hotplug = Some(hp);
+        match act {
+            crate::extensions::hotplug::HpsAction::None => {}
+            crate::extensions::hotplug::HpsAction::Up(cpus) => {
+                for c in cpus {
+                    self.hotplug.as_mut().unwrap().set_online(c, true, now);
+                }
+                self.hotplug_refresh_affinity();
+            }
+            crate::extensions::hotplug::HpsAction::Down(cpus) => {
+                for c in cpus {
+                    self.cpu_down(c);
+                }
+            }
+        }
+    }
+
+    /// cpu_down(): the CPU leaves every affinity, its tasks move to the first allowed
+    /// online CPU (migrate_tasks() -> select_fallback_rq()), and it powers down.
+    pub(crate) fn cpu_down(&mut self, cpu: usize) {
+        let now = self.now;
+        self.hotplug.as_mut().unwrap().set_online(cpu, false, now);
+        self.hotplug_refresh_affinity();
+        let rq = &self.rqs[cpu];
+        let mut queued: Vec<TaskId> = rq.cfs.timeline.iter().map(|&(_, t)| t).collect();
+        queued.extend(rq.rt_queue.iter().map(|k| k.2).filter(|&t| Some(t) != rq.curr));
+        let curr = rq.curr;
+        for t in queued {
+            let dst = select_fallback_rq(&self.tasks[t as usize]);
+            self.migrate_queued(Migration { task: t, src: cpu, dst }, true);
+        }
+        if let Some(t) = curr {
+            let dst = select_fallback_rq(&self.tasks[t as usize]);
+            self.migrate_running(Migration { task: t, src: cpu, dst });
+        } else if self.rqs[cpu].idle_state.is_some() {
+            // already idle: into the powered-down state now
+            let deepest = self.platform.cluster_of(cpu).idle_states.len() - 1;
+            self.rqs[cpu].idle_state = Some(deepest);
+            self.meter
+                .set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(deepest));
+            self.trace_power(cpu);
+        } else {
+            self.resched_cpu(cpu);
+        }
     }
 }

@@ -1,0 +1,1425 @@
+//! The simulation: runqueues, tasks, and the event loop that drives the scheduler core
+//! (kernel/sched/core.c's role): enqueue/dequeue, schedule(), the tick, try_to_wake_up(),
+//! frequency commits and idle entry/exit. Mechanisms live in their own modules (pelt,
+//! fair, cpufreq, idle, energy, placement, balance); this file sequences them.
+//!
+//! Time is integer ns. A running task progresses at capacity_orig/1024 * f/f_max of
+//! invariant work per ns; its completion is an event recomputed whenever its speed or its
+//! CPU changes (stale ones are dropped by generation).
+
+use crate::balance::LoadBalancer;
+use crate::balance_fair::KernelLb;
+use crate::cpufreq::{make_governor, CpuUtil, Governor};
+use crate::deadline::DlEntity;
+use crate::energy::{CpuPowerState, EnergyMeter};
+use crate::error::{Error, Result};
+use crate::event::{EventKind, EventQueue};
+use crate::fair::{CfsRq, CfsTunables, SchedEntity};
+use crate::features::{Knob, Knobs};
+use crate::idle::Menu;
+use crate::pelt::{self, SchedAvg};
+use crate::platform::Platform;
+use crate::policies::{SchedPolicy, WakeKind};
+use crate::rt::RtRq;
+use crate::sorted_vec::SortedVec;
+use crate::sync::SyncObjects;
+use crate::trace::{TimeSeries, Trace};
+use crate::uclamp::UclampRq;
+use crate::workload::rtapp::{make_task, PerfModel, PhaseStats};
+use crate::workload::{Ev, Policy, SetAttr, WorkloadSpec};
+use serde::Deserialize;
+
+pub type TaskId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    Unstarted,
+    /// woken onto a CPU that is still leaving its idle state: enqueued once it is out
+    Waking,
+    Runnable,
+    Running,
+    Sleeping,
+    /// a SCHED_DEADLINE task that used up its runtime, off the runqueue until replenished
+    Throttled,
+    Exited,
+    /// never runs itself: `fork` starts copies of it
+    Template,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cur {
+    None,
+    Run,
+    Runtime,
+    /// memory-bound work: no frequency or core type speeds it up
+    Memrun,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TaskStats {
+    pub cpu_time_ns: Vec<u64>,
+    pub wait_ns: u64,
+    pub migrations: u64,
+    pub nr_wakeups: u64,
+    pub wakeup_latency_ns: Vec<u64>,
+    pub activations: u64,
+    pub missed_activations: u64,
+    pub slack_sum_ns: i128,
+    /// invariant work executed, ns at capacity 1024 and f_max
+    pub work_done: u64,
+    /// invariant work of completed run events
+    pub work_completed: u64,
+    pub iowait_ns: u64,
+    /// work of memrun events (also in work_done) and time in runtime events: what the
+    /// energy lower bound must deliver besides plain work
+    pub memrun_done: u64,
+    pub runtime_busy_ns: u64,
+    pub phases: Vec<PhaseStats>,
+    pub dl_throttled: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: TaskId,
+    pub name: String,
+    pub policy: Policy,
+    pub nice: i32,
+    pub rt_priority: u32,
+    pub allowed: u64,
+    pub state: TaskState,
+    pub cpu: usize,
+    pub se: SchedEntity,
+    pub(crate) spec: crate::workload::TaskSpec,
+    pub(crate) iter: i64,
+    pub(crate) phase: usize,
+    pub(crate) phase_iter: i64,
+    pub(crate) ev: usize,
+    pub(crate) cur: Cur,
+    pub(crate) work_left: u64,
+    pub(crate) runtime_end: u64,
+    /// when the current wakeup was due (timer expiry), for wakeup latency
+    pub(crate) wake_due: Option<u64>,
+    /// when the task last became runnable without running (for wait time)
+    pub(crate) queued_since: u64,
+    pub(crate) rr_left_ns: u64,
+    /// effective uclamp [min, max] (no cgroups: the request, or the class default)
+    pub uclamp: [u64; 2],
+    pub stats: TaskStats,
+    pub(crate) perf: Option<Box<PerfModel>>,
+    /// work still to run with a cold cache, and the CPU the task last ran on
+    pub(crate) cold_left: u64,
+    pub(crate) last_ran: usize,
+    pub dl: DlEntity,
+    pub(crate) iowait_since: Option<u64>,
+    /// copies forked from this template so far
+    pub(crate) forks: u32,
+    /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
+    pub(crate) timer_wake: bool,
+}
+
+impl Task {
+    /// cpupri level of this task's priority: fair = 1, RT = 1 + rt_priority.
+    pub fn prio_level(&self) -> u32 {
+        match self.policy {
+            Policy::Other => 1,
+            // above every RT priority (cpupri's CPUPRI_HIGHER)
+            Policy::Deadline => 101,
+            _ => 1 + self.rt_priority,
+        }
+    }
+    pub fn is_rt(&self) -> bool {
+        self.policy != Policy::Other
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Rq {
+    pub cpu: usize,
+    pub curr: Option<TaskId>,
+    pub cfs: CfsRq,
+    /// runnable RT tasks, the running one included (rt.rs)
+    pub rt_queue: RtRq,
+    pub clock: u64,
+    pub clock_pelt: u64,
+    pub lost_idle_time: u64,
+    pub avg_rt: SchedAvg,
+    pub uclamp: UclampRq,
+    /// rq->misfit_task_load (update_misfit_status at pick and tick)
+    pub misfit_task_load: u64,
+    /// rq->avg_idle and rq->idle_stamp (the newidle balance's idle-time estimate)
+    pub avg_idle: u64,
+    pub(crate) idle_stamp: Option<u64>,
+    /// the cpuidle menu governor's state, and when the current idle period began
+    pub(crate) menu: Menu,
+    pub(crate) idle_since: u64,
+    /// Some(state) while the CPU is idle
+    pub idle_state: Option<usize>,
+    /// the CPU is leaving an idle state until this time
+    pub waking_until: Option<u64>,
+    pub(crate) gen: u32,
+    /// wakeups waiting for this CPU to leave its idle state: (task, fork)
+    pub(crate) pending: Vec<(TaskId, bool)>,
+    /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
+    pub(crate) timers: SortedVec<(u64, TaskId)>,
+    pub nr_switches: u64,
+    /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
+    pub work_done: u64,
+    /// start of the slice being traced
+    pub(crate) slice_start: u64,
+    /// sched_yield(): the task the next fair pick passes over (the skip buddy)
+    pub(crate) yield_skip: Option<TaskId>,
+}
+
+impl Rq {
+    pub fn nr_running(&self) -> u32 {
+        self.cfs.nr_running + self.rt_queue.len() as u32
+    }
+    #[inline]
+    pub(crate) fn pelt_now(&self) -> u64 {
+        self.clock_pelt - self.lost_idle_time
+    }
+}
+
+/// Read-only view of the scheduler state handed to policies (placement, balancing).
+pub struct SchedView<'a> {
+    pub now: u64,
+    pub platform: &'a Platform,
+    pub rqs: &'a [Rq],
+    pub tasks: &'a [Task],
+    pub knobs: &'a Knobs,
+    /// rd->overutilized
+    pub overutilized: bool,
+    /// uclamp_is_used()
+    pub uclamp_used: bool,
+    /// EAS runs (sched_energy_enabled)
+    pub eas: bool,
+    /// the android-4.19 kernel profile
+    pub legacy: bool,
+    /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
+    pub isolated: u64,
+    /// GTS: each task's tracked load (runnable, wall-clock; `util_avg` of 1024), empty
+    /// unless a policy or hps reads it (policies/gts.rs)
+    pub hmp_load: &'a [SchedAvg],
+    /// each cluster's current OPP and frequency scale
+    pub clusters: &'a [ClusterState],
+    pub meter: &'a EnergyMeter,
+    /// the big.LITTLE switcher's state on a switcher platform (switcher.rs)
+    pub switcher: Option<&'a crate::switcher::Switcher>,
+}
+
+impl<'a> SchedView<'a> {
+    pub fn nr_cpus(&self) -> usize {
+        self.rqs.len()
+    }
+    /// The current frequency of `cpu`'s cluster.
+    pub fn cpu_freq_khz(&self, cpu: usize) -> u64 {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
+    }
+    pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        if self.platform.switcher {
+            // paper 001: the switcher kernel's scheduler sees identical virtual CPUs
+            return crate::platform::SCHED_CAPACITY_SCALE;
+        }
+        self.platform.capacity_orig(cpu)
+    }
+    /// idle_cpu(): nothing running, nothing queued, not already being woken.
+    pub fn idle_cpu(&self, cpu: usize) -> bool {
+        let rq = &self.rqs[cpu];
+        rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none()
+    }
+    /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
+    pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
+        let c = &self.rqs[cpu].cfs;
+        c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
+    }
+    /// task_util_est(): max(util_avg, util_est ewma) of a task.
+    pub fn task_util_est(&self, p: TaskId) -> u64 {
+        let a = &self.tasks[p as usize].se.avg;
+        a.util_avg.max(a.ewma())
+    }
+    /// capacity_of(): capacity_orig less the RT pressure (scale_rt_capacity without IRQ
+    /// or DL), at least 1.
+    pub fn capacity_of(&self, cpu: usize) -> u64 {
+        self.capacity_orig(cpu)
+            .saturating_sub(self.rqs[cpu].avg_rt.util_avg)
+            .max(1)
+    }
+    /// cpu_overutilized(): the CPU's CFS util does not fit its capacity.
+    pub fn cpu_overutilized(&self, cpu: usize) -> bool {
+        if let Some(o) = crate::vendor::cpu_overutilized(self, cpu) {
+            return o; // vendor.migration_margins
+        }
+        let [umin, umax] = self.rqs[cpu].uclamp.value;
+        self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu) == 0
+    }
+    /// util_fits_cpu() on this CPU: 1 fits, 0 not, -1 fits but uclamp_min is not met.
+    pub fn util_fits_cpu(&self, util: u64, umin: u64, umax: u64, cpu: usize) -> i32 {
+        crate::uclamp::util_fits_cpu(
+            util,
+            umin,
+            umax,
+            self.capacity_of(cpu),
+            self.capacity_orig(cpu),
+            self.uclamp_used,
+        )
+    }
+    /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
+    pub fn rq_prio_level(&self, cpu: usize) -> u32 {
+        let rq = &self.rqs[cpu];
+        if let Some(level) = rq.rt_queue.highest_level() {
+            return level;
+        }
+        if rq.nr_running() > 0 || rq.curr.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PolicyConfig {
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    #[serde(default = "default_governor")]
+    pub governor: String,
+    #[serde(default)]
+    pub knobs: std::collections::BTreeMap<String, f64>,
+    /// kernel profile: "mainline-6.12" (default) or "android-4.19"
+    #[serde(default = "default_kernel")]
+    pub kernel: String,
+    /// cpuidle governor: "menu" (the kernel's default) or "oracle" (the exact next timer)
+    #[serde(default = "default_idle_governor")]
+    pub idle_governor: String,
+    #[serde(default)]
+    pub trace: bool,
+    #[serde(default)]
+    pub timeseries: bool,
+}
+
+pub(crate) fn default_scheduler() -> String {
+    "cfs".into()
+}
+pub(crate) fn default_governor() -> String {
+    "schedutil".into()
+}
+pub(crate) fn default_idle_governor() -> String {
+    "menu".into()
+}
+pub(crate) fn default_kernel() -> String {
+    "mainline-6.12".into()
+}
+
+/// Kernel profiles: where the phones of the studies (Android 4.14/4.19) differ from v6.12.
+pub const KERNEL_PROFILES: &[(&str, &str)] = &[
+    (
+        "mainline-6.12",
+        "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
+    ),
+    (
+        "android-4.19",
+        "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
+    ),
+];
+
+pub const IDLE_GOVERNORS: &[(&str, &str)] = &[
+    (
+        "menu",
+        "the kernel's default: next timer corrected by past idles, capped by the typical interval",
+    ),
+    (
+        "oracle",
+        "the deepest state whose target residency fits the exact time to the next timer",
+    ),
+];
+
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    pub wakeups: u64,
+    pub context_switches: u64,
+    pub migrations: u64,
+    pub freq_changes: u64,
+    /// times rd->overutilized was set
+    pub overutilized_set: u64,
+}
+
+/// A cluster's frequency state.
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterState {
+    pub opp: usize,
+    /// arch_freq_scale of the cluster at its current OPP, set on every change
+    pub freq_scale: u64,
+    pub(crate) gen: u32,
+    pub(crate) dirty: bool,
+}
+
+pub struct Sim {
+    pub platform: Platform,
+    pub knobs: Knobs,
+    pub now: u64,
+    pub events: EventQueue,
+    pub tasks: Vec<Task>,
+    pub rqs: Vec<Rq>,
+    pub(crate) clusters: Vec<ClusterState>,
+    pub(crate) governor: Box<dyn Governor>,
+    /// the scheduler policy's ops table (policies/mod.rs)
+    pub policy: Box<dyn SchedPolicy>,
+    /// the policy's load balancer; None: the policy balances no other way than its own
+    pub balancer: Option<Box<dyn LoadBalancer>>,
+    pub meter: EnergyMeter,
+    pub trace: Option<Trace>,
+    pub timeseries: Option<TimeSeries>,
+    pub counters: Counters,
+    pub config: PolicyConfig,
+    pub(crate) timers: Vec<Option<u64>>,
+    pub(crate) tunables: CfsTunables,
+    pub(crate) resched: Vec<bool>,
+    pub(crate) any_resched: bool,
+    pub(crate) next_blocked_update: u64,
+    pub workload_duration_ns: Option<u64>,
+    pub(crate) utils_buf: Vec<CpuUtil>,
+    /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
+    pub(crate) pending_khz: Vec<u64>,
+    pub(crate) rt_seq: u64,
+    pub(crate) nr_exited: usize,
+    /// sampling governors: each CPU's busy time at its cluster's last sample, and when
+    pub(crate) gov_busy_mark: Vec<u64>,
+    pub(crate) gov_last_sample: Vec<u64>,
+    pub(crate) gov_speed_mark: Vec<u128>,
+    pub sync: SyncObjects,
+    /// (time, task, mark) logged by `mark` events
+    pub marks: Vec<(u64, u32, u32)>,
+    pub(crate) nr_templates: usize,
+    pub(crate) wake_buf: Vec<TaskId>,
+    /// the energy lower bound's record: per window, per task, (work, memrun work, runtime
+    /// ns) done in it; the cumulative values at the last window boundary
+    pub lb_rows: Vec<(u32, u32, u64, u64, u64)>,
+    pub lb_last: Vec<[u64; 3]>,
+    /// end time of each closed window
+    pub lb_ends: Vec<u64>,
+    pub(crate) lb_next: u64,
+    /// rd->overutilized (meaningful with EAS)
+    pub overutilized: bool,
+    /// uclamp_is_used(): some task sets a clamp
+    pub uclamp_used: bool,
+    /// the android-4.19 kernel profile
+    pub legacy: bool,
+    /// whether EAS runs, and if not, why (sched_is_eas_possible)
+    pub eas_status: Option<std::result::Result<(), String>>,
+    /// each task's HMP tracked load; empty unless the policy or hps reads it (policies/gts.rs)
+    pub hmp_load: Vec<SchedAvg>,
+    /// MediaTek hps (`hotplug.hps=1`)
+    pub hotplug: Option<crate::extensions::hotplug::Hotplug>,
+    /// vendor.cpu_isolation's core controller (vendor.rs)
+    pub core_ctl: crate::vendor::CoreCtl,
+    /// paper 001: switcher platforms (switcher.rs)
+    pub sw: Option<crate::switcher::Switcher>,
+}
+
+/// a * b / c, truncated; u64 when the product fits (the common case), else u128.
+#[inline]
+pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / c,
+        None => (a as u128 * b as u128 / c as u128) as u64,
+    }
+}
+
+/// ceil(a * b / c)
+#[inline]
+pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p.div_ceil(c),
+        None => (a as u128 * b as u128).div_ceil(c as u128) as u64,
+    }
+}
+
+/// A SchedView borrowing the state fields only, so a policy field can be borrowed
+/// mutably beside it.
+macro_rules! view {
+    ($s:ident) => {
+        SchedView {
+            now: $s.now,
+            platform: &$s.platform,
+            rqs: &$s.rqs,
+            tasks: &$s.tasks,
+            knobs: &$s.knobs,
+            overutilized: $s.overutilized,
+            uclamp_used: $s.uclamp_used,
+            eas: $s.eas_status == Some(Ok(())),
+            legacy: $s.legacy,
+            isolated: $s.core_ctl.isolated,
+            hmp_load: &$s.hmp_load,
+            clusters: &$s.clusters,
+            meter: &$s.meter,
+            switcher: $s.sw.as_ref(),
+        }
+    };
+}
+pub(crate) use view;
+
+/// select_fallback_rq(): the first CPU the task may run on (the kernel takes the first
+/// allowed active CPU of its node; one node here).
+pub(crate) fn select_fallback_rq(t: &Task) -> usize {
+    t.allowed.trailing_zeros() as usize
+}
+
+pub(crate) const NOHZ_BLOCKED_PERIOD_NS: u64 = 32_000_000; // nohz.next_blocked = now + 32 ms (LOAD_AVG_PERIOD)
+
+impl Sim {
+    pub fn new(platform: Platform, workload: WorkloadSpec, policy: PolicyConfig) -> Result<Sim> {
+        Sim::with_policy(platform, workload, policy, |base| base)
+    }
+
+    /// As `new`, with the registry's policy for `policy.scheduler` handed to `wrap`, whose
+    /// result runs instead: a policy defined outside the registry (a Python class) that
+    /// keeps the base policy's behaviour for the hooks it does not define.
+    pub fn with_policy(
+        platform: Platform,
+        workload: WorkloadSpec,
+        policy: PolicyConfig,
+        wrap: impl FnOnce(Box<dyn SchedPolicy>) -> Box<dyn SchedPolicy>,
+    ) -> Result<Sim> {
+        if !KERNEL_PROFILES.iter().any(|k| k.0 == policy.kernel) {
+            return Err(Error::Unknown {
+                field: "kernel".into(),
+                kind: "kernel profile",
+                name: policy.kernel.clone(),
+                choices: KERNEL_PROFILES.iter().map(|k| k.0).collect::<Vec<_>>().join(", "),
+            });
+        }
+        let legacy = policy.kernel == "android-4.19";
+        let mut knobs = Knobs::default();
+        knobs.set_legacy(legacy);
+        for (k, v) in &policy.knobs {
+            knobs.set(k, *v)?;
+        }
+        let info = crate::policies::lookup(&policy.scheduler)?;
+        if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
+            return Err(Error::Unknown {
+                field: "idle_governor".into(),
+                kind: "idle governor",
+                name: policy.idle_governor.clone(),
+                choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
+            });
+        }
+        crate::switcher::check(&platform, &policy)?;
+        crate::policies::check(info, &platform, knobs.get(Knob::FairEevdf) > 0.0)?;
+        let nclusters = platform.clusters.len();
+        let sched_policy = (info.build)(&crate::policies::PolicyCtx {
+            platform: &platform,
+            governor: &policy.governor,
+            knobs: &knobs,
+            legacy,
+            nr_tasks: workload.tasks.len(),
+        });
+        let sched_policy = wrap(sched_policy);
+        let eas_status = sched_policy.energy_aware();
+        let governor = make_governor(&policy.governor, nclusters)?;
+        let n = platform.nr_cpus();
+        let mut tasks = Vec::with_capacity(workload.tasks.len());
+        for (i, t) in workload.tasks.iter().enumerate() {
+            tasks.push(make_task(i as TaskId, t, &platform, format!("tasks[{i}]"))?);
+        }
+        let uclamp_used = workload.tasks.iter().any(|t| {
+            t.util_min.is_some()
+                || t.util_max.is_some()
+                || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                    matches!(
+                        e,
+                        Ev::Setattr(SetAttr { util_min: Some(_), .. }) | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                    )
+                })
+        });
+        let initial_opp: Vec<usize> = platform
+            .clusters
+            .iter()
+            .map(|c| governor.initial_opp(c, &knobs))
+            .collect();
+        let meter = EnergyMeter::new(&platform, &initial_opp);
+        let rqs = (0..n)
+            .map(|cpu| Rq {
+                cpu,
+                curr: None,
+                cfs: CfsRq::default(),
+                rt_queue: RtRq::default(),
+                clock: 0,
+                clock_pelt: 0,
+                lost_idle_time: 0,
+                avg_rt: SchedAvg::default(),
+                uclamp: UclampRq::default(),
+                misfit_task_load: 0,
+                avg_idle: 2 * knobs.derived.migration_cost_ns,
+                idle_stamp: None,
+                menu: Menu::default(),
+                idle_since: 0,
+                idle_state: Some(0),
+                waking_until: None,
+                gen: 0,
+                pending: Vec::new(),
+                timers: SortedVec::default(),
+                nr_switches: 0,
+                work_done: 0,
+                slice_start: 0,
+                yield_skip: None,
+            })
+            .collect();
+        let tunables = CfsTunables::from_knobs(n, &knobs);
+        let clusters = initial_opp
+            .iter()
+            .zip(&platform.clusters)
+            .map(|(&opp, c)| ClusterState {
+                opp,
+                freq_scale: (c.opps[opp].khz << 10) / c.fmax_khz,
+                gen: 0,
+                dirty: false,
+            })
+            .collect::<Vec<_>>();
+        let trace = if policy.trace {
+            Some(Trace::new(&platform))
+        } else {
+            None
+        };
+        let timeseries = if policy.timeseries {
+            Some(TimeSeries::default())
+        } else {
+            None
+        };
+        let mut sim = Sim {
+            platform,
+            knobs,
+            now: 0,
+            events: EventQueue::default(),
+            tasks,
+            rqs,
+            clusters,
+            governor,
+            policy: sched_policy,
+            balancer: None,
+            meter,
+            trace,
+            timeseries,
+            counters: Counters::default(),
+            config: policy,
+            timers: vec![None; workload.timers],
+            tunables,
+            resched: vec![false; n],
+            any_resched: false,
+            next_blocked_update: NOHZ_BLOCKED_PERIOD_NS,
+            workload_duration_ns: workload.duration_ns,
+            utils_buf: Vec::new(),
+            pending_khz: vec![0; nclusters],
+            rt_seq: 0,
+            nr_exited: 0,
+            gov_busy_mark: vec![0; n],
+            gov_last_sample: vec![0; nclusters],
+            gov_speed_mark: vec![0; n],
+            overutilized: false,
+            uclamp_used,
+            sync: SyncObjects::new(workload.mutexes, workload.conds, &workload.sems, &workload.barriers),
+            marks: Vec::new(),
+            nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
+            wake_buf: Vec::new(),
+            lb_rows: Vec::new(),
+            lb_last: Vec::new(),
+            lb_ends: Vec::new(),
+            lb_next: 0,
+            legacy,
+            eas_status,
+            hmp_load: Vec::new(),
+            hotplug: None,
+            core_ctl: Default::default(),
+            sw: None,
+        };
+        // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
+        let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
+        if sim.policy.needs_hmp_load() || hps {
+            sim.hmp_load = vec![SchedAvg::default(); sim.tasks.len()];
+        }
+        if hps {
+            let user = sim.tasks.iter().map(|t| t.allowed).collect();
+            sim.hotplug = Some(crate::extensions::hotplug::Hotplug::new(
+                &sim.platform,
+                &sim.knobs,
+                user,
+            ));
+        }
+        for cpu in 0..n {
+            sim.enter_idle(cpu);
+        }
+        sim.balancer = sim.policy.load_balancer(&sim.view());
+        if let Some(tr) = sim.trace.as_mut() {
+            for (ci, c) in sim.platform.clusters.iter().enumerate() {
+                tr.freq(0, ci, c.opps[sim.clusters[ci].opp].khz);
+            }
+        }
+        for t in 0..sim.tasks.len() {
+            if sim.tasks[t].state == TaskState::Template {
+                continue;
+            }
+            let delay = sim.tasks[t].spec.delay_ns;
+            sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
+        }
+        sim.events.push(0, EventKind::Tick);
+        if sim.platform.switcher {
+            sim.switcher_start();
+        } else if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
+            for ci in 0..nclusters {
+                sim.events.push(first, EventKind::GovSample { cluster: ci as u32 });
+            }
+        }
+        if sim.timeseries.is_some() {
+            sim.events.push(0, EventKind::Sample);
+        }
+        Ok(sim)
+    }
+
+    pub(crate) fn view(&self) -> SchedView<'_> {
+        view!(self)
+    }
+
+    /// The policies' view of the state (vendor.rs).
+    pub fn sched_view(&self) -> SchedView<'_> {
+        view!(self)
+    }
+
+    #[inline]
+    pub(crate) fn khz(&self, cpu: usize) -> u64 {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
+    }
+
+    /// arch_scale_freq_capacity(): (cur << 10) / f_max
+    #[inline]
+    pub(crate) fn freq_scale(&self, cpu: usize) -> u64 {
+        self.clusters[self.platform.cpu_cluster[cpu]].freq_scale
+    }
+
+    // ------------------------------------------------------------------ clocks, PELT
+
+    /// update_rq_clock() + update_rq_clock_pelt(): while something runs, clock_pelt
+    /// advances by delta scaled by capacity and frequency (two truncating cap_scale steps,
+    /// as the kernel); when idle it snaps to the task clock.
+    pub(crate) fn update_rq_clock(&mut self, cpu: usize) {
+        let now = self.now;
+        let delta = now - self.rqs[cpu].clock;
+        if delta == 0 {
+            return;
+        }
+        let busy = self.rqs[cpu].curr.is_some();
+        let cap = self.platform.capacity_orig(cpu);
+        let fs = self.freq_scale(cpu);
+        let rq = &mut self.rqs[cpu];
+        rq.clock = now;
+        if busy {
+            let d = (delta * cap) >> 10;
+            rq.clock_pelt += (d * fs) >> 10;
+        } else {
+            rq.clock_pelt = now;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn mark_cpufreq(&mut self, cpu: usize) {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.clusters[ci].dirty = true;
+    }
+
+    // ------------------------------------------------------------------ execution
+
+    // ------------------------------------------------------------------ enqueue/dequeue
+
+    pub(crate) fn enqueue_task(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
+        self.hmp_track(t, false);
+        self.update_rq_clock(cpu);
+        let task = &mut self.tasks[t as usize];
+        task.cpu = cpu;
+        task.state = TaskState::Runnable;
+        task.queued_since = self.now;
+        let (clamps, is_rt) = (task.uclamp, task.is_rt());
+        if self.uclamp_used {
+            self.rqs[cpu].uclamp.inc(clamps); // uclamp_rq_inc()
+            self.mark_cpufreq(cpu);
+        }
+        if is_rt {
+            self.update_rt_avg(cpu);
+            self.rt_seq += 1;
+            let task = &mut self.tasks[t as usize];
+            let level = task.prio_level();
+            task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
+            // EDF among deadline tasks, FIFO within an RT priority
+            let key = if task.policy == Policy::Deadline {
+                task.dl.deadline
+            } else {
+                self.rt_seq
+            };
+            self.rqs[cpu].rt_queue.enqueue(t, level, key);
+            self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
+            return;
+        }
+        self.update_curr(cpu);
+        self.update_load_avg(cpu, Some(t), true);
+        let ewma = self.tasks[t as usize].se.avg.ewma();
+        // util_est_enqueue()
+        self.rqs[cpu].cfs.util_est += ewma;
+        let eevdf = self.eevdf();
+        if eevdf {
+            self.place_entity_eevdf(cpu, t, initial);
+        }
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        if !eevdf && (initial || wakeup) {
+            rq.cfs.place_entity(&self.tunables, &mut task.se, initial);
+        }
+        rq.cfs.load_weight += task.se.weight;
+        rq.cfs.nr_running += 1;
+        task.se.on_rq = true;
+        rq.cfs.timeline.insert((task.se.vruntime, t));
+        self.mark_cpufreq(cpu);
+        if !initial {
+            self.check_overutilized(cpu);
+        }
+    }
+
+    /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
+    pub(crate) fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
+        self.hmp_track(t, true);
+        self.update_rq_clock(cpu);
+        if self.rqs[cpu].yield_skip == Some(t) {
+            self.rqs[cpu].yield_skip = None;
+        }
+        if self.uclamp_used {
+            let c = self.tasks[t as usize].uclamp;
+            self.rqs[cpu].uclamp.dec(c); // uclamp_rq_dec()
+        }
+        if self.tasks[t as usize].is_rt() {
+            self.update_curr(cpu);
+            self.update_rt_avg(cpu);
+            let rq = &mut self.rqs[cpu];
+            rq.rt_queue.dequeue(t);
+            if rq.curr == Some(t) {
+                rq.curr = None;
+            }
+            self.mark_cpufreq(cpu);
+            return;
+        }
+        self.update_curr(cpu);
+        self.policy.dequeue_task(&view!(self), cpu, t, sleep);
+        let cap = self.platform.capacity_orig(cpu);
+        {
+            let rq = &mut self.rqs[cpu];
+            let task = &mut self.tasks[t as usize];
+            // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
+            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+            if sleep {
+                if self.legacy {
+                    pelt::util_est_update_v4_19(&mut task.se.avg);
+                } else {
+                    pelt::util_est_update(&mut task.se.avg, cap);
+                }
+            }
+        }
+        self.update_load_avg(cpu, Some(t), false);
+        if self.eevdf() {
+            self.update_entity_lag(cpu, t);
+            if !sleep {
+                // PLACE_REL_DEADLINE: a migrating task keeps what is left of its slice
+                let se = &mut self.tasks[t as usize].se;
+                se.deadline = se.deadline.saturating_sub(se.vruntime);
+                se.rel_deadline = true;
+            }
+        }
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        if rq.cfs.curr == Some(t) {
+            rq.cfs.curr = None;
+            rq.curr = None;
+        } else {
+            rq.cfs.timeline.remove(&(task.se.vruntime, t));
+        }
+        rq.cfs.load_weight -= task.se.weight;
+        rq.cfs.nr_running -= 1;
+        task.se.on_rq = false;
+        rq.cfs.update_min_vruntime(None);
+        if !sleep {
+            task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
+        }
+        self.mark_cpufreq(cpu);
+    }
+
+    // ------------------------------------------------------------------ schedule()
+
+    pub(crate) fn resched_cpu(&mut self, cpu: usize) {
+        self.resched[cpu] = true;
+        self.any_resched = true;
+    }
+
+    pub(crate) fn pick_next(&self, cpu: usize) -> Option<TaskId> {
+        let rq = &self.rqs[cpu];
+        if let Some(t) = rq.rt_queue.pick() {
+            return Some(t);
+        }
+        if self.eevdf() {
+            return self.pick_eevdf(cpu, None);
+        }
+        let left = rq.cfs.leftmost().map(|(_, t)| t);
+        if left.is_some() && left == rq.yield_skip {
+            // the skip buddy: the yielding task lets the next one go first
+            if let Some(&(_, second)) = rq.cfs.timeline.iter().nth(1) {
+                return Some(second);
+            }
+        }
+        left
+    }
+
+    /// __schedule(): put prev, pick next (RT before fair), switch; with nothing to run,
+    /// newidle balance, then idle with the idle-state choice.
+    pub(crate) fn schedule(&mut self, cpu: usize) {
+        self.resched[cpu] = false;
+        if self.rqs[cpu].waking_until.is_some() {
+            return; // CpuReady will schedule once the CPU is out of its idle state
+        }
+        self.update_rq_clock(cpu);
+        let mut prev = self.rqs[cpu].curr;
+        if let Some(p) = prev {
+            self.update_curr(cpu);
+            let task = &self.tasks[p as usize];
+            if task.policy == Policy::Deadline && task.dl.runtime <= 0 && task.state == TaskState::Running {
+                self.dl_throttle(cpu, p);
+                prev = None;
+            }
+        }
+        if let Some(p) = prev {
+            if self.tasks[p as usize].is_rt() {
+                self.update_rt_avg(cpu);
+            } else {
+                // put_prev_entity(): back into the timeline
+                self.update_load_avg(cpu, Some(p), false);
+                let task = &self.tasks[p as usize];
+                let key = (task.se.vruntime, p);
+                let rq = &mut self.rqs[cpu];
+                rq.cfs.timeline.insert(key);
+                rq.cfs.curr = None;
+            }
+        }
+        let mut next = self.pick_next(cpu);
+        if next.is_none() {
+            next = self.newidle_balance(cpu);
+        }
+        if next.is_some() && next == prev {
+            if let Some(p) = prev {
+                if !self.tasks[p as usize].is_rt() {
+                    let key = (self.tasks[p as usize].se.vruntime, p);
+                    let rq = &mut self.rqs[cpu];
+                    rq.cfs.timeline.remove(&key);
+                    rq.cfs.curr = Some(p);
+                }
+                // same task, same speed: its completion event still holds
+            }
+            return;
+        }
+        // switch out prev
+        if let Some(p) = prev {
+            self.trace_slice_end(cpu, p);
+            self.policy.put_prev_task(p);
+            let task = &mut self.tasks[p as usize];
+            if task.state == TaskState::Running {
+                task.state = TaskState::Runnable;
+                task.queued_since = self.now;
+            }
+            self.rqs[cpu].curr = None;
+        }
+        let from_idle = self.rqs[cpu].idle_state.is_some();
+        match next {
+            Some(n) => self.set_next(cpu, n, from_idle),
+            None if !from_idle => self.enter_idle(cpu),
+            None => {}
+        }
+    }
+
+    pub(crate) fn set_next(&mut self, cpu: usize, n: TaskId, from_idle: bool) {
+        let now = self.now;
+        if !self.tasks[n as usize].is_rt() {
+            // set_next_entity(): out of the timeline, PELT update, curr
+            let key = (self.tasks[n as usize].se.vruntime, n);
+            self.rqs[cpu].cfs.timeline.remove(&key);
+            self.update_load_avg(cpu, Some(n), false);
+            self.rqs[cpu].cfs.curr = Some(n);
+        } else {
+            self.update_rt_avg(cpu);
+        }
+        if from_idle {
+            let rq = &mut self.rqs[cpu];
+            rq.menu.update(now - rq.idle_since);
+            rq.idle_state = None;
+            self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
+            self.trace_power(cpu);
+        }
+        let rq = &mut self.rqs[cpu];
+        rq.curr = Some(n);
+        rq.nr_switches += 1;
+        self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
+        let rq = &mut self.rqs[cpu];
+        rq.slice_start = now;
+        self.counters.context_switches += 1;
+        let same_cluster = |a: usize| a != usize::MAX && self.platform.cpu_cluster[a] == self.platform.cpu_cluster[cpu];
+        let task = &self.tasks[n as usize];
+        let (last, in_cluster) = (task.last_ran, same_cluster(task.last_ran));
+        if rq.yield_skip == Some(n) {
+            rq.yield_skip = None;
+        }
+        let task = &mut self.tasks[n as usize];
+        if last != cpu {
+            if let Some(pf) = &task.perf {
+                // a migration: the caches the task warmed are elsewhere (L1/L2 are per
+                // CPU; a cluster shares its L2/L3, so half of the footprint is still warm)
+                if last != usize::MAX && pf.cache_ns > 0 {
+                    task.cold_left = if in_cluster { pf.cache_ns / 2 } else { pf.cache_ns };
+                }
+            }
+            task.last_ran = cpu;
+        }
+        task.state = TaskState::Running;
+        task.stats.wait_ns += now - task.queued_since;
+        if let Some(due) = task.wake_due.take() {
+            let lat = now - due;
+            task.stats.wakeup_latency_ns.push(lat);
+            if std::mem::take(&mut task.timer_wake) {
+                let ps = &mut task.stats.phases[task.phase];
+                ps.wakeups += 1;
+                ps.wu_lat_sum_ns += lat;
+                ps.wu_lat_max_ns = ps.wu_lat_max_ns.max(lat);
+            }
+        }
+        task.se.exec_start = now;
+        task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
+        self.policy.set_next_task(n);
+        let task = &mut self.tasks[n as usize];
+        task.se.protect = true; // RUN_TO_PARITY: keep it until its deadline is renewed
+        if task.cur == Cur::None {
+            // back from a sleep: its next event starts now
+            self.advance_program(cpu, n);
+        } else {
+            self.arm_completion(cpu);
+        }
+    }
+
+    /// check_preempt_curr(): RT beats fair and lower RT; fair uses wakeup_preempt_entity().
+    pub(crate) fn check_preempt(&mut self, cpu: usize, p: TaskId) {
+        let Some(c) = self.rqs[cpu].curr else {
+            self.kick_idle_cpu(cpu);
+            return;
+        };
+        let (pc, cc) = (&self.tasks[p as usize], &self.tasks[c as usize]);
+        if pc.is_rt() || cc.is_rt() {
+            let edf = pc.policy == Policy::Deadline && cc.policy == Policy::Deadline && pc.dl.deadline < cc.dl.deadline;
+            if pc.prio_level() > cc.prio_level() || edf {
+                self.resched_cpu(cpu);
+            }
+            return;
+        }
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        if self.eevdf() {
+            // check_preempt_wakeup_fair(): preempt if EEVDF would pick the woken task now
+            if self.pick_eevdf(cpu, Some(c)) == Some(p) {
+                self.resched_cpu(cpu);
+            }
+            return;
+        }
+        let cv = self.tasks[c as usize].se.vruntime;
+        if self.rqs[cpu]
+            .cfs
+            .wakeup_preempt(&self.tunables, cv, &self.tasks[p as usize].se)
+        {
+            self.resched_cpu(cpu);
+        }
+    }
+
+    // ------------------------------------------------------------------ balancing
+
+    // ------------------------------------------------------------------ task programs
+
+    /// select_task_rq() of core.c: the class's choice, then is_cpu_allowed(), falling back
+    /// to select_fallback_rq() (a policy that answers prev_cpu after it left the task's
+    /// mask: an affinity change, a CPU gone offline).
+    pub(crate) fn select_task_rq(&mut self, t: TaskId, prev: usize, kind: WakeKind) -> usize {
+        let cpu = self.policy.select_task_rq(&view!(self), t, prev, kind);
+        let task = &self.tasks[t as usize];
+        if task.allowed & (1 << cpu) != 0 {
+            cpu
+        } else {
+            select_fallback_rq(task)
+        }
+    }
+
+    pub(crate) fn task_exit(&mut self, cpu: usize, t: TaskId) {
+        self.dequeue_task(cpu, t, true);
+        // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
+        self.detach_pelt_for_migration(cpu, t);
+        self.trace_slice_end(cpu, t);
+        self.tasks[t as usize].state = TaskState::Exited;
+        self.nr_exited += 1;
+        self.resched_cpu(cpu);
+    }
+
+    /// try_to_wake_up() / wake_up_new_task()
+    pub(crate) fn wake_up(&mut self, t: TaskId) {
+        if self.tasks[t as usize].state == TaskState::Throttled {
+            self.dl_replenish(t);
+            return;
+        }
+        let now = self.now;
+        let task = &mut self.tasks[t as usize];
+        if let Some(since) = task.iowait_since.take() {
+            task.stats.iowait_ns += now - since;
+        }
+        if task.policy == Policy::Deadline && matches!(task.state, TaskState::Unstarted | TaskState::Sleeping) {
+            // setup_new_dl_entity() / update_dl_entity(): a new period unless the old
+            // deadline is still ahead and the remaining runtime fits the bandwidth
+            let dl = &mut task.dl;
+            let overflow = dl.deadline <= now
+                || (dl.runtime.max(0) as u128) * (dl.dl_deadline as u128)
+                    > ((dl.deadline - now) as u128) * (dl.dl_runtime as u128);
+            if task.state == TaskState::Unstarted || overflow {
+                dl.deadline = now + dl.dl_deadline;
+                dl.runtime = dl.dl_runtime as i64;
+            }
+        }
+        let task = &self.tasks[t as usize];
+        let fork = task.state == TaskState::Unstarted;
+        if !fork && task.state != TaskState::Sleeping {
+            return;
+        }
+        let prev = task.cpu;
+        let due = task.wake_due;
+        if !fork {
+            self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
+        }
+        let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
+        if fork && self.hotplug.is_some() {
+            self.hotplug_refresh_affinity(); // a new task: only online CPUs
+        }
+        if self.tasks[t as usize].policy == Policy::Other {
+            let moves = self.policy.balance_wakeup(&view!(self), t);
+            for m in moves {
+                self.migrate_queued(m, true);
+            }
+        }
+        let cpu = self.select_task_rq(t, prev, kind);
+        if fork && !self.hmp_load.is_empty() {
+            self.hmp_init_new(t);
+        }
+        self.counters.wakeups += 1;
+        if fork {
+            self.post_init_entity_util_avg(cpu, t);
+        } else {
+            self.tasks[t as usize].stats.nr_wakeups += 1;
+            if cpu != prev {
+                self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
+                self.detach_pelt_for_migration(prev, t);
+                let task = &mut self.tasks[t as usize];
+                task.se.vruntime =
+                    task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
+                task.stats.migrations += 1;
+                self.counters.migrations += 1;
+            }
+        }
+        if fork {
+            self.tasks[t as usize].wake_due = Some(self.now);
+        }
+        // ttwu_do_activate(): the wakeup ends an idle period begun at newidle; fold it into
+        // avg_idle (a 1/8 average, capped at 2 x max_idle_balance_cost = 2 x migration cost)
+        if let Some(stamp) = self.rqs[cpu].idle_stamp.take() {
+            let rq = &mut self.rqs[cpu];
+            let sample = (self.now - stamp) as i64;
+            let avg = rq.avg_idle as i64 + (sample - rq.avg_idle as i64) / 8;
+            rq.avg_idle = (avg.max(0) as u64).min(2 * self.knobs.derived.migration_cost_ns);
+        }
+        // A CPU in an idle state handles the wakeup only once it is out of that state (the
+        // timer interrupt or IPI waits for the exit latency), so the task is not runnable,
+        // for PELT or anyone else, before then.
+        let rq = &self.rqs[cpu];
+        let exiting = rq.waking_until.is_some()
+            || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0);
+        if exiting {
+            let task = &mut self.tasks[t as usize];
+            task.state = TaskState::Waking;
+            task.cpu = cpu;
+            self.rqs[cpu].pending.push((t, fork));
+            self.kick_idle_cpu(cpu);
+            return;
+        }
+        self.enqueue_task(cpu, t, !fork, fork);
+        self.check_preempt(cpu, t);
+    }
+
+    // ------------------------------------------------------------------ events
+
+    /// sched_tick() (scheduler_tick() before 6.10) for every busy CPU at one jiffy, then
+    /// the periodic balance of each CPU whose interval has passed (SCHED_SOFTIRQ) and the
+    /// NOHZ blocked-load decay of idle CPUs.
+    pub(crate) fn sched_tick(&mut self) {
+        crate::vendor::vendor_tick(self); // vendor (paper 003): margins count, core_ctl
+        let now = self.now;
+        let n = self.rqs.len();
+        let tick_ns = self.knobs.derived.tick_ns;
+        // nohz_balancer_kick(): a runqueue with two or more tasks, or on asymmetric systems a
+        // misfit task, wakes the idle balancer
+        if self.hotplug.as_ref().is_some_and(|h| now >= h.next_ns) {
+            self.hps_decide();
+        }
+        let nohz_kick = self
+            .rqs
+            .iter()
+            .any(|rq| rq.nr_running() >= 2 || rq.misfit_task_load > 0);
+        for cpu in 0..n {
+            if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+                continue; // offline: no tick, no balancing
+            }
+            let busy = self.rqs[cpu].curr.is_some();
+            if busy && !self.hmp_load.is_empty() {
+                let t = self.rqs[cpu].curr.unwrap();
+                self.hmp_track(t, true);
+            }
+            if busy {
+                self.update_rq_clock(cpu);
+                self.update_curr(cpu);
+                let t = self.rqs[cpu].curr.unwrap();
+                if self.tasks[t as usize].is_rt() {
+                    self.update_rt_avg(cpu);
+                    let task = &mut self.tasks[t as usize];
+                    if task.policy == Policy::Rr && task.rr_left_ns == 0 {
+                        // RR slice expired: to the tail of its priority list
+                        task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
+                        let lvl = task.prio_level();
+                        self.rt_seq += 1;
+                        let seq = self.rt_seq;
+                        let rq = &mut self.rqs[cpu];
+                        rq.rt_queue.requeue_tail(t, lvl, seq);
+                        self.resched_cpu(cpu);
+                    }
+                } else {
+                    self.update_load_avg(cpu, Some(t), false);
+                    self.update_rt_avg(cpu);
+                    self.check_overutilized(cpu);
+                    self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
+                    if !self.eevdf() && self.check_preempt_tick(cpu, t) {
+                        self.resched_cpu(cpu);
+                        self.policy.put_prev_task(t);
+                    }
+                    // the policy acts on the whole simulation: it is held apart meanwhile,
+                    // so the core's calls into it during its tick reach a stand-in
+                    let mut policy = std::mem::replace(&mut self.policy, Box::new(crate::policies::Detached));
+                    policy.task_tick(self, cpu, t);
+                    self.policy = policy;
+                    if let Some(lb) = self.balancer.as_mut() {
+                        if let Some(m) = lb.misfit(&view!(self), cpu) {
+                            self.migrate_running(m);
+                        }
+                    }
+                }
+            }
+            // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
+            // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
+            // asleep.
+            if !busy && self.core_ctl.isolated & (1u64 << cpu) != 0 {
+                continue; // vendor.cpu_isolation: an isolated CPU does not balance
+            }
+            let Some(lb) = self.balancer.as_ref() else { continue };
+            if (busy || nohz_kick) && lb.periodic_due(cpu, now) {
+                // update_sd_lb_stats() at the root domain recomputes rd->overutilized
+                if self.eas_status == Some(Ok(())) {
+                    let v = self.view();
+                    self.overutilized = (0..n).any(|c| v.cpu_overutilized(c));
+                }
+                let lb = self.balancer.as_mut().unwrap();
+                let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
+                self.apply_lb(acts, true);
+            }
+        }
+        // the policy's own migrations (GTS: hmp_force_up_migration, hmp_offload_down)
+        let migs = self.policy.balance(&view!(self));
+        self.apply_policy_migrations(migs);
+        if now >= self.lb_next {
+            self.lb_record();
+            self.lb_next = now + self.knobs.derived.lb_window_ns;
+        }
+        if now >= self.next_blocked_update {
+            // NOHZ stats kick: idle CPUs decay their blocked load
+            self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
+            for cpu in 0..n {
+                if self.rqs[cpu].curr.is_none() {
+                    self.update_rq_clock(cpu);
+                    self.update_load_avg(cpu, None, false);
+                    self.update_rt_avg(cpu);
+                }
+            }
+        }
+        if let Some(tr) = self.trace.as_mut() {
+            for cpu in 0..n {
+                let c = &self.rqs[cpu].cfs;
+                let u = c.avg.util_avg.max(c.util_est).min(self.platform.capacity_orig(cpu));
+                tr.util(now, cpu, u);
+            }
+        }
+        self.events.push(now + tick_ns, EventKind::Tick);
+    }
+
+    /// Process one event (and the reschedules and cpufreq updates it causes). Returns
+    /// false when the queue is empty.
+    pub fn step(&mut self) -> bool {
+        let Some(ev) = self.events.pop() else { return false };
+        debug_assert!(ev.time() >= self.now);
+        self.now = ev.time();
+        match ev.kind {
+            EventKind::Wakeup { task } => self.wake_up(task),
+            EventKind::Complete { cpu, gen } => {
+                if self.rqs[cpu as usize].gen == gen {
+                    self.on_complete(cpu as usize)
+                }
+            }
+            EventKind::CpuReady { cpu, gen } => {
+                let rq = &mut self.rqs[cpu as usize];
+                if rq.gen == gen && rq.waking_until.is_some() {
+                    rq.waking_until = None;
+                    let cpu = cpu as usize;
+                    let pending = std::mem::take(&mut self.rqs[cpu].pending);
+                    for &(t, fork) in &pending {
+                        self.enqueue_task(cpu, t, !fork, fork);
+                    }
+                    self.rqs[cpu].pending = pending;
+                    self.rqs[cpu].pending.clear();
+                    self.schedule(cpu);
+                }
+            }
+            EventKind::FreqCommit { cluster, gen } => {
+                if self.clusters[cluster as usize].gen == gen {
+                    let khz = self.pending_khz[cluster as usize];
+                    self.on_freq_commit(cluster as usize, khz);
+                }
+            }
+            EventKind::Tick => self.sched_tick(),
+            EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
+            EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
+            EventKind::Sample => {
+                self.sample();
+                let period = self.knobs.derived.timeseries_period_ns;
+                self.events.push(self.now + period, EventKind::Sample);
+            }
+        }
+        while self.any_resched {
+            self.any_resched = false;
+            for cpu in 0..self.resched.len() {
+                if self.resched[cpu] {
+                    self.schedule(cpu);
+                }
+            }
+        }
+        self.run_cpufreq();
+        true
+    }
+
+    /// Run every event strictly before `t_ns`, then stop the clock at `t_ns`.
+    pub fn run_until(&mut self, t_ns: u64) {
+        while let Some(t) = self.events.peek_time() {
+            if t >= t_ns {
+                break;
+            }
+            self.step();
+        }
+        if t_ns > self.now {
+            self.now = t_ns;
+        }
+        self.meter.sync(&self.platform, self.now);
+    }
+
+    /// Run until every task has ended (rt-app's `duration: -1`), or until `limit_ns` if
+    /// that comes first; the clock stops at the last task's exit. Returns whether every
+    /// task ended.
+    pub fn run_until_exited(&mut self, limit_ns: u64) -> bool {
+        while self.nr_exited + self.nr_templates < self.tasks.len() {
+            match self.events.peek_time() {
+                Some(t) if t < limit_ns => {
+                    self.step();
+                }
+                _ => {
+                    self.run_until(limit_ns);
+                    return false;
+                }
+            }
+        }
+        self.meter.sync(&self.platform, self.now);
+        true
+    }
+
+    /// Whether every task's program is finite (no loop of -1), so it can end.
+    pub fn workload_is_finite(&self) -> bool {
+        self.tasks
+            .iter()
+            .all(|t| t.spec.loop_ >= 0 && t.spec.phases.iter().all(|p| p.loop_ >= 0))
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
+        self.view().cpu_util_cfs(cpu)
+    }
+
+    pub fn cpu_freq_khz(&self, cpu: usize) -> u64 {
+        self.khz(cpu)
+    }
+
+    /// CPU time of a task including the slice in progress (without mutating state, so
+    /// stepping does not change results).
+    pub fn task_cpu_time(&self, t: usize) -> Vec<u64> {
+        let task = &self.tasks[t];
+        let mut v = task.stats.cpu_time_ns.clone();
+        if task.state == TaskState::Running {
+            v[task.cpu] += self.now - task.se.exec_start;
+        }
+        v
+    }
+
+    pub fn set_knob(&mut self, name: &str, value: f64) -> Result<()> {
+        self.knobs.set(name, value)?;
+        self.tunables = CfsTunables::from_knobs(self.rqs.len(), &self.knobs);
+        if let Some(lb) = self.balancer.as_mut() {
+            lb.set_tunables(&self.knobs);
+        }
+        self.policy.knobs_changed(&self.knobs);
+        Ok(())
+    }
+
+    pub fn balancer_name(&self) -> &'static str {
+        self.balancer.as_ref().map_or("none", |lb| lb.name())
+    }
+    /// A policy counter by name (0 if the policy has none of that name).
+    pub fn policy_counter(&self, name: &str) -> u64 {
+        self.policy
+            .counters()
+            .into_iter()
+            .find(|c| c.0 == name)
+            .and_then(|c| c.1.as_u64())
+            .unwrap_or(0)
+    }
+    /// The policy's own state, for a test or an inspection API:
+    /// `sim.policy_state::<policies::hcs_td::HcsTdPolicy>()`.
+    pub fn policy_state<T: 'static>(&self) -> Option<&T> {
+        self.policy.as_any().downcast_ref()
+    }
+    pub fn placement_name(&self) -> &'static str {
+        self.policy.placement()
+    }
+    pub fn governor_name(&self) -> &'static str {
+        self.governor.name()
+    }
+
+    // ------------------------------------------------------------------ outputs
+}
+
+// ---------------------------------------------------------------------- issue 5: GTS, hps
+// The engine's side of gts.rs and hotplug.rs: the HMP tracked load, the policy's own
+// migrations at the tick, and CPUs going offline and online.
+impl Sim {}

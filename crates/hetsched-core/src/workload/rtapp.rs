@@ -1,0 +1,471 @@
+//! The rt-app program interpreter: userspace, not the kernel. A task runs its program from
+//! its current position until it needs the CPU (run, runtime, memrun), blocks (sleep, a
+//! timer, a held lock, ...), gives the CPU up (yield, a class or affinity change) or ends;
+//! rt-app's own bookkeeping (per-phase loops, activations, slack, wakeup latency) is
+//! recorded on the way. The synchronisation objects are sync.rs.
+use crate::core::*;
+use crate::deadline::DlEntity;
+use crate::error::{config, Result};
+use crate::event::EventKind;
+use crate::fair::SchedEntity;
+use crate::fair::{nice_to_weight, weight_to_wmult};
+use crate::platform::Platform;
+use crate::sync::Go;
+use crate::workload::{Ev, PerfSpec, Policy, TaskSpec, TimerMode};
+
+impl Sim {
+    /// Run the task's program from its current position until it needs the CPU (run,
+    /// runtime, memrun), blocks (sleep, timer, a held lock, ...), gives the CPU up (yield,
+    /// a class or affinity change) or ends. Called with the task running on `cpu`.
+    pub(crate) fn advance_program(&mut self, cpu: usize, t: TaskId) {
+        loop {
+            let task = &mut self.tasks[t as usize];
+            let spec = &task.spec;
+            if task.ev >= spec.phases[task.phase].events.len() {
+                task.ev = 0;
+                task.phase_iter += 1;
+                task.stats.phases[task.phase].loops += 1;
+                let ploop = spec.phases[task.phase].loop_;
+                if ploop >= 0 && task.phase_iter >= ploop {
+                    task.phase_iter = 0;
+                    task.phase += 1;
+                    if task.phase >= spec.phases.len() {
+                        task.phase = 0;
+                        task.iter += 1;
+                        if spec.loop_ >= 0 && task.iter >= spec.loop_ {
+                            self.task_exit(cpu, t);
+                            return;
+                        }
+                    }
+                }
+                continue;
+            }
+            let ev = spec.phases[task.phase].events[task.ev].clone();
+            task.ev += 1;
+            match ev {
+                Ev::Run(w) | Ev::Memrun(w) => {
+                    if w == 0 {
+                        continue;
+                    }
+                    task.cur = if matches!(ev, Ev::Run(_)) {
+                        Cur::Run
+                    } else {
+                        Cur::Memrun
+                    };
+                    task.work_left = w;
+                    self.arm_completion(cpu);
+                    return;
+                }
+                Ev::Runtime(ns) => {
+                    if ns == 0 {
+                        continue;
+                    }
+                    task.cur = Cur::Runtime;
+                    task.runtime_end = self.now + ns;
+                    self.arm_completion(cpu);
+                    return;
+                }
+                Ev::Sleep(ns) => {
+                    task.cur = Cur::None;
+                    self.block(cpu, t, self.now + ns);
+                    return;
+                }
+                Ev::SleepUntil(at) => {
+                    task.cur = Cur::None;
+                    if at > self.now {
+                        self.block(cpu, t, at);
+                        return;
+                    }
+                }
+                Ev::Iowait(ns) => {
+                    task.cur = Cur::None;
+                    task.iowait_since = Some(self.now);
+                    self.block(cpu, t, self.now + ns);
+                    return;
+                }
+                Ev::Mark(m) => self.marks.push((self.now, t, m)),
+                Ev::Timer(ts) => {
+                    task.cur = Cur::None;
+                    let now = self.now;
+                    // rt-app: the first use counts from the thread's start (t_first)
+                    let start = self.tasks[t as usize].spec.delay_ns;
+                    let next = self.timers[ts.id].unwrap_or(start) + ts.period_ns;
+                    self.timers[ts.id] = Some(next);
+                    let task = &mut self.tasks[t as usize];
+                    let slack = next as i128 - now as i128;
+                    task.stats.activations += 1;
+                    task.stats.slack_sum_ns += slack;
+                    let ps = &mut task.stats.phases[task.phase];
+                    ps.activations += 1;
+                    ps.slack_sum_ns += slack;
+                    ps.slack_min_ns = Some(ps.slack_min_ns.map_or(slack as i64, |m| m.min(slack as i64)));
+                    if now < next {
+                        task.timer_wake = true;
+                        self.block(cpu, t, next);
+                        return;
+                    }
+                    task.stats.missed_activations += 1;
+                    if ts.mode == TimerMode::Relative {
+                        self.timers[ts.id] = Some(now);
+                    }
+                }
+                Ev::Lock(m) => {
+                    if self.sync.lock(m, t) == Go::Block {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
+                Ev::Unlock(m) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.unlock(m, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                }
+                Ev::Wait(c) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.wait(c.cond, c.mutex, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                    self.block_sync(cpu, t);
+                    return;
+                }
+                Ev::Signal(c) | Ev::Broad(c) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.signal(c, matches!(ev, Ev::Broad(_)), &mut wake);
+                    self.wake_sync(&mut wake);
+                }
+                Ev::Sync(c) => {
+                    // rt-app's sig_and_wait: signal, then wait with the mutex it holds
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.signal(c.cond, false, &mut wake);
+                    self.sync.wait(c.cond, c.mutex, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                    self.block_sync(cpu, t);
+                    return;
+                }
+                Ev::Barrier(b) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    let go = self.sync.barrier(b, t, &mut wake);
+                    self.wake_sync(&mut wake);
+                    if go == Go::Block {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
+                Ev::SemPost(x) => {
+                    let mut wake = std::mem::take(&mut self.wake_buf);
+                    self.sync.sem_post(x, &mut wake);
+                    self.wake_sync(&mut wake);
+                }
+                Ev::SemWait(x) => {
+                    if self.sync.sem_wait(x, t) == Go::Block {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
+                Ev::Fork(k) => self.fork(k),
+                Ev::Yield(_) => {
+                    task.cur = Cur::None;
+                    if self.sched_yield(cpu, t) {
+                        return;
+                    }
+                }
+                Ev::Setattr(a) => {
+                    task.cur = Cur::None;
+                    if self.setattr(cpu, t, &a) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn block(&mut self, cpu: usize, t: TaskId, until: u64) {
+        self.dequeue_task(cpu, t, true);
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Sleeping;
+        task.wake_due = Some(until);
+        self.trace_slice_end(cpu, t);
+        self.rqs[cpu].timers.insert((until, t));
+        self.events.push(until, EventKind::Wakeup { task: t });
+        self.resched_cpu(cpu);
+    }
+
+    /// Block on a synchronisation object: no timer, another task's operation wakes it.
+    pub(crate) fn block_sync(&mut self, cpu: usize, t: TaskId) {
+        self.dequeue_task(cpu, t, true);
+        let task = &mut self.tasks[t as usize];
+        task.cur = Cur::None;
+        task.state = TaskState::Sleeping;
+        task.wake_due = None;
+        self.trace_slice_end(cpu, t);
+        self.resched_cpu(cpu);
+    }
+
+    /// Wake the tasks a synchronisation operation released (wakeup latency counts from now).
+    pub(crate) fn wake_sync(&mut self, wake: &mut Vec<TaskId>) {
+        for &w in wake.iter() {
+            if self.tasks[w as usize].state == TaskState::Sleeping {
+                self.tasks[w as usize].wake_due = Some(self.now);
+                self.wake_up(w);
+            }
+        }
+        wake.clear();
+        self.wake_buf = std::mem::take(wake);
+    }
+
+    pub(crate) fn on_complete(&mut self, cpu: usize) {
+        let Some(t) = self.rqs[cpu].curr else { return };
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        let task = &mut self.tasks[t as usize];
+        match task.cur {
+            Cur::Run | Cur::Memrun => {
+                if task.work_left > 0 {
+                    // the CPU slowed down since the event was armed (or truncation of
+                    // intermediate accounting left a few units): finish at today's speed
+                    self.arm_completion(cpu);
+                    return;
+                }
+                let spec_w = match &task.spec.phases[task.phase].events[task.ev - 1] {
+                    Ev::Run(w) | Ev::Memrun(w) => *w,
+                    _ => 0,
+                };
+                task.stats.work_completed += spec_w;
+            }
+            Cur::Runtime => {
+                if self.now < task.runtime_end {
+                    self.arm_completion(cpu);
+                    return;
+                }
+            }
+            Cur::None => {}
+        }
+        task.cur = Cur::None;
+        self.advance_program(cpu, t);
+    }
+
+    /// Arm the completion event of the running task's current event at the CPU's speed.
+    pub(crate) fn arm_completion(&mut self, cpu: usize) {
+        let rq = &mut self.rqs[cpu];
+        rq.gen = rq.gen.wrapping_add(1);
+        let gen = rq.gen;
+        let Some(t) = rq.curr else { return };
+        let task = &self.tasks[t as usize];
+        let at = match task.cur {
+            Cur::Run => match &task.perf {
+                None => {
+                    let cap = self.platform.capacity_orig(cpu);
+                    let khz = self.khz(cpu);
+                    let fmax = self.platform.cluster_of(cpu).fmax_khz;
+                    self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
+                }
+                Some(pf) => {
+                    let ci = self.platform.cpu_cluster[cpu];
+                    let rate = pf.rate_q32[ci][self.clusters[ci].opp];
+                    self.now + time_for(task.work_left, rate, task.cold_left, pf.cold_q32)
+                }
+            },
+            Cur::Memrun => self.now + task.work_left,
+            Cur::Runtime => task.runtime_end.max(self.now),
+            Cur::None => self.now,
+        };
+        self.events.push(at, EventKind::Complete { cpu: cpu as u32, gen });
+    }
+}
+
+/// rt-app's per-phase log columns, summed over the phase's loops.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseStats {
+    pub loops: u64,
+    pub activations: u64,
+    pub slack_min_ns: Option<i64>,
+    pub slack_sum_ns: i128,
+    pub wu_lat_max_ns: u64,
+    pub wu_lat_sum_ns: u64,
+    pub wakeups: u64,
+    pub run_ns: u64,
+}
+
+/// The task performance model resolved on the platform: work per ns (Q32) at each
+/// cluster's OPPs, and the cold-cache state after a migration.
+#[derive(Debug, Clone)]
+pub struct PerfModel {
+    pub(crate) rate_q32: Vec<Vec<u64>>,
+    pub(crate) cache_ns: u64,
+    /// 1 / (1 + cache_slowdown) in Q32
+    pub(crate) cold_q32: u64,
+}
+
+const Q32: u64 = 1 << 32;
+
+/// A task in its initial state from its spec; `field` names it in errors.
+pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: String) -> Result<Task> {
+    let n = platform.nr_cpus();
+    let allowed = cpus_mask(t.cpus.as_deref(), n, &field)?;
+    let weight = nice_to_weight(t.nice);
+    let perf = match &t.perf {
+        Some(pf) => Some(Box::new(perf_model(pf, platform, &field)?)),
+        None => None,
+    };
+    let dl = if t.policy == Policy::Deadline {
+        let period = if t.dl_period_ns == 0 {
+            t.dl_runtime_ns
+        } else {
+            t.dl_period_ns
+        };
+        DlEntity {
+            dl_runtime: t.dl_runtime_ns,
+            dl_period: period,
+            dl_deadline: if t.dl_deadline_ns == 0 {
+                period
+            } else {
+                t.dl_deadline_ns
+            },
+            runtime: 0,
+            deadline: 0,
+        }
+    } else {
+        DlEntity::default()
+    };
+    Ok(Task {
+        id,
+        name: t.name.clone(),
+        policy: t.policy,
+        nice: t.nice,
+        rt_priority: t.rt_priority,
+        allowed,
+        state: if t.start {
+            TaskState::Unstarted
+        } else {
+            TaskState::Template
+        },
+        cpu: allowed.trailing_zeros() as usize,
+        se: SchedEntity {
+            weight,
+            wmult: weight_to_wmult(weight),
+            slice: t.slice_ns.unwrap_or(0),
+            ..Default::default()
+        },
+        spec: t.clone(),
+        iter: 0,
+        phase: 0,
+        phase_iter: 0,
+        ev: 0,
+        cur: Cur::None,
+        work_left: 0,
+        runtime_end: 0,
+        wake_due: None,
+        queued_since: 0,
+        rr_left_ns: 0,
+        uclamp: match t.policy {
+            Policy::Other => [t.util_min.unwrap_or(0) as u64, t.util_max.unwrap_or(1024) as u64],
+            _ => [t.util_min.unwrap_or(1024) as u64, t.util_max.unwrap_or(1024) as u64],
+        },
+        stats: TaskStats {
+            cpu_time_ns: vec![0; n],
+            phases: vec![PhaseStats::default(); t.phases.len()],
+            ..Default::default()
+        },
+        perf,
+        cold_left: 0,
+        last_ran: usize::MAX,
+        dl,
+        iowait_since: None,
+        forks: 0,
+        timer_wake: false,
+    })
+}
+
+pub(crate) fn cpus_mask(cpus: Option<&[usize]>, n: usize, field: &str) -> Result<u64> {
+    let all_mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let Some(list) = cpus else { return Ok(all_mask) };
+    let mut m = 0u64;
+    for &c in list {
+        if c >= n {
+            return Err(config(
+                "workload",
+                format!("{field}.cpus"),
+                format!("CPU numbers below {n} (the platform's CPU count)"),
+            ));
+        }
+        m |= 1 << c;
+    }
+    if m == 0 {
+        return Err(config("workload", format!("{field}.cpus"), "a non-empty CPU list"));
+    }
+    Ok(m)
+}
+
+/// Resolve the performance model on the platform: at cluster c and frequency f, one unit
+/// of work takes (1 - mem_frac) * F / (u_c * f) + mem_frac ns, F the biggest cluster's
+/// f_max and u_c the speed per Hz relative to the biggest core.
+pub(crate) fn perf_model(pf: &PerfSpec, platform: &Platform, field: &str) -> Result<PerfModel> {
+    let fbig = platform
+        .clusters
+        .iter()
+        .max_by_key(|c| c.capacity_orig)
+        .map_or(1, |c| c.fmax_khz) as f64;
+    if let Some(ipc) = &pf.ipc {
+        if ipc.len() != platform.clusters.len() {
+            return Err(config(
+                "workload",
+                format!("{field}.perf.ipc"),
+                format!("one speed ratio per cluster ({})", platform.clusters.len()),
+            ));
+        }
+    }
+    let rate_q32 = platform
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let uarch = c.capacity_orig as f64 * fbig / (1024.0 * c.fmax_khz as f64);
+            let u = match &pf.ipc {
+                Some(v) => v[ci],
+                None => uarch.powf(pf.ipc_exp),
+            };
+            c.opps
+                .iter()
+                .map(|o| {
+                    let ns_per_work = (1.0 - pf.mem_frac) * fbig / (u * o.khz as f64) + pf.mem_frac;
+                    ((Q32 as f64 / ns_per_work).round() as u64).max(1)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(PerfModel {
+        rate_q32,
+        cache_ns: pf.cache_ns,
+        cold_q32: ((Q32 as f64) / (1.0 + pf.cache_slowdown)).round() as u64,
+    })
+}
+
+/// Work done in `delta` ns at `rate` (Q32 work/ns), the first `cold` units at `rate * cold_q`.
+pub(crate) fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64 {
+    let mut d = delta;
+    let mut done = 0;
+    if *cold > 0 {
+        let cold_rate = ((rate as u128 * cold_q as u128) >> 32).max(1);
+        let w = ((d as u128 * cold_rate) >> 32) as u64;
+        if w < *cold {
+            *cold -= w;
+            return w;
+        }
+        let t_cold = ((*cold as u128) << 32).div_ceil(cold_rate) as u64;
+        done = *cold;
+        *cold = 0;
+        d = d.saturating_sub(t_cold);
+    }
+    done + ((d as u128 * rate as u128) >> 32) as u64
+}
+
+/// Time to run `work` at `rate`, the first `cold` units at `rate * cold_q` (ceiling).
+pub(crate) fn time_for(work: u64, rate: u64, cold: u64, cold_q: u64) -> u64 {
+    let c = cold.min(work);
+    let mut t = 0u128;
+    if c > 0 {
+        let cold_rate = ((rate as u128 * cold_q as u128) >> 32).max(1);
+        t += ((c as u128) << 32).div_ceil(cold_rate);
+    }
+    t += (((work - c) as u128) << 32).div_ceil(rate as u128);
+    t.min(u64::MAX as u128 / 2) as u64
+}
