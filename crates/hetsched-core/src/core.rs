@@ -1,7 +1,9 @@
-//! The simulation: runqueues, tasks, and the event loop that drives the scheduler core
-//! (kernel/sched/core.c's role): enqueue/dequeue, schedule(), the tick, try_to_wake_up(),
-//! frequency commits and idle entry/exit. Mechanisms live in their own modules (pelt,
-//! fair, cpufreq, idle, energy, placement, balance); this file sequences them.
+//! The simulation and its core, after kernel/sched/core.c: building a run, enqueue and
+//! dequeue, `schedule()`, `try_to_wake_up()`, the tick driver and the event loop. The
+//! classes and mechanisms keep their own files, as the kernel's do (fair.rs, rt.rs,
+//! deadline.rs, idle.rs, cpufreq/, pelt.rs, balance.rs); the scheduler policy is an ops
+//! table (policies/), and the task's userspace program is workload/rtapp.rs. The shared
+//! structures (task, runqueue, the policies' view) are sched.rs.
 //!
 //! Time is integer ns. A running task progresses at capacity_orig/1024 * f/f_max of
 //! invariant work per ns; its completion is an event recomputed whenever its speed or its
@@ -10,349 +12,23 @@
 use crate::balance::LoadBalancer;
 use crate::balance_fair::KernelLb;
 use crate::cpufreq::{make_governor, CpuUtil, Governor};
-use crate::deadline::DlEntity;
 use crate::energy::{CpuPowerState, EnergyMeter};
 use crate::error::{Error, Result};
 use crate::event::{EventKind, EventQueue};
-use crate::fair::{CfsRq, CfsTunables, SchedEntity};
+use crate::fair::{CfsRq, CfsTunables};
 use crate::features::{Knob, Knobs};
 use crate::idle::Menu;
-use crate::pelt::{self, SchedAvg};
+use crate::pelt::SchedAvg;
 use crate::platform::Platform;
 use crate::policies::{SchedPolicy, WakeKind};
 use crate::rt::RtRq;
+pub use crate::sched::*;
 use crate::sorted_vec::SortedVec;
 use crate::sync::SyncObjects;
 use crate::trace::{TimeSeries, Trace};
 use crate::uclamp::UclampRq;
-use crate::workload::rtapp::{make_task, PerfModel, PhaseStats};
+use crate::workload::rtapp::make_task;
 use crate::workload::{Ev, Policy, SetAttr, WorkloadSpec};
-use serde::Deserialize;
-
-pub type TaskId = u32;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskState {
-    Unstarted,
-    /// woken onto a CPU that is still leaving its idle state: enqueued once it is out
-    Waking,
-    Runnable,
-    Running,
-    Sleeping,
-    /// a SCHED_DEADLINE task that used up its runtime, off the runqueue until replenished
-    Throttled,
-    Exited,
-    /// never runs itself: `fork` starts copies of it
-    Template,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cur {
-    None,
-    Run,
-    Runtime,
-    /// memory-bound work: no frequency or core type speeds it up
-    Memrun,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct TaskStats {
-    pub cpu_time_ns: Vec<u64>,
-    pub wait_ns: u64,
-    pub migrations: u64,
-    pub nr_wakeups: u64,
-    pub wakeup_latency_ns: Vec<u64>,
-    pub activations: u64,
-    pub missed_activations: u64,
-    pub slack_sum_ns: i128,
-    /// invariant work executed, ns at capacity 1024 and f_max
-    pub work_done: u64,
-    /// invariant work of completed run events
-    pub work_completed: u64,
-    pub iowait_ns: u64,
-    /// work of memrun events (also in work_done) and time in runtime events: what the
-    /// energy lower bound must deliver besides plain work
-    pub memrun_done: u64,
-    pub runtime_busy_ns: u64,
-    pub phases: Vec<PhaseStats>,
-    pub dl_throttled: u64,
-}
-
-#[derive(Debug, Clone)]
-pub struct Task {
-    pub id: TaskId,
-    pub name: String,
-    pub policy: Policy,
-    pub nice: i32,
-    pub rt_priority: u32,
-    pub allowed: u64,
-    pub state: TaskState,
-    pub cpu: usize,
-    pub se: SchedEntity,
-    pub(crate) spec: crate::workload::TaskSpec,
-    pub(crate) iter: i64,
-    pub(crate) phase: usize,
-    pub(crate) phase_iter: i64,
-    pub(crate) ev: usize,
-    pub(crate) cur: Cur,
-    pub(crate) work_left: u64,
-    pub(crate) runtime_end: u64,
-    /// when the current wakeup was due (timer expiry), for wakeup latency
-    pub(crate) wake_due: Option<u64>,
-    /// when the task last became runnable without running (for wait time)
-    pub(crate) queued_since: u64,
-    pub(crate) rr_left_ns: u64,
-    /// effective uclamp [min, max] (no cgroups: the request, or the class default)
-    pub uclamp: [u64; 2],
-    pub stats: TaskStats,
-    pub(crate) perf: Option<Box<PerfModel>>,
-    /// work still to run with a cold cache, and the CPU the task last ran on
-    pub(crate) cold_left: u64,
-    pub(crate) last_ran: usize,
-    pub dl: DlEntity,
-    pub(crate) iowait_since: Option<u64>,
-    /// copies forked from this template so far
-    pub(crate) forks: u32,
-    /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
-    pub(crate) timer_wake: bool,
-}
-
-impl Task {
-    /// cpupri level of this task's priority: fair = 1, RT = 1 + rt_priority.
-    pub fn prio_level(&self) -> u32 {
-        match self.policy {
-            Policy::Other => 1,
-            // above every RT priority (cpupri's CPUPRI_HIGHER)
-            Policy::Deadline => 101,
-            _ => 1 + self.rt_priority,
-        }
-    }
-    pub fn is_rt(&self) -> bool {
-        self.policy != Policy::Other
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Rq {
-    pub cpu: usize,
-    pub curr: Option<TaskId>,
-    pub cfs: CfsRq,
-    /// runnable RT tasks, the running one included (rt.rs)
-    pub rt_queue: RtRq,
-    pub clock: u64,
-    pub clock_pelt: u64,
-    pub lost_idle_time: u64,
-    pub avg_rt: SchedAvg,
-    pub uclamp: UclampRq,
-    /// rq->misfit_task_load (update_misfit_status at pick and tick)
-    pub misfit_task_load: u64,
-    /// rq->avg_idle and rq->idle_stamp (the newidle balance's idle-time estimate)
-    pub avg_idle: u64,
-    pub(crate) idle_stamp: Option<u64>,
-    /// the cpuidle menu governor's state, and when the current idle period began
-    pub(crate) menu: Menu,
-    pub(crate) idle_since: u64,
-    /// Some(state) while the CPU is idle
-    pub idle_state: Option<usize>,
-    /// the CPU is leaving an idle state until this time
-    pub waking_until: Option<u64>,
-    pub(crate) gen: u32,
-    /// wakeups waiting for this CPU to leave its idle state: (task, fork)
-    pub(crate) pending: Vec<(TaskId, bool)>,
-    /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
-    pub(crate) timers: SortedVec<(u64, TaskId)>,
-    pub nr_switches: u64,
-    /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
-    pub work_done: u64,
-    /// start of the slice being traced
-    pub(crate) slice_start: u64,
-    /// sched_yield(): the task the next fair pick passes over (the skip buddy)
-    pub(crate) yield_skip: Option<TaskId>,
-}
-
-impl Rq {
-    pub fn nr_running(&self) -> u32 {
-        self.cfs.nr_running + self.rt_queue.len() as u32
-    }
-    #[inline]
-    pub(crate) fn pelt_now(&self) -> u64 {
-        self.clock_pelt - self.lost_idle_time
-    }
-}
-
-/// Read-only view of the scheduler state handed to policies (placement, balancing).
-pub struct SchedView<'a> {
-    pub now: u64,
-    pub platform: &'a Platform,
-    pub rqs: &'a [Rq],
-    pub tasks: &'a [Task],
-    pub knobs: &'a Knobs,
-    /// rd->overutilized
-    pub overutilized: bool,
-    /// uclamp_is_used()
-    pub uclamp_used: bool,
-    /// EAS runs (sched_energy_enabled)
-    pub eas: bool,
-    /// the android-4.19 kernel profile
-    pub legacy: bool,
-    /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
-    pub isolated: u64,
-    /// GTS: each task's tracked load (runnable, wall-clock; `util_avg` of 1024), empty
-    /// unless a policy or hps reads it (policies/gts.rs)
-    pub hmp_load: &'a [SchedAvg],
-    /// each cluster's current OPP and frequency scale
-    pub clusters: &'a [ClusterState],
-    pub meter: &'a EnergyMeter,
-    /// the big.LITTLE switcher's state on a switcher platform (switcher.rs)
-    pub switcher: Option<&'a crate::switcher::Switcher>,
-}
-
-impl<'a> SchedView<'a> {
-    pub fn nr_cpus(&self) -> usize {
-        self.rqs.len()
-    }
-    /// The current frequency of `cpu`'s cluster.
-    pub fn cpu_freq_khz(&self, cpu: usize) -> u64 {
-        let ci = self.platform.cpu_cluster[cpu];
-        self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
-    }
-    pub fn capacity_orig(&self, cpu: usize) -> u64 {
-        if self.platform.switcher {
-            // paper 001: the switcher kernel's scheduler sees identical virtual CPUs
-            return crate::platform::SCHED_CAPACITY_SCALE;
-        }
-        self.platform.capacity_orig(cpu)
-    }
-    /// idle_cpu(): nothing running, nothing queued, not already being woken.
-    pub fn idle_cpu(&self, cpu: usize) -> bool {
-        let rq = &self.rqs[cpu];
-        rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none()
-    }
-    /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
-    pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
-        let c = &self.rqs[cpu].cfs;
-        c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
-    }
-    /// task_util_est(): max(util_avg, util_est ewma) of a task.
-    pub fn task_util_est(&self, p: TaskId) -> u64 {
-        let a = &self.tasks[p as usize].se.avg;
-        a.util_avg.max(a.ewma())
-    }
-    /// capacity_of(): capacity_orig less the RT pressure (scale_rt_capacity without IRQ
-    /// or DL), at least 1.
-    pub fn capacity_of(&self, cpu: usize) -> u64 {
-        self.capacity_orig(cpu)
-            .saturating_sub(self.rqs[cpu].avg_rt.util_avg)
-            .max(1)
-    }
-    /// cpu_overutilized(): the CPU's CFS util does not fit its capacity.
-    pub fn cpu_overutilized(&self, cpu: usize) -> bool {
-        if let Some(o) = crate::vendor::cpu_overutilized(self, cpu) {
-            return o; // vendor.migration_margins
-        }
-        let [umin, umax] = self.rqs[cpu].uclamp.value;
-        self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu) == 0
-    }
-    /// util_fits_cpu() on this CPU: 1 fits, 0 not, -1 fits but uclamp_min is not met.
-    pub fn util_fits_cpu(&self, util: u64, umin: u64, umax: u64, cpu: usize) -> i32 {
-        crate::uclamp::util_fits_cpu(
-            util,
-            umin,
-            umax,
-            self.capacity_of(cpu),
-            self.capacity_orig(cpu),
-            self.uclamp_used,
-        )
-    }
-    /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
-    pub fn rq_prio_level(&self, cpu: usize) -> u32 {
-        let rq = &self.rqs[cpu];
-        if let Some(level) = rq.rt_queue.highest_level() {
-            return level;
-        }
-        if rq.nr_running() > 0 || rq.curr.is_some() {
-            1
-        } else {
-            0
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct PolicyConfig {
-    #[serde(default = "default_scheduler")]
-    pub scheduler: String,
-    #[serde(default = "default_governor")]
-    pub governor: String,
-    #[serde(default)]
-    pub knobs: std::collections::BTreeMap<String, f64>,
-    /// kernel profile: "mainline-6.12" (default) or "android-4.19"
-    #[serde(default = "default_kernel")]
-    pub kernel: String,
-    /// cpuidle governor: "menu" (the kernel's default) or "oracle" (the exact next timer)
-    #[serde(default = "default_idle_governor")]
-    pub idle_governor: String,
-    #[serde(default)]
-    pub trace: bool,
-    #[serde(default)]
-    pub timeseries: bool,
-}
-
-pub(crate) fn default_scheduler() -> String {
-    "cfs".into()
-}
-pub(crate) fn default_governor() -> String {
-    "schedutil".into()
-}
-pub(crate) fn default_idle_governor() -> String {
-    "menu".into()
-}
-pub(crate) fn default_kernel() -> String {
-    "mainline-6.12".into()
-}
-
-/// Kernel profiles: where the phones of the studies (Android 4.14/4.19) differ from v6.12.
-pub const KERNEL_PROFILES: &[(&str, &str)] = &[
-    (
-        "mainline-6.12",
-        "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
-    ),
-    (
-        "android-4.19",
-        "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
-    ),
-];
-
-pub const IDLE_GOVERNORS: &[(&str, &str)] = &[
-    (
-        "menu",
-        "the kernel's default: next timer corrected by past idles, capped by the typical interval",
-    ),
-    (
-        "oracle",
-        "the deepest state whose target residency fits the exact time to the next timer",
-    ),
-];
-
-#[derive(Debug, Clone, Default)]
-pub struct Counters {
-    pub wakeups: u64,
-    pub context_switches: u64,
-    pub migrations: u64,
-    pub freq_changes: u64,
-    /// times rd->overutilized was set
-    pub overutilized_set: u64,
-}
-
-/// A cluster's frequency state.
-#[derive(Debug, Clone, Copy)]
-pub struct ClusterState {
-    pub opp: usize,
-    /// arch_freq_scale of the cluster at its current OPP, set on every change
-    pub freq_scale: u64,
-    pub(crate) gen: u32,
-    pub(crate) dirty: bool,
-}
 
 pub struct Sim {
     pub platform: Platform,
@@ -743,42 +419,9 @@ impl Sim {
             self.mark_cpufreq(cpu);
         }
         if is_rt {
-            self.update_rt_avg(cpu);
-            self.rt_seq += 1;
-            let task = &mut self.tasks[t as usize];
-            let level = task.prio_level();
-            task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
-            // EDF among deadline tasks, FIFO within an RT priority
-            let key = if task.policy == Policy::Deadline {
-                task.dl.deadline
-            } else {
-                self.rt_seq
-            };
-            self.rqs[cpu].rt_queue.enqueue(t, level, key);
-            self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
-            return;
-        }
-        self.update_curr(cpu);
-        self.update_load_avg(cpu, Some(t), true);
-        let ewma = self.tasks[t as usize].se.avg.ewma();
-        // util_est_enqueue()
-        self.rqs[cpu].cfs.util_est += ewma;
-        let eevdf = self.eevdf();
-        if eevdf {
-            self.place_entity_eevdf(cpu, t, initial);
-        }
-        let rq = &mut self.rqs[cpu];
-        let task = &mut self.tasks[t as usize];
-        if !eevdf && (initial || wakeup) {
-            rq.cfs.place_entity(&self.tunables, &mut task.se, initial);
-        }
-        rq.cfs.load_weight += task.se.weight;
-        rq.cfs.nr_running += 1;
-        task.se.on_rq = true;
-        rq.cfs.timeline.insert((task.se.vruntime, t));
-        self.mark_cpufreq(cpu);
-        if !initial {
-            self.check_overutilized(cpu);
+            self.enqueue_task_rt(cpu, t);
+        } else {
+            self.enqueue_task_fair(cpu, t, wakeup, initial);
         }
     }
 
@@ -794,58 +437,10 @@ impl Sim {
             self.rqs[cpu].uclamp.dec(c); // uclamp_rq_dec()
         }
         if self.tasks[t as usize].is_rt() {
-            self.update_curr(cpu);
-            self.update_rt_avg(cpu);
-            let rq = &mut self.rqs[cpu];
-            rq.rt_queue.dequeue(t);
-            if rq.curr == Some(t) {
-                rq.curr = None;
-            }
-            self.mark_cpufreq(cpu);
-            return;
-        }
-        self.update_curr(cpu);
-        self.policy.dequeue_task(&view!(self), cpu, t, sleep);
-        let cap = self.platform.capacity_orig(cpu);
-        {
-            let rq = &mut self.rqs[cpu];
-            let task = &mut self.tasks[t as usize];
-            // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
-            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
-            if sleep {
-                if self.legacy {
-                    pelt::util_est_update_v4_19(&mut task.se.avg);
-                } else {
-                    pelt::util_est_update(&mut task.se.avg, cap);
-                }
-            }
-        }
-        self.update_load_avg(cpu, Some(t), false);
-        if self.eevdf() {
-            self.update_entity_lag(cpu, t);
-            if !sleep {
-                // PLACE_REL_DEADLINE: a migrating task keeps what is left of its slice
-                let se = &mut self.tasks[t as usize].se;
-                se.deadline = se.deadline.saturating_sub(se.vruntime);
-                se.rel_deadline = true;
-            }
-        }
-        let rq = &mut self.rqs[cpu];
-        let task = &mut self.tasks[t as usize];
-        if rq.cfs.curr == Some(t) {
-            rq.cfs.curr = None;
-            rq.curr = None;
+            self.dequeue_task_rt(cpu, t);
         } else {
-            rq.cfs.timeline.remove(&(task.se.vruntime, t));
+            self.dequeue_task_fair(cpu, t, sleep);
         }
-        rq.cfs.load_weight -= task.se.weight;
-        rq.cfs.nr_running -= 1;
-        task.se.on_rq = false;
-        rq.cfs.update_min_vruntime(None);
-        if !sleep {
-            task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
-        }
-        self.mark_cpufreq(cpu);
     }
 
     // ------------------------------------------------------------------ schedule()
@@ -1019,27 +614,8 @@ impl Sim {
             }
             return;
         }
-        self.update_rq_clock(cpu);
-        self.update_curr(cpu);
-        if self.eevdf() {
-            // check_preempt_wakeup_fair(): preempt if EEVDF would pick the woken task now
-            if self.pick_eevdf(cpu, Some(c)) == Some(p) {
-                self.resched_cpu(cpu);
-            }
-            return;
-        }
-        let cv = self.tasks[c as usize].se.vruntime;
-        if self.rqs[cpu]
-            .cfs
-            .wakeup_preempt(&self.tunables, cv, &self.tasks[p as usize].se)
-        {
-            self.resched_cpu(cpu);
-        }
+        self.check_preempt_wakeup_fair(cpu, p, c);
     }
-
-    // ------------------------------------------------------------------ balancing
-
-    // ------------------------------------------------------------------ task programs
 
     /// select_task_rq() of core.c: the class's choice, then is_cpu_allowed(), falling back
     /// to select_fallback_rq() (a policy that answers prev_cpu after it left the task's
@@ -1076,16 +652,7 @@ impl Sim {
             task.stats.iowait_ns += now - since;
         }
         if task.policy == Policy::Deadline && matches!(task.state, TaskState::Unstarted | TaskState::Sleeping) {
-            // setup_new_dl_entity() / update_dl_entity(): a new period unless the old
-            // deadline is still ahead and the remaining runtime fits the bandwidth
-            let dl = &mut task.dl;
-            let overflow = dl.deadline <= now
-                || (dl.runtime.max(0) as u128) * (dl.dl_deadline as u128)
-                    > ((dl.deadline - now) as u128) * (dl.dl_runtime as u128);
-            if task.state == TaskState::Unstarted || overflow {
-                dl.deadline = now + dl.dl_deadline;
-                dl.runtime = dl.dl_runtime as i64;
-            }
+            self.update_dl_entity(t);
         }
         let task = &self.tasks[t as usize];
         let fork = task.state == TaskState::Unstarted;
@@ -1188,37 +755,9 @@ impl Sim {
                 self.update_curr(cpu);
                 let t = self.rqs[cpu].curr.unwrap();
                 if self.tasks[t as usize].is_rt() {
-                    self.update_rt_avg(cpu);
-                    let task = &mut self.tasks[t as usize];
-                    if task.policy == Policy::Rr && task.rr_left_ns == 0 {
-                        // RR slice expired: to the tail of its priority list
-                        task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
-                        let lvl = task.prio_level();
-                        self.rt_seq += 1;
-                        let seq = self.rt_seq;
-                        let rq = &mut self.rqs[cpu];
-                        rq.rt_queue.requeue_tail(t, lvl, seq);
-                        self.resched_cpu(cpu);
-                    }
+                    self.task_tick_rt(cpu, t);
                 } else {
-                    self.update_load_avg(cpu, Some(t), false);
-                    self.update_rt_avg(cpu);
-                    self.check_overutilized(cpu);
-                    self.rqs[cpu].misfit_task_load = KernelLb::update_misfit_status(&self.view(), cpu);
-                    if !self.eevdf() && self.check_preempt_tick(cpu, t) {
-                        self.resched_cpu(cpu);
-                        self.policy.put_prev_task(t);
-                    }
-                    // the policy acts on the whole simulation: it is held apart meanwhile,
-                    // so the core's calls into it during its tick reach a stand-in
-                    let mut policy = std::mem::replace(&mut self.policy, Box::new(crate::policies::Detached));
-                    policy.task_tick(self, cpu, t);
-                    self.policy = policy;
-                    if let Some(lb) = self.balancer.as_mut() {
-                        if let Some(m) = lb.misfit(&view!(self), cpu) {
-                            self.migrate_running(m);
-                        }
-                    }
+                    self.task_tick_fair(cpu, t);
                 }
             }
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
@@ -1415,11 +954,4 @@ impl Sim {
     pub fn governor_name(&self) -> &'static str {
         self.governor.name()
     }
-
-    // ------------------------------------------------------------------ outputs
 }
-
-// ---------------------------------------------------------------------- issue 5: GTS, hps
-// The engine's side of gts.rs and hotplug.rs: the HMP tracked load, the policy's own
-// migrations at the tick, and CPUs going offline and online.
-impl Sim {}

@@ -64,4 +64,19 @@ impl Sim {
         self.enqueue_task(cpu, t, false, false);
         self.check_preempt(cpu, t);
     }
+
+    /// setup_new_dl_entity() / update_dl_entity() at a wakeup: a new period unless the old
+    /// deadline is still ahead and the remaining runtime fits the bandwidth.
+    pub(crate) fn update_dl_entity(&mut self, t: TaskId) {
+        let now = self.now;
+        let task = &mut self.tasks[t as usize];
+        let dl = &mut task.dl;
+        let overflow = dl.deadline <= now
+            || (dl.runtime.max(0) as u128) * (dl.dl_deadline as u128)
+                > ((dl.deadline - now) as u128) * (dl.dl_runtime as u128);
+        if task.state == TaskState::Unstarted || overflow {
+            dl.deadline = now + dl.dl_deadline;
+            dl.runtime = dl.dl_runtime as i64;
+        }
+    }
 }

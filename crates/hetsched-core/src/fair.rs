@@ -567,4 +567,120 @@ impl Sim {
             None => false,
         }
     }
+
+    /// enqueue_task_fair(): PELT attach and util_est, the entity's place, the timeline.
+    pub(crate) fn enqueue_task_fair(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
+        self.update_curr(cpu);
+        self.update_load_avg(cpu, Some(t), true);
+        let ewma = self.tasks[t as usize].se.avg.ewma();
+        // util_est_enqueue()
+        self.rqs[cpu].cfs.util_est += ewma;
+        let eevdf = self.eevdf();
+        if eevdf {
+            self.place_entity_eevdf(cpu, t, initial);
+        }
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        if !eevdf && (initial || wakeup) {
+            rq.cfs.place_entity(&self.tunables, &mut task.se, initial);
+        }
+        rq.cfs.load_weight += task.se.weight;
+        rq.cfs.nr_running += 1;
+        task.se.on_rq = true;
+        rq.cfs.timeline.insert((task.se.vruntime, t));
+        self.mark_cpufreq(cpu);
+        if !initial {
+            self.check_overutilized(cpu);
+        }
+    }
+
+    /// dequeue_task_fair(): `sleep` = the task blocks (util_est is updated), else it
+    /// migrates or changes class.
+    pub(crate) fn dequeue_task_fair(&mut self, cpu: usize, t: TaskId, sleep: bool) {
+        self.update_curr(cpu);
+        self.policy.dequeue_task(&view!(self), cpu, t, sleep);
+        let cap = self.platform.capacity_orig(cpu);
+        {
+            let rq = &mut self.rqs[cpu];
+            let task = &mut self.tasks[t as usize];
+            // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
+            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+            if sleep {
+                if self.legacy {
+                    pelt::util_est_update_v4_19(&mut task.se.avg);
+                } else {
+                    pelt::util_est_update(&mut task.se.avg, cap);
+                }
+            }
+        }
+        self.update_load_avg(cpu, Some(t), false);
+        if self.eevdf() {
+            self.update_entity_lag(cpu, t);
+            if !sleep {
+                // PLACE_REL_DEADLINE: a migrating task keeps what is left of its slice
+                let se = &mut self.tasks[t as usize].se;
+                se.deadline = se.deadline.saturating_sub(se.vruntime);
+                se.rel_deadline = true;
+            }
+        }
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        if rq.cfs.curr == Some(t) {
+            rq.cfs.curr = None;
+            rq.curr = None;
+        } else {
+            rq.cfs.timeline.remove(&(task.se.vruntime, t));
+        }
+        rq.cfs.load_weight -= task.se.weight;
+        rq.cfs.nr_running -= 1;
+        task.se.on_rq = false;
+        rq.cfs.update_min_vruntime(None);
+        if !sleep {
+            task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
+        }
+        self.mark_cpufreq(cpu);
+    }
+
+    /// check_preempt_wakeup_fair(): the woken fair task `p` preempts `c` if EEVDF would
+    /// pick it now, or (CFS) it is far enough behind in vruntime.
+    pub(crate) fn check_preempt_wakeup_fair(&mut self, cpu: usize, p: TaskId, c: TaskId) {
+        self.update_rq_clock(cpu);
+        self.update_curr(cpu);
+        if self.eevdf() {
+            if self.pick_eevdf(cpu, Some(c)) == Some(p) {
+                self.resched_cpu(cpu);
+            }
+            return;
+        }
+        let cv = self.tasks[c as usize].se.vruntime;
+        if self.rqs[cpu]
+            .cfs
+            .wakeup_preempt(&self.tunables, cv, &self.tasks[p as usize].se)
+        {
+            self.resched_cpu(cpu);
+        }
+    }
+
+    /// task_tick_fair(): PELT, overutilized and misfit status, the slice (CFS), the
+    /// policy's own tick, and the misfit push of a balancer that has one.
+    pub(crate) fn task_tick_fair(&mut self, cpu: usize, t: TaskId) {
+        self.update_load_avg(cpu, Some(t), false);
+        self.update_rt_avg(cpu);
+        self.check_overutilized(cpu);
+        self.rqs[cpu].misfit_task_load = crate::balance_fair::KernelLb::update_misfit_status(&self.view(), cpu);
+        if !self.eevdf() && self.check_preempt_tick(cpu, t) {
+            self.resched_cpu(cpu);
+            self.policy.put_prev_task(t);
+        }
+        // the policy acts on the whole simulation: it is held apart meanwhile,
+        // so the core's calls into it during its tick reach a stand-in
+        let mut policy = std::mem::replace(&mut self.policy, Box::new(crate::policies::Detached));
+        policy.task_tick(self, cpu, t);
+        self.policy = policy;
+        if let Some(lb) = self.balancer.as_mut() {
+            if let Some(m) = lb.misfit(&view!(self), cpu) {
+                self.migrate_running(m);
+            }
+        }
+    }
 }

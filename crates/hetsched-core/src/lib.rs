@@ -23,6 +23,7 @@ pub mod platform;
 pub mod policies;
 pub mod result;
 pub mod rt;
+pub mod sched;
 mod sched_pelt;
 pub mod sorted_vec;
 pub mod switcher;

@@ -20,6 +20,7 @@
 use crate::core::*;
 use crate::core::{SchedView, TaskId};
 use crate::sorted_vec::SortedVec;
+use crate::workload::Policy;
 
 /// Key: (-(1 + rt_priority), sequence, task): the highest priority first, then FIFO.
 pub type RtKey = (i64, u64, u32);
@@ -186,6 +187,52 @@ impl Sim {
         let now = rq.pelt_now();
         if rq.avg_rt.update(now, running as u64, running as u64, running, 1) {
             self.mark_cpufreq(cpu);
+        }
+    }
+
+    /// enqueue_task_rt(): into the priority list (EDF among deadline tasks).
+    pub(crate) fn enqueue_task_rt(&mut self, cpu: usize, t: TaskId) {
+        self.update_rt_avg(cpu);
+        self.rt_seq += 1;
+        let task = &mut self.tasks[t as usize];
+        let level = task.prio_level();
+        task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
+        // EDF among deadline tasks, FIFO within an RT priority
+        let key = if task.policy == Policy::Deadline {
+            task.dl.deadline
+        } else {
+            self.rt_seq
+        };
+        self.rqs[cpu].rt_queue.enqueue(t, level, key);
+        self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
+    }
+
+    /// dequeue_task_rt()
+    pub(crate) fn dequeue_task_rt(&mut self, cpu: usize, t: TaskId) {
+        self.update_curr(cpu);
+        self.update_rt_avg(cpu);
+        let rq = &mut self.rqs[cpu];
+        rq.rt_queue.dequeue(t);
+        if rq.curr == Some(t) {
+            rq.curr = None;
+        }
+        self.mark_cpufreq(cpu);
+    }
+
+    /// task_tick_rt(): RT PELT, and an RR task whose slice ran out goes to the tail of its
+    /// priority list.
+    pub(crate) fn task_tick_rt(&mut self, cpu: usize, t: TaskId) {
+        self.update_rt_avg(cpu);
+        let task = &mut self.tasks[t as usize];
+        if task.policy == Policy::Rr && task.rr_left_ns == 0 {
+            // RR slice expired: to the tail of its priority list
+            task.rr_left_ns = self.knobs.derived.rr_timeslice_ns;
+            let lvl = task.prio_level();
+            self.rt_seq += 1;
+            let seq = self.rt_seq;
+            let rq = &mut self.rqs[cpu];
+            rq.rt_queue.requeue_tail(t, lvl, seq);
+            self.resched_cpu(cpu);
         }
     }
 }

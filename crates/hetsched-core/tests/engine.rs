@@ -7,8 +7,8 @@
 // `1 * S`, `2 * MS >> 10`: quantities are written with their units
 #![allow(clippy::identity_op, clippy::precedence)]
 
-use hetsched_core::TaskState;
 use hetsched_core::testutils::{three_cluster_platform, two_cluster_platform};
+use hetsched_core::TaskState;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use proptest::prelude::*;
 use serde_json::{json, Value};

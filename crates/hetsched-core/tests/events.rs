@@ -5,8 +5,8 @@
 
 #![allow(clippy::identity_op)]
 
-use hetsched_core::TaskState;
 use hetsched_core::testutils::two_cluster_platform;
+use hetsched_core::TaskState;
 use hetsched_core::{PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
 

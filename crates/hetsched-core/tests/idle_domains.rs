@@ -8,8 +8,8 @@
 //! hand from the platform below, never read back from the engine.
 
 use hetsched_core::platform::{ClusterSpec, IdleLevel, OppSpec, PlatformSpec};
-use hetsched_core::TaskState;
 use hetsched_core::testutils::idle;
+use hetsched_core::TaskState;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
 

@@ -1,0 +1,343 @@
+//! The structures the scheduler's files share, as kernel/sched/sched.h has them: the task
+//! (its scheduling entity, class, affinity, clamps and statistics), the per-CPU runqueue,
+//! the read-only view hooks are given (`SchedView`), and the run's policy configuration.
+//! The simulation that owns them and sequences the mechanisms is core.rs.
+
+use crate::deadline::DlEntity;
+use crate::energy::EnergyMeter;
+use crate::fair::{CfsRq, SchedEntity};
+use crate::features::Knobs;
+use crate::idle::Menu;
+use crate::pelt::SchedAvg;
+use crate::platform::Platform;
+use crate::rt::RtRq;
+use crate::sorted_vec::SortedVec;
+use crate::uclamp::UclampRq;
+use crate::workload::rtapp::{PerfModel, PhaseStats};
+use crate::workload::Policy;
+use serde::Deserialize;
+
+pub type TaskId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    Unstarted,
+    /// woken onto a CPU that is still leaving its idle state: enqueued once it is out
+    Waking,
+    Runnable,
+    Running,
+    Sleeping,
+    /// a SCHED_DEADLINE task that used up its runtime, off the runqueue until replenished
+    Throttled,
+    Exited,
+    /// never runs itself: `fork` starts copies of it
+    Template,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cur {
+    None,
+    Run,
+    Runtime,
+    /// memory-bound work: no frequency or core type speeds it up
+    Memrun,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TaskStats {
+    pub cpu_time_ns: Vec<u64>,
+    pub wait_ns: u64,
+    pub migrations: u64,
+    pub nr_wakeups: u64,
+    pub wakeup_latency_ns: Vec<u64>,
+    pub activations: u64,
+    pub missed_activations: u64,
+    pub slack_sum_ns: i128,
+    /// invariant work executed, ns at capacity 1024 and f_max
+    pub work_done: u64,
+    /// invariant work of completed run events
+    pub work_completed: u64,
+    pub iowait_ns: u64,
+    /// work of memrun events (also in work_done) and time in runtime events: what the
+    /// energy lower bound must deliver besides plain work
+    pub memrun_done: u64,
+    pub runtime_busy_ns: u64,
+    pub phases: Vec<PhaseStats>,
+    pub dl_throttled: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: TaskId,
+    pub name: String,
+    pub policy: Policy,
+    pub nice: i32,
+    pub rt_priority: u32,
+    pub allowed: u64,
+    pub state: TaskState,
+    pub cpu: usize,
+    pub se: SchedEntity,
+    pub(crate) spec: crate::workload::TaskSpec,
+    pub(crate) iter: i64,
+    pub(crate) phase: usize,
+    pub(crate) phase_iter: i64,
+    pub(crate) ev: usize,
+    pub(crate) cur: Cur,
+    pub(crate) work_left: u64,
+    pub(crate) runtime_end: u64,
+    /// when the current wakeup was due (timer expiry), for wakeup latency
+    pub(crate) wake_due: Option<u64>,
+    /// when the task last became runnable without running (for wait time)
+    pub(crate) queued_since: u64,
+    pub(crate) rr_left_ns: u64,
+    /// effective uclamp [min, max] (no cgroups: the request, or the class default)
+    pub uclamp: [u64; 2],
+    pub stats: TaskStats,
+    pub(crate) perf: Option<Box<PerfModel>>,
+    /// work still to run with a cold cache, and the CPU the task last ran on
+    pub(crate) cold_left: u64,
+    pub(crate) last_ran: usize,
+    pub dl: DlEntity,
+    pub(crate) iowait_since: Option<u64>,
+    /// copies forked from this template so far
+    pub(crate) forks: u32,
+    /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
+    pub(crate) timer_wake: bool,
+}
+
+impl Task {
+    /// cpupri level of this task's priority: fair = 1, RT = 1 + rt_priority.
+    pub fn prio_level(&self) -> u32 {
+        match self.policy {
+            Policy::Other => 1,
+            // above every RT priority (cpupri's CPUPRI_HIGHER)
+            Policy::Deadline => 101,
+            _ => 1 + self.rt_priority,
+        }
+    }
+    pub fn is_rt(&self) -> bool {
+        self.policy != Policy::Other
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Rq {
+    pub cpu: usize,
+    pub curr: Option<TaskId>,
+    pub cfs: CfsRq,
+    /// runnable RT tasks, the running one included (rt.rs)
+    pub rt_queue: RtRq,
+    pub clock: u64,
+    pub clock_pelt: u64,
+    pub lost_idle_time: u64,
+    pub avg_rt: SchedAvg,
+    pub uclamp: UclampRq,
+    /// rq->misfit_task_load (update_misfit_status at pick and tick)
+    pub misfit_task_load: u64,
+    /// rq->avg_idle and rq->idle_stamp (the newidle balance's idle-time estimate)
+    pub avg_idle: u64,
+    pub(crate) idle_stamp: Option<u64>,
+    /// the cpuidle menu governor's state, and when the current idle period began
+    pub(crate) menu: Menu,
+    pub(crate) idle_since: u64,
+    /// Some(state) while the CPU is idle
+    pub idle_state: Option<usize>,
+    /// the CPU is leaving an idle state until this time
+    pub waking_until: Option<u64>,
+    pub(crate) gen: u32,
+    /// wakeups waiting for this CPU to leave its idle state: (task, fork)
+    pub(crate) pending: Vec<(TaskId, bool)>,
+    /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
+    pub(crate) timers: SortedVec<(u64, TaskId)>,
+    pub nr_switches: u64,
+    /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
+    pub work_done: u64,
+    /// start of the slice being traced
+    pub(crate) slice_start: u64,
+    /// sched_yield(): the task the next fair pick passes over (the skip buddy)
+    pub(crate) yield_skip: Option<TaskId>,
+}
+
+impl Rq {
+    pub fn nr_running(&self) -> u32 {
+        self.cfs.nr_running + self.rt_queue.len() as u32
+    }
+    #[inline]
+    pub(crate) fn pelt_now(&self) -> u64 {
+        self.clock_pelt - self.lost_idle_time
+    }
+}
+
+/// Read-only view of the scheduler state handed to policies (placement, balancing).
+pub struct SchedView<'a> {
+    pub now: u64,
+    pub platform: &'a Platform,
+    pub rqs: &'a [Rq],
+    pub tasks: &'a [Task],
+    pub knobs: &'a Knobs,
+    /// rd->overutilized
+    pub overutilized: bool,
+    /// uclamp_is_used()
+    pub uclamp_used: bool,
+    /// EAS runs (sched_energy_enabled)
+    pub eas: bool,
+    /// the android-4.19 kernel profile
+    pub legacy: bool,
+    /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
+    pub isolated: u64,
+    /// GTS: each task's tracked load (runnable, wall-clock; `util_avg` of 1024), empty
+    /// unless a policy or hps reads it (policies/gts.rs)
+    pub hmp_load: &'a [SchedAvg],
+    /// each cluster's current OPP and frequency scale
+    pub clusters: &'a [ClusterState],
+    pub meter: &'a EnergyMeter,
+    /// the big.LITTLE switcher's state on a switcher platform (switcher.rs)
+    pub switcher: Option<&'a crate::switcher::Switcher>,
+}
+
+impl<'a> SchedView<'a> {
+    pub fn nr_cpus(&self) -> usize {
+        self.rqs.len()
+    }
+    /// The current frequency of `cpu`'s cluster.
+    pub fn cpu_freq_khz(&self, cpu: usize) -> u64 {
+        let ci = self.platform.cpu_cluster[cpu];
+        self.platform.clusters[ci].opps[self.clusters[ci].opp].khz
+    }
+    pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        if self.platform.switcher {
+            // paper 001: the switcher kernel's scheduler sees identical virtual CPUs
+            return crate::platform::SCHED_CAPACITY_SCALE;
+        }
+        self.platform.capacity_orig(cpu)
+    }
+    /// idle_cpu(): nothing running, nothing queued, not already being woken.
+    pub fn idle_cpu(&self, cpu: usize) -> bool {
+        let rq = &self.rqs[cpu];
+        rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none()
+    }
+    /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
+    pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
+        let c = &self.rqs[cpu].cfs;
+        c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
+    }
+    /// task_util_est(): max(util_avg, util_est ewma) of a task.
+    pub fn task_util_est(&self, p: TaskId) -> u64 {
+        let a = &self.tasks[p as usize].se.avg;
+        a.util_avg.max(a.ewma())
+    }
+    /// capacity_of(): capacity_orig less the RT pressure (scale_rt_capacity without IRQ
+    /// or DL), at least 1.
+    pub fn capacity_of(&self, cpu: usize) -> u64 {
+        self.capacity_orig(cpu)
+            .saturating_sub(self.rqs[cpu].avg_rt.util_avg)
+            .max(1)
+    }
+    /// cpu_overutilized(): the CPU's CFS util does not fit its capacity.
+    pub fn cpu_overutilized(&self, cpu: usize) -> bool {
+        if let Some(o) = crate::vendor::cpu_overutilized(self, cpu) {
+            return o; // vendor.migration_margins
+        }
+        let [umin, umax] = self.rqs[cpu].uclamp.value;
+        self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu) == 0
+    }
+    /// util_fits_cpu() on this CPU: 1 fits, 0 not, -1 fits but uclamp_min is not met.
+    pub fn util_fits_cpu(&self, util: u64, umin: u64, umax: u64, cpu: usize) -> i32 {
+        crate::uclamp::util_fits_cpu(
+            util,
+            umin,
+            umax,
+            self.capacity_of(cpu),
+            self.capacity_orig(cpu),
+            self.uclamp_used,
+        )
+    }
+    /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
+    pub fn rq_prio_level(&self, cpu: usize) -> u32 {
+        let rq = &self.rqs[cpu];
+        if let Some(level) = rq.rt_queue.highest_level() {
+            return level;
+        }
+        if rq.nr_running() > 0 || rq.curr.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PolicyConfig {
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    #[serde(default = "default_governor")]
+    pub governor: String,
+    #[serde(default)]
+    pub knobs: std::collections::BTreeMap<String, f64>,
+    /// kernel profile: "mainline-6.12" (default) or "android-4.19"
+    #[serde(default = "default_kernel")]
+    pub kernel: String,
+    /// cpuidle governor: "menu" (the kernel's default) or "oracle" (the exact next timer)
+    #[serde(default = "default_idle_governor")]
+    pub idle_governor: String,
+    #[serde(default)]
+    pub trace: bool,
+    #[serde(default)]
+    pub timeseries: bool,
+}
+
+pub(crate) fn default_scheduler() -> String {
+    "cfs".into()
+}
+pub(crate) fn default_governor() -> String {
+    "schedutil".into()
+}
+pub(crate) fn default_idle_governor() -> String {
+    "menu".into()
+}
+pub(crate) fn default_kernel() -> String {
+    "mainline-6.12".into()
+}
+
+/// Kernel profiles: where the phones of the studies (Android 4.14/4.19) differ from v6.12.
+pub const KERNEL_PROFILES: &[(&str, &str)] = &[
+    (
+        "mainline-6.12",
+        "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
+    ),
+    (
+        "android-4.19",
+        "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
+    ),
+];
+
+pub const IDLE_GOVERNORS: &[(&str, &str)] = &[
+    (
+        "menu",
+        "the kernel's default: next timer corrected by past idles, capped by the typical interval",
+    ),
+    (
+        "oracle",
+        "the deepest state whose target residency fits the exact time to the next timer",
+    ),
+];
+
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    pub wakeups: u64,
+    pub context_switches: u64,
+    pub migrations: u64,
+    pub freq_changes: u64,
+    /// times rd->overutilized was set
+    pub overutilized_set: u64,
+}
+
+/// A cluster's frequency state.
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterState {
+    pub opp: usize,
+    /// arch_freq_scale of the cluster at its current OPP, set on every change
+    pub freq_scale: u64,
+    pub(crate) gen: u32,
+    pub(crate) dirty: bool,
+}
