@@ -300,6 +300,21 @@ impl EnergyMeter {
         }
     }
 
+    /// Frequency and idle residency of a CPU (ns) over every core that backed it: on a
+    /// switcher platform the residencies of the cores not backing it now are stashed.
+    pub fn residency_ns_all_cores(&self, cpu: usize) -> (u64, u64) {
+        let m = &self.cpus[cpu];
+        let (mut freq, mut idle) = (
+            m.freq_residency_ns.iter().sum::<u64>(),
+            m.idle_residency_ns.iter().sum::<u64>(),
+        );
+        for (f, i) in self.stash.get(cpu).into_iter().flatten() {
+            freq += f.iter().sum::<u64>();
+            idle += i.iter().sum::<u64>();
+        }
+        (freq, idle)
+    }
+
     /// Busy time of a CPU up to `now`, without accounting anything.
     pub fn busy_ns_at(&self, cpu: usize, now: u64) -> u64 {
         let m = &self.cpus[cpu];

@@ -375,7 +375,8 @@ impl Sim {
                 "cluster {ci}: meter OPP {} out of range",
                 cm.opp
             );
-            let khz = self.cpu_freq_khz(cl.cpus[0]);
+            // the cluster's own state: a switcher platform's cluster may back no CPU now
+            let khz = cl.opps[self.clusters[ci].opp].khz;
             ensure!(
                 cl.opps[cm.opp].khz == khz,
                 "cluster {ci}: meter at {} kHz, cluster at {khz} kHz",
@@ -410,7 +411,7 @@ impl Sim {
                         );
                     }
                 }
-                let idle: u64 = m.idle_residency_ns.iter().sum();
+                let (freq, idle) = self.meter.residency_ns_all_cores(cpu);
                 ensure!(
                     m.busy_ns + idle == m.last,
                     "cpu{cpu}: busy {} + idle {idle} ns != {} ns accounted by the meter",
@@ -418,7 +419,6 @@ impl Sim {
                     m.last
                 );
                 ensure!(m.last <= self.now, "cpu{cpu}: meter accounted to {} beyond now", m.last);
-                let freq: u64 = m.freq_residency_ns.iter().sum();
                 ensure!(
                     freq == m.busy_ns,
                     "cpu{cpu}: frequency residency {freq} != busy {}",

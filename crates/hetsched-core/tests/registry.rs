@@ -74,7 +74,8 @@ fn build(name: &str) -> Sim {
 fn every_policy_keeps_the_invariants_after_every_event() {
     for info in REGISTRY {
         let mut sim = build(info.name);
-        sim.check_invariants().unwrap_or_else(|e| panic!("{}: at start: {e}", info.name));
+        sim.check_invariants()
+            .unwrap_or_else(|e| panic!("{}: at start: {e}", info.name));
         let mut n = 0u64;
         while sim.events.peek_time().is_some_and(|t| t < 400 * MS) {
             assert!(sim.step());
@@ -128,7 +129,10 @@ fn every_line_resolves_and_reports_itself() {
         }
     }
     let err = lookup("cfs-typo").err().unwrap().to_string();
-    assert!(err.contains("unknown scheduler 'cfs-typo'") && err.contains("eas"), "{err}");
+    assert!(
+        err.contains("unknown scheduler 'cfs-typo'") && err.contains("eas"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -143,11 +147,17 @@ fn requirements_are_enforced_with_one_line() {
         } else {
             switcher_platform()
         };
-        let err = Sim::new(wrong_platform, workload(), pol(info.name, 0.0)).err().unwrap().to_string();
+        let err = Sim::new(wrong_platform, workload(), pol(info.name, 0.0))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("switcher platform"), "{}: {err}", info.name);
         assert!(!err.contains('\n'));
     }
     // FA-CFS rescales the CFS slice; EEVDF has none
-    let err = Sim::new(three_cluster_platform(), workload(), pol("fa-cfs", 1.0)).err().unwrap().to_string();
+    let err = Sim::new(three_cluster_platform(), workload(), pol("fa-cfs", 1.0))
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("knobs.fair.eevdf") && err.contains("FA-CFS"), "{err}");
 }
