@@ -21,12 +21,16 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
+# The project's own pages; run outputs (a reproduction's STUDY.md in ./out, say) are not.
+SOURCE_DIRS = ("docs", "benchmarks", "crates", "python", "scripts", "tests")
+
+
 def markdown_pages(root: Path = ROOT) -> list[Path]:
-    return sorted(
-        p
-        for p in root.rglob("*.md")
-        if not any(part in SKIP_DIRS for part in p.relative_to(root).parts)
-    )
+    pages = [root / "README.md"]
+    for d in SOURCE_DIRS:
+        pages += (p for p in (root / d).rglob("*.md")
+                  if not any(part in SKIP_DIRS for part in p.relative_to(root).parts))
+    return sorted(p for p in pages if p.is_file())
 
 
 def _prose_lines(text: str):
