@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Issue 5: gts, gts+hps and eas+hps against eas (and cfs) with the game and app-launch
-workloads; prints the markdown table of docs/schedulers.md.
+"""GTS and MediaTek's hot plug strategy (hps): gts, gts+hps and eas+hps against eas (and
+cfs) with the game and app-launch workloads; prints the markdown table of docs/schedulers.md.
 
     PYTHONPATH=python python scripts/measure-gts-hps.py exynos5422 gs101
 """

@@ -1,4 +1,4 @@
-"""The benchmark workloads of issue 4: ``hackbench``, ``job-stream``, ``spec-repeat``,
+"""The studies' benchmark workloads: ``hackbench``, ``job-stream``, ``spec-repeat``,
 ``video`` (python/hetsched/workloads/bench.py, docs/workloads-bench.md).
 
 Three kinds of test:

@@ -316,7 +316,7 @@ def test_platforms_lists_all_fifteen(tools):
     proc = tools.run_cli(["platforms"])
     assert proc.returncode == 0, proc.stderr
     expected = sorted(p.stem for p in tools.PLATFORM_DATA.glob("*.json"))
-    assert len(expected) == 17  # 15 SoCs + issue 5's hetero-2cpu pair
+    assert len(expected) == 17  # 15 SoCs + paper 004's hetero-2cpu pair
     rows = {}
     for line in proc.stdout.splitlines():
         cells = [c.strip() for c in line.strip("│ ").split("│")]

@@ -1,4 +1,5 @@
-"""Issue 5: ``--scheduler gts`` and ``--set hotplug=hps`` from the CLI and the Python API.
+"""GTS and MediaTek's hot plug strategy: ``--scheduler gts`` and ``--set hotplug=hps`` from
+the CLI and the Python API.
 
 What the policies do is tested in crates/hetsched-core/tests/gts_hotplug.rs; here: the
 names reach the engine, the alias equals the knob, result.json carries the counters and the

@@ -1,4 +1,4 @@
-"""The Gymnasium environment (issue 6): registration, gymnasium's checker, the spaces,
+"""The Gymnasium environment: registration, gymnasium's checker, the spaces,
 seeded reproducibility, the reward's parts, and a tiny cross-entropy-method agent that
 must learn to improve its reward."""
 

@@ -1,4 +1,4 @@
-"""Issue 6: hcs-td, paper 004 §5's TD(0) benefit-function scheduler, through the package.
+"""hcs-td, paper 004 §5's TD(0) benefit-function scheduler, through the package.
 
 The learner's arithmetic (eq. 3-5, the eq. 4 boundary, D_CAB / D_RTF) is worked by hand in
 crates/hetsched-core/tests/hcs_td.rs; here: the scheduler is reachable by name, its knobs

@@ -1,4 +1,4 @@
-"""Learning EAS (issue 6; paper 000 Algorithms 1 and 2, eq. 12/13)."""
+"""Learning EAS (paper 000 Algorithms 1 and 2, eq. 12/13)."""
 
 import json
 

@@ -1,4 +1,5 @@
-"""benchmarks/learning/tune.py (issue 6): the selection rule and one sequence of each kind."""
+"""benchmarks/learning/tune.py, the search of Learning EAS's open choices: the selection rule
+and one sequence of each kind."""
 
 import importlib.util
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Learning EAS learning curve (issue 6): a 60 fps game on gs101, minute by minute, EAS
+"""Learning EAS learning curve: a 60 fps game on gs101, minute by minute, EAS
 against Learning EAS that carries its weights (and knob values) from minute to minute.
 
     PYTHONPATH=python python benchmarks/learning/curve.py --minutes 12 --out docs/learning-curve.png

@@ -1,5 +1,5 @@
 """Selecting Learning EAS's unspecified choices on a tuning set, then measuring the
-selection on held-out runs (issue 6).
+selection on held-out runs (paper 000's Learning EAS).
 
 Paper 000 gives Algorithm 1's period, step, threshold and output range, and says the
 threshold was "determined by tuning", the step chosen for "the best power-saving effect"

@@ -32,7 +32,7 @@ SHARED = Path(__file__).resolve().parents[3] / "shared" / "platforms"
 BUILTINS = [
     "exynos5422", "g12b-s922x", "gs101", "hikey960", "juno-r0", "juno-r2", "mt8173", "mt8183",
     "rk3399", "sc7180", "sdm670", "sdm845", "sm8150", "sm8250", "sm8350",
-    "hetero-2cpu", "hetero-2cpu-homogeneous",  # issue 5: paper 004's setups (estimated power)
+    "hetero-2cpu", "hetero-2cpu-homogeneous",  # paper 004's setups (estimated power)
 ]
 RUNNABLE = [n for n in BUILTINS if n != "sm8350"]
 ESTIMATED = {"sm8150", "sm8250", "g12b-s922x", "hetero-2cpu", "hetero-2cpu-homogeneous"}

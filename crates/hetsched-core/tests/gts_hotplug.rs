@@ -1,4 +1,4 @@
-//! Issue 5: the `gts` scheduler (gts.rs) and MediaTek's hot plug strategy (hotplug.rs).
+//! The `gts` scheduler (gts.rs) and MediaTek's hot plug strategy (hotplug.rs).
 //! Every assertion is about where work ran, which CPUs were online and what the counters
 //! say; none about timings.
 

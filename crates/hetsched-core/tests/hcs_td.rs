@@ -1,4 +1,4 @@
-//! Issue 6: hcs-td, paper 004 §5's TD(0) benefit-function scheduler. Expected values are
+//! hcs-td, paper 004 §5's TD(0) benefit-function scheduler. Expected values are
 //! worked out by hand from eq. 3-5 and Def. 2 / 4A, never read back from the engine.
 
 use hetsched_core::platform::{ClusterSpec, OppSpec, PlatformSpec};

@@ -383,7 +383,7 @@ def _resolve_power(rd: _Reader, rc: _RawCluster, platform: str, builtin: bool) -
         uvs = [uv if uv is not None else est.uv(khz) for (khz, _), uv in zip(rc.opps, uvs)]
         estimated.append("OPP voltages")
         rc.notes.append(f"cluster {rc.name}: ESTIMATED OPP voltages: {est.describe()}")
-    if isinstance(est, (BorrowedDpc, DerivedDpc)) and dpc is None and None not in uvs:  # DerivedDpc: issue 5
+    if isinstance(est, (BorrowedDpc, DerivedDpc)) and dpc is None and None not in uvs:  # DerivedDpc: hetero-2cpu
         dpc = est.dpc
         estimated.append("dynamic-power-coefficient")
         rc.notes.append(f"cluster {rc.name}: ESTIMATED {est.describe()}")

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the studies (issue 4): ``hackbench``, ``job-stream``,
+"""Benchmark workloads of the studies: ``hackbench``, ``job-stream``,
 ``spec-repeat`` and ``video``.
 
 Each builder writes a WorkloadSpec with :class:`~hetsched.workloads.spec.SpecBuilder`
@@ -291,7 +291,7 @@ def job_stream_metric(d: dict, view: RunView) -> dict:
         out.update(_stats([v for nm, v in resp.items() if prof[nm] == pr], f"{pr}."))
     span = (max(ends.values()) - min(arr.values())) / 1e9 if ends else 0.0
     out["throughput_jobs_per_s"] = len(ends) / span if span > 0 else None
-    # issue 5: paper 004's CAB / RTF / IPC (jitter per profile) as hcs.*
+    # paper 004's CAB / RTF / IPC (jitter per profile) as hcs.*, for hcs-balance and hcs-td
     runs = {nm: [(ends[nm] - starts[nm]) / 1e9] for nm in ends if nm in starts}
     out.update(_hcs_metrics(view.doc, names, {nm: prof[nm] for nm in names}, runs))
     return out
@@ -395,7 +395,7 @@ def spec_repeat_metric(d: dict, view: RunView) -> dict:
     out["mean_cv"] = float(np.mean(norm_spread)) if norm_spread else None
     span = (last - first) / 1e9 if first is not None and last is not None else 0.0
     out["throughput_jobs_per_s"] = total / span if span > 0 else None
-    # issue 5: paper 004's CAB / RTF / IPC / jitter as hcs.*
+    # paper 004's CAB / RTF / IPC / jitter as hcs.*, for hcs-balance and hcs-td
     out.update(_hcs_metrics(view.doc, names, {n: n.rsplit("-", 1)[0] for n in names}, runs))
     return out
 

@@ -80,7 +80,7 @@ def _periodic(p: dict, platform_spec: dict, seed: int) -> dict:
 # at f_max). Periods and policies follow Android's threads (vsync at 16.67 ms, a 10 ms
 # audio buffer at SCHED_FIFO); the work amounts are assumptions, chosen for a total demand
 # of about two thirds of one big CPU at f_max, not measurements (docs/workloads.md). The mobile
-# workloads calibrated against the studies are issue 4's.
+# workloads calibrated against the studies are in mobile.py and bench.py.
 _PHONE_THREADS = [
     # name, period_us, run_us, policy, prio (nice or RT priority)
     ("ui-thread", 16_667, 2_600, "other", -10),
@@ -133,7 +133,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
     ),
 }
 
-# The studies' workloads (issue 4), each module declaring its own table.
+# The studies' workloads, each module declaring its own table.
 from hetsched.workloads import bench as _bench, mobile as _mobile  # noqa: E402
 
 WORKLOADS.update(_bench.WORKLOADS)

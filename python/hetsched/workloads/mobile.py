@@ -1,4 +1,4 @@
-"""The studies' mobile workloads (issue 4): ``app-launch``, ``game``, ``browsing`` and
+"""The studies' mobile workloads: ``app-launch``, ``game``, ``browsing`` and
 ``pcmark``, with the metric functions that turn their marks into the numbers the studies
 report (entry time, FPS and frame drops, frame-time peaks, PCMark-like scores).
 

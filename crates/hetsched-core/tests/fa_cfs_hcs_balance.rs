@@ -1,4 +1,4 @@
-//! Issue 5: FA-CFS (paper 002, eq. 10) and hcs-balance (paper 004 §3). Expected values
+//! FA-CFS (paper 002, eq. 10) and hcs-balance (paper 004 §3). Expected values
 //! are worked out from the papers' formulas and CFS's sched_slice, never read back from
 //! the engine.
 

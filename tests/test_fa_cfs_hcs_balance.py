@@ -1,4 +1,4 @@
-"""Issue 5: the fa-cfs and hcs-balance schedulers, paper 004's platforms and metrics.
+"""The fa-cfs and hcs-balance schedulers, paper 004's platforms and metrics.
 
 Expected values come from the papers' definitions (002 eq. 10; 004 §3, §4) and the
 platform formulas (capacity = dmips * f_max normalised; P = dpc * V^2 * MHz), written
