@@ -183,6 +183,26 @@ def test_the_cli_reports_an_engine_refusal_on_one_line(tools, tmp_path):
     tools.assert_no_outputs(tmp_path / "b")
 
 
+def _build_refused_engine(field: str, value: str) -> None:
+    engine(**{field: value})
+
+
+@pytest.mark.parametrize("field, value, cls", [("governor", "ondemnd", UnknownNameError),
+                                               ("knobs", {"tick_hz": -1}, InputError)])
+def test_an_engine_error_crosses_a_process_pool_whole(field, value, cls):
+    """The reproductions run simulations in worker processes: an engine error raised in
+    one reaches the parent as the same class with the same attributes and text."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with pytest.raises(cls) as here:
+        engine(**{field: value})
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        with pytest.raises(cls) as there:
+            pool.submit(_build_refused_engine, field, value).result()
+    assert type(there.value) is type(here.value) and str(there.value) == str(here.value)
+    assert vars(there.value) == vars(here.value)
+
+
 # ------------------------------------------------------------------ panics
 
 needs_test_panic = pytest.mark.skipif(

@@ -54,6 +54,11 @@ class InputError(HetschedError):
             msg += f", got {shown}"
         super().__init__(msg)
 
+    def __reduce__(self):
+        # An exception pickles as cls(*self.args), and args is the message alone: a worker
+        # process (the reproductions' pool) must hand the error back whole, attributes too.
+        return (type(self), (self.source, self.field, self.expected, self.got))
+
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
@@ -72,6 +77,9 @@ class UnknownNameError(InputError):
         super().__init__(source, field, expected, got=name)
         self.name = name
         self.choices = choices
+
+    def __reduce__(self):
+        return (type(self), (self.source, self.field, self.name, self.choices))
 
 
 class EngineError(HetschedError):
