@@ -14,8 +14,7 @@ import math
 
 import pytest
 
-from hetsched import _engine
-from hetsched.errors import EngineError, HetschedError, InputError, UnknownNameError
+from hetsched.errors import HetschedError, InputError, UnknownNameError
 from hetsched.platforms import load_platform
 from hetsched.sim import Result, Simulation, knob_table
 from hetsched.workloads import periodic, workload
@@ -282,29 +281,6 @@ def test_timeseries_period_knob_sets_the_sampling_period(period_us):
     ts = sim.run(0.1).timeseries
     times = sorted(set(ts["t_ns"]))
     assert {b - a for a, b in zip(times, times[1:])} == {period_us * 1000}
-
-
-# ------------------------------------------------------------------ engine panics
-
-def test_rust_panic_becomes_python_exception():
-    with pytest.raises(_engine.EnginePanic) as e:
-        _engine._panic_for_test()
-    assert "test panic" in str(e.value)
-    # the engine is still usable afterwards
-    assert Simulation(platform="juno-r0", workload="periodic:n=4").run(0.05).energy_j > 0
-
-
-def test_simulation_reports_an_engine_panic_as_engine_error():
-    sim = Simulation(platform="juno-r0", workload="periodic:n=4")
-
-    class Panicking:
-        def run_until(self, t):
-            _engine._panic_for_test()
-
-    sim._engine = Panicking()
-    with pytest.raises(EngineError) as e:
-        sim.run_until(1_000_000)
-    assert "test panic" in str(e.value)
 
 
 # ------------------------------------------------------------------ seeds

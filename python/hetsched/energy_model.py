@@ -62,8 +62,9 @@ class EnergyModel:
             table.append((cpus, opps))
         try:
             return cls(_engine.EnergyModel.from_table(table))
-        except _engine.EngineInputError as e:
-            raise InputError("EnergyModel.from_table()", "domains", str(e).split("expected ", 1)[-1]) from None
+        except InputError as e:
+            # the engine names its document ("energy model"); the user called this method
+            raise InputError("EnergyModel.from_table()", e.field, e.expected, got=e.got) from None
 
     @property
     def nr_cpus(self) -> int:

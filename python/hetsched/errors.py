@@ -3,6 +3,16 @@
 The CLI catches :class:`HetschedError` once, prints ``str(err)`` on one line and exits
 with status 2.  Every input error names the file (or the option) it came from, the field
 inside it, and what was expected, so that a user can fix it without reading a traceback.
+
+The native engine raises these same classes (crates/hetsched-py/src/error.rs maps each of
+its errors to one), so nothing between it and the user re-wraps them:
+
+* a spec, knob value or argument it cannot use -> :class:`InputError`, ``source`` being
+  the engine's document (``platform``, ``workload``, ``policy``, ``energy model``);
+  a document that does not parse has ``field == "json"``;
+* a name it does not know (scheduler, governor, idle governor, kernel profile, knob) ->
+  :class:`UnknownNameError` from the ``policy``, with ``choices``;
+* a panic inside the engine -> :class:`EngineError`, with the panic's message and where.
 """
 
 from __future__ import annotations
@@ -44,6 +54,11 @@ class InputError(HetschedError):
             msg += f", got {shown}"
         super().__init__(msg)
 
+    def __reduce__(self):
+        # An exception pickles as cls(*self.args), and args is the message alone: a worker
+        # process (the reproductions' pool) must hand the error back whole, attributes too.
+        return (type(self), (self.source, self.field, self.expected, self.got))
+
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
@@ -63,6 +78,11 @@ class UnknownNameError(InputError):
         self.name = name
         self.choices = choices
 
+    def __reduce__(self):
+        return (type(self), (self.source, self.field, self.name, self.choices))
+
 
 class EngineError(HetschedError):
-    """The engine refused a configuration or failed (a Rust panic is reported as this)."""
+    """The engine failed: a Rust panic inside it (a bug, never a bad input), caught at the
+    boundary and reported with its message and source location. The simulation it
+    happened in cannot go on; every later call on it raises this again."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from hetsched import _engine
-from hetsched.errors import EngineError, InputError, UnknownNameError
+from hetsched.errors import InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
 from hetsched.workloads.builtin import resolve_workloads
 from hetsched.lower_bound import energy_lower_bound
@@ -138,11 +138,10 @@ class Simulation:
                   "kernel": self.kernel,
                   "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
-        try:
-            self._engine = _engine.Engine(json.dumps(self.platform_spec), json.dumps(self.workload_spec),
-                                          json.dumps(policy))
-        except _engine.EngineInputError as e:
-            raise EngineError(str(e)) from None
+        # what the engine refuses arrives as hetsched.errors' own InputError / UnknownNameError
+        # (crates/hetsched-py/src/error.rs), already naming the document, field and expectation
+        self._engine = _engine.Engine(json.dumps(self.platform_spec), json.dumps(self.workload_spec),
+                                      json.dumps(policy))
         self._wall_s = 0.0
         self._stop_reason = "duration"
         # --- issue 6: the Learning EAS controller steps the engine from here on ---
@@ -166,13 +165,11 @@ class Simulation:
     def run_until(self, t_ns: int) -> None:
         """Advance to absolute simulated time ``t_ns`` (every event before it runs)."""
         t0 = time.perf_counter()
-        try:
-            if self._learning is not None:  # issue 6: the controller acts on the way
-                self._learning.run_until(int(t_ns))
-            else:
-                self._engine.run_until(int(t_ns))
-        except _engine.EnginePanic as e:
-            raise EngineError(str(e)) from None
+        # an engine panic arrives as hetsched.errors.EngineError
+        if self._learning is not None:  # issue 6: the controller acts on the way
+            self._learning.run_until(int(t_ns))
+        else:
+            self._engine.run_until(int(t_ns))
         self._wall_s += time.perf_counter() - t0
 
     def runs_until_exit(self, duration_s: float | None = None) -> bool:
@@ -186,14 +183,11 @@ class Simulation:
         """Run until every task has ended (the clock stops at the last exit), or for
         ``limit_s`` more simulated seconds; True if every task ended."""
         t0 = time.perf_counter()
-        try:
-            end = self.now_ns + round(limit_s * 1e9)
-            if self._learning is not None:  # issue 6
-                ended = bool(self._learning.run_until(end, self._engine.run_until_exited))
-            else:
-                ended = self._engine.run_until_exited(end)
-        except _engine.EnginePanic as e:
-            raise EngineError(str(e)) from None
+        end = self.now_ns + round(limit_s * 1e9)
+        if self._learning is not None:  # issue 6
+            ended = bool(self._learning.run_until(end, self._engine.run_until_exited))
+        else:
+            ended = self._engine.run_until_exited(end)
         self._wall_s += time.perf_counter() - t0
         self._stop_reason = "all tasks exited" if ended else f"limit of {limit_s:g} s"
         return ended

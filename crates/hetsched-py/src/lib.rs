@@ -1,57 +1,63 @@
 //! The PyO3 module `hetsched._engine`: thin. Specs cross as JSON text, results come back
-//! as JSON text or plain lists. Engine errors become `EngineInputError` (a ValueError),
-//! and a Rust panic is caught here and raised as `EnginePanic` with its message: no panic
-//! crosses the FFI boundary.
+//! as JSON text or plain lists. Every entry point that runs engine code does so inside
+//! `catch_panic`, so no panic crosses the FFI boundary, and returns `EngineResult`, whose
+//! error becomes one of `hetsched.errors`' exceptions in one place (error.rs).
 
+mod error;
+
+use error::{catch_panic, EngineResult, PyEngineError};
 use hetsched_core::energy_model::{map_util_perf, EnergyModel, FeecInput};
 use hetsched_core::{features::KNOBS, Error, Platform, Sim};
-use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-create_exception!(_engine, EngineInputError, PyValueError);
-create_exception!(_engine, EnginePanic, PyRuntimeError);
-
-fn to_py(e: Error) -> PyErr {
-    EngineInputError::new_err(e.to_string())
-}
-
-fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".into());
-        EnginePanic::new_err(format!("engine panic: {msg}"))
-    })
-}
 
 #[pyclass(module = "hetsched._engine", unsendable)]
 struct Engine {
     sim: Sim,
+    /// The text of the panic that interrupted a call that changes the simulation: its
+    /// state may then be half-updated, so every later call refuses to run on it.
+    poisoned: Option<String>,
+}
+
+impl Engine {
+    /// The simulation, unless a panic has left it unusable.
+    fn sim(&self) -> EngineResult<&Sim> {
+        match &self.poisoned {
+            Some(panic) => Err(PyEngineError::Poisoned(panic.clone())),
+            None => Ok(&self.sim),
+        }
+    }
+
+    /// Runs `f` on the simulation, which it may change; a panic in it poisons the engine.
+    fn change<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut Sim) -> T + Send) -> EngineResult<T> {
+        self.sim()?;
+        let sim = &mut self.sim;
+        // the GIL is released while the engine runs (other Python threads go on); errors
+        // become Python exceptions only after it is taken back
+        let r = py.allow_threads(|| catch_panic(|| f(sim)));
+        if let Err(panic) = &r {
+            self.poisoned = Some(panic.to_string());
+        }
+        Ok(r?)
+    }
 }
 
 #[pymethods]
 impl Engine {
     #[new]
-    fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> PyResult<Self> {
-        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?.map_err(to_py)?;
-        Ok(Engine { sim })
+    fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> EngineResult<Self> {
+        let sim = catch_panic(|| hetsched_core::build(platform_json, workload_json, policy_json))??;
+        Ok(Engine { sim, poisoned: None })
     }
 
     /// Run every event before t_ns (absolute simulated time in ns).
-    fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
-        let sim = &mut self.sim;
-        py.allow_threads(|| guard(|| sim.run_until(t_ns)))
+    fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> EngineResult<()> {
+        self.change(py, |sim| sim.run_until(t_ns))
     }
 
     /// Run until every task has ended, or until limit_ns; True if all ended.
-    fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> PyResult<bool> {
-        let sim = &mut self.sim;
-        py.allow_threads(|| guard(|| sim.run_until_exited(limit_ns)))
+    fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> EngineResult<bool> {
+        self.change(py, |sim| sim.run_until_exited(limit_ns))
     }
 
     #[getter]
@@ -69,13 +75,13 @@ impl Engine {
         self.sim.workload_duration_ns
     }
 
-    fn set_knob(&mut self, name: &str, value: f64) -> PyResult<()> {
-        self.sim.set_knob(name, value).map_err(to_py)
+    fn set_knob(&mut self, py: Python<'_>, name: &str, value: f64) -> EngineResult<()> {
+        Ok(self.change(py, |sim| sim.set_knob(name, value))??)
     }
 
-    fn knob_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn knob_values<'py>(&self, py: Python<'py>) -> EngineResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in self.sim.knobs.iter() {
+        for (k, v) in self.sim()?.knobs.iter() {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -84,64 +90,25 @@ impl Engine {
     /// Per-CPU state now: util (cpu_util_cfs), util_avg, util_est, freq_khz,
     /// idle_state (-1 running/waking), nr_running, capacity_orig, busy_ns (time not idle
     /// since the start, for busy-fraction loads); plus counters.
-    fn observe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = &self.sim;
-        let d = PyDict::new(py);
-        let n = s.rqs.len();
-        let cpus: Vec<Bound<'py, PyDict>> = (0..n)
-            .map(|cpu| {
-                let c = PyDict::new(py);
-                let rq = &s.rqs[cpu];
-                let _ = c.set_item("cpu", cpu);
-                let _ = c.set_item("cluster", &s.platform.cluster_of(cpu).name);
-                let _ = c.set_item("capacity_orig", s.platform.capacity_orig(cpu));
-                let _ = c.set_item("util", s.cpu_util_cfs(cpu));
-                let _ = c.set_item("util_avg", rq.cfs.avg.util_avg);
-                let _ = c.set_item("util_est", rq.cfs.util_est);
-                let _ = c.set_item("rt_util_avg", rq.avg_rt.util_avg);
-                let _ = c.set_item("freq_khz", s.cpu_freq_khz(cpu));
-                let _ = c.set_item("idle_state", rq.idle_state.map(|x| x as i64).unwrap_or(-1));
-                let _ = c.set_item("nr_running", rq.nr_running());
-                let _ = c.set_item("energy_j", s.meter.cpus[cpu].energy_fj as f64 * 1e-15);
-                let _ = c.set_item("busy_ns", s.meter.busy_ns_at(cpu, s.now));
-                c
-            })
-            .collect();
-        d.set_item("now_ns", s.now)?;
-        d.set_item("cpus", cpus)?;
-        let c = &s.counters;
-        let counters = PyDict::new(py);
-        counters.set_item("events", s.events.popped)?;
-        counters.set_item("wakeups", c.wakeups)?;
-        counters.set_item("context_switches", c.context_switches)?;
-        counters.set_item("migrations", c.migrations)?;
-        counters.set_item("freq_changes", c.freq_changes)?;
-        let lb = s.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
-        let total = lb.totals();
-        counters.set_item("balance_attempts", total.attempts)?;
-        counters.set_item("balance_successes", total.successes)?;
-        for (name, st) in lb.domains.iter().flatten() {
-            counters.set_item(format!("balance_attempts_{name}"), st.attempts)?;
-            counters.set_item(format!("balance_successes_{name}"), st.successes)?;
-        }
-        d.set_item("counters", counters)?;
-        d.set_item("energy_j", s.meter.total_fj() as f64 * 1e-15)?;
-        Ok(d)
+    fn observe<'py>(&self, py: Python<'py>) -> EngineResult<Bound<'py, PyDict>> {
+        let s = self.sim()?;
+        catch_panic(|| observe(py, s))?.map_err(PyEngineError::from)
     }
 
     /// The engine's part of result.json, as JSON text.
-    fn result_json(&self) -> PyResult<String> {
-        guard(|| self.sim.result().to_string())
+    fn result_json(&self) -> EngineResult<String> {
+        let sim = self.sim()?;
+        Ok(catch_panic(|| sim.result().to_string())?)
     }
 
     /// The Chrome trace-event JSON (only with policy.trace); ends the trace.
-    fn take_trace(&mut self) -> PyResult<Option<String>> {
-        guard(|| self.sim.finish_trace())
+    fn take_trace(&mut self, py: Python<'_>) -> EngineResult<Option<String>> {
+        self.change(py, |sim| sim.finish_trace())
     }
 
     /// Columns of the sampled time series (only with policy.timeseries).
-    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(ts) = &self.sim.timeseries else {
+    fn timeseries<'py>(&self, py: Python<'py>) -> EngineResult<Option<Bound<'py, PyDict>>> {
+        let Some(ts) = &self.sim()?.timeseries else {
             return Ok(None);
         };
         let d = PyDict::new(py);
@@ -153,6 +120,59 @@ impl Engine {
         d.set_item("power_uw", ts.power_uw.clone())?;
         Ok(Some(d))
     }
+
+    /// Panics inside the engine the way an engine bug would, while it runs the simulation:
+    /// the tests check that this arrives as hetsched.errors.EngineError and poisons the
+    /// engine. Only in builds with the `test-panic` feature, never in a release.
+    #[cfg(feature = "test-panic")]
+    fn _panic_for_test(&mut self, py: Python<'_>, message: String) -> EngineResult<()> {
+        self.change(py, move |_sim| panic!("{message}"))
+    }
+}
+
+/// observe()'s dictionary (apart, so that all of it runs inside catch_panic).
+fn observe<'py>(py: Python<'py>, s: &Sim) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let n = s.rqs.len();
+    let cpus: Vec<Bound<'py, PyDict>> = (0..n)
+        .map(|cpu| {
+            let c = PyDict::new(py);
+            let rq = &s.rqs[cpu];
+            let _ = c.set_item("cpu", cpu);
+            let _ = c.set_item("cluster", &s.platform.cluster_of(cpu).name);
+            let _ = c.set_item("capacity_orig", s.platform.capacity_orig(cpu));
+            let _ = c.set_item("util", s.cpu_util_cfs(cpu));
+            let _ = c.set_item("util_avg", rq.cfs.avg.util_avg);
+            let _ = c.set_item("util_est", rq.cfs.util_est);
+            let _ = c.set_item("rt_util_avg", rq.avg_rt.util_avg);
+            let _ = c.set_item("freq_khz", s.cpu_freq_khz(cpu));
+            let _ = c.set_item("idle_state", rq.idle_state.map(|x| x as i64).unwrap_or(-1));
+            let _ = c.set_item("nr_running", rq.nr_running());
+            let _ = c.set_item("energy_j", s.meter.cpus[cpu].energy_fj as f64 * 1e-15);
+            let _ = c.set_item("busy_ns", s.meter.busy_ns_at(cpu, s.now));
+            c
+        })
+        .collect();
+    d.set_item("now_ns", s.now)?;
+    d.set_item("cpus", cpus)?;
+    let c = &s.counters;
+    let counters = PyDict::new(py);
+    counters.set_item("events", s.events.popped)?;
+    counters.set_item("wakeups", c.wakeups)?;
+    counters.set_item("context_switches", c.context_switches)?;
+    counters.set_item("migrations", c.migrations)?;
+    counters.set_item("freq_changes", c.freq_changes)?;
+    let lb = s.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
+    let total = lb.totals();
+    counters.set_item("balance_attempts", total.attempts)?;
+    counters.set_item("balance_successes", total.successes)?;
+    for (name, st) in lb.domains.iter().flatten() {
+        counters.set_item(format!("balance_attempts_{name}"), st.attempts)?;
+        counters.set_item(format!("balance_successes_{name}"), st.successes)?;
+    }
+    d.set_item("counters", counters)?;
+    d.set_item("energy_j", s.meter.total_fj() as f64 * 1e-15)?;
+    Ok(d)
 }
 
 /// The Energy Model of a platform or of plain tables, with the kernel's energy estimate
@@ -175,19 +195,16 @@ fn headroom_fn(headroom: f64) -> impl Fn(u64) -> u64 {
 #[pymethods]
 impl PyEnergyModel {
     #[staticmethod]
-    fn from_platform_json(platform_json: &str) -> PyResult<Self> {
-        let p = Platform::from_json(platform_json).map_err(to_py)?;
-        Ok(PyEnergyModel {
-            em: EnergyModel::from_platform(&p),
-        })
+    fn from_platform_json(platform_json: &str) -> EngineResult<Self> {
+        let em = catch_panic(|| Platform::from_json(platform_json).map(|p| EnergyModel::from_platform(&p)))??;
+        Ok(PyEnergyModel { em })
     }
 
     /// domains: [(cpus, [(capacity, power_uw), ...]), ...]
     #[staticmethod]
-    fn from_table(domains: Vec<(Vec<usize>, Vec<(u64, u64)>)>) -> PyResult<Self> {
-        Ok(PyEnergyModel {
-            em: EnergyModel::from_table(&domains).map_err(to_py)?,
-        })
+    fn from_table(domains: Vec<(Vec<usize>, Vec<(u64, u64)>)>) -> EngineResult<Self> {
+        let em = catch_panic(|| EnergyModel::from_table(&domains))??;
+        Ok(PyEnergyModel { em })
     }
 
     #[getter]
@@ -196,8 +213,8 @@ impl PyEnergyModel {
     }
 
     /// Switch to the v4.19/5.4 formulation (the android-4.19 kernel profile).
-    fn set_legacy(&mut self) {
-        self.em.set_legacy();
+    fn set_legacy(&mut self) -> EngineResult<()> {
+        Ok(catch_panic(|| self.em.set_legacy())?)
     }
 
     /// Perf domains in rd->pd order: (cpus, capacity, [(khz, performance, power_uw, cost,
@@ -218,15 +235,16 @@ impl PyEnergyModel {
     }
 
     /// (total, [energy per pd in rd->pd order]) for these CPU utils.
-    fn compute_energy(&self, cpu_utils: Vec<u64>, headroom: f64) -> PyResult<(u64, Vec<u64>)> {
+    fn compute_energy(&self, cpu_utils: Vec<u64>, headroom: f64) -> EngineResult<(u64, Vec<u64>)> {
         if cpu_utils.len() != self.em.cpu_pd.len() {
-            return Err(EngineInputError::new_err(format!(
-                "cpu_utils: expected {} values (one per CPU), got {}",
-                self.em.cpu_pd.len(),
-                cpu_utils.len()
-            )));
+            return Err(energy_model_input(
+                "cpu_utils",
+                format!("{} values (one per CPU), got {}", self.em.cpu_pd.len(), cpu_utils.len()),
+            ));
         }
-        Ok(self.em.compute_energy(&cpu_utils, headroom_fn(headroom)))
+        Ok(catch_panic(|| {
+            self.em.compute_energy(&cpu_utils, headroom_fn(headroom))
+        })?)
     }
 
     /// feec for a task of util `task_util` last run on `prev_cpu`, `cpu_utils` being the
@@ -238,42 +256,74 @@ impl PyEnergyModel {
         task_util: u64,
         prev_cpu: usize,
         headroom: f64,
-    ) -> PyResult<(usize, Vec<(usize, u64)>)> {
+    ) -> EngineResult<(usize, Vec<(usize, u64)>)> {
         let n = self.em.cpu_pd.len();
-        let capacities: Vec<u64> = (0..n).map(|c| self.em.pds[self.em.cpu_pd[c]].capacity_orig).collect();
-        if cpu_utils.len() != n || prev_cpu >= n {
-            return Err(EngineInputError::new_err(format!(
-                "cpu_utils: expected {n} values and prev_cpu below {n}"
-            )));
+        if cpu_utils.len() != n {
+            return Err(energy_model_input(
+                "cpu_utils",
+                format!("{n} values (one per CPU), got {}", cpu_utils.len()),
+            ));
         }
-        let util_avg: Vec<u64> = cpu_utils
-            .iter()
-            .enumerate()
-            .map(|(c, &u)| u + if c == prev_cpu { task_util } else { 0 })
-            .collect();
-        let inp = FeecInput {
-            runnable_avg: util_avg.clone(),
-            util_avg,
-            util_est: vec![0; n],
-            util_rt: vec![0; n],
-            rt_runnable: vec![false; n],
-            capacity: capacities.clone(),
-            capacity_orig: capacities,
-            task_util,
-            task_ewma: task_util,
-            task_queued: false,
-            prev_cpu,
-            allowed: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
-            uclamp_used: false,
-            p_uclamp: [0, 1024],
-            rq_uclamp: vec![[0, 1024]; n],
-            rq_uclamp_idle: vec![true; n],
-            headroom_permyriad: (headroom * 10_000.0).round() as u64,
-        };
-        let r = self.em.find_energy_efficient_cpu(&inp);
-        let base = self.em.energy_without_task(&inp);
-        Ok((r.cpu, r.candidates.into_iter().map(|(c, d)| (c, base + d)).collect()))
+        if prev_cpu >= n {
+            return Err(energy_model_input(
+                "prev_cpu",
+                format!("a CPU number below {n}, got {prev_cpu}"),
+            ));
+        }
+        Ok(catch_panic(|| {
+            feec(&self.em, cpu_utils, task_util, prev_cpu, headroom)
+        })?)
     }
+}
+
+/// An argument of the EnergyModel API that does not fit the model, worded and raised as
+/// the engine's own input errors are.
+fn energy_model_input(field: &str, expected: String) -> PyEngineError {
+    Error::Config {
+        doc: "energy model",
+        field: field.into(),
+        expected,
+    }
+    .into()
+}
+
+/// find_energy_efficient_cpu()'s answer, `cpu_utils` and `prev_cpu` already checked.
+fn feec(
+    em: &EnergyModel,
+    cpu_utils: Vec<u64>,
+    task_util: u64,
+    prev_cpu: usize,
+    headroom: f64,
+) -> (usize, Vec<(usize, u64)>) {
+    let n = em.cpu_pd.len();
+    let capacities: Vec<u64> = (0..n).map(|c| em.pds[em.cpu_pd[c]].capacity_orig).collect();
+    let util_avg: Vec<u64> = cpu_utils
+        .iter()
+        .enumerate()
+        .map(|(c, &u)| u + if c == prev_cpu { task_util } else { 0 })
+        .collect();
+    let inp = FeecInput {
+        runnable_avg: util_avg.clone(),
+        util_avg,
+        util_est: vec![0; n],
+        util_rt: vec![0; n],
+        rt_runnable: vec![false; n],
+        capacity: capacities.clone(),
+        capacity_orig: capacities,
+        task_util,
+        task_ewma: task_util,
+        task_queued: false,
+        prev_cpu,
+        allowed: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+        uclamp_used: false,
+        p_uclamp: [0, 1024],
+        rq_uclamp: vec![[0, 1024]; n],
+        rq_uclamp_idle: vec![true; n],
+        headroom_permyriad: (headroom * 10_000.0).round() as u64,
+    };
+    let r = em.find_energy_efficient_cpu(&inp);
+    let base = em.energy_without_task(&inp);
+    (r.cpu, r.candidates.into_iter().map(|(c, d)| (c, base + d)).collect())
 }
 
 /// The knob table: name, default, min, max, unit, source, description.
@@ -321,12 +371,6 @@ fn kernel_profiles() -> Vec<(&'static str, &'static str)> {
     hetsched_core::core::KERNEL_PROFILES.to_vec()
 }
 
-/// Deliberately panic inside the engine (tests check it surfaces as EnginePanic).
-#[pyfunction]
-fn _panic_for_test() -> PyResult<()> {
-    guard(|| panic!("test panic"))
-}
-
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Engine>()?;
@@ -336,9 +380,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(governors, m)?)?;
     m.add_function(wrap_pyfunction!(idle_governors, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_profiles, m)?)?;
-    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
-    m.add("EngineInputError", m.py().get_type::<EngineInputError>())?;
-    m.add("EnginePanic", m.py().get_type::<EnginePanic>())?;
+    // the classes every engine error is raised as (hetsched.errors'), for callers of
+    // this module and to fail its import early if they are missing
+    error::add_exception_classes(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
