@@ -356,6 +356,35 @@ fn schedulers() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// Every registered policy (the engine's registry, policies/mod.rs): name, summary,
+/// source, knobs, the userspace controller if any, and requirements.
+#[pyfunction]
+fn policies(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    hetsched_core::policies::REGISTRY
+        .iter()
+        .map(|p| {
+            let d = PyDict::new(py);
+            d.set_item("name", p.name)?;
+            d.set_item("summary", p.summary)?;
+            d.set_item("source", p.source)?;
+            d.set_item("knobs", p.knobs.to_vec())?;
+            d.set_item("controller", p.controller)?;
+            d.set_item("switcher_platform", p.requires.switcher_platform)?;
+            d.set_item(
+                "fair",
+                p.requires.fair.map(|(v, why)| {
+                    let v = match v {
+                        hetsched_core::policies::FairVariant::Cfs => "cfs",
+                        hetsched_core::policies::FairVariant::Eevdf => "eevdf",
+                    };
+                    (v, why)
+                }),
+            )?;
+            Ok(d)
+        })
+        .collect()
+}
+
 #[pyfunction]
 fn governors() -> Vec<(&'static str, &'static str)> {
     hetsched_core::cpufreq::GOVERNORS.to_vec()
@@ -377,6 +406,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEnergyModel>()?;
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(governors, m)?)?;
     m.add_function(wrap_pyfunction!(idle_governors, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_profiles, m)?)?;
