@@ -235,7 +235,7 @@ impl Sim {
 
     /// sched_balance_newidle(): a CPU about to go idle pulls from a busier one.
     pub(crate) fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
-        if self.core_ctl.isolated & (1u64 << cpu) != 0 {
+        if self.cpu_isolated & (1u64 << cpu) != 0 {
             return None; // vendor.cpu_isolation: an isolated CPU pulls nothing
         }
         if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {

@@ -87,8 +87,11 @@ pub struct Sim {
     pub hmp_load: Vec<SchedAvg>,
     /// MediaTek hps (`hotplug.hps=1`)
     pub hotplug: Option<crate::extensions::hotplug::Hotplug>,
-    /// vendor.cpu_isolation's core controller (vendor.rs)
-    pub core_ctl: crate::vendor::CoreCtl,
+    /// CPUs the core controller isolated (msm's cpu_isolated_mask; extensions/core_ctl.rs):
+    /// they take no placements and do not balance
+    pub cpu_isolated: u64,
+    /// the extensions this run installed (extensions/mod.rs), in tick order
+    pub extensions: Vec<Box<dyn crate::extensions::Extension>>,
     /// paper 001: switcher platforms (switcher.rs)
     pub sw: Option<crate::switcher::Switcher>,
 }
@@ -125,7 +128,7 @@ macro_rules! view {
             uclamp_used: $s.uclamp_used,
             eas: $s.eas_status == Some(Ok(())),
             legacy: $s.legacy,
-            isolated: $s.core_ctl.isolated,
+            isolated: $s.cpu_isolated,
             hmp_load: &$s.hmp_load,
             clusters: &$s.clusters,
             meter: &$s.meter,
@@ -305,7 +308,8 @@ impl Sim {
             eas_status,
             hmp_load: Vec::new(),
             hotplug: None,
-            core_ctl: Default::default(),
+            cpu_isolated: 0,
+            extensions: Vec::new(),
             sw: None,
         };
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
@@ -321,6 +325,11 @@ impl Sim {
                 user,
             ));
         }
+        sim.extensions = crate::extensions::REGISTRY
+            .iter()
+            .filter(|x| (x.enabled)(&sim.knobs))
+            .map(|x| (x.build)(&sim.knobs))
+            .collect();
         for cpu in 0..n {
             sim.enter_idle(cpu);
         }
@@ -728,15 +737,16 @@ impl Sim {
     /// the periodic balance of each CPU whose interval has passed (SCHED_SOFTIRQ) and the
     /// NOHZ blocked-load decay of idle CPUs.
     pub(crate) fn sched_tick(&mut self) {
-        crate::vendor::vendor_tick(self); // vendor (paper 003): margins count, core_ctl
+        let mut extensions = std::mem::take(&mut self.extensions);
+        for e in extensions.iter_mut() {
+            e.tick(self);
+        }
+        self.extensions = extensions;
         let now = self.now;
         let n = self.rqs.len();
         let tick_ns = self.knobs.derived.tick_ns;
         // nohz_balancer_kick(): a runqueue with two or more tasks, or on asymmetric systems a
         // misfit task, wakes the idle balancer
-        if self.hotplug.as_ref().is_some_and(|h| now >= h.next_ns) {
-            self.hps_decide();
-        }
         let nohz_kick = self
             .rqs
             .iter()
@@ -763,7 +773,7 @@ impl Sim {
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
             // asleep.
-            if !busy && self.core_ctl.isolated & (1u64 << cpu) != 0 {
+            if !busy && self.cpu_isolated & (1u64 << cpu) != 0 {
                 continue; // vendor.cpu_isolation: an isolated CPU does not balance
             }
             let Some(lb) = self.balancer.as_ref() else { continue };

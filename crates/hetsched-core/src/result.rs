@@ -196,8 +196,6 @@ impl Sim {
                 "periodic_balance_successes": lb.periodic.successes,
                 "newidle_balance_attempts": lb.newidle.attempts,
                 "newidle_balance_successes": lb.newidle.successes,
-                // vendor EAS changes (paper 003, vendor.rs)
-                "vendor": self.vendor_counters(),
             },
             "metrics": {
                 "activations": act,
@@ -222,7 +220,9 @@ impl Sim {
             },
         });
         self.result_policy(&mut r);
-        self.result_hotplug(&mut r);
+        for e in &self.extensions {
+            e.result(self, &mut r);
+        }
         r
     }
 
@@ -239,26 +239,5 @@ impl Sim {
             }
         }
         self.policy.result(&self.sched_view(), r);
-    }
-
-    /// With hotplug, each CPU's `online_s` and the `hotplug` section.
-    fn result_hotplug(&self, r: &mut Value) {
-        let Some(hp) = &self.hotplug else { return };
-        let online = hp.online_ns_at(self.now);
-        if let Some(cpus) = r["cpus"].as_array_mut() {
-            for (c, v) in cpus.iter_mut().enumerate() {
-                v["online_s"] = json!(online[c] as f64 / NS);
-            }
-        }
-        r["hotplug"] = json!({
-            "policy": "hps",
-            "period_ms": hp.period_ns as f64 / 1e6,
-            "cpu_up": hp.cpu_up,
-            "cpu_down": hp.cpu_down,
-            "online_cpus_end": hp.online.count_ones(),
-            "online_s": online.iter().map(|&x| x as f64 / NS).collect::<Vec<_>>(),
-            "mean_online_cpus": if self.now > 0 { online.iter().sum::<u64>() as f64 / self.now as f64 } else { 0.0 },
-            "offline_power": "deepest idle state of the cluster",
-        });
     }
 }

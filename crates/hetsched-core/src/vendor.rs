@@ -3,14 +3,9 @@
 //! counted in `result.json` (`counters.vendor`) each time it fires. With every knob off
 //! nothing here runs and `eas` is mainline's. docs/schedulers.md names every decision.
 //!
-//! * `vendor.cpu_isolation`: a core controller after QCOM's core_ctl. Every
-//!   `vendor.core_ctl.window_ms` (WALT's 20 ms window) each cluster but the smallest counts
-//!   its busy CPUs (util ≥ busy_up_thres % of capacity, staying busy down to
-//!   busy_down_thres %), adds one CPU if more tasks are runnable there (or misfit below it)
-//!   than busy CPUs, and needs all its CPUs at task_thres runnable tasks; the need is
-//!   clamped to [min_cpus, nr_cpus]. Above the active CPUs it unisolates at once, below
-//!   them for offline_delay_ms it isolates idle CPUs, highest number first. Isolated CPUs
-//!   take no placements and do not balance (so they stay idle).
+//! * `vendor.cpu_isolation`: a core controller after QCOM's core_ctl, an extension that
+//!   combines with the policy (extensions/core_ctl.rs); the placement here avoids the CPUs
+//!   it isolated.
 //! * `vendor.migration_margins`: sched_upmigrate / sched_downmigrate with hysteresis
 //!   (msm-4.14's task_fits_capacity): a CPU at least as big as the task's prev_cpu fits
 //!   below upmigrate % of its capacity, a smaller one below downmigrate %; overutilized and
@@ -22,7 +17,7 @@
 //! * `vendor.rt_placement`: RT wakeups search the lowest cpupri mask (no uclamp fitness)
 //!   ordered by CPU utilisation, then idle state (shallowest first), then capacity.
 
-use crate::core::{SchedView, Sim, TaskId};
+use crate::core::{SchedView, TaskId};
 use crate::energy_model::{map_util_perf, EnergyModel, FeecInput};
 use crate::features::Knob;
 use crate::workload::Policy;
@@ -241,165 +236,4 @@ pub fn avoid_isolated(v: &SchedView, p: TaskId, cpu: usize, isolated: u64) -> us
 /// Whether vendor.rt_placement handles this task (FIFO/RR; DEADLINE keeps mainline).
 pub fn is_rt(v: &SchedView, p: TaskId) -> bool {
     matches!(v.tasks[p as usize].policy, Policy::Fifo | Policy::Rr)
-}
-
-/// The core controller's state (vendor.cpu_isolation), kept by the Sim.
-#[derive(Debug, Clone, Default)]
-pub struct CoreCtl {
-    /// isolated CPUs (bit per CPU)
-    pub isolated: u64,
-    /// CPUs core_ctl counts as busy (hysteresis state)
-    busy: u64,
-    /// per cluster: since when the need has been below the active CPUs
-    below_since: Vec<Option<u64>>,
-    next_eval: u64,
-    /// CPUs isolated, unisolated, evaluations
-    pub isolations: u64,
-    pub unisolations: u64,
-    pub evaluations: u64,
-    /// vendor.migration_margins: ticks × CPUs where the margins decided overutilized or
-    /// misfit differently from the kernel's 80%
-    pub margin_ticks: u64,
-}
-
-/// Called at every tick (sim.rs): counts the CPUs whose overutilized or misfit status the
-/// migration margins change, then runs the core controller.
-pub fn vendor_tick(s: &mut Sim) {
-    if s.eas_status == Some(Ok(())) && s.knobs.get(Knob::VendorMigrationMargins) > 0.0 {
-        let v = s.sched_view();
-        let mut n = 0;
-        for cpu in 0..v.nr_cpus() {
-            let [umin, umax] = v.rqs[cpu].uclamp.value;
-            let kernel_over = v.util_fits_cpu(v.cpu_util_cfs(cpu), umin, umax, cpu) == 0;
-            let mut differs = cpu_overutilized(&v, cpu) != Some(kernel_over);
-            if let Some(t) = v.rqs[cpu].curr {
-                let task = &v.tasks[t as usize];
-                if task.policy == Policy::Other {
-                    let [tmin, tmax] = task.uclamp;
-                    let kernel_fits = v.util_fits_cpu(v.task_util_est(t), tmin, tmax, cpu) > 0;
-                    differs |= task_fits_cpu(&v, t, cpu) != Some(kernel_fits);
-                }
-            }
-            n += differs as u64;
-        }
-        s.core_ctl.margin_ticks += n;
-    }
-    core_ctl_tick(s);
-}
-
-/// Evaluates the controller at the first tick of each window.
-fn core_ctl_tick(s: &mut Sim) {
-    let on = s.eas_status == Some(Ok(())) && s.knobs.get(Knob::VendorCpuIsolation) > 0.0;
-    if !on {
-        if s.core_ctl.isolated != 0 {
-            s.core_ctl.unisolations += s.core_ctl.isolated.count_ones() as u64;
-            s.core_ctl.isolated = 0;
-        }
-        return;
-    }
-    let now = s.now;
-    if now < s.core_ctl.next_eval {
-        return;
-    }
-    let window = (s.knobs.get(Knob::VendorCoreCtlWindowMs) * 1e6) as u64;
-    s.core_ctl.next_eval = (now / window + 1) * window;
-    s.core_ctl.evaluations += 1;
-    let k = &s.knobs;
-    let up = k.get(Knob::VendorCoreCtlBusyUpThres);
-    let down = k.get(Knob::VendorCoreCtlBusyDownThres);
-    let task_thres = k.get(Knob::VendorCoreCtlTaskThres) as usize;
-    let min_cpus = k.get(Knob::VendorCoreCtlMinCpus) as usize;
-    let delay = (k.get(Knob::VendorCoreCtlOfflineDelayMs) * 1e6) as u64;
-    let p = &s.platform;
-    let ncl = p.clusters.len();
-    let cc = &mut s.core_ctl;
-    cc.below_since.resize(ncl, None);
-    let min_cap = p.clusters.iter().map(|c| c.capacity_orig).min().unwrap_or(0);
-    // busy CPUs, with hysteresis
-    for (cpu, rq) in s.rqs.iter().enumerate() {
-        let cap = p.capacity_orig(cpu);
-        let c = &rq.cfs;
-        let util = c.avg.util_avg.max(c.util_est).min(cap) + rq.avg_rt.util_avg;
-        let pct = 100.0 * util as f64 / cap as f64;
-        let was = cc.busy & (1u64 << cpu) != 0;
-        let busy = if was { pct >= down } else { pct >= up };
-        if busy {
-            cc.busy |= 1u64 << cpu;
-        } else {
-            cc.busy &= !(1u64 << cpu);
-        }
-    }
-    for (ci, cl) in p.clusters.iter().enumerate() {
-        if cl.capacity_orig == min_cap {
-            continue; // the smallest cluster is never isolated
-        }
-        let ncpus = cl.cpus.len();
-        let nr_busy = cl.cpus.iter().filter(|&&c| cc.busy & (1u64 << c) != 0).count();
-        let nr_run: usize = cl.cpus.iter().map(|&c| s.rqs[c].nr_running() as usize).sum();
-        // tasks below this cluster that want up (misfit)
-        let misfits = (0..s.rqs.len())
-            .filter(|&c| p.capacity_orig(c) < cl.capacity_orig && s.rqs[c].misfit_task_load > 0)
-            .count();
-        let mut need = nr_busy;
-        if nr_run + misfits > nr_busy {
-            need += 1;
-        }
-        if nr_run >= task_thres {
-            need = ncpus;
-        }
-        let need = need.clamp(min_cpus.min(ncpus), ncpus);
-        let active = cl.cpus.iter().filter(|&&c| cc.isolated & (1u64 << c) == 0).count();
-        if need > active {
-            cc.below_since[ci] = None;
-            for &c in &cl.cpus {
-                let n_active = cl.cpus.iter().filter(|&&x| cc.isolated & (1u64 << x) == 0).count();
-                if n_active >= need {
-                    break;
-                }
-                if cc.isolated & (1u64 << c) != 0 {
-                    cc.isolated &= !(1u64 << c);
-                    cc.unisolations += 1;
-                }
-            }
-        } else if need < active {
-            let since = *cc.below_since[ci].get_or_insert(now);
-            if now - since >= delay {
-                let mut n_active = active;
-                for &c in cl.cpus.iter().rev() {
-                    if n_active <= need {
-                        break;
-                    }
-                    let rq = &s.rqs[c];
-                    let idle = rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none();
-                    if cc.isolated & (1u64 << c) == 0 && idle {
-                        cc.isolated |= 1u64 << c;
-                        cc.isolations += 1;
-                        n_active -= 1;
-                    }
-                }
-                cc.below_since[ci] = None;
-            }
-        } else {
-            cc.below_since[ci] = None;
-        }
-    }
-}
-
-impl Sim {
-    /// `counters.vendor` of result.json: how often each vendor change fired.
-    pub fn vendor_counters(&self) -> serde_json::Value {
-        let pc = |n: &str| self.policy_counter(n);
-        serde_json::json!({
-            "cpu_isolation": self.core_ctl.isolations,
-            "cpu_unisolation": self.core_ctl.unisolations,
-            "core_ctl_evaluations": self.core_ctl.evaluations,
-            "isolation_redirects": pc("vendor.isolation_redirects"),
-            "migration_margins": pc("vendor.migration_margins") + self.core_ctl.margin_ticks,
-            "migration_margins_placements": pc("vendor.migration_margins"),
-            "migration_margins_ticks": self.core_ctl.margin_ticks,
-            "task_packing": pc("vendor.task_packing"),
-            "prev_cpu_fastpath": pc("vendor.prev_cpu_fastpath"),
-            "rt_placement": pc("vendor.rt_placement"),
-        })
-    }
 }

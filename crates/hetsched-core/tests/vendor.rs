@@ -193,7 +193,7 @@ fn cpu_isolation_isolates_idle_cpus_that_then_stay_idle() {
     let mut seen = 0u64;
     while iso.now < 1000 * MS {
         assert!(iso.step());
-        let m = iso.core_ctl.isolated;
+        let m = iso.cpu_isolated;
         seen |= m;
         for c in 0..8 {
             if m & (1 << c) != 0 {

@@ -26,12 +26,14 @@
 //! powered down like the deepest CPU-level state; when its whole idle domain is down or
 //! idle, the cluster-level state applies), drawing that state's power.
 
+use super::{Extension, ExtensionInfo};
 use crate::balance::Migration;
 use crate::core::*;
 use crate::energy::CpuPowerState;
 use crate::features::{Knob, Knobs};
 use crate::platform::Platform;
 use crate::workload::Policy;
+use serde_json::json;
 
 #[derive(Debug, Clone)]
 pub struct Hotplug {
@@ -230,6 +232,59 @@ impl Hotplug {
             self.down_hist.clear();
         }
         a
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// hps as an extension: the decision every period, and its result
+
+pub static INFO: ExtensionInfo = ExtensionInfo {
+    name: "hps",
+    summary: "MediaTek's hot plug strategy: every hps.period_ms keep online only the CPUs the load needs; offline CPUs run nothing and sit powered down",
+    source: "mt_hotplug_strategy_algo.c hps_algo_hmp() (MediaTek, Linux 3.18/4.4 era)",
+    knobs: &["hotplug.hps", "hps."],
+    enabled: |k| k.get(Knob::HotplugHps) > 0.0,
+    build: |_| Box::new(Hps),
+};
+
+/// The hps decision; the online mask it changes is the core's (`Sim::hotplug`).
+pub struct Hps;
+
+impl Extension for Hps {
+    fn name(&self) -> &'static str {
+        "hps"
+    }
+
+    fn tick(&mut self, s: &mut Sim) {
+        if s.hotplug.as_ref().is_some_and(|h| s.now >= h.next_ns) {
+            s.hps_decide();
+        }
+    }
+
+    /// Each CPU's `online_s` and the `hotplug` section.
+    fn result(&self, s: &Sim, r: &mut serde_json::Value) {
+        const NS: f64 = 1e9;
+        let Some(hp) = &s.hotplug else { return };
+        let online = hp.online_ns_at(s.now);
+        if let Some(cpus) = r["cpus"].as_array_mut() {
+            for (c, v) in cpus.iter_mut().enumerate() {
+                v["online_s"] = json!(online[c] as f64 / NS);
+            }
+        }
+        r["hotplug"] = json!({
+            "policy": "hps",
+            "period_ms": hp.period_ns as f64 / 1e6,
+            "cpu_up": hp.cpu_up,
+            "cpu_down": hp.cpu_down,
+            "online_cpus_end": hp.online.count_ones(),
+            "online_s": online.iter().map(|&x| x as f64 / NS).collect::<Vec<_>>(),
+            "mean_online_cpus": if s.now > 0 { online.iter().sum::<u64>() as f64 / s.now as f64 } else { 0.0 },
+            "offline_power": "deepest idle state of the cluster",
+        });
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
