@@ -9,26 +9,70 @@ the Chrome trace. Each configuration runs --repeat times and the best wall time 
 by side in this one run.
 
     python benchmarks/speed/engine_speed.py [--platform gs101] [--duration 60] [--repeat 5]
+
+Two builds side by side (a refactor's before and after): ``--compare NAME=PYTHONPATH``,
+twice or more. Each build runs in its own process with that PYTHONPATH (a directory
+holding a ``hetsched`` package with its compiled engine); the builds take turns, run by
+run, so that a slow spell of the machine falls on every build alike, and the table gives
+each build's best wall time and its ratio to the first build's.
+
+    python benchmarks/speed/engine_speed.py --compare before=/tmp/before/python \
+        --compare after=python --repeat 10
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform as pyplatform
+import subprocess
+import sys
 import time
 
 from hetsched import Simulation
 
 
-def one(platform: str, duration: float, trace: bool, seed: int) -> tuple[float, int, int]:
+def one(platform: str, duration: float, trace: bool, seed: int, scheduler: str = "cfs") -> tuple[float, int, int]:
     sim = Simulation(platform=platform, workload="periodic:n=20,util=0.5,pmin_ms=5,pmax_ms=50",
-                     governor="schedutil", seed=seed, trace=trace)
+                     scheduler=scheduler, governor="schedutil", seed=seed, trace=trace)
     t0 = time.perf_counter()
     sim.run_until(round(duration * 1e9))
     trace_bytes = len(sim.take_trace() or "") if trace else 0
     wall = time.perf_counter() - t0
     return wall, sim.observe()["counters"]["events"], trace_bytes
+
+
+def compare(builds: list[tuple[str, str]], a: argparse.Namespace) -> None:
+    """Each build in its own process, taking turns; best wall time per build and trace setting."""
+    best: dict[tuple[str, bool], float] = {}
+    events: dict[tuple[str, bool], int] = {}
+    for _ in range(a.repeat):
+        for name, path in builds:
+            for trace in (False, True):
+                code = ("import json, sys; sys.path.insert(0, %r); import engine_speed as e; "
+                        "w, n, _ = e.one(%r, %r, %r, %r, %r); print(json.dumps([w, n]))"
+                        % (os.path.dirname(os.path.abspath(__file__)), a.platform, a.duration, trace, a.seed,
+                           a.scheduler))
+                env = dict(os.environ, PYTHONPATH=os.path.abspath(path))
+                out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                     capture_output=True, text=True).stdout
+                wall, n = json.loads(out)
+                key = (name, trace)
+                best[key] = min(best.get(key, wall), wall)
+                events[key] = n
+    first = builds[0][0]
+    rows = {f"{name}/{'trace' if t else 'no_trace'}": {
+        "wall_s": best[(name, t)], "x_realtime": a.duration / best[(name, t)], "events": events[(name, t)],
+        "wall_vs_" + first: best[(name, t)] / best[(first, t)]} for name, _ in builds for t in (False, True)}
+    if a.json:
+        print(json.dumps(rows))
+        return
+    print(f"{a.platform}, 20 periodic tasks, {a.scheduler}, schedutil, {a.duration:g} s simulated, "
+          f"best of {a.repeat}, builds taking turns")
+    for key, r in rows.items():
+        print(f"  {key:24s} wall {r['wall_s']:.3f} s  {r['x_realtime']:7.0f}x real time  "
+              f"{r['events']} events  wall / {first}: {r['wall_vs_' + first]:.3f}")
 
 
 def main() -> None:
@@ -37,11 +81,20 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scheduler", default="cfs")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
+    ap.add_argument("--compare", action="append", metavar="NAME=PYTHONPATH", default=[],
+                    help="a build to run side by side with the others (give two or more)")
     a = ap.parse_args()
+    if a.compare:
+        builds = [tuple(c.split("=", 1)) for c in a.compare]
+        if len(builds) < 2 or any(len(b) != 2 for b in builds):
+            ap.error("--compare takes NAME=PYTHONPATH, at least twice")
+        compare(builds, a)
+        return
     rows = {}
     for trace in (False, True):
-        runs = [one(a.platform, a.duration, trace, a.seed) for _ in range(a.repeat)]
+        runs = [one(a.platform, a.duration, trace, a.seed, a.scheduler) for _ in range(a.repeat)]
         wall, events, tb = min(runs)
         rows["trace" if trace else "no_trace"] = {
             "wall_s": wall, "events": events, "x_realtime": a.duration / wall,
