@@ -23,9 +23,10 @@ def test_every_case_is_recorded_and_nothing_else():
 
 
 def test_the_set_covers_every_registered_scheduler():
-    from hetsched.sim import CONTROLLER_SCHEDULERS, SCHEDULERS
+    from hetsched.sim import CONTROLLER_SCHEDULERS, SCHEDULERS, registered_policies
 
     covered = {c["scheduler"] for c in CASES}
+    assert covered == {p["name"] for p in registered_policies()}
     assert covered == set(SCHEDULERS) | set(CONTROLLER_SCHEDULERS)
 
 

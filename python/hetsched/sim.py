@@ -50,6 +50,13 @@ DEFAULT_DURATION_S = 10.0
 UNTIL_EXIT_LIMIT_S = 3600.0
 
 
+def registered_policies() -> list[dict]:
+    """Every policy of the engine's registry: name, summary, source, knobs, differences,
+    status, controller (``module:Class`` of a userspace controller, or None) and
+    requirements (``switcher_platform``, ``fair``)."""
+    return _engine.policies()
+
+
 def knob_table() -> list[dict]:
     """Every knob: name, default, min, max, unit, source, description (from the engine)."""
     return _engine.knobs()

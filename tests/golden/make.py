@@ -30,7 +30,12 @@ RTAPP = HERE.parent / "data" / "rtapp"
 DURATION_S = 3.0
 PLATFORMS = ("gs101", "sm8150", "hikey960")
 WORKLOADS = ("phone-mix", "periodic", "hackbench:groups=2,loops=40", "game")
-SCHEDULERS = ("baseline", "cfs", "eas", "gts", "fa-cfs", "hcs-balance", "hcs-td", "learning-eas")
+def _policies(switcher: bool) -> list[str]:
+    """The registered policies, so that a new one joins the set without an edit here
+    (recording it adds its cases; the others must stay identical)."""
+    from hetsched.sim import registered_policies
+
+    return [p["name"] for p in registered_policies() if p["switcher_platform"] == switcher]
 
 
 def _case(scheduler, platform, workload, **kw):
@@ -38,9 +43,9 @@ def _case(scheduler, platform, workload, **kw):
 
 
 def cases() -> list[dict]:
-    out = [_case(s, p, w) for s in SCHEDULERS for p in PLATFORMS for w in WORKLOADS]
+    out = [_case(s, p, w) for s in _policies(switcher=False) for p in PLATFORMS for w in WORKLOADS]
     sw = "exynos5422:switcher"
-    for s in ("legacy", "util-aware"):
+    for s in _policies(switcher=True):
         for w in ("periodic", "video:seconds=3", "job-stream:rate=40,jobs=60"):
             out.append(_case(s, sw, w, governor="ondemand"))
     out.append(_case("util-aware", sw, "job-stream:rate=40,jobs=60", governor="ondemand",

@@ -368,6 +368,8 @@ fn policies(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             d.set_item("summary", p.summary)?;
             d.set_item("source", p.source)?;
             d.set_item("knobs", p.knobs.to_vec())?;
+            d.set_item("differences", p.differences)?;
+            d.set_item("status", p.status)?;
             d.set_item("controller", p.controller)?;
             d.set_item("switcher_platform", p.requires.switcher_platform)?;
             d.set_item(

@@ -14,6 +14,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "hetsched: a reference simpler than the kernel (select_task_rq_fair's capacity fitness, detach_tasks' least recently run, task_hot)",
     knobs: &["sched_migration_cost_ns"],
     requires: Requires::NONE,
+    differences: "Not a kernel policy: a reference simpler than the kernel. Placement ignores wake_affine, the energy model and select_idle_sibling's LLC scan; the pull balancer has one flat domain, moves one task per pass (the least recently run queued one that is not cache hot and would fit), and pushes a running misfit task only to an idle, noticeably bigger CPU at its tick, instead of the kernel's group statistics and active balance.",
+    status: "Kept as the reference the kernel-faithful policies are measured against; its results are in the golden set (tests/golden).",
     controller: None,
     build: |_| Box::new(Baseline),
 };

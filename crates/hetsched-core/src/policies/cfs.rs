@@ -14,6 +14,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "Linux v6.12 kernel/sched/fair.c: select_task_rq_fair, select_idle_sibling, select_idle_capacity; sched_balance_rq",
     knobs: &["sched_latency_ns", "sched_min_granularity_ns", "sched_wakeup_granularity_ns", "sched_migration_cost_ns", "balance.busy_factor", "fair.eevdf"],
     requires: Requires::NONE,
+    differences: "A woken task's waker is the CPU its timer fires on, so wake_affine does not apply and the target is prev_cpu. New tasks take the idle CPU with the most spare capacity (the effect of sched_balance_find_dst_cpu on a flat topology). One flat cfs_rq per CPU (no task groups). The fair class is CFS as v6.5 has it unless `fair.eevdf=1`. The load balancer has no SMT, NUMA or asym packing (balance_fair.rs names the rest).",
+    status: "The default scheduler. Its mechanisms are documented with worked examples in docs/mechanisms/.",
     controller: None,
     build: |_| Box::new(Cfs::default()),
 };

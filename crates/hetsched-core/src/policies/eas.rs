@@ -19,24 +19,14 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; paper 003 (Arm, OSPM 2020) for the vendor.* knobs",
     knobs: &["vendor.", "schedutil."],
     requires: Requires::NONE,
+    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (paper 003) are off by default; with them off the policy is mainline's.",
+    status: "Measured against the papers' phones in docs/studies/ospm2020.md (vendor knobs) and docs/learning.md (Learning EAS runs on it).",
     controller: None,
     build,
 };
 
-/// Learning EAS (paper 000): the engine runs `eas`; the Python controller sets its
-/// per-cluster TARGET_LOAD (Algorithm 1) and sched_migration_cost (Algorithm 2).
-pub static LEARNING_INFO: PolicyInfo = PolicyInfo {
-    name: "learning-eas",
-    summary: "EAS + Learning EAS (paper 000): per-cluster TARGET_LOAD (Alg. 1) and sched_migration_cost (Alg. 2) set by policy networks; --set learning.*",
-    source: "paper 000 (Learning EAS), Algorithms 1 and 2, on eas",
-    knobs: &["schedutil.target_load.cluster", "sched_migration_cost_ns", "learning."],
-    requires: Requires::NONE,
-    controller: Some("hetsched.learning:LearningEAS"),
-    build,
-};
-
 /// EAS where the kernel would run it, else cfs saying why.
-fn build(ctx: &PolicyCtx) -> Box<dyn SchedPolicy> {
+pub(crate) fn build(ctx: &PolicyCtx) -> Box<dyn SchedPolicy> {
     let mut em = EnergyModel::from_platform(ctx.platform);
     if ctx.legacy {
         em.set_legacy();

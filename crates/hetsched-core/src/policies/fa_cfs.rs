@@ -40,6 +40,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
             "FA-CFS rescales the CFS slice of check_preempt_tick; EEVDF has none",
         )),
     },
+    differences: "The paper does not say which weight is adjusted or when the adjustment ends: here the next slice after a migration (from the task's first pick on the destination to the end of that slice) is S' = (f_src/f_dst) S, with vruntime charged at the weight scaled alike; the cfs_rq load weight, PELT and the balancer keep the nice weight. Enforced at tick granularity (no HRTICK). Not with EEVDF (no sched_slice in check_preempt_tick).",
+    status: "Reproduced in docs/studies/fa-cfs.md; equal frequencies give cfs's result exactly (tested).",
     controller: None,
     build: |_| Box::new(FaCfsPolicy::default()),
 };

@@ -46,6 +46,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "ARM/Linaro big.LITTLE MP patch set (Linux 3.x): hmp_up_migration, hmp_down_migration, hmp_force_up_migration, hmp_offload_down",
     knobs: &["gts."],
     requires: Requires::NONE,
+    differences: "The tracked load is the patches' runnable-time average in wall-clock time (no frequency-invariant scaling, CONFIG_HMP_FREQUENCY_INVARIANT_SCALE off by default). Not modelled: the priority filter (hmp_up_prio), small-task packing. Balancing inside clusters is v6.12's sched_balance_rq with the cluster-spanning level dropped, not the 3.x balancer.",
+    status: "docs/schedulers.md (its GTS section) has the measurements; combine with `--set hotplug=hps` for the MediaTek phones of the era.",
     controller: None,
     build: |ctx| Box::new(Gts::new(ctx.platform)),
 };

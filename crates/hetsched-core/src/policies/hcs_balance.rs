@@ -14,6 +14,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "paper 004 (Fedorova et al.) §3",
     knobs: &["hcs_balance_enabled"],
     requires: Requires::NONE,
+    differences: "The paper's Solaris implementation inspects the neighbour's run queue at every tick; here the pull runs at the tick of a CPU running a fair task, after the kernel's own tick work, and moves every eligible queued task at once (as the paper's text says: \"they are moved\"). The kernel's sched_balance_rq runs beside it, as cfs's.",
+    status: "Reproduced in docs/studies/hmc-balance.md with paper 004's CAB, RTF, IPC and jitter metrics.",
     controller: None,
     build: |_| Box::new(HcsBalance::default()),
 };

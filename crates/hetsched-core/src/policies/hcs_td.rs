@@ -357,6 +357,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "paper 004 (Fedorova et al.) §5, eqs. 2-5",
     knobs: &["hcs_td."],
     requires: Requires::NONE,
+    differences: "The paper outlines the algorithm as future work; the choices it leaves open are knobs with stated assumptions (hcs_td.interval_ms, a, b, cab_eps, rtf_f, max_migrations). The hardware counters are stand-ins: the core preference is the task's work rate per core from its perf model, cache affinity is whether it ran on the CPU within rechoose_interval, the miss rate is the perf model's memory fraction, the instruction count is the CPU's invariant work (Rq::work_done).",
+    status: "Measured in docs/schedulers.md (its hcs-td section: IPC, CAB, RTF against cfs and hcs-balance).",
     controller: None,
     build: |ctx: &PolicyCtx| {
         let n = ctx.platform.nr_cpus();

@@ -17,6 +17,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
         switcher_platform: true,
         fair: None,
     },
+    differences: "The paper's kernel is v3.4; this is the engine's v6.12 CFS and sched_balance_rq on one flat domain of identical virtual CPUs (load = PELT load_avg in the balancer instead of instantaneous weights); the fork placement uses eq. 1's weights as v3.4's find_idlest_cpu.",
+    status: "Reproduced against util-aware in docs/studies/util-aware-lb.md.",
     controller: None,
     build: |_| Box::new(SwitcherLegacy::default()),
 };

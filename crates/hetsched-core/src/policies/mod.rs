@@ -5,7 +5,7 @@
 //! names every policy with its summary, source, knobs, requirements and constructor.
 //!
 //! The core (`core.rs`) calls hooks and never compares a policy's name. A new policy is
-//! one file in this folder and one line in `REGISTRY`; `tests/registry.rs` and
+//! one file in this folder and its module name in the `registry!` line; `tests/registry.rs` and
 //! `tests/test_registry.py` run every entry through the invariant checks and a
 //! determinism check, so it is tested without a new test.
 //!
@@ -27,16 +27,6 @@
 //!
 //! Things that combine with any policy (hotplug, the core controller, a userspace tuner)
 //! are not policies: they are extensions (`crate::extensions`).
-
-pub mod baseline;
-pub mod cfs;
-pub mod eas;
-pub mod fa_cfs;
-pub mod gts;
-pub mod hcs_balance;
-pub mod hcs_td;
-pub mod legacy;
-pub mod util_aware;
 
 use crate::balance::{LoadBalancer, Migration};
 use crate::balance_fair::KernelLb;
@@ -100,25 +90,38 @@ pub struct PolicyInfo {
     /// the knobs it reads (a trailing `.` names a family: `hcs_td.`)
     pub knobs: &'static [&'static str],
     pub requires: Requires,
+    /// where the policy differs from its source, and why (docs/policies/NAME.md)
+    pub differences: &'static str,
+    /// how far it is measured and where
+    pub status: &'static str,
     /// a userspace controller that steps the simulation beside the engine's policy
     /// (`module:Class` in the Python package), if the policy has one
     pub controller: Option<&'static str>,
     pub build: fn(&PolicyCtx) -> Box<dyn SchedPolicy>,
 }
 
-/// Every policy, in the order `hetsched schedulers` lists them.
-pub static REGISTRY: &[&PolicyInfo] = &[
-    &cfs::INFO,
-    &eas::INFO,
-    &gts::INFO,
-    &baseline::INFO,
-    &fa_cfs::INFO,
-    &hcs_balance::INFO,
-    &hcs_td::INFO,
-    &legacy::INFO,
-    &util_aware::INFO,
-    &eas::LEARNING_INFO,
-];
+/// Declares each policy's module and lists its `INFO` in `REGISTRY`: a new policy is
+/// one file in this folder and its module name here.
+macro_rules! registry {
+    ($($module:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// Every policy, in the order `hetsched schedulers` lists them.
+        pub static REGISTRY: &[&PolicyInfo] = &[$(&$module::INFO),*];
+    };
+}
+
+registry!(
+    cfs,
+    eas,
+    gts,
+    baseline,
+    fa_cfs,
+    hcs_balance,
+    hcs_td,
+    legacy,
+    util_aware,
+    learning_eas
+);
 
 /// The registry line of `name`, or the one-line error that lists the choices.
 pub fn lookup(name: &str) -> Result<&'static PolicyInfo> {

@@ -30,6 +30,8 @@ pub static INFO: PolicyInfo = PolicyInfo {
         switcher_platform: true,
         fair: None,
     },
+    differences: "Fig. 3 moves only waiting tasks, never the running one; a vCPU that goes idle does not pull. The switcher's governor epochs are strictly periodic and staggered; ΔT_gov = 100 ms is an assumption (switcher.sampling_rate_us). A switch is instantaneous and free.",
+    status: "Reproduced in docs/studies/util-aware-lb.md; its simplifications are named in docs/schedulers.md.",
     controller: None,
     build: |ctx| {
         Box::new(UtilAware {
