@@ -151,3 +151,23 @@ pub fn three_cluster_platform() -> Platform {
     })
     .unwrap()
 }
+
+/// A switcher platform (paper 001's big.LITTLE in-kernel switcher): `nr_pairs` virtual
+/// CPUs, each backed by its little core (capacity 512, 500 MHz/1 GHz) at the start, its big
+/// core (capacity 1024, 1 GHz/2 GHz) when switched up.
+pub fn switcher_platform(nr_pairs: usize) -> Platform {
+    let idle = serde_json::json!([{"name": "WFI", "level": "cpu", "exit_latency_ns": 1000,
+                                   "target_residency_ns": 1000, "power_uw": 10000}]);
+    let p = serde_json::json!({
+        "name": "test-switcher", "switcher": true,
+        "clusters": [
+            {"name": "little", "cpus": (0..nr_pairs).collect::<Vec<_>>(), "capacity_orig": 512,
+             "opps": [{"khz": 500000, "power_uw": 100000}, {"khz": 1000000, "power_uw": 300000}],
+             "idle_states": idle},
+            {"name": "big", "cpus": [], "capacity_orig": 1024,
+             "opps": [{"khz": 1000000, "power_uw": 400000}, {"khz": 2000000, "power_uw": 1200000}],
+             "idle_states": idle}
+        ]
+    });
+    Platform::from_json(&p.to_string()).unwrap()
+}

@@ -11,20 +11,7 @@ use serde_json::{json, Value};
 const MS: u64 = 1_000_000;
 
 fn switcher_platform() -> Platform {
-    let idle = json!([{"name": "WFI", "level": "cpu", "exit_latency_ns": 1000, "target_residency_ns": 1000,
-                       "power_uw": 10000}]);
-    let p = json!({
-        "name": "test-switcher", "switcher": true,
-        "clusters": [
-            {"name": "little", "cpus": [0, 1, 2, 3], "capacity_orig": 512,
-             "opps": [{"khz": 500000, "power_uw": 100000}, {"khz": 1000000, "power_uw": 300000}],
-             "idle_states": idle},
-            {"name": "big", "cpus": [], "capacity_orig": 1024,
-             "opps": [{"khz": 1000000, "power_uw": 400000}, {"khz": 2000000, "power_uw": 1200000}],
-             "idle_states": idle}
-        ]
-    });
-    Platform::from_json(&p.to_string()).unwrap()
+    hetsched_core::testutils::switcher_platform(4)
 }
 
 /// Fair tasks of several sizes and periods (one pinned, one at nice 5), an RR and a FIFO
