@@ -45,7 +45,7 @@ knobs! {
     SchedutilTargetLoad = ("schedutil.target_load", 0.8, 0.05, 1.0, "ratio",
         "kernel/sched/cpufreq_schedutil.c map_util_perf (util + util>>2 = util / 0.8)",
         "Utilisation at which schedutil asks for the next OPP up; headroom = 1 / target_load."),
-    // issue 6 (Learning EAS, paper 000 Algorithm 1: one TARGET_LOAD per cluster)
+    // Learning EAS (paper 000 Algorithm 1: one TARGET_LOAD per cluster)
     SchedutilTargetLoadCluster0 = ("schedutil.target_load.cluster0", 0.0, 0.0, 1.0, "ratio",
         "paper 000 (Learning EAS) Algorithm 1: TARGET_LOAD for cluster (x)",
         "schedutil.target_load for cluster 0 only; 0 = use schedutil.target_load (values below 0.05 are raised to 0.05)."),
@@ -107,7 +107,7 @@ knobs! {
     FairEevdf = ("fair.eevdf", 0.0, 0.0, 1.0, "0/1",
         "kernel/sched/fair.c (v6.6+): EEVDF pick_eevdf, place_entity with lag, update_deadline",
         "1 runs the fair class as EEVDF (v6.12, without DELAY_DEQUEUE), 0 as CFS in its v6.5 form."),
-    // --- issue 5, GTS and MediaTek hps (gts.rs, hotplug.rs; docs/schedulers.md) ---
+    // --- GTS and MediaTek hps (policies/gts.rs, extensions/hotplug.rs; docs/schedulers.md) ---
     GtsUpThreshold = ("gts.up_threshold", 700.0, 0.0, 1024.0, "of 1024",
         "big.LITTLE MP (HMP) patches, kernel/sched/fair.c hmp_up_threshold",
         "Tracked (runnable, not invariant) load at or above which a task moves to the next faster cluster."),
@@ -179,7 +179,7 @@ knobs! {
         "paper 003 slide 5; QCOM rt_energy_aware_wake_cpu (msm-4.14 rt.c)",
         "RT wakeups take the lowest cpupri mask ordered by CPU utilisation, then idle state, then capacity, instead of the uclamp fitness filter."),
     // --- end vendor knobs ---
-    // --- issue 5, paper 001 (utilization-aware load balancing, big.LITTLE switcher) ---
+    // --- paper 001 (utilization-aware load balancing, big.LITTLE switcher) ---
     UtilAwareEstimator = ("util_aware.estimator", 0.0, 0.0, 1.0, "a=0/b=1",
         "paper 001 (Kim et al., utilization-aware load balancing) eq. 2 (E_A) / eq. 3 (E_B)",
         "util-aware's expected-utilisation estimator: a = U(s) (eq. 2), b = U(s) with the 16-run SMA of task execution times (eq. 3); --set takes a or b."),
@@ -194,11 +194,11 @@ knobs! {
         "Switcher-mode ondemand: the time between two governor epochs of a virtual CPU (ΔT_gov)."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
-    // --- issue 5: hcs-balance (paper 004 §3) ---
+    // --- hcs-balance (paper 004 §3) ---
     HcsBalanceEnabled = ("hcs_balance_enabled", 1.0, 0.0, 1.0, "bool",
         "Fedorova et al. (paper 004) section 3: /proc entry hcs_balance_enabled",
         "hcs-balance only: 1 = at every tick each CPU pulls from the next CPU the queued tasks whose last timeslice ran there; 0 = plain cfs."),
-    // --- issue 6: hcs-td (paper 004 §5) ---
+    // --- hcs-td (paper 004 §5) ---
     HcsTdIntervalMs = ("hcs_td.interval_ms", 10.0, 1.0, 10_000.0, "ms",
         "assumption: paper 004 §5.2 decides 'at regular time intervals' without a value; about one CFS period (sched_latency 12 ms on 2 CPUs)",
         "hcs-td: time between two migration decisions (and TD(0) steps); taken at the first busy tick at or after it."),
@@ -236,7 +236,7 @@ pub struct Derived {
     pub lb_window_ns: u64,
     /// schedutil.target_load in 1/10000 (0.8 -> 8000)
     pub target_load_permyriad: u64,
-    /// issue 6: per-cluster schedutil.target_load.clusterN in 1/10000; 0 = the global one
+    /// per-cluster schedutil.target_load.clusterN in 1/10000 (Learning EAS); 0 = the global one
     pub target_load_permyriad_cluster: [u64; 4],
     /// schedutil's rate limit: the knob, or 1.5 x the transition latency (1 ms if none)
     pub rate_limit_ns: u64,
@@ -346,7 +346,7 @@ impl Knobs {
         };
     }
 
-    /// issue 6: the TARGET_LOAD (1/10000) schedutil applies to cluster `ci`.
+    /// The TARGET_LOAD (1/10000) schedutil applies to cluster `ci` (Learning EAS sets one per cluster).
     pub fn target_load_permyriad_for(&self, ci: usize) -> u64 {
         match self.derived.target_load_permyriad_cluster.get(ci) {
             Some(&v) if v > 0 => v,
@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn per_cluster_target_load_overrides_the_global_one() {
-        // issue 6
+        // Learning EAS: one TARGET_LOAD per cluster
         let mut k = Knobs::default();
         assert_eq!(k.target_load_permyriad_for(1), 8000);
         k.set("schedutil.target_load.cluster1", 0.7).unwrap();

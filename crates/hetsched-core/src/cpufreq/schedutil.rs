@@ -90,7 +90,7 @@ impl Governor for Schedutil {
                 return None;
             }
         }
-        let tl = knobs.target_load_permyriad_for(ci); // issue 6: per-cluster override
+        let tl = knobs.target_load_permyriad_for(ci); // Learning EAS: a per-cluster override
         let util = utils
             .iter()
             .map(|u| effective_cpu_perf(u, cluster.capacity_orig, tl))

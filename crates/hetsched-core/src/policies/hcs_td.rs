@@ -330,7 +330,7 @@ mod tests {
 // ---------------------------------------------------------------------------------------
 // The `hcs-td` policy: the learner on the engine.
 //
-// migrations eq. 4 takes. A child module of `sim`, as `sim_issue5.rs`.
+// migrations eq. 4 takes.
 //
 // State variables (what the engine knows in place of the hardware counters):
 // * NCP_{k,c} (eq. 2) = IPC_{k,c} / max_m IPC_{k,m}, IPC in reference cycles: the task's
