@@ -328,9 +328,8 @@ mod tests {
 }
 
 // ---------------------------------------------------------------------------------------
-// The `hcs-td` policy: the learner on the engine.
-//
-// migrations eq. 4 takes.
+// The `hcs-td` policy: the learner on the engine. What it reads of the simulation, the
+// decision at regular intervals, and the migrations eq. 4 takes.
 //
 // State variables (what the engine knows in place of the hardware counters):
 // * NCP_{k,c} (eq. 2) = IPC_{k,c} / max_m IPC_{k,m}, IPC in reference cycles: the task's
