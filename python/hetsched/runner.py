@@ -109,7 +109,7 @@ def _pairs(x: Any) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(((str(k), v) for k, v in items), key=lambda kv: kv[0]))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class RunSpec:
     """One run: a simulation (``Simulation(platform, workload, scheduler, governor,
     idle_governor, knobs, seed, lower_bound)`` run for ``duration_s``; None: the
@@ -120,7 +120,8 @@ class RunSpec:
     ``knobs`` and ``kwargs`` may be given as mappings; they are kept sorted by name.
     ``label`` (what the run is called where it was asked for: the cell as written, a
     study's name for its run) and ``base_dir`` (where relative paths resolve) are not part
-    of the run: neither its equality nor its hash."""
+    of the run. Two descriptions are equal when their hashes are: ``2000``, ``2000.0`` and
+    ``"2000"`` are one knob value (the sweep's rows keep the value as written)."""
 
     platform: str = "gs101"
     workload: tuple[str, ...] = ("phone-mix",)
@@ -147,6 +148,12 @@ class RunSpec:
         d = self.duration_s
         if isinstance(d, int) and not isinstance(d, bool):
             object.__setattr__(self, "duration_s", float(d))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunSpec) and self.hash == other.hash
+
+    def __hash__(self) -> int:
+        return hash(self.hash)
 
     @classmethod
     def from_cell(cls, cell: str, *, knobs: Mapping[str, Any] | None = None, source: str = "--scheduler",

@@ -33,7 +33,7 @@ SAME_TOLERANCE = 0.01
 
 # ----------------------------------------------------------------------------- runs
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Run(RunSpec):
     """One run of a study: a :class:`hetsched.runner.RunSpec` whose defaults are the
     studies' (``eas``; no energy lower bound: its linear program often takes longer than a
