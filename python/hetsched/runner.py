@@ -28,7 +28,7 @@ import os
 import signal
 import socket
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -134,11 +134,12 @@ class RunSpec:
     lower_bound: bool = True
     fn: str | None = None
     kwargs: tuple[tuple[str, Any], ...] = ()
-    label: str = field(default="", compare=False)
-    base_dir: str = field(default=".", compare=False)
+    label: str = ""
+    base_dir: str = "."
 
     def __post_init__(self) -> None:
-        # frozen: the normal forms are set once, here, so that equal runs compare and hash alike
+        # frozen: the normal forms (tuples, knobs sorted by name, a float duration) are set
+        # once, here, so that a description reads the same however it was written
         if isinstance(self.workload, str):
             object.__setattr__(self, "workload", (self.workload,))
         elif not isinstance(self.workload, tuple):
