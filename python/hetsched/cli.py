@@ -170,32 +170,21 @@ COMPARE_METRICS = [
 ]
 
 
-def _metric(doc: dict, key: str) -> float:
-    if key in doc:
-        return doc[key]
-    if key in doc["metrics"]:
-        return doc["metrics"][key]
-    return doc["counters"][key]
+def _metric(flat: dict, key: str) -> float | None:
+    """A metric of compare's table from a run's flat result: the run's own numbers and the
+    engine's metrics under their names, else the counter of that name."""
+    if key in flat:
+        return flat[key]
+    return flat.get(f"counters.{key}")
 
 
-def _cell_knobs(sched: str) -> dict:
-    """The knobs of a ``NAME[k=v,k=v]`` scheduler cell of compare."""
-    if "[" not in sched:
-        return {}
-    if not sched.endswith("]"):
-        raise InputError("--scheduler", "scheduler", "NAME or NAME[knob=value,...]", got=sched)
-    return _parse_sets([kv for kv in sched[sched.index("[") + 1:-1].split(",") if kv])
-
-
-def _workload_metrics(doc: dict) -> dict:
-    """The scalar numbers each workload reported (``metrics[KEY][name]``), as ``KEY.name``."""
-    out = {}
-    for key, val in doc["metrics"].items():
-        if isinstance(val, dict):
-            for name, x in val.items():
-                if isinstance(x, (int, float)) and not isinstance(x, bool):
-                    out[f"{key}.{name}"] = float(x)
-    return out
+def _compare_row(spec, flat: dict) -> dict:
+    row = {"scheduler": spec.cell, "governor": spec.governor, "seed": spec.seed, "power_model": flat["power_model"]}
+    for key, *_ in COMPARE_METRICS:
+        row[key] = _metric(flat, key)
+    # each workload's own scalar metrics, KEY.name (the engine's metrics have no dot)
+    row.update((k, v) for k, v in flat.items() if "." in k and not k.startswith("counters."))
+    return row
 
 
 @app.command()
@@ -210,6 +199,7 @@ def compare(
     duration: float = typer.Option(10.0, help="simulated seconds per run"),
     seeds: int = typer.Option(3, min=1, help="runs per cell, seeds 0..N-1"),
     out: Optional[Path] = typer.Option(None, help="also write compare.csv and compare.json here"),
+    jobs: int = typer.Option(1, min=0, help="worker processes (0: one per CPU) [1: in this process]"),
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
@@ -220,8 +210,9 @@ def compare(
     import pandas as pd
 
     from hetsched.platforms import load_platform
-    from hetsched.sim import SCHEDULERS, Simulation
     from hetsched.platforms.switcher import SWITCHER_SCHEDULERS
+    from hetsched.runner import Runner, RunSpec
+    from hetsched.sim import SCHEDULERS
 
     # paper 001: a switcher platform runs its own schedulers under ondemand, others the rest
     sw = load_platform(platform).switcher
@@ -229,27 +220,21 @@ def compare(
     govs = governor or (["ondemand"] if sw else ["schedutil"])
     cells = [(s, g) for s in scheds for g in govs]
     knobs = _parse_sets(set_)
-    # a scheduler cell may carry its own knobs: eas[vendor.task_packing=1]
-    cell_knobs = {s: {**knobs, **_cell_knobs(s)} for s in scheds}
+
+    def spec(cell: str, gov: str, seed: int) -> RunSpec:
+        # a scheduler cell may carry its own knobs, which win: eas[vendor.task_packing=1]
+        return RunSpec.from_cell(cell, knobs=knobs, platform=platform, workload=tuple(workload), governor=gov,
+                                 idle_governor=idle_governor, seed=seed, duration_s=duration)
+
     # validate every cell before the first long run
     for s, g in cells:
-        Simulation(platform=platform, workload=workload, scheduler=s.split("[")[0], governor=g,
-                   knobs=cell_knobs[s], seed=0, idle_governor=idle_governor)
-    rows = []
+        spec(s, g, 0).simulation()
+    specs = [spec(s, g, seed) for s, g in cells for seed in range(seeds)]
     t0 = time.perf_counter()
-    with _progress() as prog:
-        task = prog.add_task("compare", total=len(cells) * seeds)
-        for s, g in cells:
-            for seed in range(seeds):
-                sim = Simulation(platform=platform, workload=workload, scheduler=s.split("[")[0], governor=g,
-                                 knobs=cell_knobs[s], seed=seed, idle_governor=idle_governor)
-                d = sim.run(duration).doc
-                row = {"scheduler": s, "governor": g, "seed": seed, "power_model": d["power_model"]}
-                for key, *_ in COMPARE_METRICS:
-                    row[key] = _metric(d, key)
-                row.update(_workload_metrics(d))
-                rows.append(row)
-                prog.advance(task)
+    with _progress() as prog, Runner(jobs or None) as runner:
+        task = prog.add_task("compare", total=len(specs))
+        results = runner.run(specs, on_result=lambda *_: prog.advance(task))
+    rows = [_compare_row(sp, flat) for sp, flat in zip(specs, results)]
     df = pd.DataFrame(rows)
     cols = [f"{s}/{g}" for s, g in cells]
     means = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
@@ -386,7 +371,7 @@ def schedulers():
     """Registered schedulers and governors."""
     from hetsched.sim import CONTROLLER_SCHEDULERS, GOVERNORS, IDLE_GOVERNORS, SCHEDULERS
 
-    for n, d in {**SCHEDULERS, **CONTROLLER_SCHEDULERS}.items():  # issue 6: + learning-eas
+    for n, d in {**SCHEDULERS, **CONTROLLER_SCHEDULERS}.items():  # + learning-eas (Learning EAS, paper 000)
         console.print(f"scheduler [bold]{n}[/]: {escape(d)}")
     for n, d in GOVERNORS.items():
         console.print(f"governor  [bold]{n}[/]: {d}")

@@ -17,10 +17,9 @@ kernel's.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from hetsched import _engine
-from hetsched.errors import InputError
+from hetsched.errors import EngineError, InputError
 from hetsched.platforms import Platform, load_platform
 
 __all__ = ["EnergyModel"]
@@ -29,7 +28,7 @@ __all__ = ["EnergyModel"]
 class EnergyModel:
     """Perf domains with their performance states, in the kernel's ``rd->pd`` order."""
 
-    def __init__(self, native: "_engine.EnergyModel"):
+    def __init__(self, native: Any):  # the engine's EnergyModel (hetsched.sim builds it)
         self._em = native
 
     @classmethod
@@ -38,10 +37,10 @@ class EnergyModel:
         (cost = 10 x power / performance, inefficient states skipped) or ``android-4.19``
         (cost = power x f_max / f, the 1.25 headroom inside the frequency mapping, feec's
         6% margin)."""
-        import json
+        from hetsched.sim import energy_model_of_platform
 
         p = platform if isinstance(platform, Platform) else load_platform(platform)
-        native = _engine.EnergyModel.from_platform_json(json.dumps(p.to_spec()))
+        native = energy_model_of_platform(p.to_spec())
         if kernel == "android-4.19":
             native.set_legacy()
         elif kernel != "mainline-6.12":
@@ -60,8 +59,10 @@ class EnergyModel:
                 raise InputError("EnergyModel.from_table()", f"domains[{i}]",
                                  '{"cpus": [int, ...], "opps": [(capacity, power), ...]}', got=d) from None
             table.append((cpus, opps))
+        from hetsched.sim import energy_model_of_table
+
         try:
-            return cls(_engine.EnergyModel.from_table(table))
+            return cls(energy_model_of_table(table))
         except InputError as e:
             # the engine names its document ("energy model"); the user called this method
             raise InputError("EnergyModel.from_table()", e.field, e.expected, got=e.got) from None

@@ -25,25 +25,28 @@ from hetsched.workloads.builtin import resolve_workloads
 from hetsched.lower_bound import energy_lower_bound
 from hetsched.workloads.metrics import compute_metrics
 
-__all__ = ["Simulation", "Result", "knob_table", "flat_metrics", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S"]
+__all__ = ["Simulation", "Result", "knob_table", "flat_metrics", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S",
+           "ENGINE_VERSION", "energy_model_of_platform", "energy_model_of_table"]
 
 SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
 KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
-# issue 5: `--set hotplug=NAME` (hotplug.rs; docs/schedulers.md)
+# the version every result document and sweep row carries
+ENGINE_VERSION: str = _engine.__version__
+# GTS and MediaTek's hps: `--set hotplug=NAME` (hotplug.rs; docs/schedulers.md)
 HOTPLUG_POLICIES: dict[str, str] = {
     "none": "every CPU stays online (the default)",
     "off": "same as none",
     "hps": "MediaTek's hot plug strategy: every 40 ms keep online only the CPUs the load needs (= hotplug.hps=1)",
 }
-# --- issue 6: Learning EAS (python/hetsched/learning; docs/learning.md) --------------------
+# --- Learning EAS (paper 000; python/hetsched/learning; docs/learning.md) ---------------------
 # schedulers that are the engine's `eas` plus a Python controller stepping the simulation
 CONTROLLER_SCHEDULERS: dict[str, str] = {
     "learning-eas": "EAS + Learning EAS (paper 000): per-cluster TARGET_LOAD (Alg. 1) and "
                     "sched_migration_cost (Alg. 2) set by policy networks; --set learning.*",
 }
-# --- end issue 6 ---------------------------------------------------------------------------
+# --- end Learning EAS ------------------------------------------------------------------------
 DEFAULT_KERNEL = "mainline-6.12"
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
@@ -100,7 +103,7 @@ class Simulation:
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
                  trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
                  lower_bound: bool = True):
-        if scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # issue 6
+        if scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # Learning EAS
             raise UnknownNameError("--scheduler", "scheduler", scheduler, {**SCHEDULERS, **CONTROLLER_SCHEDULERS})
         if governor not in GOVERNORS:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
@@ -122,20 +125,20 @@ class Simulation:
         self.kernel = str(knobs.pop("kernel", DEFAULT_KERNEL))
         if self.kernel not in KERNEL_PROFILES:
             raise UnknownNameError("--set", "kernel", self.kernel, KERNEL_PROFILES)
-        # issue 5: `--set hotplug=hps` is the named form of `hotplug.hps=1` (`none`/`off`: 0)
+        # hps (MediaTek's hot plug): `--set hotplug=hps` is the named form of `hotplug.hps=1` (`none`/`off`: 0)
         if "hotplug" in knobs:
             hp = str(knobs.pop("hotplug")).strip().lower()
             if hp not in HOTPLUG_POLICIES:
                 raise UnknownNameError("--set", "hotplug", hp, HOTPLUG_POLICIES)
             knobs["hotplug.hps"] = 1.0 if hp == "hps" else 0.0
-        # --- issue 6: `--set learning.*` belongs to the learning-eas controller ---
+        # --- Learning EAS: `--set learning.*` belongs to the learning-eas controller ---
         self._learning = None
         learning_opts = {k: knobs.pop(k) for k in list(knobs) if k.startswith("learning.")}
         if learning_opts and scheduler != "learning-eas":
             raise InputError("--set", next(iter(learning_opts)), "learning.* only with --scheduler learning-eas",
                              got=scheduler)
         engine_scheduler = "eas" if scheduler == "learning-eas" else scheduler
-        # --- end issue 6 ---
+        # --- end Learning EAS ---
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
         # the bound is a linear program solved after the run (often longer than a short run
@@ -151,13 +154,13 @@ class Simulation:
                                       json.dumps(policy))
         self._wall_s = 0.0
         self._stop_reason = "duration"
-        # --- issue 6: the Learning EAS controller steps the engine from here on ---
+        # --- the Learning EAS controller steps the engine from here on ---
         if scheduler == "learning-eas":
             from hetsched.learning import LearningConfig, LearningEAS
 
             self._learning = LearningEAS(self, LearningConfig.from_knobs(
                 {k[len("learning."):]: v for k, v in learning_opts.items()}))
-        # --- end issue 6 ---
+        # --- end Learning EAS ---
 
     @property
     def learning(self):
@@ -173,11 +176,17 @@ class Simulation:
         """Advance to absolute simulated time ``t_ns`` (every event before it runs)."""
         t0 = time.perf_counter()
         # an engine panic arrives as hetsched.errors.EngineError
-        if self._learning is not None:  # issue 6: the controller acts on the way
+        if self._learning is not None:  # Learning EAS: the controller acts on the way
             self._learning.run_until(int(t_ns))
         else:
             self._engine.run_until(int(t_ns))
         self._wall_s += time.perf_counter() - t0
+
+    def step_engine(self, t_ns: int) -> Any:
+        """Advance the engine alone to ``t_ns``: a controller's own stepping (Learning
+        EAS acts between these steps; :meth:`run_until` goes through the controller).
+        Not counted in the run's wall time: the caller's ``run_until`` counts it."""
+        return self._engine.run_until(int(t_ns))
 
     def runs_until_exit(self, duration_s: float | None = None) -> bool:
         """True when a run with this ``duration_s`` goes until every task has ended: no
@@ -191,7 +200,7 @@ class Simulation:
         ``limit_s`` more simulated seconds; True if every task ended."""
         t0 = time.perf_counter()
         end = self.now_ns + round(limit_s * 1e9)
-        if self._learning is not None:  # issue 6
+        if self._learning is not None:  # Learning EAS
             ended = bool(self._learning.run_until(end, self._engine.run_until_exited))
         else:
             ended = self._engine.run_until_exited(end)
@@ -234,14 +243,28 @@ class Simulation:
         self._engine.set_knob(name, v)
         self.knobs[name] = v
 
+    def apply_knob(self, name: str, value: float) -> None:
+        """A knob set from inside the run by a controller (Learning EAS's agents, every
+        period), as the kernel's own code writes its tunable: straight to the engine,
+        without :meth:`set_knob`'s range check (the controller bounds its own values) and
+        not recorded among the configured ``knobs`` (the result reads the engine's)."""
+        self._engine.set_knob(name, float(value))
+
     def knob_values(self) -> dict[str, float]:
         return dict(self._engine.knob_values())
 
     # -- results ----------------------------------------------------------------------
+    def engine_result(self) -> dict:
+        """The engine's own result document at this instant (counters, metrics, tasks,
+        CPUs): no header, no energy lower bound, no workload metrics, and unlike
+        :meth:`result` it has no side effect (a controller's state is not saved), so a
+        stepping caller may read it at every step."""
+        return json.loads(self._engine.result_json())
+
     def result(self) -> "Result":
         doc = json.loads(self._engine.result_json())
         head = {
-            "hetsched_version": _engine.__version__,
+            "hetsched_version": ENGINE_VERSION,
             "platform": self.platform.name,
             "workload": self.workload_spec.get("name") or "",
             "scheduler": self.scheduler,
@@ -268,18 +291,30 @@ class Simulation:
         doc["energy_over_bound"] = doc["energy_j"] / lb if lb else None
         # each workload's own metrics (frame drops, entry time, ...) beside the engine's
         doc["metrics"].update(compute_metrics(doc, self.workload_spec))
-        # --- issue 6: Learning EAS saves its weights (and record) with every result ---
+        # --- Learning EAS saves its weights (and record) with every result ---
         if self._learning is not None:
             self._learning.save()
             self._learning.write_record()
             doc["learning"] = self._learning.summary()
-        # --- end issue 6 ---
+        # --- end Learning EAS ---
         ts = self._engine.timeseries() if self.timeseries_enabled else None
         return Result(doc=doc, timeseries=ts)
 
     def take_trace(self) -> str | None:
         """The Chrome trace-event JSON text (Perfetto opens it); closes the trace."""
         return self._engine.take_trace()
+
+
+# the engine's Energy Model, built by the engine's own code (energy_model.py wraps it)
+def energy_model_of_platform(platform_spec: dict) -> Any:
+    """The native Energy Model of a platform spec (``Platform.to_spec()``)."""
+    return _engine.EnergyModel.from_platform_json(json.dumps(platform_spec))
+
+
+def energy_model_of_table(table: list) -> Any:
+    """The native Energy Model of ``[(cpus, [(capacity, power_uw), ...]), ...]``; a table
+    the engine refuses is an :class:`InputError` naming the field (error.rs)."""
+    return _engine.EnergyModel.from_table(table)
 
 
 def _number(x: Any) -> bool:

@@ -6,7 +6,6 @@ See docs/gym.md for the spaces, the reward and the seeding rules.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, Mapping, Sequence
 
@@ -172,7 +171,7 @@ class SchedTuningEnv(gym.Env):
 
     def _perf_snapshot(self) -> tuple[float, float, float]:
         """Cumulative (activations, missed activations, Σ task wait seconds) so far."""
-        doc = json.loads(self.sim._engine.result_json())
+        doc = self.sim.engine_result()
         m = doc["metrics"]
         wait_s = sum(float(t.get("wait_s") or 0.0) for t in doc["tasks"])
         return float(m.get("activations", 0) or 0), float(m.get("missed_activations", 0) or 0), wait_s
@@ -217,7 +216,7 @@ class SchedTuningEnv(gym.Env):
 
     def run_metrics(self) -> dict:
         """The run's metrics so far: the engine's and the workload's (no lower bound)."""
-        doc = json.loads(self.sim._engine.result_json())
+        doc = self.sim.engine_result()
         doc["metrics"].update(compute_metrics(doc, self.sim.workload_spec))
         return doc["metrics"]
 

@@ -138,7 +138,7 @@ class LearningEAS:
         return int(round(ms * 1e6))
 
     def _set(self, knob: str, value: float) -> None:
-        self.sim._engine.set_knob(knob, float(value))
+        self.sim.apply_knob(knob, value)
 
     # -- stepping ---------------------------------------------------------------------
     def _next_event(self) -> int | None:
@@ -171,9 +171,9 @@ class LearningEAS:
 
     def run_until(self, t_ns: int, engine_step: Callable[[int], Any] | None = None) -> Any:
         """Advance to ``t_ns``, acting at every agent time on the way. ``engine_step(t)``
-        advances the engine (default: ``engine.run_until``); a truthy return ends the
+        advances the engine (default: ``Simulation.step_engine``); a truthy return ends the
         loop early (used for run_until_exited) and is returned."""
-        step = engine_step or self.sim._engine.run_until
+        step = engine_step or self.sim.step_engine
         while True:
             nxt = self._next_event()
             if nxt is not None and nxt <= self.sim.now_ns:

@@ -1,5 +1,5 @@
-"""What every study's reproduction shares: the runs and their runner (a process pool with a
-progress bar), the statistics (95 % confidence intervals, the Wilcoxon signed-rank test),
+"""What every study's reproduction shares: the runs and their runner (hetsched.runner's, with
+a progress bar), the statistics (95 % confidence intervals, the Wilcoxon signed-rank test),
 one row per published number, and the CSV / Markdown / JSON writers.
 
 A study module builds its :class:`Run` list, hands it to ``ctx.runner.run(...)``, turns the
@@ -10,20 +10,19 @@ returns a :class:`StudyResult`. See docs/reproduce.md.
 from __future__ import annotations
 
 import csv
-import importlib
 import io
 import json
 import math
 import os
-import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-from hetsched.errors import HetschedError
+from hetsched.runner import Runner as BatchRunner
+from hetsched.runner import RunFailed, RunSpec, flat_result
+from hetsched.runner import execute as run_one
 
-__all__ = ["Run", "execute", "Runner", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
+__all__ = ["Run", "execute", "Runner", "RunFailed", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
            "ratio", "direction_agrees", "row_from", "write_study", "read_study", "LEVELS", "metric_values"]
 
 # smoke: seconds, for tests; quick: a few minutes a study on 2 cores; full: the paper's scale
@@ -34,139 +33,74 @@ SAME_TOLERANCE = 0.01
 
 # ----------------------------------------------------------------------------- runs
 
-@dataclass(frozen=True)
-class Run:
-    """One simulation, or (``fn``) one call of a study's own function in a worker.
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Run(RunSpec):
+    """One run of a study: a :class:`hetsched.runner.RunSpec` whose defaults are the
+    studies' (``eas``; no energy lower bound: its linear program often takes longer than a
+    short run, so a study that reports the bound asks for it).
 
-    The default runs ``Simulation(platform, workload, scheduler, governor, knobs, seed)``
-    for ``duration_s`` (None: the workload's own end) and returns the flat metrics of
-    :func:`flat_metrics`. ``fn`` is ``"module:function"``, called with ``**kwargs`` and
-    ``seed``; it returns a flat dict of numbers (and strings)."""
+    A simulation returns the flat metrics of :func:`flat_metrics`; ``fn``
+    (``"module:function"``) is called with ``**kwargs`` and ``seed`` and returns a flat
+    dict of numbers (and strings)."""
 
-    platform: str = "gs101"
-    workload: tuple[str, ...] = ("phone-mix",)
     scheduler: str = "eas"
-    governor: str = "schedutil"
-    knobs: tuple[tuple[str, Any], ...] = ()
-    seed: int = 0
-    duration_s: float | None = None
-    idle_governor: str = "menu"
-    fn: str | None = None
-    kwargs: tuple[tuple[str, Any], ...] = ()
-    label: str = ""  # the study's own name for the run (shown in errors)
-    # the energy lower bound's LP (sim.py) often takes longer than a short run; a study
-    # that reports the bound asks for it
     lower_bound: bool = False
 
     @staticmethod
     def sim(platform: str, workload: str | Sequence[str], scheduler: str = "eas", *, governor: str = "schedutil",
             knobs: dict | None = None, seed: int = 0, duration_s: float | None = None,
             idle_governor: str = "menu", label: str = "", lower_bound: bool = False) -> "Run":
-        wl = (workload,) if isinstance(workload, str) else tuple(workload)
-        return Run(platform, wl, scheduler, governor, tuple(sorted((knobs or {}).items())), seed, duration_s,
-                   idle_governor, None, (), label, lower_bound)
+        return Run(platform=platform, workload=workload, scheduler=scheduler, governor=governor, knobs=knobs or {},
+                   seed=seed, duration_s=duration_s, idle_governor=idle_governor, label=label,
+                   lower_bound=lower_bound)
 
     @staticmethod
     def call(fn: str, *, seed: int = 0, label: str = "", **kwargs) -> "Run":
-        return Run(fn=fn, seed=seed, kwargs=tuple(sorted(kwargs.items())), label=label)
+        return Run(fn=fn, seed=seed, kwargs=kwargs, label=label)
 
 
 def flat_metrics(doc: dict) -> dict:
-    """A result document as one flat dict: the engine's numbers, ``counters.X`` (and
-    nested ``counters.X.name``), and each workload's metrics as ``KEY.name``, with its
-    booleans and lists of numbers too (:func:`hetsched.sim.flat_metrics`, extended)."""
-    from hetsched.sim import flat_metrics as flatten
-
-    out: dict[str, Any] = {k: doc[k] for k in ("energy_j", "energy_lower_bound_j", "energy_over_bound",
-                                               "avg_power_mw", "sim_duration_s", "stop_reason") if k in doc}
-    out.update(flatten(doc, extended=True))
-    return out
+    """A result document as one flat dict (:func:`hetsched.runner.flat_result`, extended):
+    the run's numbers, the engine's metrics, ``counters.X`` (and nested
+    ``counters.X.name``), and each workload's metrics as ``KEY.name``, with its booleans
+    and lists of numbers too."""
+    return flat_result(doc, extended=True)
 
 
 def execute(run: Run) -> dict:
-    """Run one :class:`Run` (in a worker process); its flat metrics plus ``wall_s``."""
-    t0 = time.perf_counter()
-    if run.fn:
-        mod, _, name = run.fn.partition(":")
-        fn: Callable[..., dict] = getattr(importlib.import_module(mod), name)
-        out = dict(fn(seed=run.seed, **dict(run.kwargs)))
-    else:
-        from hetsched.sim import Simulation
-
-        sim = Simulation(platform=run.platform, workload=list(run.workload), scheduler=run.scheduler,
-                         governor=run.governor, knobs=dict(run.knobs), seed=run.seed,
-                         idle_governor=run.idle_governor, lower_bound=run.lower_bound)
-        out = flat_metrics(sim.run(run.duration_s).doc)
-    out["wall_s"] = time.perf_counter() - t0
-    return out
+    """Run one :class:`Run` in this process; its flat metrics plus ``wall_s``."""
+    return run_one(run, extended=True)
 
 
-class RunFailed(HetschedError):
-    """A run of a reproduction failed; the message names the study's run."""
-
-
-class Runner:
+class Runner(BatchRunner):
     """Runs lists of :class:`Run` on a process pool (``jobs`` workers; 1: in this process),
     with a progress bar, and keeps every result for the session (a run asked for twice,
-    e.g. the same baseline by two tables, runs once)."""
+    e.g. the same baseline by two tables, runs once): :class:`hetsched.runner.Runner`."""
 
     def __init__(self, jobs: int | None = None, progress: bool = True):
-        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        super().__init__(jobs, extended=True)
         self.progress = progress
-        self._cache: dict[Run, dict] = {}
-        self._pool: ProcessPoolExecutor | None = None
-        self.runs_done = 0
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs)
-        return self._pool
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+    @property
+    def runs_done(self) -> int:
+        return self.executed
 
     def run(self, runs: Iterable[Run], label: str = "runs") -> list[dict]:
         """The results of ``runs``, in order. A failing run raises :class:`RunFailed`."""
-        runs = list(runs)
-        todo = list(dict.fromkeys(r for r in runs if r not in self._cache))
-        if todo:
-            self._run_all(todo, label)
-        return [self._cache[r] for r in runs]
-
-    def _run_all(self, todo: list[Run], label: str) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        runs = list(runs)
+        todo = self.pending(runs)
+        if not todo:
+            return super().run(runs)
         # on stderr, like every progress bar of the CLI: stdout keeps the results
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), transient=True, disable=not self.progress,
                             console=Console(stderr=True))
         with progress:
             task = progress.add_task(label, total=len(todo))
-            if self.jobs == 1 or len(todo) == 1:
-                for r in todo:
-                    self._cache[r] = self._one(r, execute)
-                    progress.advance(task)
-                    self.runs_done += 1
-                return
-            pool = self._executor()
-            futs = {pool.submit(execute, r): r for r in todo}
-            from concurrent.futures import as_completed
-
-            for fut in as_completed(futs):
-                r = futs[fut]
-                self._cache[r] = self._one(r, lambda _r: fut.result())
-                progress.advance(task)
-                self.runs_done += 1
-
-    @staticmethod
-    def _one(r: Run, get: Callable[[Run], dict]) -> dict:
-        try:
-            return get(r)
-        except HetschedError as e:
-            raise RunFailed(f"{r.label or r.fn or r.workload}: {e}") from None
+            return super().run(runs, on_result=lambda *_: progress.advance(task))
 
 
 @dataclass

@@ -1,0 +1,713 @@
+"""One runner for every batch of simulations: ``hetsched compare``, ``hetsched sweep`` and
+``hetsched reproduce`` describe their runs as :class:`RunSpec` s and hand them to a
+:class:`Runner`.
+
+>>> from hetsched.runner import RunSpec, Runner
+>>> specs = [RunSpec(platform="gs101", workload="periodic:n=3", scheduler="eas", seed=s, duration_s=0.2)
+...          for s in range(4)]
+>>> with Runner(jobs=2) as runner:                       # doctest: +SKIP
+...     results = runner.run(specs)                      # flat metrics, in the order of specs
+
+A run description is a frozen, hashable value with a stable content hash
+(:attr:`RunSpec.hash`, 16 hex digits: the sweep's ``cell_hash``). A runner executes runs in
+this process (one job), on a pool of spawned local processes, or as Ray tasks on a cluster
+(``ray="host:port"``; Ray is imported only then); a run asked for twice in one runner runs
+once, and with a :class:`RunStore` a run whose hash is already stored is not run again.
+Every simulation's result is flattened here, by :func:`flat_result` on
+:func:`hetsched.sim.flat_metrics`. See docs/runner.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import json
+import math
+import os
+import signal
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from hetsched.errors import HetschedError, InputError
+
+__all__ = ["RunSpec", "Runner", "RunStore", "RunFailed", "parse_cell", "run_hash", "knob_key", "flat_result",
+           "execute", "run_row", "error_row", "read_rows", "RESULT_KEYS", "FIXED_COLUMNS", "STORE_FILE"]
+
+# a run's own numbers and strings, ahead of its metrics in every flat result
+RESULT_KEYS = ("energy_j", "energy_lower_bound_j", "energy_over_bound", "avg_power_mw", "sim_duration_s",
+               "events", "stop_reason", "power_model", "hetsched_version")
+# every row has these columns, in this order (then knob.*, the engine's metrics, counters.*,
+# and the workloads' metrics KEY.name), with these Arrow types
+FIXED_COLUMNS: dict[str, str] = {
+    "cell_hash": "string", "platform": "string", "workload": "string", "scheduler": "string",
+    "governor": "string", "idle_governor": "string", "seed": "int64", "duration_s": "float64",
+    "knobs": "string",
+    "energy_j": "float64", "energy_lower_bound_j": "float64", "energy_over_bound": "float64",
+    "avg_power_mw": "float64", "sim_duration_s": "float64", "events": "int64", "stop_reason": "string",
+    "power_model": "string", "wall_s": "float64", "error": "string", "worker": "string",
+    "hetsched_version": "string",
+}
+STORE_FILE = "runs.parquet"
+
+
+# ----------------------------------------------------------------------------- the description
+
+def knob_key(value: Any) -> Any:
+    """A knob value as it enters the hash: numbers (and numeric strings) as floats, so that
+    ``500``, ``500.0`` and ``"500"`` are one value."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return str(value).strip()
+
+
+def parse_cell(cell: str, source: str, field_: str) -> tuple[str, dict[str, str]]:
+    """``NAME[knob=value,...]`` -> (NAME, {knob: value}); a plain ``NAME`` has no knobs.
+
+    This is the one reading of a scheduler cell (``compare --scheduler``, a grid's
+    ``schedulers``); a malformed one is an :class:`InputError` naming ``source``,
+    ``field_`` and the cell."""
+    if "[" not in cell and "]" not in cell:
+        return cell, {}
+    name, _, rest = cell.partition("[")
+    inner = rest[:-1]
+    if not name.strip() or not rest.endswith("]") or "[" in inner or "]" in inner:
+        raise InputError(source, field_, "NAME or NAME[knob=value,...]", got=cell)
+    knobs: dict[str, str] = {}
+    for kv in inner.split(","):
+        if not kv.strip():
+            continue
+        k, eq, v = kv.partition("=")
+        if not eq or not k.strip():
+            raise InputError(source, field_, f"NAME[knob=value,...], each knob as knob=value (not {kv.strip()!r})",
+                             got=cell)
+        knobs[k.strip()] = v.strip()
+    return name, knobs
+
+
+def run_hash(config: dict) -> str:
+    """16 hex digits of the SHA-256 of a configuration as canonical JSON (sorted keys, no
+    spaces): the same configuration gives the same hash in every process and version."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _is_path(s: str) -> bool:
+    # the loaders' rule (platforms/loader.py, workloads/builtin.py): a "/" or a .json name
+    return "/" in s or s.endswith(".json")
+
+
+def _pairs(x: Any) -> tuple[tuple[str, Any], ...]:
+    # sorted by name only: a value never decides the order (nor must it be comparable)
+    items = x.items() if isinstance(x, Mapping) else x
+    return tuple(sorted(((str(k), v) for k, v in items), key=lambda kv: kv[0]))
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class RunSpec:
+    """One run: a simulation (``Simulation(platform, workload, scheduler, governor,
+    idle_governor, knobs, seed, lower_bound)`` run for ``duration_s``; None: the
+    workload's own end, else 10 s), or ``fn`` (``"module:function"``, called in the worker
+    with ``seed`` and ``kwargs``; it returns a flat dict).
+
+    ``scheduler`` is a name; a cell ``NAME[knob=v,...]`` goes through :meth:`from_cell`.
+    ``knobs`` and ``kwargs`` may be given as mappings; they are kept sorted by name.
+    ``label`` (what the run is called where it was asked for: the cell as written, a
+    study's name for its run) and ``base_dir`` (where relative paths resolve) are not part
+    of the run. Two descriptions are equal when their hashes are: ``2000``, ``2000.0`` and
+    ``"2000"`` are one knob value (the sweep's rows keep the value as written)."""
+
+    platform: str = "gs101"
+    workload: tuple[str, ...] = ("phone-mix",)
+    scheduler: str = "cfs"
+    governor: str = "schedutil"
+    idle_governor: str = "menu"
+    knobs: tuple[tuple[str, Any], ...] = ()
+    seed: int = 0
+    duration_s: float | None = None
+    lower_bound: bool = True
+    fn: str | None = None
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    label: str = ""
+    base_dir: str = "."
+
+    def __post_init__(self) -> None:
+        # frozen: the normal forms (tuples, knobs sorted by name, a float duration) are set
+        # once, here, so that a description reads the same however it was written
+        if isinstance(self.workload, str):
+            object.__setattr__(self, "workload", (self.workload,))
+        elif not isinstance(self.workload, tuple):
+            object.__setattr__(self, "workload", tuple(self.workload))
+        object.__setattr__(self, "knobs", _pairs(self.knobs))
+        object.__setattr__(self, "kwargs", _pairs(self.kwargs))
+        d = self.duration_s
+        if isinstance(d, int) and not isinstance(d, bool):
+            object.__setattr__(self, "duration_s", float(d))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunSpec) and self.hash == other.hash
+
+    def __hash__(self) -> int:
+        return hash(self.hash)
+
+    @classmethod
+    def from_cell(cls, cell: str, *, knobs: Mapping[str, Any] | None = None, source: str = "--scheduler",
+                  field_: str = "scheduler", **fields: Any) -> "RunSpec":
+        """The run of a scheduler cell ``NAME[knob=v,...]``: its own knobs win over
+        ``knobs``; the cell as written is the run's label."""
+        name, own = parse_cell(cell, source, field_)
+        return cls(scheduler=name, knobs={**dict(knobs or {}), **own}, label=cell, **fields)
+
+    @property
+    def cell(self) -> str:
+        """The name the run was asked for by: its label, else its scheduler."""
+        return self.label or self.scheduler
+
+    def config(self) -> dict:
+        """What the hash covers: the effective configuration. For a simulation that is
+        exactly the sweep's cell (platform, workloads, scheduler, governor, idle governor,
+        knobs as :func:`knob_key`, seed, duration), plus ``lower_bound: false`` when the
+        bound is skipped (the result differs); for ``fn``, the function, its arguments
+        and the seed."""
+        if self.fn:
+            return {"fn": self.fn, "kwargs": dict(self.kwargs), "seed": self.seed}
+        cfg = {"platform": self.platform, "workload": list(self.workload), "scheduler": self.scheduler,
+               "governor": self.governor, "idle_governor": self.idle_governor,
+               "knobs": {k: knob_key(v) for k, v in self.knobs}, "seed": self.seed,
+               "duration_s": self.duration_s}
+        if not self.lower_bound:
+            cfg["lower_bound"] = False
+        return cfg
+
+    @functools.cached_property
+    def hash(self) -> str:
+        try:
+            return run_hash(self.config())
+        except TypeError as e:  # an fn argument JSON cannot express
+            raise InputError(self.label or self.fn or "RunSpec", "kwargs", f"JSON values ({e})") from None
+
+    def _resolve(self, s: str) -> str:
+        return str(Path(self.base_dir) / s) if _is_path(s) and not os.path.isabs(s) else s
+
+    def simulation_args(self) -> dict:
+        """The keyword arguments of :class:`hetsched.sim.Simulation` for this run."""
+        return {"platform": self._resolve(self.platform), "workload": [self._resolve(w) for w in self.workload],
+                "scheduler": self.scheduler, "governor": self.governor, "idle_governor": self.idle_governor,
+                "knobs": dict(self.knobs), "seed": self.seed, "lower_bound": self.lower_bound}
+
+    def simulation(self):
+        """The run's :class:`~hetsched.sim.Simulation`, built (so checked) and not run."""
+        from hetsched.sim import Simulation
+
+        return Simulation(**self.simulation_args())
+
+
+# ----------------------------------------------------------------------------- one run
+
+class RunFailed(HetschedError):
+    """A run failed; the message names the run (its label) and the error."""
+
+
+def flat_result(doc: dict, extended: bool = False) -> dict:
+    """A result document as one flat dict: :data:`RESULT_KEYS`, then
+    :func:`hetsched.sim.flat_metrics` (``extended``: with a workload's booleans and lists
+    and the nested counters, as the reproductions read them)."""
+    from hetsched.sim import flat_metrics
+
+    out: dict[str, Any] = {k: doc.get(k) for k in RESULT_KEYS}
+    out.update(flat_metrics(doc, extended=extended))
+    return out
+
+
+def _call(spec: RunSpec, extended: bool) -> dict:
+    if spec.fn:
+        mod, _, name = spec.fn.partition(":")
+        fn: Callable[..., dict] = getattr(importlib.import_module(mod), name)
+        return dict(fn(seed=spec.seed, **dict(spec.kwargs)))
+    return flat_result(spec.simulation().run(spec.duration_s).doc, extended)
+
+
+def execute(spec: RunSpec, extended: bool = False) -> dict:
+    """Run ``spec`` in this process: its flat result plus ``wall_s``; errors are raised."""
+    t0 = time.perf_counter()
+    out = _call(spec, extended)
+    out["wall_s"] = time.perf_counter() - t0
+    return out
+
+
+def _worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+Outcome = tuple  # (flat result | None, error | None, wall_s | None, worker | None)
+
+
+def _work(spec: RunSpec, extended: bool, catch_all: bool) -> Outcome:
+    """A run in a worker. A HetschedError comes back as its message (the exception itself
+    need not survive pickling); any other exception too with ``catch_all`` (a sweep
+    records it and goes on), else it is raised (a bug keeps its traceback)."""
+    t0 = time.perf_counter()
+    try:
+        out = _call(spec, extended)
+    except HetschedError as e:
+        return None, str(e), time.perf_counter() - t0, _worker_id()
+    except Exception as e:
+        if not catch_all:
+            raise
+        return None, f"{type(e).__name__}: {e}", time.perf_counter() - t0, _worker_id()
+    wall = time.perf_counter() - t0
+    out["wall_s"] = wall
+    return out, None, wall, _worker_id()
+
+
+# ----------------------------------------------------------------------------- rows
+
+def _config_row(spec: RunSpec) -> dict:
+    if spec.fn:
+        return {"cell_hash": spec.hash, "seed": spec.seed, "fn": spec.fn,
+                "kwargs": json.dumps(dict(spec.kwargs), sort_keys=True)}
+    row: dict[str, Any] = {
+        "cell_hash": spec.hash, "platform": spec.platform, "workload": " + ".join(spec.workload),
+        "scheduler": spec.cell, "governor": spec.governor, "idle_governor": spec.idle_governor,
+        "seed": spec.seed, "duration_s": spec.duration_s,
+        "knobs": json.dumps(dict(spec.knobs), sort_keys=True),
+    }
+    for k, v in spec.knobs:
+        row[f"knob.{k}"] = knob_key(v)
+    return row
+
+
+def error_row(spec: RunSpec, error: str, wall_s: float | None = None, worker: str | None = None) -> dict:
+    """The row of a run that failed: its configuration, the error, wall_s and worker."""
+    from hetsched.sim import ENGINE_VERSION
+
+    row = _config_row(spec)
+    row.update({"wall_s": wall_s, "error": error or "error", "worker": worker, "hetsched_version": ENGINE_VERSION})
+    return row
+
+
+def run_row(spec: RunSpec, outcome: Outcome | None = None) -> dict:
+    """A run's row: its configuration (``cell_hash``, ..., ``knob.NAME``), its results,
+    ``wall_s``, ``error`` (None) and ``worker``, then its flat metrics. Without an outcome
+    the run is run here; a failing run is an error row, never raised."""
+    result, error, wall_s, worker = outcome if outcome is not None else _work(spec, False, True)
+    if error is not None:
+        return error_row(spec, error, wall_s, worker)
+    row = _config_row(spec)
+    for k in RESULT_KEYS:
+        row[k] = result.get(k)
+    row["wall_s"] = wall_s
+    row["error"] = None
+    row["worker"] = worker
+    row.update((k, v) for k, v in result.items() if k not in RESULT_KEYS and k != "wall_s")
+    return row
+
+
+def _arrow_table(rows: list[dict]):
+    """One Arrow table from rows with differing keys: the fixed columns with fixed types,
+    then the others sorted by kind; a column mixing numbers and text becomes text."""
+    import pyarrow as pa
+
+    cols: dict[str, None] = dict.fromkeys(FIXED_COLUMNS)
+    extra: dict[str, None] = {}
+    for r in rows:
+        for k in r:
+            if k not in cols:
+                extra[k] = None
+
+    def order(k: str) -> tuple:
+        return (0 if k.startswith("knob.") else 2 if k.startswith("counters.") else 3 if "." in k else 1, k)
+
+    names = list(cols) + sorted(extra, key=order)
+    arrays, fields = [], []
+    for name in names:
+        vals = [r.get(name) for r in rows]
+        vals = [None if isinstance(v, float) and math.isnan(v) else v for v in vals]
+        typ = FIXED_COLUMNS.get(name)
+        if typ is None:
+            present = [v for v in vals if v is not None]
+            if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+                typ = "int64"
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+                typ = "float64"
+            else:
+                typ = "string"
+        if typ == "string":
+            vals = [None if v is None else v if isinstance(v, str) else json.dumps(v) if isinstance(v, bool)
+                    else str(v) for v in vals]
+        elif typ == "float64":
+            vals = [None if v is None else float(v) for v in vals]
+        arrays.append(pa.array(vals, type=getattr(pa, typ)()))
+        fields.append(name)
+    return pa.Table.from_arrays(arrays, names=fields)
+
+
+def read_rows(directory: str | os.PathLike, file: str = STORE_FILE) -> list[dict]:
+    """The rows of ``DIRECTORY/FILE`` (none if it does not exist)."""
+    import pyarrow.parquet as pq
+
+    path = Path(directory) / file
+    if not path.exists():
+        return []
+    try:
+        table = pq.read_table(path)
+    except Exception as e:  # not ours, or damaged by something other than a runner
+        raise InputError(str(path), "--resume", f"a {file} written by hetsched ({e})") from None
+    if "cell_hash" not in table.column_names:
+        raise InputError(str(path), "--resume", f"a {file} with a cell_hash column")
+    rows = table.to_pylist()
+    # a column a row never had comes back as None: drop those, so rewriting is stable
+    return [{k: v for k, v in r.items() if v is not None or k in FIXED_COLUMNS} for r in rows]
+
+
+class RunStore:
+    """The rows of runs, one per run hash (``cell_hash``), kept in ``DIRECTORY/FILE``
+    (Parquet): what makes a batch resumable.
+
+    An existing file is refused unless ``resume``; with it, its rows are read back and
+    :meth:`completed` names the runs not to run again. ``write()`` rewrites the whole file
+    under a temporary name in the same directory, fsyncs it and renames it over the old
+    one: at any instant the file is a complete, readable Parquet file holding every row
+    written so far."""
+
+    def __init__(self, directory: str | os.PathLike, *, file: str = STORE_FILE, resume: bool = False):
+        self.out_dir = Path(directory)
+        self.file = file
+        self.path = self.out_dir / file
+        if self.out_dir.exists() and not self.out_dir.is_dir():
+            raise InputError(str(self.out_dir), "--out", "a directory (it is a file)")
+        if self.path.exists() and not resume:
+            raise InputError(str(self.out_dir), "--out",
+                             f"a directory without {file}, or --resume to continue the runs stored in it")
+        self.rows: dict[str, dict] = {r["cell_hash"]: r for r in read_rows(self.out_dir, file)}
+        self.dirty = False
+        self.last_write_s = 0.0
+        self.writes = 0
+
+    def done(self) -> set[str]:
+        return {h for h, r in self.rows.items() if r.get("error") is None}
+
+    def failed(self) -> set[str]:
+        return {h for h, r in self.rows.items() if r.get("error") is not None}
+
+    def completed(self, retry_failed: bool = False) -> set[str]:
+        """The hashes not to run again: the successes, and the failures unless retried."""
+        return self.done() | (set() if retry_failed else self.failed())
+
+    def add(self, row: dict) -> None:
+        self.rows[row["cell_hash"]] = row  # a retried run replaces its error row
+        self.dirty = True
+
+    def write(self) -> None:
+        import pyarrow.parquet as pq
+
+        if not self.dirty:
+            return
+        t0 = time.perf_counter()
+        table = _arrow_table(list(self.rows.values()))
+        tmp = self.out_dir / f".{self.file}.tmp-{os.getpid()}"
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            pq.write_table(table, tmp)
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+            dfd = os.open(self.out_dir, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
+        self.dirty = False
+        # the first write of a process loads pyarrow's writer (~0.2 s): not the file's cost
+        self.last_write_s = time.perf_counter() - t0 if self.writes else 0.0
+        self.writes += 1
+
+    def remove_stale_temporaries(self) -> None:
+        """Temporary files of runners killed while writing (never a complete result)."""
+        if self.out_dir.is_dir():
+            for p in self.out_dir.glob(f".{self.file}.tmp-*"):
+                p.unlink(missing_ok=True)
+
+
+# ----------------------------------------------------------------------------- executors
+
+def _ignore_sigint() -> None:
+    # Ctrl-C goes to the whole process group: the parent alone decides (saves rows, stops)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class InProcess:
+    """Every run in this process, one after the other, in description order."""
+
+    description = "this process"
+
+    def run(self, specs: Iterable[RunSpec], extended: bool, catch_all: bool) -> Iterator[tuple[RunSpec, Outcome]]:
+        for spec in specs:
+            yield spec, _work(spec, extended, catch_all)
+
+    def close(self) -> None:
+        pass
+
+
+class LocalPool:
+    """A pool of ``workers`` local processes, spawned (no thread of the parent, such as a
+    progress bar's, is inherited) and kept until :meth:`close`. At most ``depth`` runs are
+    in flight: with ``depth == workers`` a worker that dies takes only its own run with it."""
+
+    def __init__(self, workers: int, depth: int | None = None):
+        self.workers = max(1, workers)
+        self.depth = max(self.workers, depth or self.workers)
+        self.pool = None
+        self.description = f"{self.workers} local worker{'s' if self.workers > 1 else ''}"
+
+    def _new_pool(self):
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_ignore_sigint)
+
+    def run(self, specs: Iterable[RunSpec], extended: bool, catch_all: bool) -> Iterator[tuple[RunSpec, Outcome]]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        todo = iter(specs)
+        if self.pool is None:
+            self.pool = self._new_pool()
+        inflight: dict[Any, RunSpec] = {}
+        while True:
+            while len(inflight) < self.depth:
+                s = next(todo, None)
+                if s is None:
+                    break
+                inflight[self.pool.submit(_work, s, extended, catch_all)] = s
+            if not inflight:
+                break
+            done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            broken = False
+            for f in done:
+                s = inflight.pop(f)
+                try:
+                    yield s, f.result()
+                except BrokenProcessPool as e:
+                    broken = True
+                    yield s, (None, f"the worker process died while running this run ({e})", None, None)
+                except Exception as e:
+                    if not catch_all:
+                        raise
+                    yield s, (None, f"{type(e).__name__}: {e}", None, None)
+            if broken:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = self._new_pool()
+
+    def close(self) -> None:
+        if self.pool is None:
+            return
+        # stop at once (Ctrl-C, SIGTERM, a failed run): cancel what is queued, end the running
+        procs = list(getattr(self.pool, "_processes", {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        self.pool = None
+
+
+def _check_reachable(address: str) -> None:
+    """A ``host:port`` nobody listens on fails here at once (ray.init would retry for
+    minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # "auto", "ray://...": Ray's own resolution
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise InputError("--ray", "address", "the address of a running Ray cluster, host:port "
+                         f"(`ray start --head` prints it; {e.strerror or e})", got=address) from None
+
+
+class RayCluster:
+    """Runs as Ray tasks on the cluster at ``address`` (``ray start --head`` prints it).
+    Every node must be able to import hetsched (installed there, or on its PYTHONPATH)."""
+
+    def __init__(self, address: str):
+        host = address.rpartition(":")[0].strip("[]")
+        if host in ("localhost", "::1") or host.startswith("127."):
+            # a cluster on this machine's loopback: Ray would otherwise swap 127.0.0.1 for
+            # the interface address, which `ray start --node-ip-address=127.0.0.1` does
+            # not listen on (read when ray is imported: before the import)
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        try:
+            import ray
+        except ImportError:
+            raise InputError("--ray", "ray", "the ray package (pip install 'hetsched[ray]')") from None
+        self.ray = ray
+        self.address = address
+        _check_reachable(address)
+        try:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+                     configure_logging=True, namespace="hetsched")
+        except Exception as e:  # ConnectionError, RuntimeError, ValueError
+            raise InputError("--ray", "address", f"the address of a running Ray cluster, host:port "
+                             f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})",
+                             got=address) from None
+        self.cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.description = f"Ray cluster {address} ({self.cpus} CPUs)"
+        self.remote = ray.remote(num_cpus=1, max_retries=1)(_work)
+        self.inflight: dict[Any, RunSpec] = {}
+        self.connected = True
+
+    def run(self, specs: Iterable[RunSpec], extended: bool, catch_all: bool) -> Iterator[tuple[RunSpec, Outcome]]:
+        ray = self.ray
+        todo = iter(specs)
+        inflight = self.inflight
+        limit = 2 * self.cpus  # a little queue on every node, not the whole batch at once
+        while True:
+            while len(inflight) < limit:
+                s = next(todo, None)
+                if s is None:
+                    break
+                inflight[self.remote.remote(s, extended, catch_all)] = s
+            if not inflight:
+                break
+            ready, _ = ray.wait(list(inflight), num_returns=1)
+            for ref in ready:
+                s = inflight.pop(ref)
+                try:
+                    yield s, ray.get(ref)
+                except Exception as e:  # RayTaskError, WorkerCrashedError, ...
+                    if not catch_all:
+                        raise
+                    yield s, (None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", None, None)
+
+    def close(self) -> None:
+        for ref in list(self.inflight):  # interrupted: the runs in flight are not waited for
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:
+                pass
+        self.inflight.clear()
+        if self.connected:
+            self.ray.shutdown()  # disconnects this driver; the cluster keeps running
+            self.connected = False
+
+
+# ----------------------------------------------------------------------------- the runner
+
+class Runner:
+    """Runs :class:`RunSpec` s and keeps their results for its lifetime.
+
+    ``jobs``: local worker processes (None: one per CPU; 1, or a batch of one run: in this
+    process, unless ``isolate``, which keeps every run in a worker process). ``ray``: a Ray cluster's address instead. ``rows``: every result is the
+    run's row (:func:`run_row`) and a failing run is a row with its error; otherwise the
+    result is the run's flat result (:func:`flat_result` plus ``wall_s``, or an ``fn``'s
+    dict) and a failing run raises :class:`RunFailed`. ``store`` (rows only): runs whose
+    hash it holds are not run again (their stored rows are the results), every new row is
+    added and the store is rewritten at most every ``flush_every_s`` seconds (and never
+    more often than 10 times its last write took) and at the end. ``extended``: see
+    :func:`flat_result`."""
+
+    def __init__(self, jobs: int | None = None, *, ray: str | None = None, store: RunStore | None = None,
+                 rows: bool = False, extended: bool = False, isolate: bool = False, retry_failed: bool = False,
+                 flush_every_s: float = 2.0):
+        if store is not None and not rows:
+            raise ValueError("Runner: a store keeps rows (rows=True)")
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.store = store
+        self.rows = rows
+        self.extended = extended
+        self.retry_failed = retry_failed
+        self.flush_every_s = flush_every_s
+        self.isolate = isolate
+        self.executed = 0  # runs this runner actually ran
+        self._results: dict[str, dict] = {}
+        self._in_process = InProcess()
+        self._pool: LocalPool | RayCluster | None = None
+        if ray:
+            self._pool = RayCluster(ray)
+        elif self.jobs > 1 or isolate:
+            # a batch whose failures are recorded keeps one run per worker in flight (a dying
+            # worker costs its own run only); otherwise two, so that no worker waits on the parent
+            self._pool = LocalPool(self.jobs, depth=self.jobs if rows else 2 * self.jobs)
+        self.description = self._pool.description if self._pool is not None else self._in_process.description
+
+    def __enter__(self) -> "Runner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def pending(self, specs: Iterable[RunSpec]) -> list[RunSpec]:
+        """The runs of ``specs`` that running them would run: each hash once, none this
+        runner already has a result for, none the store holds."""
+        keep = self.store.completed(self.retry_failed) if self.store is not None else set()
+        out: dict[str, RunSpec] = {}
+        for s in specs:
+            h = s.hash
+            if h not in self._results and h not in keep:
+                out.setdefault(h, s)
+        return list(out.values())
+
+    def stream(self, specs: Iterable[RunSpec]) -> Iterator[tuple[RunSpec, dict]]:
+        """Run the pending runs of ``specs``; yield each with its result as it completes."""
+        todo = self.pending(specs)
+        if not todo:
+            return
+        catch_all = self.rows
+        # one run alone is not worth a worker's start-up, unless runs must be isolated
+        alone = len(todo) == 1 and not self.isolate and isinstance(self._pool, LocalPool)
+        executor = self._in_process if self._pool is None or alone else self._pool
+        store = self.store
+        last_flush = time.monotonic()
+        finished = False
+        try:
+            for spec, outcome in executor.run(todo, self.extended, catch_all):
+                if self.rows:
+                    result = run_row(spec, outcome)
+                else:
+                    result, error = outcome[0], outcome[1]
+                    if error is not None:
+                        raise RunFailed(f"{spec.label or spec.fn or spec.workload}: {error}")
+                self._results[spec.hash] = result
+                self.executed += 1
+                if store is not None:
+                    store.add(result)
+                    if time.monotonic() - last_flush >= max(self.flush_every_s, 10 * store.last_write_s):
+                        store.write()
+                        last_flush = time.monotonic()
+                yield spec, result
+            finished = True
+        finally:
+            if not finished:  # interrupted or failed: stop the runs in flight at once
+                executor.close()
+            if store is not None:
+                store.write()
+
+    def run(self, specs: Iterable[RunSpec],
+            on_result: Callable[[RunSpec, dict], None] | None = None) -> list[dict]:
+        """The results of ``specs``, in their order; ``on_result(spec, result)`` after each
+        run that is actually run."""
+        specs = list(specs)
+        for spec, result in self.stream(specs):
+            if on_result is not None:
+                on_result(spec, result)
+        stored = self.store.rows if self.store is not None else {}
+        return [self._results[s.hash] if s.hash in self._results else stored[s.hash] for s in specs]
+
+    def close(self) -> None:
+        """Stop the workers (the Ray driver disconnects; the cluster keeps running) and
+        write the store."""
+        try:
+            if self._pool is not None:
+                self._pool.close()
+        finally:
+            if self.store is not None:
+                self.store.write()
