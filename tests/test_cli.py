@@ -257,7 +257,7 @@ def test_compare_without_arguments_prints_a_table(tools):
     proc = tools.run_cli(["compare"])
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    from hetsched.platforms.switcher import SWITCHER_SCHEDULERS
+    from hetsched.sim import SWITCHER_SCHEDULERS
     from hetsched.sim import SCHEDULERS
 
     # every registered scheduler, with schedutil (the governor EAS runs with), except paper

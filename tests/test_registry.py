@@ -50,3 +50,22 @@ def test_the_policy_pages_are_generated_from_the_registry():
         text = (ROOT / "docs" / "policies" / f"{p['name']}.md").read_text()
         for heading in ("## Overview", "## Source", "## Knobs", "## Differences", "## Status"):
             assert heading in text, (p["name"], heading)
+
+
+def test_no_policy_name_is_compared_outside_the_registry():
+    """Behaviour follows the registry line (its controller, its requirements), never a
+    comparison with a policy's name. The study modules (reproduce/) are left out: a study
+    names the arms of its experiment ("train the learning-eas arm"), which is the study's
+    configuration, not the engine's or the package's behaviour."""
+    import re
+
+    names = "|".join(re.escape(p["name"]) for p in POLICIES)
+    compare = re.compile(rf"""(==|!=)\s*["']({names})["']|["']({names})["']\s*(==|!=)|in\s*\(\s*["']({names})["']""")
+    offenders = []
+    for path in (ROOT / "python" / "hetsched").rglob("*.py"):
+        if "reproduce" in path.parts:
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            if compare.search(line.split("#", 1)[0]):
+                offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)

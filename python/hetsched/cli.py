@@ -210,9 +210,8 @@ def compare(
     import pandas as pd
 
     from hetsched.platforms import load_platform
-    from hetsched.platforms.switcher import SWITCHER_SCHEDULERS
     from hetsched.runner import Runner, RunSpec
-    from hetsched.sim import SCHEDULERS
+    from hetsched.sim import SCHEDULERS, SWITCHER_SCHEDULERS
 
     # paper 001: a switcher platform runs its own schedulers under ondemand, others the rest
     sw = load_platform(platform).switcher
@@ -369,10 +368,10 @@ def workloads():
 @app.command()
 def schedulers():
     """Registered schedulers and governors."""
-    from hetsched.sim import CONTROLLER_SCHEDULERS, GOVERNORS, IDLE_GOVERNORS, SCHEDULERS
+    from hetsched.sim import GOVERNORS, IDLE_GOVERNORS, POLICIES
 
-    for n, d in {**SCHEDULERS, **CONTROLLER_SCHEDULERS}.items():  # + learning-eas (Learning EAS, paper 000)
-        console.print(f"scheduler [bold]{n}[/]: {escape(d)}")
+    for n, p in POLICIES.items():
+        console.print(f"scheduler [bold]{n}[/]: {escape(p['summary'])}")
     for n, d in GOVERNORS.items():
         console.print(f"governor  [bold]{n}[/]: {d}")
     for n, d in IDLE_GOVERNORS.items():

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from hetsched.errors import EngineError, InputError
+from hetsched.errors import InputError
 from hetsched.platforms import Platform, load_platform
 
 __all__ = ["EnergyModel"]

@@ -28,7 +28,13 @@ from hetsched.workloads.metrics import compute_metrics
 __all__ = ["Simulation", "Result", "knob_table", "flat_metrics", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S",
            "ENGINE_VERSION", "energy_model_of_platform", "energy_model_of_table"]
 
-SCHEDULERS: dict[str, str] = dict(_engine.schedulers())
+# the engine's registry of scheduler policies (crates/hetsched-core/src/policies/mod.rs)
+POLICIES: dict[str, dict] = {p["name"]: p for p in _engine.policies()}
+# the policies the engine runs alone, and those a userspace controller steps beside it
+SCHEDULERS: dict[str, str] = {n: p["summary"] for n, p in POLICIES.items() if not p["controller"]}
+CONTROLLER_SCHEDULERS: dict[str, str] = {n: p["summary"] for n, p in POLICIES.items() if p["controller"]}
+# the policies of a switcher platform, and only of one (paper 001)
+SWITCHER_SCHEDULERS: tuple[str, ...] = tuple(n for n, p in POLICIES.items() if p["switcher_platform"])
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
 KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
@@ -40,13 +46,6 @@ HOTPLUG_POLICIES: dict[str, str] = {
     "off": "same as none",
     "hps": "MediaTek's hot plug strategy: every 40 ms keep online only the CPUs the load needs (= hotplug.hps=1)",
 }
-# --- Learning EAS (paper 000; python/hetsched/learning; docs/learning.md) ---------------------
-# schedulers that are the engine's `eas` plus a Python controller stepping the simulation
-CONTROLLER_SCHEDULERS: dict[str, str] = {
-    "learning-eas": "EAS + Learning EAS (paper 000): per-cluster TARGET_LOAD (Alg. 1) and "
-                    "sched_migration_cost (Alg. 2) set by policy networks; --set learning.*",
-}
-# --- end Learning EAS ------------------------------------------------------------------------
 DEFAULT_KERNEL = "mainline-6.12"
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
@@ -58,6 +57,33 @@ def registered_policies() -> list[dict]:
     status, controller (``module:Class`` of a userspace controller, or None) and
     requirements (``switcher_platform``, ``fair``)."""
     return _engine.policies()
+
+
+def _controller_options(knobs: dict, scheduler: str) -> dict:
+    """Takes out of ``knobs`` the options of a userspace controller: the names the engine's
+    knob table does not have, in a family (``learning.``) a controller's registry line
+    lists. One that belongs to another policy's controller is an input error."""
+    engine = {k["name"] for k in knob_table()}
+    options = {}
+    for name in [k for k in knobs if k not in engine]:
+        owners = [p["name"] for p in POLICIES.values() if p["controller"]
+                  and any(f.endswith(".") and name.startswith(f) for f in p["knobs"])]
+        if not owners:
+            continue  # not a controller's: _check_knobs names it as unknown
+        if scheduler not in owners:
+            family = name.split(".", 1)[0]
+            raise InputError("--set", name, f"{family}.* only with --scheduler {' or '.join(owners)}",
+                             got=scheduler)
+        options[name] = knobs.pop(name)
+    return options
+
+
+def _controller_class(path: str):
+    """The class a registry line names as ``module:Class``."""
+    import importlib
+
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def knob_table() -> list[dict]:
@@ -103,8 +129,8 @@ class Simulation:
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
                  trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
                  lower_bound: bool = True):
-        if scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # Learning EAS
-            raise UnknownNameError("--scheduler", "scheduler", scheduler, {**SCHEDULERS, **CONTROLLER_SCHEDULERS})
+        if scheduler not in POLICIES:
+            raise UnknownNameError("--scheduler", "scheduler", scheduler, POLICIES)
         if governor not in GOVERNORS:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
         if idle_governor not in IDLE_GOVERNORS:
@@ -131,20 +157,15 @@ class Simulation:
             if hp not in HOTPLUG_POLICIES:
                 raise UnknownNameError("--set", "hotplug", hp, HOTPLUG_POLICIES)
             knobs["hotplug.hps"] = 1.0 if hp == "hps" else 0.0
-        # --- Learning EAS: `--set learning.*` belongs to the learning-eas controller ---
-        self._learning = None
-        learning_opts = {k: knobs.pop(k) for k in list(knobs) if k.startswith("learning.")}
-        if learning_opts and scheduler != "learning-eas":
-            raise InputError("--set", next(iter(learning_opts)), "learning.* only with --scheduler learning-eas",
-                             got=scheduler)
-        engine_scheduler = "eas" if scheduler == "learning-eas" else scheduler
-        # --- end Learning EAS ---
+        # a userspace controller's options (Learning EAS's `--set learning.*`)
+        self._controller = None
+        controller_opts = _controller_options(knobs, scheduler)
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
         # the bound is a linear program solved after the run (often longer than a short run
         # itself); a caller that never reads it (the reproductions' many runs) may skip it
         self.lower_bound_enabled = bool(lower_bound)
-        policy = {"scheduler": engine_scheduler, "governor": governor, "idle_governor": idle_governor,
+        policy = {"scheduler": scheduler, "governor": governor, "idle_governor": idle_governor,
                   "kernel": self.kernel,
                   "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
@@ -154,18 +175,22 @@ class Simulation:
                                       json.dumps(policy))
         self._wall_s = 0.0
         self._stop_reason = "duration"
-        # --- the Learning EAS controller steps the engine from here on ---
-        if scheduler == "learning-eas":
-            from hetsched.learning import LearningConfig, LearningEAS
+        # a policy with a userspace controller (its registry line names the class): the
+        # controller steps the engine from here on
+        if POLICIES[scheduler]["controller"]:
+            self._controller = _controller_class(POLICIES[scheduler]["controller"]).from_options(
+                self, controller_opts)
 
-            self._learning = LearningEAS(self, LearningConfig.from_knobs(
-                {k[len("learning."):]: v for k, v in learning_opts.items()}))
-        # --- end Learning EAS ---
+    @property
+    def controller(self):
+        """The userspace controller of the policy (Learning EAS's for ``learning-eas``),
+        else None."""
+        return self._controller
 
     @property
     def learning(self):
         """The Learning EAS controller (``scheduler="learning-eas"``), else None."""
-        return self._learning
+        return self._controller
 
     # -- stepping -----------------------------------------------------------------
     @property
@@ -176,8 +201,8 @@ class Simulation:
         """Advance to absolute simulated time ``t_ns`` (every event before it runs)."""
         t0 = time.perf_counter()
         # an engine panic arrives as hetsched.errors.EngineError
-        if self._learning is not None:  # Learning EAS: the controller acts on the way
-            self._learning.run_until(int(t_ns))
+        if self._controller is not None:  # the controller acts on the way
+            self._controller.run_until(int(t_ns))
         else:
             self._engine.run_until(int(t_ns))
         self._wall_s += time.perf_counter() - t0
@@ -200,8 +225,8 @@ class Simulation:
         ``limit_s`` more simulated seconds; True if every task ended."""
         t0 = time.perf_counter()
         end = self.now_ns + round(limit_s * 1e9)
-        if self._learning is not None:  # Learning EAS
-            ended = bool(self._learning.run_until(end, self._engine.run_until_exited))
+        if self._controller is not None:
+            ended = bool(self._controller.run_until(end, self._engine.run_until_exited))
         else:
             ended = self._engine.run_until_exited(end)
         self._wall_s += time.perf_counter() - t0
@@ -291,12 +316,9 @@ class Simulation:
         doc["energy_over_bound"] = doc["energy_j"] / lb if lb else None
         # each workload's own metrics (frame drops, entry time, ...) beside the engine's
         doc["metrics"].update(compute_metrics(doc, self.workload_spec))
-        # --- Learning EAS saves its weights (and record) with every result ---
-        if self._learning is not None:
-            self._learning.save()
-            self._learning.write_record()
-            doc["learning"] = self._learning.summary()
-        # --- end Learning EAS ---
+        # a controller saves its state with every result and reports under its own key
+        if self._controller is not None:
+            self._controller.add_to_result(doc)
         ts = self._engine.timeseries() if self.timeseries_enabled else None
         return Result(doc=doc, timeseries=ts)
 

@@ -95,6 +95,20 @@ class LearningEAS:
     ``learning-eas``, which builds this itself). Use :meth:`run_until` instead of the
     simulation's own, or ``Simulation(scheduler="learning-eas")`` which routes there."""
 
+    @classmethod
+    def from_options(cls, sim, options: Mapping[str, Any]) -> "LearningEAS":
+        """The controller of ``Simulation(scheduler="learning-eas")``: ``options`` are its
+        ``--set learning.*`` entries, with their prefix."""
+        learn, _ = split_learning_knobs(options)
+        return cls(sim, LearningConfig.from_knobs(learn))
+
+    def add_to_result(self, doc: dict) -> None:
+        """With every result: the weights (and the record) are saved, and the learning
+        summary goes under ``learning``."""
+        self.save()
+        self.write_record()
+        doc["learning"] = self.summary()
+
     def __init__(self, sim, config: LearningConfig | None = None):
         self.sim = sim
         self.config = config or LearningConfig()

@@ -14,9 +14,6 @@ import dataclasses
 from ..errors import InputError
 from .model import Platform
 
-#: the schedulers of a switcher platform (and only of one): paper 001's baseline and method
-SWITCHER_SCHEDULERS = ("legacy", "util-aware")
-
 EXPECTED = "a platform with exactly two clusters of equal size and different capacity (a big/little pairing)"
 
 
