@@ -30,8 +30,9 @@ def main(platforms):
                         if name == "game" else "")
                 entry = (f"{m['entry_ms_mean']:.0f} / {m['entry_ms_max']:.0f}"
                          if name == "app-launch" else "")
-                hmp = (f"{c['hmp_up_migrations']} / {c['hmp_down_migrations']}"
-                       if "hmp_up_migrations" in c else "")
+                pc = c["policy"]
+                hmp = (f"{pc['hmp_up_migrations']} / {pc['hmp_down_migrations']}"
+                       if "hmp_up_migrations" in pc else "")
                 online = f"{hp['mean_online_cpus']:.2f}" if hp else "all"
                 plug = f"{hp['cpu_down']} / {hp['cpu_up']}" if hp else ""
                 label = sched + ("+hps" if knobs else "")

@@ -39,14 +39,14 @@ def test_hcs_td_is_listed_with_its_knobs():
 
 def test_hcs_td_result_section_and_tradeoff():
     td, cfs, bal = run("hcs-td"), run("cfs"), run("hcs-balance")
-    sec = td["counters"]["hcs_td"]
+    sec = td["counters"]["policy"]
     assert sec["basis"] == BASIS
     assert len(sec["p"]) == 2 and all(len(p) == 5 for p in sec["p"])
     # a decision every 10 ms of busy ticks: about 500 in 5 s
     assert 400 <= sec["decisions"] <= 501
     assert sec["td_updates"] == [sec["decisions"] - 1] * 2
     assert 0 < sec["migrations"] <= sec["decisions"]
-    assert cfs["counters"]["hcs_td"] is None
+    assert "decisions" not in cfs["counters"]["policy"]
     # the learned weights are not the zero start
     assert any(v != 0 for p in sec["p"] for v in p)
     mt, mc, mb = hcs(td), hcs(cfs), hcs(bal)
@@ -61,7 +61,7 @@ def test_hcs_td_result_section_and_tradeoff():
 def test_hcs_td_without_migrations_is_cfs_on_spec_repeat():
     learn = run("hcs-td", knobs={"hcs_td.max_migrations": 0})
     cfs = run("cfs")
-    assert learn["counters"]["hcs_td"]["migrations"] == 0
-    assert learn["counters"]["hcs_td"]["decisions"] > 0
+    assert learn["counters"]["policy"]["migrations"] == 0
+    assert learn["counters"]["policy"]["decisions"] > 0
     assert hcs(learn) == hcs(cfs)
     assert [t["runtime_s"] for t in learn["tasks"]] == [t["runtime_s"] for t in cfs["tasks"]]

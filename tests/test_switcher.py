@@ -57,8 +57,8 @@ def test_util_aware_counters_and_energy_per_core():
     legacy, a, b = _run("legacy"), _run("util-aware", "a"), _run("util-aware", "b")
     assert b["util_aware"]["estimator"] == "b" and a["util_aware"]["estimator"] == "a"
     # every job and both h264ref runs leave the wait queue through Fig. 3
-    assert b["counters"]["placements_estimator_b"] >= 60 and b["counters"]["placements_estimator_a"] == 0
-    assert "leveling_moves" in b["counters"] and "leveling_moves" not in legacy["counters"]
+    assert b["counters"]["policy"]["placements_estimator_b"] >= 60 and b["counters"]["policy"]["placements_estimator_a"] == 0
+    assert "leveling_moves" in b["counters"]["policy"] and "leveling_moves" not in legacy["counters"]["policy"]
     for r in (legacy, a, b):
         sw = r["switcher"]
         assert sw["switches_up"] > 0 and sw["switches_down"] <= sw["switches_up"]

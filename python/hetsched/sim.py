@@ -345,10 +345,11 @@ def _number(x: Any) -> bool:
 
 def flat_metrics(doc: dict, extended: bool = False) -> dict:
     """A result document's metrics as one flat dict, in this order: the engine's numeric
-    metrics (as they are), ``counters.X``, then each workload's numbers as ``KEY.name``
-    (floats; the names `hetsched compare` shows). ``extended`` also keeps a workload's
-    booleans (as 0/1) and lists of numbers, and nested counters as ``counters.X.name``
-    (what a sweep's Parquet columns leave out)."""
+    metrics (as they are), ``counters.X`` with the policy's own as ``counters.policy.X``,
+    then each workload's numbers as ``KEY.name`` (floats; the names `hetsched compare`
+    shows). ``extended`` also keeps a workload's booleans (as 0/1) and lists of numbers,
+    and the other nested counters as ``counters.X.name`` (what a sweep's Parquet columns
+    leave out)."""
     out: dict[str, Any] = {}
     workload: dict[str, Any] = {}
     for key, val in doc.get("metrics", {}).items():
@@ -363,7 +364,7 @@ def flat_metrics(doc: dict, extended: bool = False) -> dict:
     for key, val in doc.get("counters", {}).items():
         if _number(val):
             out[f"counters.{key}"] = val
-        elif extended and isinstance(val, dict):
+        elif isinstance(val, dict) and (extended or key == "policy"):
             out.update({f"counters.{key}.{name}": x for name, x in val.items() if _number(x)})
     out.update(workload)
     return out

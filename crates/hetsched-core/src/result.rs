@@ -6,15 +6,6 @@ use serde_json::{json, Map, Value};
 
 const NS: f64 = 1e9;
 
-/// Counters every result reports, whether or not its policy has them: null, or the value
-/// given. (Others, such as GTS's `hmp_*`, appear only when their policy runs.)
-const ABSENT_POLICY_COUNTERS: [(&str, Option<u64>); 5] = [
-    ("facfs_rescales", None),
-    ("hcs_pulls", None),
-    ("hcs_td", None),
-    ("feec_calls", Some(0)),
-    ("feec_moves", Some(0)),
-];
 
 fn percentile(sorted: &[u64], q: f64) -> u64 {
     if sorted.is_empty() {
@@ -213,6 +204,7 @@ impl Sim {
                 Some(Err(why)) => json!({"enabled": false, "reason": why}),
             },
             "policy": {
+                "name": self.config.scheduler,
                 "placement": self.placement_name(),
                 "balancer": self.balancer_name(),
                 "governor": self.governor_name(),
@@ -226,18 +218,11 @@ impl Sim {
         r
     }
 
-    /// The policy's counters (`SchedPolicy::counters`) and sections of its own. The
-    /// counters of the policies that do not run are reported too, as null (0 for EAS's),
-    /// so that every result has the same keys.
+    /// The policy's counters (`SchedPolicy::counters`) under one key, `counters.policy`
+    /// (`policy.name` says which policy), and the sections of its own.
     fn result_policy(&self, r: &mut Value) {
-        if let Some(m) = r["counters"].as_object_mut() {
-            for (k, v) in ABSENT_POLICY_COUNTERS {
-                m.insert(k.to_string(), v.map_or(Value::Null, Value::from));
-            }
-            for (k, v) in self.policy.counters() {
-                m.insert(k.to_string(), v);
-            }
-        }
+        let own: Map<String, Value> = self.policy.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        r["counters"]["policy"] = Value::Object(own);
         self.policy.result(&self.sched_view(), r);
     }
 }

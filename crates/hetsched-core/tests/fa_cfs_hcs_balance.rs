@@ -89,9 +89,9 @@ fn facfs_rescales_the_slice_after_a_migration_between_frequencies() {
         s2 + tick
     );
     let r = fa.result();
-    assert_eq!(r["counters"]["facfs_rescales"], json!(1));
-    assert!(r["counters"]["facfs_rescales"].is_u64());
-    assert!(cfs.result()["counters"]["facfs_rescales"].is_null());
+    assert_eq!(r["counters"]["policy"]["rescales"], json!(1));
+    assert!(r["counters"]["policy"]["rescales"].is_u64());
+    assert!(cfs.result()["counters"]["policy"].get("rescales").is_none());
     // the rescaled slice is one slice: C's next stint is plain again (its vruntime was
     // charged with the adjusted weight, so it may wait longer, but runs S then)
     let d_next = first_stint_again(&mut fa);
@@ -118,7 +118,7 @@ fn facfs_is_cfs_when_the_frequencies_are_equal() {
     cfs.run_until(300 * MS);
     fa.run_until(300 * MS);
     let (a, b) = (cfs.result(), fa.result());
-    assert_eq!(b["counters"]["facfs_rescales"], json!(0));
+    assert_eq!(b["counters"]["policy"]["rescales"], json!(0));
     assert_eq!(a["tasks"], b["tasks"]);
     assert_eq!(a["energy_fj"], b["energy_fj"]);
     assert_eq!(a["counters"]["context_switches"], b["counters"]["context_switches"]);
@@ -167,11 +167,11 @@ fn hcs_balance_spreads_every_task_over_both_cpus() {
     let cab = |f: &[f64]| f.iter().map(|x| (x - 0.5).abs()).fold(0.0, f64::max);
     assert!(cab(&f_hcs) < 0.1, "hcs-balance fractions {f_hcs:?}");
     assert!(cab(&f_cfs) > 0.3, "cfs fractions {f_cfs:?}");
-    assert!(hcs.policy_counter("hcs_pulls") > 100);
+    assert!(hcs.policy_counter("pulls") > 100);
     // the knob off gives back cfs exactly
     let mut off = hogs8("hcs-balance", json!({"hcs_balance_enabled": 0.0}));
     off.run_until(2_000 * MS);
-    assert_eq!(off.policy_counter("hcs_pulls"), 0);
+    assert_eq!(off.policy_counter("pulls"), 0);
     let (a, b) = (cfs.result(), off.result());
     assert_eq!(a["tasks"], b["tasks"]);
     assert_eq!(a["energy_fj"], b["energy_fj"]);

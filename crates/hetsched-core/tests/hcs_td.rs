@@ -210,17 +210,17 @@ fn hcs_td_decides_every_interval_learns_and_differs_from_cfs() {
     assert_eq!(td.rqs.iter().map(|rq| rq.work_done).sum::<u64>(), work);
     assert!(l.work.iter().sum::<u64>() <= work && l.work.iter().sum::<u64>() > 0);
     let r = td.result();
-    assert_eq!(r["counters"]["hcs_td"]["migrations"], json!(l.migrations));
-    assert_eq!(r["counters"]["hcs_td"]["p"].as_array().unwrap().len(), 2);
+    assert_eq!(r["counters"]["policy"]["migrations"], json!(l.migrations));
+    assert_eq!(r["counters"]["policy"]["p"].as_array().unwrap().len(), 2);
     let mut cfs = hogs("cfs", json!({}));
     cfs.run_until(2_000 * MS);
     assert_ne!(cfs.result()["tasks"], r["tasks"]);
-    assert!(cfs.result()["counters"]["hcs_td"].is_null());
+    assert!(cfs.result()["counters"]["policy"].get("p").is_none());
     // deterministic
     let mut again = hogs("hcs-td", json!({}));
     again.run_until(2_000 * MS);
     assert_eq!(again.result()["tasks"], r["tasks"]);
-    assert_eq!(again.result()["counters"]["hcs_td"], r["counters"]["hcs_td"]);
+    assert_eq!(again.result()["counters"]["policy"], r["counters"]["policy"]);
     // learn only: no migration, the same number of TD(0) steps
     let mut learn = hogs("hcs-td", json!({"hcs_td.max_migrations": 0.0}));
     learn.run_until(2_000 * MS);

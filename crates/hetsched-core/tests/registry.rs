@@ -111,8 +111,11 @@ fn every_line_resolves_and_reports_itself() {
         sim.run_until(100 * MS);
         let r = sim.result();
         assert_eq!(r["policy"]["placement"], json!(sim.placement_name()), "{}", info.name);
+        assert_eq!(r["policy"]["name"], json!(info.name));
+        // the policy's counters, and only they, under counters.policy
+        assert_eq!(r["counters"]["policy"].as_object().unwrap().len(), sim.policy.counters().len());
         for (k, v) in sim.policy.counters() {
-            assert_eq!(r["counters"][k], v, "{}: counter {k}", info.name);
+            assert_eq!(r["counters"]["policy"][k], v, "{}: counter {k}", info.name);
         }
     }
     let err = lookup("cfs-typo").err().unwrap().to_string();

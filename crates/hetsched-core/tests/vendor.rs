@@ -99,7 +99,7 @@ fn prev_cpu_fastpath_keeps_an_idle_fitting_prev_cpu() {
         share(&fast, 0, &[7])
     );
     assert!(vendor(&r1, "prev_cpu_fastpath") >= 25);
-    assert!(r1["counters"]["feec_calls"].as_u64() < r0["counters"]["feec_calls"].as_u64());
+    assert!(r1["counters"]["policy"]["feec_calls"].as_u64() < r0["counters"]["policy"]["feec_calls"].as_u64());
 }
 
 /// A task pinned to little CPU 0 (util ~60) runs when a second small task (util ~20) wakes

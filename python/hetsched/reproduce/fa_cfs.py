@@ -261,7 +261,7 @@ def session(*, seed: int, platform: str, governor: str, scheduler: str, workload
     frames = frame_times_ms(doc, sim.workload_spec)
     out: dict = session_metrics(frames)
     c = doc.get("counters", {})
-    out["facfs_rescales"] = float(c.get("facfs_rescales") or 0)
+    out["facfs_rescales"] = float(c.get("policy", {}).get("rescales") or 0)
     out["migrations"] = float(c.get("migrations") or 0)
     out["freq_changes"] = float(c.get("freq_changes") or 0)
     # time spent runnable but not running: a rescaled slice can only matter where a task waits

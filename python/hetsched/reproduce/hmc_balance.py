@@ -245,9 +245,9 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     out.update({"cab_mean": m["cab_mean"], "cab_pct": m["cab_system_pct"], "rtf_pct": m["rtf_pct"],
                 "slowdown_mean": m["slowdown_mean"], "ipc": system_ipc(doc, ended),
                 "throughput": len(ended) / (t_end / 1e9), "migrations": doc["counters"]["migrations"]})
-    td = doc["counters"].get("hcs_td")
-    if isinstance(td, dict):
-        out["td_migrations"] = td.get("migrations")
+    td = doc["counters"]["policy"]
+    if "decisions" in td:  # hcs-td's counters
+        out["td_migrations"] = td["migrations"]
     cvs = []
     for b, xs in times.items():
         norm = normalised_spread(xs)

@@ -90,7 +90,7 @@ impl SchedPolicy for FaCfsPolicy {
     }
 
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
-        vec![("facfs_rescales", self.fa.rescales.into())]
+        vec![("rescales", self.fa.rescales.into())]
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

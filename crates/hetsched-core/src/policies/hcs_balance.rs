@@ -43,7 +43,7 @@ impl SchedPolicy for HcsBalance {
     }
 
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
-        vec![("hcs_pulls", self.pulls.into())]
+        vec![("pulls", self.pulls.into())]
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

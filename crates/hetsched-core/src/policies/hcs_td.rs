@@ -517,17 +517,14 @@ impl SchedPolicy for HcsTdPolicy {
 
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
         let td = &self.td;
-        vec![(
-            "hcs_td",
-            serde_json::json!({
-                "decisions": td.decisions,
-                "migrations": td.migrations,
-                "evaluations": td.evaluations,
-                "td_updates": td.updates,
-                "basis": BASIS,
-                "p": td.p,
-            }),
-        )]
+        vec![
+            ("decisions", td.decisions.into()),
+            ("migrations", td.migrations.into()),
+            ("evaluations", td.evaluations.into()),
+            ("td_updates", serde_json::json!(td.updates)),
+            ("basis", serde_json::json!(BASIS)),
+            ("p", serde_json::json!(td.p)),
+        ]
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
