@@ -1,9 +1,13 @@
 //! Load balancing behind one interface, [`LoadBalancer`]: the periodic pass (per CPU, at
 //! its balance interval), the newidle pass (a CPU about to go idle) and, for a balancer
 //! without the kernel's misfit machinery, a misfit push at the tick. A policy names its
-//! balancer (`SchedPolicy::load_balancer`). This module holds the interface and the
-//! baseline's pull balancer; the kernel's `sched_balance_rq`, which `cfs`, `eas` and the
-//! policies built on them use, is balance_fair.rs.
+//! balancer (`SchedPolicy::load_balancer`). This module holds the interface, the baseline's
+//! pull balancer (the engine's own, simpler than the kernel's), and the carrying out of every
+//! balancer's and policy's migrations as kernel/sched/fair.c (v6.12) does them:
+//! detach_task()/attach_task() for a queued task, the stopper's
+//! active_load_balance_cpu_stop() for a running one, sched_balance_newidle()'s entry. The
+//! kernel's `sched_balance_rq`, which `cfs`, `eas` and the policies built on them use, is
+//! balance_fair.rs; docs/mechanisms/sched_balance.md describes both.
 
 use crate::core::*;
 use crate::core::{SchedView, TaskId};

@@ -1,5 +1,5 @@
-//! The simulation and its core, after kernel/sched/core.c: building a run, enqueue and
-//! dequeue, `schedule()`, `try_to_wake_up()`, the tick driver and the event loop. The
+//! The simulation and its core, after kernel/sched/core.c (v6.12): building a run, enqueue
+//! and dequeue, `schedule()`, `try_to_wake_up()`, the tick driver and the event loop. The
 //! classes and mechanisms keep their own files, as the kernel's do (fair.rs, rt.rs,
 //! deadline.rs, idle.rs, cpufreq/, pelt.rs, balance.rs); the scheduler policy is an ops
 //! table (policies/), and the task's userspace program is workload/rtapp.rs. The shared
@@ -8,6 +8,11 @@
 //! Time is integer ns. A running task progresses at capacity_orig/1024 * f/f_max of
 //! invariant work per ns; its completion is an event recomputed whenever its speed or its
 //! CPU changes (stale ones are dropped by generation).
+//!
+//! Differences: the context switch, IPIs and balancing take no simulated time (only idle exit
+//! and frequency transitions do); a wakeup onto a CPU in an idle state is queued once the CPU
+//! is out of it; select_fallback_rq() takes the lowest allowed CPU (one node); no HRTICK.
+//! docs/mechanisms/core.md.
 
 use crate::balance::LoadBalancer;
 use crate::balance_fair::KernelLb;

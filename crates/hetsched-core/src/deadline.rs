@@ -4,6 +4,8 @@
 //! (`start_dl_timer`), and the dl timer replenishes it (`replenish_dl_entity`). Placement
 //! and the EDF order on the runqueue are rt.rs's (the deadline tasks share its queue at a
 //! level above every RT priority); rt.rs lists the simplifications.
+//!
+//! docs/mechanisms/deadline.md works the budget and the overflow test by hand.
 use crate::core::*;
 use crate::event::EventKind;
 

@@ -13,6 +13,10 @@
 //! (util_avg, runnable_avg, util_est, RT util, capacity) and the waking task's, so that the
 //! engine and the Python what-if API share one implementation, uclamp included (the task's
 //! clamps merge with each candidate rq's); IRQ and DL load are 0.
+//!
+//! The android-4.19 profile switches to the v4.19/5.4 formulation (cost = power x f_max/f,
+//! the headroom inside the frequency mapping, feec's 1/16 margin).
+//! docs/mechanisms/energy_model.md works the costs, the estimate and feec by hand.
 
 use crate::error::{config, Result};
 use crate::platform::Platform;

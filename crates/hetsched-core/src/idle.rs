@@ -12,6 +12,8 @@
 //! menu differences: no iowait buckets or multiplier (no I/O is simulated), no PM QoS
 //! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout). A
 //! CPU with no timer armed predicts from the typical interval alone (next timer: infinite).
+//!
+//! docs/mechanisms/idle.md works the menu correction by hand.
 
 use crate::core::*;
 use crate::energy::CpuPowerState;

@@ -2,7 +2,7 @@
 //!
 //! `Sim::check_invariants()` holds between two calls of `Sim::step()` (after the
 //! reschedules and cpufreq updates an event causes have been processed) and after
-//! `Sim::run_until()`. It reads only state that is visible outside sim.rs; what it cannot
+//! `Sim::run_until()`. It reads only state that is visible outside core.rs; what it cannot
 //! see (pending wakeup timers, the completion event of a running task, the cluster's OPP
 //! as the scheduler knows it apart from the energy meter) is not checked.
 //!

@@ -1,6 +1,11 @@
 //! hetsched-core: a deterministic discrete-event simulator of the Linux scheduler on
-//! heterogeneous SoCs. Module names follow kernel/sched/ (pelt, fair, cpufreq/schedutil,
-//! idle) so that a reader of the kernel finds each mechanism where they expect it.
+//! heterogeneous SoCs. The files are split as kernel/sched/ splits them, so that a reader of
+//! the kernel finds each mechanism where they expect it: core.rs (core.c), sched.rs
+//! (sched.h), fair.rs, rt.rs, deadline.rs, idle.rs, pelt.rs, uclamp.rs, syscalls.rs,
+//! balance_fair.rs (sched_balance_rq), energy_model.rs, cpufreq/ (schedutil and the
+//! drivers/cpufreq governors); beside them the engine's own parts (event.rs, energy.rs,
+//! features.rs, workload/, policies/ with the registry, extensions/). docs/architecture.md
+//! maps the tree; docs/engine.md links one page per mechanism.
 
 pub mod balance;
 pub mod balance_fair;

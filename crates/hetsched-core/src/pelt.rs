@@ -3,8 +3,13 @@
 //! Same integer arithmetic as the kernel: 1024 µs periods (time in ns >> 10), the decay
 //! table of `sched_pelt.rs`, `period_contrib` carried between updates, averages that change
 //! only when a period boundary is crossed. The time base is the rq's `clock_pelt`
-//! (see `Rq::update_rq_clock_pelt` in sim.rs), which makes util frequency- and
-//! capacity-invariant.
+//! (`Sim::update_rq_clock` in core.rs, `update_idle_rq_clock_pelt` in idle.rs), which makes
+//! util frequency- and capacity-invariant. util_est is here too, in its v6.12 form and the
+//! v4.19 form of the android-4.19 profile.
+//!
+//! Differences: removed load leaves its cfs_rq at once, not at the next update; no IRQ or DL
+//! signal; attachment is a flag, not `last_update_time == 0` (the clock starts at 0).
+//! docs/mechanisms/pelt.md works the ramp and the invariance by hand.
 
 pub use crate::sched_pelt::{LOAD_AVG_MAX, LOAD_AVG_PERIOD, RUNNABLE_AVG_YN_INV};
 

@@ -16,6 +16,8 @@
 //!
 //! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s);
 //! the uclamp request is read from the task's rt-app util_min/util_max.
+//!
+//! docs/mechanisms/rt.md works the placement by hand.
 
 use crate::core::*;
 use crate::core::{SchedView, TaskId};

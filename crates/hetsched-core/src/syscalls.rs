@@ -1,6 +1,10 @@
 //! The scheduler's system calls as a task's program makes them, after
 //! kernel/sched/syscalls.c (v6.12): `sched_yield()` and `sched_setattr()` on itself, and
 //! `fork` (wake_up_new_task of a copy of a template task).
+//!
+//! Differences: a clamp change requeues the running task (the kernel updates it in place);
+//! CFS's skip buddy is honoured unconditionally; deadline parameters are set at creation only.
+//! docs/mechanisms/syscalls.md.
 use crate::core::*;
 use crate::fair::base_slice;
 use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult};

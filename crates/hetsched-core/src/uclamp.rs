@@ -9,6 +9,9 @@
 //! clamp keeps its last value (UCLAMP_FLAG_IDLE) and the min clamp drops to 0; the next
 //! enqueue resets both. All of it is bypassed until some task sets a clamp
 //! (`uclamp_is_used()`).
+//!
+//! Differences: no cgroup clamps and no system-wide limits; util_fits_cpu()'s actual capacity
+//! is capacity_orig (no thermal or cpufreq pressure). docs/mechanisms/uclamp.md.
 
 pub const UCLAMP_BUCKETS: usize = 5;
 /// DIV_ROUND_CLOSEST(SCHED_CAPACITY_SCALE, UCLAMP_BUCKETS)

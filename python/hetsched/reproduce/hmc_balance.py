@@ -14,7 +14,7 @@ The paper's experiments (§2.1-2.3, §3) on the built-in twins of its machine:
 The text of the paper gives no bar values, only statements about them; every row has
 the paper's value None and, where the text states a direction (e.g. "Standard deviations
 in the homogeneous setup are also smaller"), the row's direction is checked against that
-statement. See docs/reproduce/hmc-balance.md.
+statement. See docs/studies/hmc-balance.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`hetsched reproduce learning-eas`: Han & Lee's evaluation of Learning EAS (paper 000,
 §IV: Tables 2, 4, 5, 6, 7 and 9) rebuilt on the nearest built-in platforms
-(docs/reproduce/learning-eas.md).
+(docs/studies/learning-eas.md).
 
 Every Learning EAS number is measured after training: the controller
 (:mod:`hetsched.learning`) first runs ``train_s`` simulated seconds on the same kind of

@@ -10,7 +10,7 @@ SCHED_FIFO audio mixer is the only RT task, which ``vendor.rt_placement`` needs)
 fixed 4 s window. Per metric: the per-seed relative change (%), its mean with a 95 %
 interval, its median, the two-sided Wilcoxon p, and "not significant (p > 0.01)" as the
 slides exclude it. The method follows ``benchmarks/vendor/knobs.py`` (not imported: a
-study module stands alone). docs/reproduce/ospm2020.md has the choices and the results.
+study module stands alone). docs/studies/ospm2020.md has the choices and the results.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ RESULTS = "Results slide (PCMark 100 runs, CPU rails 10 runs)"
 ISOLATION = "Slide '1. CPU Isolation'"
 COUNTS = "Slides '3. Packing' / '4. Fastpath'"
 
-# Transcribed from the OCR text of the slides (docs/reproduce/ospm2020.md has the reading).
+# Transcribed from the OCR text of the slides (docs/studies/ospm2020.md has the reading).
 # The results slide is a 2x2 bar chart, one panel per change (migration margins | prev_cpu
 # fastpath over RT energy aware | task packing), one bar per metric that passed p <= 0.01,
 # labelled with its % change; a first build shows the PCMark scores only (its legend has no

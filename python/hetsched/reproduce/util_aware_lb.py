@@ -1,5 +1,5 @@
 """Paper 001 (Kim, Kim, Geraci, Hong): utilization-aware load balancing for the big.LITTLE
-in-kernel switcher, rebuilt on ``exynos5422:switcher`` (docs/reproduce/util-aware-lb.md).
+in-kernel switcher, rebuilt on ``exynos5422:switcher`` (docs/studies/util-aware-lb.md).
 
 Table II and Fig. 6: a deterministic gcc stream at λ_gcc = 20..80 arrivals/s beside an
 h264ref stream at 1/3 per s, legacy CFS against Fig. 3 with the estimators E_A (eq. 2) and

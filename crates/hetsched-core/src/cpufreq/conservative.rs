@@ -8,6 +8,8 @@
 //! Defaults: up 80, down 20, freq_step 5 %, sampling_down_factor 1, sampling_rate as
 //! ondemand's. Not modelled: the catch-up of idle periods (the engine's sampling timer
 //! fires every period, so there are none), ignore_nice_load.
+//!
+//! docs/mechanisms/cpufreq_governor.md works the steps by hand.
 
 use super::ondemand::dbs_load;
 use super::{dbs_sampling_rate_ns, relation_h, relation_l, Governor};

@@ -14,6 +14,8 @@
 //! parsed); no boost/boostpulse; the CPUs of a cluster are sampled together on one timer
 //! (the kernel has a deferrable timer per CPU, unsynchronised); the slack timer is moot
 //! because the engine's timer is not deferrable.
+//!
+//! docs/mechanisms/cpufreq_governor.md works the hold by hand.
 
 use super::{relation_h, relation_l, Governor};
 use crate::features::{Knob, Knobs};

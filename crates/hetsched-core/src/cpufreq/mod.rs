@@ -1,6 +1,15 @@
-//! cpufreq governors behind one interface. The engine calls `update()` where the kernel
-//! calls `cpufreq_update_util()` (a CPU's util signal changed: enqueue, dequeue, tick,
-//! RT activity) and commits the returned frequency after the cluster's transition latency.
+//! The engine's side of cpufreq, after drivers/cpufreq/cpufreq.c and the cpufreq_update_util()
+//! hook of kernel/sched/cpufreq.c (v6.12). Governors implement one trait: a util-driven one
+//! (schedutil) is offered each cluster whose util signals changed (enqueue, dequeue, tick, RT
+//! activity, clamps), once per event, after it; a sampling one (ondemand, conservative,
+//! interactive) runs on a timer per cluster and gets each CPU's busy time from the energy
+//! meter. A chosen frequency is committed after `cpufreq.transition_latency_us` (a knob: the
+//! platform files carry no clock-latency-ns); at the commit the CPUs' progress and PELT time
+//! are accounted at the old speed first. performance and powersave pin the top or bottom OPP.
+//!
+//! Differences: the hook runs once per event rather than at each trigger inside it; one
+//! transition latency for every cluster; no thermal or user limits on the policy.
+//! docs/mechanisms/cpufreq.md.
 
 pub mod conservative;
 pub mod interactive;

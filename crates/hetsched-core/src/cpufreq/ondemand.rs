@@ -15,6 +15,8 @@
 //! ignore_nice_load (default 0). The engine's sampling timer fires every period even when
 //! the CPUs are idle (the kernel's is deferrable), which only matters for the
 //! prev_load rule above.
+//!
+//! docs/mechanisms/cpufreq_governor.md works the examples by hand.
 
 use super::{dbs_sampling_rate_ns, relation_c, Governor};
 use crate::features::{Knob, Knobs};

@@ -2,14 +2,16 @@
 //! (`sugov_update_shared`): the cluster's frequency follows the most utilised CPU.
 //!
 //! Per CPU (sugov_get_util + effective_cpu_util + sugov_effective_cpu_perf):
-//!   u = cpu_util_cfs_boost + util_rt;  min = capacity_orig if an RT task is runnable
-//!   (uclamp unused), else 0;  util = max(min, min(u * 1/target_load, capacity_orig))
+//!   u = min(cpu_util_cfs_boost + util_rt, capacity_orig);
+//!   min = rq uclamp_min with uclamp in use, else capacity_orig if an RT task is runnable, else 0;
+//!   max = min(rq uclamp_max, capacity_orig);  util = max(min, min(u / target_load, max))
 //! Policy: util = max over CPUs; raw = f_max * util / capacity_orig; resolved to the lowest
 //! OPP >= raw (RELATION_L). Rate limit: evaluate only if `rate_limit_us` passed since the
-//! last *committed* change.
+//! last *committed* change (default 1.5 x the transition latency, as v6.12).
 //!
-//! Not modelled (issue 3 adds them): IRQ and DL utilisation, uclamp, iowait boost,
-//! `sugov_hold_freq`, skipping EM-inefficient OPPs.
+//! Differences: no IRQ or DL utilisation, no iowait boost; single-CPU clusters take the shared
+//! path too, so `sugov_hold_freq()` never applies; EM-inefficient OPPs are not skipped.
+//! docs/mechanisms/cpufreq_schedutil.md works the OPP choice by hand.
 
 use super::{CpuUtil, Governor};
 use crate::features::Knobs;

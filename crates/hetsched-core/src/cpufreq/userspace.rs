@@ -2,6 +2,8 @@
 //! knob `userspace.khz` names, resolved per cluster to the lowest table frequency at or
 //! above it (its highest if none is): scaling_setspeed written once at the start of the
 //! run. 0 (the default) means each cluster's lowest OPP.
+//!
+//! docs/mechanisms/cpufreq.md.
 
 use super::{relation_l, Governor};
 use crate::features::{Knob, Knobs};
