@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 from hetsched import _engine
 from hetsched.errors import EngineError, InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
+from hetsched.policy import Policy, checked_policy, engine_args
 from hetsched.workloads.builtin import resolve_workloads
 from hetsched.lower_bound import energy_lower_bound
 from hetsched.workloads.metrics import compute_metrics
@@ -86,14 +87,21 @@ class Simulation:
     (run together), or a resolved WorkloadSpec dict.
     ``lower_bound=False`` skips the energy lower bound's linear program after the run
     (``energy_lower_bound_j`` is then None; nothing else changes).
+    ``scheduler``: a registered name, or a :class:`hetsched.Policy` written in Python (an
+    instance or the class; ``result.json``'s ``scheduler`` is then its ``name``).
     """
 
     def __init__(self, platform: str | Platform = "gs101", workload: str | list[str] | dict = "phone-mix",
-                 scheduler: str = "cfs", governor: str = "schedutil",
+                 scheduler: "str | Policy | type[Policy]" = "cfs", governor: str = "schedutil",
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
                  trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
                  lower_bound: bool = True):
-        if scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # issue 6
+        # a policy written in Python runs on its base, a registered scheduler (policy.py)
+        self.python_policy: Policy | None = None
+        if not isinstance(scheduler, str):
+            self.python_policy = checked_policy(scheduler, SCHEDULERS, CONTROLLER_SCHEDULERS)
+            scheduler = self.python_policy.name
+        elif scheduler not in SCHEDULERS and scheduler not in CONTROLLER_SCHEDULERS:  # issue 6
             raise UnknownNameError("--scheduler", "scheduler", scheduler, {**SCHEDULERS, **CONTROLLER_SCHEDULERS})
         if governor not in GOVERNORS:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
@@ -129,6 +137,8 @@ class Simulation:
                              got=scheduler)
         engine_scheduler = "eas" if scheduler == "learning-eas" else scheduler
         # --- end issue 6 ---
+        if self.python_policy is not None:
+            engine_scheduler = self.python_policy.base
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
         # the bound is a linear program solved after the run (often longer than a short run
@@ -138,9 +148,10 @@ class Simulation:
                   "kernel": self.kernel,
                   "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
+        py_policy = {} if self.python_policy is None else engine_args(self.python_policy, self.platform, self.kernel)
         try:
             self._engine = _engine.Engine(json.dumps(self.platform_spec), json.dumps(self.workload_spec),
-                                          json.dumps(policy))
+                                          json.dumps(policy), **py_policy)
         except _engine.EngineInputError as e:
             raise EngineError(str(e)) from None
         self._wall_s = 0.0

@@ -1,14 +1,18 @@
 //! The PyO3 module `hetsched._engine`: thin. Specs cross as JSON text, results come back
 //! as JSON text or plain lists. Engine errors become `EngineInputError` (a ValueError),
 //! and a Rust panic is caught here and raised as `EnginePanic` with its message: no panic
-//! crosses the FFI boundary.
+//! crosses the FFI boundary. A scheduler policy written in Python is policy.rs.
+
+mod policy;
 
 use hetsched_core::energy_model::{map_util_perf, EnergyModel, FeecInput};
 use hetsched_core::{features::KNOBS, Error, Platform, Sim};
+use policy::{PolicyAbort, PyPolicySpec};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_engine, EngineInputError, PyValueError);
@@ -18,40 +22,102 @@ fn to_py(e: Error) -> PyErr {
     EngineInputError::new_err(e.to_string())
 }
 
+/// What unwound out of the engine: a Python policy's PolicyError (policy.rs), or a panic.
+fn unwound(p: Box<dyn Any + Send>) -> PyErr {
+    match p.downcast::<PolicyAbort>() {
+        Ok(abort) => abort.0,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            EnginePanic::new_err(format!("engine panic: {msg}"))
+        }
+    }
+}
+
 fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".into());
-        EnginePanic::new_err(format!("engine panic: {msg}"))
-    })
+    catch_unwind(AssertUnwindSafe(f)).map_err(unwound)
 }
 
 #[pyclass(module = "hetsched._engine", unsendable)]
 struct Engine {
     sim: Sim,
+    /// A Python policy's hook failed mid-event: the state is half-updated, so the engine
+    /// refuses to go on and raises that error again
+    stopped: Option<PyErr>,
+}
+
+impl Engine {
+    fn check_running(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.stopped {
+            Some(e) => Err(e.clone_ref(py)),
+            None => Ok(()),
+        }
+    }
+
+    /// The result of running the simulation: a Python policy's failure stops it for good.
+    fn settle<T>(&mut self, py: Python<'_>, r: std::thread::Result<T>) -> PyResult<T> {
+        r.map_err(|p| {
+            let stopped = p.is::<PolicyAbort>();
+            let e = unwound(p);
+            if stopped {
+                self.stopped = Some(e.clone_ref(py));
+            }
+            e
+        })
+    }
 }
 
 #[pymethods]
 impl Engine {
+    /// `policy`: a `hetsched.Policy` instance that runs on top of the policy JSON's
+    /// scheduler (its base); its views hand out `perf_domains` and `energy_model`.
     #[new]
-    fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> PyResult<Self> {
-        let sim = guard(|| hetsched_core::build(platform_json, workload_json, policy_json))?.map_err(to_py)?;
-        Ok(Engine { sim })
+    #[pyo3(signature = (platform_json, workload_json, policy_json, policy=None, perf_domains=None, energy_model=None))]
+    fn new(
+        py: Python<'_>,
+        platform_json: &str,
+        workload_json: &str,
+        policy_json: &str,
+        policy: Option<Bound<'_, PyAny>>,
+        perf_domains: Option<Py<PyAny>>,
+        energy_model: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let spec = match policy {
+            Some(p) => Some(PyPolicySpec::new(
+                py,
+                &p,
+                perf_domains.unwrap_or_else(|| py.None()),
+                energy_model.unwrap_or_else(|| py.None()),
+            )?),
+            None => None,
+        };
+        let sim = guard(|| match spec {
+            Some(spec) => {
+                hetsched_core::build_with_policy(platform_json, workload_json, policy_json, |base| spec.wrap(base))
+            }
+            None => hetsched_core::build(platform_json, workload_json, policy_json),
+        })?
+        .map_err(to_py)?;
+        Ok(Engine { sim, stopped: None })
     }
 
     /// Run every event before t_ns (absolute simulated time in ns).
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
+        self.check_running(py)?;
         let sim = &mut self.sim;
-        py.allow_threads(|| guard(|| sim.run_until(t_ns)))
+        let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(t_ns))));
+        self.settle(py, r)
     }
 
     /// Run until every task has ended, or until limit_ns; True if all ended.
     fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> PyResult<bool> {
+        self.check_running(py)?;
         let sim = &mut self.sim;
-        py.allow_threads(|| guard(|| sim.run_until_exited(limit_ns)))
+        let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| sim.run_until_exited(limit_ns))));
+        self.settle(py, r)
     }
 
     #[getter]
@@ -85,6 +151,7 @@ impl Engine {
     /// idle_state (-1 running/waking), nr_running, capacity_orig, busy_ns (time not idle
     /// since the start, for busy-fraction loads); plus counters.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.check_running(py)?;
         let s = &self.sim;
         let d = PyDict::new(py);
         let n = s.rqs.len();
@@ -130,17 +197,20 @@ impl Engine {
     }
 
     /// The engine's part of result.json, as JSON text.
-    fn result_json(&self) -> PyResult<String> {
+    fn result_json(&self, py: Python<'_>) -> PyResult<String> {
+        self.check_running(py)?;
         guard(|| self.sim.result().to_string())
     }
 
     /// The Chrome trace-event JSON (only with policy.trace); ends the trace.
-    fn take_trace(&mut self) -> PyResult<Option<String>> {
+    fn take_trace(&mut self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.check_running(py)?;
         guard(|| self.sim.finish_trace())
     }
 
     /// Columns of the sampled time series (only with policy.timeseries).
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.check_running(py)?;
         let Some(ts) = &self.sim.timeseries else {
             return Ok(None);
         };
@@ -331,6 +401,10 @@ fn _panic_for_test() -> PyResult<()> {
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Engine>()?;
     m.add_class::<PyEnergyModel>()?;
+    m.add_class::<policy::PySchedView>()?;
+    m.add("WF_FORK", policy::WF_FORK)?;
+    m.add("WF_TTWU", policy::WF_TTWU)?;
+    m.add("POLICY_HOOKS", policy::HOOKS.to_vec())?;
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(governors, m)?)?;
