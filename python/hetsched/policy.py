@@ -246,5 +246,6 @@ def load_policy(spec: str, source: str = "--scheduler") -> type[Policy]:
         raise InputError(source, spec, f"a class {cls_name} in {path_s} (its Policy subclasses: "
                          f"{', '.join(defined) or 'none'})")
     if not (inspect.isclass(cls) and issubclass(cls, Policy)):
-        raise InputError(source, spec, "a subclass of hetsched.Policy", got=cls)
+        kind = "class" if inspect.isclass(cls) else type(cls).__name__
+        raise InputError(source, spec, "a subclass of hetsched.Policy", got=f"{kind} {cls_name}")
     return cls
