@@ -317,7 +317,8 @@ impl PyPolicy {
                 Some(v) => Some(Bound::new(
                     py,
                     PySchedView {
-                        view: Cell::new(v as *const SchedView<'_> as *const SchedView<'static>),
+                        // the lifetime is erased here and enforced by clearing the pointer below
+                        view: Cell::new(std::ptr::from_ref(v).cast::<SchedView<'static>>()),
                         hook,
                         shared: self.spec.shared.clone(),
                     },
@@ -355,7 +356,12 @@ impl PyPolicy {
             Some(e) => Some(e.into_value(py)),
             None => None,
         };
-        match self.spec.error_type.bind(py).call1((self.spec.name.as_str(), hook, why, cause)) {
+        match self
+            .spec
+            .error_type
+            .bind(py)
+            .call1((self.spec.name.as_str(), hook, why, cause))
+        {
             Ok(exc) => PyErr::from_value(exc),
             Err(e) => e,
         }
@@ -364,7 +370,10 @@ impl PyPolicy {
 
 /// A short repr of a value a hook returned, for an error message.
 fn shown(x: &Bound<'_, PyAny>) -> String {
-    let r = x.repr().map(|r| r.to_string()).unwrap_or_else(|_| "<unprintable>".into());
+    let r = x
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "<unprintable>".into());
     let ty = x.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     let r = if r.chars().count() > 60 {
         format!("{}...", r.chars().take(57).collect::<String>())
@@ -416,11 +425,16 @@ fn migrations(v: &SchedView, ret: &Bound<'_, PyAny>) -> Result<Vec<Migration>, S
     let items = ret.try_iter().map_err(|_| expected())?;
     for item in items {
         let item = item.map_err(|_| expected())?;
-        let Ok(pair) = item.downcast::<PyTuple>() else { return Err(expected()) };
+        let Ok(pair) = item.downcast::<PyTuple>() else {
+            return Err(expected());
+        };
         if pair.len() != 2 {
             return Err(expected());
         }
-        let (t, cpu) = (pair.get_item(0).map_err(|_| expected())?, pair.get_item(1).map_err(|_| expected())?);
+        let (t, cpu) = (
+            pair.get_item(0).map_err(|_| expected())?,
+            pair.get_item(1).map_err(|_| expected())?,
+        );
         let n = v.tasks.len();
         let p = match t.extract::<i64>() {
             Ok(p) if !t.is_instance_of::<PyBool>() && p >= 0 && (p as u64) < n as u64 => p as TaskId,
@@ -464,7 +478,7 @@ fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, ser
         let Ok(name) = k.extract::<String>() else {
             return Err(format!("returned a counter named {}, expected a str", shown(&k)));
         };
-        if taken.iter().any(|t| *t == name) {
+        if taken.contains(&name) {
             return Err(format!(
                 "returned the counter '{name}', which result.json's counters already have (the \
                  engine's or the base policy's); name it differently"
@@ -476,7 +490,12 @@ fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, ser
             match (x.extract::<i64>(), x.extract::<u64>()) {
                 (Ok(i), _) => i.into(),
                 (_, Ok(u)) => u.into(),
-                _ => return Err(format!("returned the counter '{name}' = {}, too large for JSON", shown(&x))),
+                _ => {
+                    return Err(format!(
+                        "returned the counter '{name}' = {}, too large for JSON",
+                        shown(&x)
+                    ))
+                }
             }
         } else if x.is_instance_of::<PyFloat>() {
             let f: f64 = x.extract().map_err(|_| String::new())?;
@@ -485,7 +504,10 @@ fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, ser
             }
             f.into()
         } else {
-            return Err(format!("returned the counter '{name}' = {}, expected a number", shown(&x)));
+            return Err(format!(
+                "returned the counter '{name}' = {}, expected a number",
+                shown(&x)
+            ));
         };
         out.push((name, value));
     }
@@ -522,13 +544,19 @@ impl SchedPolicy for PyPolicy {
                     WakeKind::Fork => WF_FORK,
                     WakeKind::Wakeup => WF_TTWU,
                 };
-                self.call("select_task_rq", f, Some(v), &[p as u64, prev_cpu as u64, flags], |ret| {
-                    if ret.is_none() {
-                        Ok(None)
-                    } else {
-                        cpu_for(v, p, ret).map(Some).map_err(|why| format!("returned {why}"))
-                    }
-                })
+                self.call(
+                    "select_task_rq",
+                    f,
+                    Some(v),
+                    &[p as u64, prev_cpu as u64, flags],
+                    |ret| {
+                        if ret.is_none() {
+                            Ok(None)
+                        } else {
+                            cpu_for(v, p, ret).map(Some).map_err(|why| format!("returned {why}"))
+                        }
+                    },
+                )
             }
             _ => None,
         };
@@ -580,7 +608,9 @@ impl SchedPolicy for PyPolicy {
         self.base.task_tick(s, cpu, curr);
         if let Some(f) = &self.spec.task_tick {
             let v = s.sched_view();
-            let migs = self.call("task_tick", f, Some(&v), &[cpu as u64, curr as u64], |ret| migrations(&v, ret));
+            let migs = self.call("task_tick", f, Some(&v), &[cpu as u64, curr as u64], |ret| {
+                migrations(&v, ret)
+            });
             self.pending.extend(migs);
         }
     }
