@@ -154,6 +154,10 @@ def test_the_view_offers_the_engine_state():
             got["task"] = (view.task_util(task), view.cpus_allowed(task), view.task_cpu(task) == prev_cpu,
                            view.task_name(task), view.nr_tasks, view.overutilized,
                            [view.cpu_overutilized(c) for c in range(n)])
+            # the waking task is on no runqueue yet; the task a CPU runs is on its runqueue
+            got["waking"] = (view.task_on_rq(task), view.task_policy(task))
+            got.setdefault("curr", []).append(all((view.cpu_curr(c) is None) or view.task_on_rq(view.cpu_curr(c))
+                                                  for c in range(n)))
             got["domains"] = view.perf_domains
             got["energy"] = view.energy_model.compute_energy([view.cpu_util(c) for c in range(n)])
             return None
@@ -165,6 +169,7 @@ def test_the_view_offers_the_engine_state():
     assert 0 < got["now"] < 0.5e9
     util, allowed, on_prev, tname, nr_tasks, _, _ = got["task"]
     assert 0 <= util <= 1024 and allowed == list(range(8)) and on_prev and tname and nr_tasks > 0
+    assert got["waking"] == (False, "other") and all(got["curr"])
     domains = got["domains"]
     # rd->pd order, as the Energy Model has them (the kernel prepends each new domain)
     em = hetsched.EnergyModel.from_platform("gs101")
@@ -230,6 +235,32 @@ def test_task_tick_migrations_are_carried_out():
     big = [c["cpu"] for c in got["cpus"] if c["capacity"] == 1024]
     assert sum(c["busy_s"] for c in got["cpus"] if c["cpu"] in big) > \
         sum(c["busy_s"] for c in base["cpus"] if c["cpu"] in big)
+
+
+def test_balance_migrations_are_carried_out():
+    class PullToSeven(Policy):
+        """Once per tick, while CPU 7 is idle, the first fair task on a runqueue elsewhere
+        goes there."""
+
+        name = "pull-to-seven"
+
+        def __init__(self):
+            self.asked = 0
+
+        def balance(self, view):
+            if not view.idle_cpu(7):
+                return None
+            for t in range(view.nr_tasks):
+                if view.task_on_rq(t) and view.task_policy(t) == "other" and view.task_cpu(t) != 7:
+                    self.asked += 1
+                    return [(t, 7)]
+            return None
+
+    base = doc_of("cfs", workload="periodic", duration=1.0)
+    p = PullToSeven()
+    got = doc_of(p, workload="periodic", duration=1.0)
+    assert p.asked > 0 and got["counters"]["migrations"] > base["counters"]["migrations"]
+    assert got["cpus"][7]["busy_s"] > base["cpus"][7]["busy_s"]
 
 
 def test_counters_appear_beside_the_engines_and_may_not_take_their_names():
@@ -328,6 +359,18 @@ def test_an_exception_in_a_hook_stops_the_run_and_surfaces_with_its_cause():
     for again in (lambda: sim.run(0.1), sim.result, sim.observe):
         with pytest.raises(PolicyError, match="policy 'boom': select_task_rq raised"):
             again()
+
+
+def test_a_generator_of_migrations_that_raises_is_the_hooks_exception():
+    class Gen(Policy):
+        name = "gen"
+
+        def task_tick(self, view, cpu, curr):
+            yield (curr, cpu)
+            raise LookupError("no such CPU")
+
+    with pytest.raises(PolicyError, match=r"policy 'gen': task_tick raised LookupError: no such CPU \(at "):
+        doc_of(Gen, duration=0.2)
 
 
 def test_keyboard_interrupt_in_a_hook_stays_a_keyboard_interrupt():

@@ -110,8 +110,8 @@ class Policy:
         The tick of ``cpu`` while it runs the fair task ``curr``, after the base's own
         tick work (which still runs). Return migrations to make: fair tasks to move to an
         allowed CPU. They are carried out at the end of this tick, after every CPU's tick
-        (a running task is pushed by the stopper, a queued one moved, one that slept or
-        moved meanwhile left alone). Default: nothing.
+        (a running task is pushed by the stopper, a queued one moved; one that sleeps, or
+        slept or moved meanwhile, is left alone). Default: nothing.
     ``balance(view) -> None | [(task, cpu), ...]``
         Once per tick, after every CPU's tick: migrations as ``task_tick``'s (GTS's
         up-migration lives here). Runs after the base's. Default: nothing.
@@ -123,8 +123,10 @@ class Policy:
     The view (``hetsched._engine.SchedView``): ``nr_cpus``, ``nr_tasks``, ``now_ns``,
     ``overutilized``; per CPU ``capacity_orig(cpu)``, ``capacity_of(cpu)``,
     ``idle_cpu(cpu)``, ``cpu_util(cpu)`` (cpu_util_cfs), ``cpu_overutilized(cpu)``,
-    ``cpu_freq_khz(cpu)``, ``nr_running(cpu)``; per task ``task_util(task)``
-    (task_util_est), ``cpus_allowed(task)``, ``task_cpu(task)``, ``task_name(task)``;
+    ``cpu_freq_khz(cpu)``, ``nr_running(cpu)``, ``cpu_curr(cpu)`` (the running task or
+    None); per task ``task_util(task)`` (task_util_est), ``cpus_allowed(task)``,
+    ``task_cpu(task)``, ``task_on_rq(task)`` (running or queued), ``task_policy(task)``
+    ("other" is fair), ``task_name(task)``;
     ``perf_domains`` (:class:`PerfDomain` tuple) and ``energy_model`` (the simulation's
     :class:`hetsched.EnergyModel`, for ``compute_energy`` / ``find_energy_efficient_cpu``
     what-ifs).

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use hetsched_core::balance::{LoadBalancer, Migration};
 use hetsched_core::features::Knobs;
 use hetsched_core::policies::{SchedPolicy, WakeKind};
-use hetsched_core::sim::{SchedView, Sim, TaskId};
+use hetsched_core::sim::{SchedView, Sim, TaskId, TaskState};
 use hetsched_core::workload::Policy as SchedClass;
 use pyo3::exceptions::{PyException, PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -39,6 +39,20 @@ pub const HOOKS: [&str; 4] = ["select_task_rq", "task_tick", "balance", "counter
 
 /// The unwind payload of a failed hook: the PolicyError to raise once the core is left.
 pub struct PolicyAbort(pub PyErr);
+
+/// Why what a hook returned cannot be used.
+enum Fault {
+    /// the value is not what the hook must return: the reason, after "returned"
+    Refused(String),
+    /// reading it ran the policy's code, which raised (a generator of migrations)
+    Raised(PyErr),
+}
+
+impl From<String> for Fault {
+    fn from(why: String) -> Self {
+        Fault::Refused(why)
+    }
+}
 
 /// `&'static str`s made at run time (the trait hands out `&'static str` names): each
 /// distinct name is leaked once for the life of the process, however many simulations use it.
@@ -200,6 +214,33 @@ impl PySchedView {
         self.with(|v| Ok(v.tasks[task_index(v, task)? as usize].cpu))
     }
 
+    /// cpu_curr(): the task running on the CPU, None if it runs none.
+    fn cpu_curr(&self, cpu: i64) -> PyResult<Option<TaskId>> {
+        self.with(|v| Ok(v.rqs[cpu_index(v, cpu)?].curr))
+    }
+
+    /// task_on_rq_queued(): the task is running or waiting on a runqueue (a migration can
+    /// move only such a task).
+    fn task_on_rq(&self, task: i64) -> PyResult<bool> {
+        self.with(|v| {
+            let t = &v.tasks[task_index(v, task)? as usize];
+            Ok(matches!(t.state, TaskState::Runnable | TaskState::Running))
+        })
+    }
+
+    /// The task's scheduling policy, as the workload names it: "other" (fair), "fifo",
+    /// "rr" or "deadline".
+    fn task_policy(&self, task: i64) -> PyResult<&'static str> {
+        self.with(|v| {
+            Ok(match v.tasks[task_index(v, task)? as usize].policy {
+                SchedClass::Other => "other",
+                SchedClass::Fifo => "fifo",
+                SchedClass::Rr => "rr",
+                SchedClass::Deadline => "deadline",
+            })
+        })
+    }
+
     /// The task's name (p->comm).
     fn task_name(&self, task: i64) -> PyResult<String> {
         self.with(|v| Ok(v.tasks[task_index(v, task)? as usize].name.clone()))
@@ -310,7 +351,7 @@ impl PyPolicy {
         f: &Py<PyAny>,
         v: Option<&SchedView>,
         ints: &[u64],
-        parse: impl FnOnce(&Bound<'_, PyAny>) -> Result<R, String>,
+        parse: impl FnOnce(&Bound<'_, PyAny>) -> Result<R, Fault>,
     ) -> R {
         let out = Python::with_gil(|py| -> PyResult<R> {
             let view = match v {
@@ -338,7 +379,10 @@ impl PyPolicy {
                 view.borrow().view.set(std::ptr::null());
             }
             let ret = ret.map_err(|e| self.error(py, hook, None, Some(e)))?;
-            parse(&ret).map_err(|why| self.error(py, hook, Some(why), None))
+            parse(&ret).map_err(|fault| match fault {
+                Fault::Refused(why) => self.error(py, hook, Some(why), None),
+                Fault::Raised(e) => self.error(py, hook, None, Some(e)),
+            })
         });
         match out {
             Ok(r) => r,
@@ -416,7 +460,7 @@ fn cpu_for(v: &SchedView, p: TaskId, x: &Bound<'_, PyAny>) -> Result<usize, Stri
 
 /// What `task_tick` or `balance` returned: None, or an iterable of `(task, cpu)` tuples,
 /// each a fair task to move to an allowed CPU. A move to the task's own CPU is dropped.
-fn migrations(v: &SchedView, ret: &Bound<'_, PyAny>) -> Result<Vec<Migration>, String> {
+fn migrations(v: &SchedView, ret: &Bound<'_, PyAny>) -> Result<Vec<Migration>, Fault> {
     let mut out = Vec::new();
     if ret.is_none() {
         return Ok(out);
@@ -424,36 +468,36 @@ fn migrations(v: &SchedView, ret: &Bound<'_, PyAny>) -> Result<Vec<Migration>, S
     let expected = || format!("returned {}, expected None or (task, cpu) tuples", shown(ret));
     let items = ret.try_iter().map_err(|_| expected())?;
     for item in items {
-        let item = item.map_err(|_| expected())?;
+        let item = item.map_err(Fault::Raised)?;
         let Ok(pair) = item.downcast::<PyTuple>() else {
-            return Err(expected());
+            return Err(expected().into());
         };
         if pair.len() != 2 {
-            return Err(expected());
+            return Err(expected().into());
         }
         let (t, cpu) = (
-            pair.get_item(0).map_err(|_| expected())?,
-            pair.get_item(1).map_err(|_| expected())?,
+            pair.get_item(0).map_err(Fault::Raised)?,
+            pair.get_item(1).map_err(Fault::Raised)?,
         );
         let n = v.tasks.len();
         let p = match t.extract::<i64>() {
             Ok(p) if !t.is_instance_of::<PyBool>() && p >= 0 && (p as u64) < n as u64 => p as TaskId,
             _ => {
-                return Err(format!(
+                return Err(Fault::Refused(format!(
                     "returned the migration {}: {} is not a task of this run (0-{})",
                     shown(&item),
                     shown(&t),
                     n.saturating_sub(1)
-                ))
+                )))
             }
         };
         let task = &v.tasks[p as usize];
         if task.policy != SchedClass::Other {
-            return Err(format!(
+            return Err(Fault::Refused(format!(
                 "returned the migration {}: task {p} ({}) is not a fair task; a policy moves fair tasks only",
                 shown(&item),
                 task.name
-            ));
+            )));
         }
         let dst = cpu_for(v, p, &cpu).map_err(|why| format!("returned the migration {}: {why}", shown(&item)))?;
         if dst != task.cpu {
@@ -469,45 +513,53 @@ fn migrations(v: &SchedView, ret: &Bound<'_, PyAny>) -> Result<Vec<Migration>, S
 
 /// What `counters` returned: a dict of name -> number (bool, int or finite float), none of
 /// whose names the engine or the base policy already reports.
-fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, serde_json::Value)>, String> {
+fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, serde_json::Value)>, Fault> {
     let Ok(d) = ret.downcast::<PyDict>() else {
-        return Err(format!("returned {}, expected a dict of name: number", shown(ret)));
+        return Err(Fault::Refused(format!(
+            "returned {}, expected a dict of name: number",
+            shown(ret)
+        )));
     };
     let mut out = Vec::with_capacity(d.len());
     for (k, x) in d.iter() {
         let Ok(name) = k.extract::<String>() else {
-            return Err(format!("returned a counter named {}, expected a str", shown(&k)));
+            return Err(Fault::Refused(format!(
+                "returned a counter named {}, expected a str",
+                shown(&k)
+            )));
         };
         if taken.contains(&name) {
-            return Err(format!(
+            return Err(Fault::Refused(format!(
                 "returned the counter '{name}', which result.json's counters already have (the \
                  engine's or the base policy's); name it differently"
-            ));
+            )));
         }
         let value = if x.is_instance_of::<PyBool>() {
-            serde_json::Value::Bool(x.extract().map_err(|_| String::new())?)
+            serde_json::Value::Bool(x.is_truthy().map_err(Fault::Raised)?)
         } else if x.is_instance_of::<PyInt>() {
             match (x.extract::<i64>(), x.extract::<u64>()) {
                 (Ok(i), _) => i.into(),
                 (_, Ok(u)) => u.into(),
                 _ => {
-                    return Err(format!(
+                    return Err(Fault::Refused(format!(
                         "returned the counter '{name}' = {}, too large for JSON",
                         shown(&x)
-                    ))
+                    )))
                 }
             }
         } else if x.is_instance_of::<PyFloat>() {
-            let f: f64 = x.extract().map_err(|_| String::new())?;
+            let f: f64 = x.extract().map_err(Fault::Raised)?;
             if !f.is_finite() {
-                return Err(format!("returned the counter '{name}' = {f}, expected a finite number"));
+                return Err(Fault::Refused(format!(
+                    "returned the counter '{name}' = {f}, expected a finite number"
+                )));
             }
             f.into()
         } else {
-            return Err(format!(
+            return Err(Fault::Refused(format!(
                 "returned the counter '{name}' = {}, expected a number",
                 shown(&x)
-            ));
+            )));
         };
         out.push((name, value));
     }
@@ -553,7 +605,9 @@ impl SchedPolicy for PyPolicy {
                         if ret.is_none() {
                             Ok(None)
                         } else {
-                            cpu_for(v, p, ret).map(Some).map_err(|why| format!("returned {why}"))
+                            cpu_for(v, p, ret)
+                                .map(Some)
+                                .map_err(|why| format!("returned {why}").into())
                         }
                     },
                 )
