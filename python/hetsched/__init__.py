@@ -5,13 +5,15 @@ published device trees) running a Linux-like scheduler (CFS, RT, PELT, schedutil
 workloads, reporting energy and performance. See README.md and docs/.
 """
 
-from hetsched.errors import EngineError, HetschedError, InputError, UnknownNameError
+from hetsched.errors import EngineError, HetschedError, InputError, PolicyError, UnknownNameError
 from hetsched.platforms import list_platforms, load_platform
+from hetsched.policy import Policy
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Simulation",
+    "Policy",
     "EnergyModel",
     "Result",
     "run",
@@ -22,6 +24,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "EngineError",
+    "PolicyError",
     "metrics_004",
     "__version__",
 ]

@@ -33,6 +33,14 @@ COMPARE_PLATFORM = "gs101"
 COMPARE_WORKLOAD = "phone-mix"
 
 
+def _scheduler(name: str):
+    """A ``--scheduler`` value: a registered name as it is, ``FILE.py:CLASS`` the
+    hetsched.Policy subclass that file defines (each Simulation makes its own instance)."""
+    from hetsched.policy import is_policy_file, load_policy
+
+    return load_policy(name) if is_policy_file(name) else name
+
+
 def _parse_sets(sets: List[str]) -> dict:
     out = {}
     for s in sets:
@@ -128,7 +136,8 @@ def _write_run(out: Path, sim, res, trace: bool, extra: dict | None = None) -> l
 def run(
     platform: str = typer.Option("gs101", help="built-in platform name or platform JSON path"),
     workload: List[str] = typer.Option(["phone-mix"], help="NAME[:k=v,...] or rt-app JSON; repeat to run together"),
-    scheduler: str = typer.Option("cfs", help="scheduler policy"),
+    scheduler: str = typer.Option("cfs", help="scheduler policy: a registered name, or FILE.py:CLASS "
+                                              "(a hetsched.Policy written in Python)"),
     governor: str = typer.Option("schedutil", help="cpufreq governor"),
     idle_governor: str = typer.Option("menu", help="cpuidle governor: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
@@ -142,13 +151,13 @@ def run(
     per-phase log)."""
     from hetsched.sim import Simulation
 
-    sim = Simulation(platform=platform, workload=workload, scheduler=scheduler, governor=governor,
+    sim = Simulation(platform=platform, workload=workload, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
                      idle_governor=idle_governor)
-    res = _run_with_progress(sim, duration, f"{platform} {scheduler}/{governor}")
+    res = _run_with_progress(sim, duration, f"{platform} {sim.scheduler}/{governor}")
     written = _write_run(out, sim, res, trace)
     d = res.doc
-    console.print(f"[bold]{d['platform']}[/] {d['workload']} {scheduler}/{governor}: "
+    console.print(f"[bold]{d['platform']}[/] {d['workload']} {escape(sim.scheduler)}/{governor}: "
                   f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
                   f"energy {d['energy_j']:.4f} J, avg power {d['avg_power_mw']:.1f} mW "
                   f"(power model: {d['power_model']})")
@@ -192,7 +201,8 @@ def compare(
     platform: str = typer.Option(COMPARE_PLATFORM, help="platform name or JSON path"),
     workload: List[str] = typer.Option([COMPARE_WORKLOAD], help="NAME[:k=v,...] or rt-app JSON"),
     scheduler: List[str] = typer.Option([], help="schedulers to compare [all registered]; NAME[knob=v,...] "
-                                                 "runs NAME with those knobs, e.g. 'eas[vendor.task_packing=1]'"),
+                                                 "runs NAME with those knobs, e.g. 'eas[vendor.task_packing=1]'; "
+                                                 "FILE.py:CLASS a hetsched.Policy written in Python"),
     governor: List[str] = typer.Option([], help="governors to compare [schedutil]"),
     idle_governor: str = typer.Option("menu", help="cpuidle governor for every cell: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value applied to every cell"),
@@ -412,7 +422,7 @@ def replay(
     trace_file: Path = typer.Argument(..., metavar="FILE", help="trace: trace-cmd report text, ftrace text, "
                                       "systrace HTML, trace.dat[.gz] or a `hetsched record` file"),
     platform: str = typer.Option("host", help="platform to replay on (name, JSON path or host)"),
-    scheduler: str = typer.Option("cfs", help="scheduler policy"),
+    scheduler: str = typer.Option("cfs", help="scheduler policy: a registered name, or FILE.py:CLASS"),
     governor: str = typer.Option("schedutil", help="cpufreq governor"),
     idle_governor: str = typer.Option("menu", help="cpuidle governor: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
@@ -445,7 +455,7 @@ def replay(
     rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
                                          source_platform=load_platform(src) if src else None,
                                          relative_sleeps=relative_sleeps))
-    sim = Simulation(platform=platform, workload=rep.spec, scheduler=scheduler, governor=governor,
+    sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), trace=trace, idle_governor=idle_governor)
     res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}")
     cmp = compare(rep, res.doc)

@@ -25,6 +25,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "EngineError",
+    "PolicyError",
     "did_you_mean",
 ]
 
@@ -86,3 +87,34 @@ class EngineError(HetschedError):
     """The engine failed: a Rust panic inside it (a bug, never a bad input), caught at the
     boundary and reported with its message and source location. The simulation it
     happened in cannot go on; every later call on it raises this again."""
+
+
+class PolicyError(HetschedError):
+    """A scheduler policy written in Python (:class:`hetsched.Policy`) failed in a hook: it
+    raised (``__cause__`` is that exception, with its traceback), or it returned what the
+    engine cannot use (``why`` says what). The run stops there: the simulation's state is
+    mid-event, so the Simulation refuses to go on and raises this again.
+
+    The engine raises it (crates/hetsched-py/src/policy.rs) as
+    ``PolicyError(policy, hook, why, raised)``.
+    """
+
+    def __init__(self, policy: str, hook: str, why: str | None = None, raised: BaseException | None = None):
+        self.policy, self.hook, self.why = policy, hook, why
+        if raised is not None:
+            # one line, where the policy's code failed: the innermost frame of its traceback
+            first = str(raised).strip().splitlines()
+            what = type(raised).__name__ + (f": {first[0]}" if first else "")
+            tb = raised.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            if tb is not None:
+                from pathlib import Path
+
+                what += f" (at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno})"
+            msg = f"policy {policy!r}: {hook} raised {what}"
+        else:
+            msg = f"policy {policy!r}: {hook} {why}"
+        super().__init__(msg)
+        if raised is not None:
+            self.__cause__ = raised  # `raise PolicyError(...) from raised`

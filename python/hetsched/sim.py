@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 from hetsched import _engine
 from hetsched.errors import InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
+from hetsched.policy import Policy, checked_policy, engine_args, is_policy_file, load_policy
 from hetsched.workloads.builtin import resolve_workloads
 from hetsched.lower_bound import energy_lower_bound
 from hetsched.workloads.metrics import compute_metrics
@@ -122,15 +123,28 @@ class Simulation:
     (run together), or a resolved WorkloadSpec dict.
     ``lower_bound=False`` skips the energy lower bound's linear program after the run
     (``energy_lower_bound_j`` is then None; nothing else changes).
+    ``scheduler``: a registered name, or a :class:`hetsched.Policy` written in Python (an
+    instance or the class; ``result.json``'s ``scheduler`` is then its ``name``).
     """
 
     def __init__(self, platform: str | Platform = "gs101", workload: str | list[str] | dict = "phone-mix",
-                 scheduler: str = "cfs", governor: str = "schedutil",
+                 scheduler: "str | Policy | type[Policy]" = "cfs", governor: str = "schedutil",
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
                  trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
                  lower_bound: bool = True):
-        if scheduler not in POLICIES:
+        # a policy written in Python runs on its base, a registered scheduler (policy.py);
+        # `FILE.py:CLASS` names one in a file
+        self.python_policy: Policy | None = None
+        if isinstance(scheduler, str) and is_policy_file(scheduler):
+            scheduler = load_policy(scheduler)
+        if not isinstance(scheduler, str):
+            self.python_policy = checked_policy(scheduler, SCHEDULERS, CONTROLLER_SCHEDULERS)
+            scheduler = self.python_policy.name
+            registered = self.python_policy.base
+        elif scheduler not in POLICIES:
             raise UnknownNameError("--scheduler", "scheduler", scheduler, POLICIES)
+        else:
+            registered = scheduler
         if governor not in GOVERNORS:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
         if idle_governor not in IDLE_GOVERNORS:
@@ -159,26 +173,27 @@ class Simulation:
             knobs["hotplug.hps"] = 1.0 if hp == "hps" else 0.0
         # a userspace controller's options (Learning EAS's `--set learning.*`)
         self._controller = None
-        controller_opts = _controller_options(knobs, scheduler)
+        controller_opts = _controller_options(knobs, registered)
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_enabled, self.timeseries_enabled = trace, timeseries
         # the bound is a linear program solved after the run (often longer than a short run
         # itself); a caller that never reads it (the reproductions' many runs) may skip it
         self.lower_bound_enabled = bool(lower_bound)
-        policy = {"scheduler": scheduler, "governor": governor, "idle_governor": idle_governor,
+        policy = {"scheduler": registered, "governor": governor, "idle_governor": idle_governor,
                   "kernel": self.kernel,
                   "knobs": self.knobs,
                   "trace": trace, "timeseries": timeseries}
         # what the engine refuses arrives as hetsched.errors' own InputError / UnknownNameError
         # (crates/hetsched-py/src/error.rs), already naming the document, field and expectation
+        py_policy = {} if self.python_policy is None else engine_args(self.python_policy, self.platform, self.kernel)
         self._engine = _engine.Engine(json.dumps(self.platform_spec), json.dumps(self.workload_spec),
-                                      json.dumps(policy))
+                                      json.dumps(policy), **py_policy)
         self._wall_s = 0.0
         self._stop_reason = "duration"
         # a policy with a userspace controller (its registry line names the class): the
         # controller steps the engine from here on
-        if POLICIES[scheduler]["controller"]:
-            self._controller = _controller_class(POLICIES[scheduler]["controller"]).from_options(
+        if POLICIES[registered]["controller"]:
+            self._controller = _controller_class(POLICIES[registered]["controller"]).from_options(
                 self, controller_opts)
 
     @property

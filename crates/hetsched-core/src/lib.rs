@@ -49,11 +49,22 @@ pub use workload::WorkloadSpec;
 
 /// Build a simulation from the three resolved JSON documents (docs/engine-interface.md).
 pub fn build(platform_json: &str, workload_json: &str, policy_json: &str) -> Result<Sim> {
+    build_with_policy(platform_json, workload_json, policy_json, |base| base)
+}
+
+/// As `build`, with the registry's policy handed to `wrap` (`Sim::with_policy`): a policy
+/// defined outside the registry runs on top of it.
+pub fn build_with_policy(
+    platform_json: &str,
+    workload_json: &str,
+    policy_json: &str,
+    wrap: impl FnOnce(Box<dyn policies::SchedPolicy>) -> Box<dyn policies::SchedPolicy>,
+) -> Result<Sim> {
     let platform = Platform::from_json(platform_json)?;
     let workload = WorkloadSpec::from_json(workload_json)?;
     let policy: PolicyConfig = serde_json::from_str(policy_json).map_err(|e| Error::Json {
         doc: "policy",
         msg: e.to_string(),
     })?;
-    Sim::new(platform, workload, policy)
+    Sim::with_policy(platform, workload, policy, wrap)
 }

@@ -6,7 +6,6 @@ use serde_json::{json, Map, Value};
 
 const NS: f64 = 1e9;
 
-
 fn percentile(sorted: &[u64], q: f64) -> u64 {
     if sorted.is_empty() {
         return 0;
@@ -221,7 +220,12 @@ impl Sim {
     /// The policy's counters (`SchedPolicy::counters`) under one key, `counters.policy`
     /// (`policy.name` says which policy), and the sections of its own.
     fn result_policy(&self, r: &mut Value) {
-        let own: Map<String, Value> = self.policy.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let own: Map<String, Value> = self
+            .policy
+            .counters()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
         r["counters"]["policy"] = Value::Object(own);
         self.policy.result(&self.sched_view(), r);
     }

@@ -113,7 +113,10 @@ fn every_line_resolves_and_reports_itself() {
         assert_eq!(r["policy"]["placement"], json!(sim.placement_name()), "{}", info.name);
         assert_eq!(r["policy"]["name"], json!(info.name));
         // the policy's counters, and only they, under counters.policy
-        assert_eq!(r["counters"]["policy"].as_object().unwrap().len(), sim.policy.counters().len());
+        assert_eq!(
+            r["counters"]["policy"].as_object().unwrap().len(),
+            sim.policy.counters().len()
+        );
         for (k, v) in sim.policy.counters() {
             assert_eq!(r["counters"]["policy"][k], v, "{}: counter {k}", info.name);
         }

@@ -1,13 +1,16 @@
 //! The PyO3 module `hetsched._engine`: thin. Specs cross as JSON text, results come back
 //! as JSON text or plain lists. Every entry point that runs engine code does so inside
 //! `catch_panic`, so no panic crosses the FFI boundary, and returns `EngineResult`, whose
-//! error becomes one of `hetsched.errors`' exceptions in one place (error.rs).
+//! error becomes one of `hetsched.errors`' exceptions in one place (error.rs). A
+//! scheduler policy written in Python is policy.rs.
 
 mod error;
+mod policy;
 
 use error::{catch_panic, EngineResult, PyEngineError};
 use hetsched_core::energy_model::{map_util_perf, EnergyModel, FeecInput};
 use hetsched_core::{features::KNOBS, Error, Platform, Sim};
+use policy::{catch_policy_abort, PyPolicySpec};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -17,37 +20,80 @@ struct Engine {
     /// The text of the panic that interrupted a call that changes the simulation: its
     /// state may then be half-updated, so every later call refuses to run on it.
     poisoned: Option<String>,
+    /// A Python policy's hook failed mid-event (its PolicyError): the state is
+    /// half-updated as well, and every later call raises that error again.
+    stopped: Option<PyErr>,
 }
 
 impl Engine {
-    /// The simulation, unless a panic has left it unusable.
+    /// The simulation, unless a panic or a failed Python hook has left it unusable.
     fn sim(&self) -> EngineResult<&Sim> {
+        if let Some(e) = &self.stopped {
+            return Err(PyEngineError::Python(Python::with_gil(|py| e.clone_ref(py))));
+        }
         match &self.poisoned {
             Some(panic) => Err(PyEngineError::Poisoned(panic.clone())),
             None => Ok(&self.sim),
         }
     }
 
-    /// Runs `f` on the simulation, which it may change; a panic in it poisons the engine.
+    /// Runs `f` on the simulation, which it may change; a panic in it poisons the engine,
+    /// a Python policy's failure stops it.
     fn change<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut Sim) -> T + Send) -> EngineResult<T> {
         self.sim()?;
         let sim = &mut self.sim;
         // the GIL is released while the engine runs (other Python threads go on); errors
         // become Python exceptions only after it is taken back
-        let r = py.allow_threads(|| catch_panic(|| f(sim)));
-        if let Err(panic) = &r {
-            self.poisoned = Some(panic.to_string());
+        let r = py.allow_threads(|| catch_panic(|| catch_policy_abort(|| f(sim))));
+        match r {
+            Err(panic) => {
+                self.poisoned = Some(panic.to_string());
+                Err(panic.into())
+            }
+            Ok(Err(abort)) => {
+                self.stopped = Some(abort.0.clone_ref(py));
+                Err(PyEngineError::Python(abort.0))
+            }
+            Ok(Ok(v)) => Ok(v),
         }
-        Ok(r?)
     }
 }
 
 #[pymethods]
 impl Engine {
+    /// `policy`: a `hetsched.Policy` instance that runs on top of the policy JSON's
+    /// scheduler (its base); its views hand out `perf_domains` and `energy_model`.
     #[new]
-    fn new(platform_json: &str, workload_json: &str, policy_json: &str) -> EngineResult<Self> {
-        let sim = catch_panic(|| hetsched_core::build(platform_json, workload_json, policy_json))??;
-        Ok(Engine { sim, poisoned: None })
+    #[pyo3(signature = (platform_json, workload_json, policy_json, policy=None, perf_domains=None, energy_model=None))]
+    fn new(
+        py: Python<'_>,
+        platform_json: &str,
+        workload_json: &str,
+        policy_json: &str,
+        policy: Option<Bound<'_, PyAny>>,
+        perf_domains: Option<Py<PyAny>>,
+        energy_model: Option<Py<PyAny>>,
+    ) -> EngineResult<Self> {
+        let spec = match policy {
+            Some(p) => Some(PyPolicySpec::new(
+                py,
+                &p,
+                perf_domains.unwrap_or_else(|| py.None()),
+                energy_model.unwrap_or_else(|| py.None()),
+            )?),
+            None => None,
+        };
+        let sim = catch_panic(|| match spec {
+            Some(spec) => {
+                hetsched_core::build_with_policy(platform_json, workload_json, policy_json, |base| spec.wrap(base))
+            }
+            None => hetsched_core::build(platform_json, workload_json, policy_json),
+        })??;
+        Ok(Engine {
+            sim,
+            poisoned: None,
+            stopped: None,
+        })
     }
 
     /// Run every event before t_ns (absolute simulated time in ns).
@@ -406,6 +452,10 @@ fn kernel_profiles() -> Vec<(&'static str, &'static str)> {
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Engine>()?;
     m.add_class::<PyEnergyModel>()?;
+    m.add_class::<policy::PySchedView>()?;
+    m.add("WF_FORK", policy::WF_FORK)?;
+    m.add("WF_TTWU", policy::WF_TTWU)?;
+    m.add("POLICY_HOOKS", policy::HOOKS.to_vec())?;
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
