@@ -97,7 +97,7 @@ def test_same_inputs_same_bytes():
     a = doc_of(mod.SmallestIdleFit(), workload="video:seconds=2", duration=2.0)
     b = doc_of(mod.SmallestIdleFit, workload="video:seconds=2", duration=2.0)
     assert json.dumps(a) == json.dumps(b)
-    assert a["counters"]["python_placed"] > 0 and a != doc_of("cfs", workload="video:seconds=2", duration=2.0)
+    assert a["counters"]["policy"]["python_placed"] > 0 and a != doc_of("cfs", workload="video:seconds=2", duration=2.0)
 
 
 # ------------------------------------------------------------------ the hooks
@@ -230,7 +230,7 @@ def test_task_tick_migrations_are_carried_out():
 
     base = doc_of("cfs", workload="periodic", duration=1.0)
     got = doc_of(UpMigrate(), workload="periodic", duration=1.0)
-    assert got["counters"]["up_migrations_asked"] > 0
+    assert got["counters"]["policy"]["up_migrations_asked"] > 0
     assert got["counters"]["migrations"] > base["counters"]["migrations"]
     big = [c["cpu"] for c in got["cpus"] if c["capacity"] == 1024]
     assert sum(c["busy_s"] for c in got["cpus"] if c["cpu"] in big) > \
@@ -263,23 +263,26 @@ def test_balance_migrations_are_carried_out():
     assert got["cpus"][7]["busy_s"] > base["cpus"][7]["busy_s"]
 
 
-def test_counters_appear_beside_the_engines_and_may_not_take_their_names():
+def test_counters_appear_beside_the_base_policys_and_may_not_take_their_names():
     class Count(Policy):
         name = "count"
+        base = "eas"
 
         def counters(self):
             return {"py_int": 3, "py_float": 0.5, "py_flag": True}
 
-    c = doc_of(Count, duration=0.2)["counters"]
+    c = doc_of(Count, duration=0.2)["counters"]["policy"]
     assert (c["py_int"], c["py_float"], c["py_flag"]) == (3, 0.5, True)
+    assert "feec_calls" in c  # the base's, beside them
 
     class Clash(Policy):
         name = "clash"
+        base = "eas"
 
         def counters(self):
-            return {"migrations": 1}
+            return {"feec_calls": 1}
 
-    with pytest.raises(PolicyError, match="policy 'clash': counters returned the counter 'migrations'"):
+    with pytest.raises(PolicyError, match="policy 'clash': counters returned the counter 'feec_calls'"):
         doc_of(Clash, duration=0.2)
 
 

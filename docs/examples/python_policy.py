@@ -49,7 +49,7 @@ class SmallestIdleFit(hetsched.Policy):
         return best  # None: the base (cfs's select_idle_sibling) places this wakeup
 
     def counters(self):
-        # reported in result.json's counters beside the engine's
+        # reported in result.json's counters.policy, beside the base policy's
         return {"python_placed": self.placed, "python_left_to_base": self.left}
 
 
@@ -62,7 +62,7 @@ def main() -> None:
         doc = sim.run(DURATION_S).doc
         video = doc["metrics"]["video"]
         label = doc["scheduler"] if isinstance(scheduler, str) else f"{doc['scheduler']} ({scheduler.base})"
-        c = doc["counters"]
+        c = doc["counters"]["policy"]
         placed = f"{c['python_placed']} / {c['python_left_to_base']}" if "python_placed" in c else "-"
         print(f"{label:<24}{doc['energy_j']:>12.4f}{video['frames']:>8}{video['late_frames']:>13}{placed:>24}")
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from hetsched.errors import InputError, UnknownNameError
 
 if TYPE_CHECKING:
-    from hetsched._engine import SchedView
+    from hetsched.sim import SchedView
     from hetsched.energy_model import EnergyModel
     from hetsched.platforms import Platform
 
@@ -94,7 +94,7 @@ class Policy:
 
     Hooks (define any of them; the engine calls only those a subclass defines, decided
     once when the simulation is built). Each hook that takes a ``view`` gets a
-    :class:`hetsched._engine.SchedView` of the engine's state at the call, valid for that
+    :class:`hetsched.sim.SchedView` of the engine's state at the call, valid for that
     call only (it refuses access afterwards: keep numbers, not the view). A hook that
     raises, or returns what the engine cannot use, stops the run with
     :class:`hetsched.errors.PolicyError` naming the policy and the hook.
@@ -120,7 +120,7 @@ class Policy:
         the engine or the base already reports is an error). Called when a result is
         made. Default: none.
 
-    The view (``hetsched._engine.SchedView``): ``nr_cpus``, ``nr_tasks``, ``now_ns``,
+    The view (``hetsched.sim.SchedView``): ``nr_cpus``, ``nr_tasks``, ``now_ns``,
     ``overutilized``; per CPU ``capacity_orig(cpu)``, ``capacity_of(cpu)``,
     ``idle_cpu(cpu)``, ``cpu_util(cpu)`` (cpu_util_cfs), ``cpu_overutilized(cpu)``,
     ``cpu_freq_khz(cpu)``, ``nr_running(cpu)``, ``cpu_curr(cpu)`` (the running task or

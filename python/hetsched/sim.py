@@ -39,6 +39,8 @@ SWITCHER_SCHEDULERS: tuple[str, ...] = tuple(n for n, p in POLICIES.items() if p
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
 KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
+# the view of the engine's state a Python policy's hook is handed (policy.py)
+SchedView = _engine.SchedView
 # the version every result document and sweep row carries
 ENGINE_VERSION: str = _engine.__version__
 # GTS and MediaTek's hps: `--set hotplug=NAME` (hotplug.rs; docs/schedulers.md)

@@ -144,7 +144,8 @@ impl Engine {
     /// The engine's part of result.json, as JSON text.
     fn result_json(&self) -> EngineResult<String> {
         let sim = self.sim()?;
-        Ok(catch_panic(|| sim.result().to_string())?)
+        // a Python policy's counters hook runs here: its failure is its PolicyError
+        catch_panic(|| catch_policy_abort(|| sim.result().to_string()))?.map_err(|abort| PyEngineError::Python(abort.0))
     }
 
     /// The Chrome trace-event JSON (only with policy.trace); ends the trace.

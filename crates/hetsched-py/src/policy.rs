@@ -530,8 +530,8 @@ fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, ser
         };
         if taken.contains(&name) {
             return Err(Fault::Refused(format!(
-                "returned the counter '{name}', which result.json's counters already have (the \
-                 engine's or the base policy's); name it differently"
+                "returned the counter '{name}', which the base policy already reports in \
+                 result.json's counters.policy; name it differently"
             )));
         }
         let value = if x.is_instance_of::<PyBool>() {
@@ -688,18 +688,18 @@ impl SchedPolicy for PyPolicy {
         self.base.counters()
     }
 
-    /// The base's sections, then Python's counters beside the engine's in `counters`
-    /// (here rather than in `counters()`, so that a name the engine already reports is
-    /// refused instead of overwriting it).
+    /// The base's sections, then Python's counters beside the base policy's in
+    /// `counters.policy` (here rather than in `counters()`, so that a name the base already
+    /// reports is refused instead of overwriting it).
     fn result(&self, v: &SchedView, out: &mut serde_json::Value) {
         self.base.result(v, out);
         let Some(f) = &self.spec.counters else { return };
-        let taken: Vec<String> = out["counters"]
+        let taken: Vec<String> = out["counters"]["policy"]
             .as_object()
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
         let values = self.call("counters", f, None, &[], |ret| counters(ret, &taken));
-        if let Some(m) = out["counters"].as_object_mut() {
+        if let Some(m) = out["counters"]["policy"].as_object_mut() {
             m.extend(values);
         }
     }
