@@ -156,7 +156,7 @@ impl KernelLb {
     }
 
     /// Stop balancing at the domain level `name` (GTS: the HMP patches clear
-    /// SD_LOAD_BALANCE at the cluster-spanning level; gts.rs).
+    /// SD_LOAD_BALANCE at the cluster-spanning level; policies/gts.rs).
     pub fn drop_level(&mut self, name: &str) {
         let doms = &self.domains;
         for lv in self.levels.iter_mut() {

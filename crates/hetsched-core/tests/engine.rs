@@ -743,7 +743,7 @@ proptest! {
 
 // ------------------------------------------------------------- regressions of fixed engine bugs
 
-/// Regression (fixed; sim.rs, advance_program, `Ev::Timer`): the first use of a timer must count
+/// Regression (fixed; workload/rtapp.rs, advance_program, `Ev::Timer`): the first use of a timer must count
 /// from the task's (delayed) start (docs/engine-interface.md: "the first use starts from
 /// the task's start time"; docs/workloads.md: "The first use of a timer counts from the
 /// delayed start"; rt-app initialises t_next to the thread's t_first). The engine starts
@@ -775,7 +775,7 @@ fn timer_first_use_counts_from_task_start() {
     assert_eq!(st.nr_wakeups, 1, "the task should have woken at 40 ms");
 }
 
-/// Regression (fixed; sim.rs, update_load_avg / enqueue_task; pelt.rs attach_entity_load_avg):
+/// Regression (fixed; fair.rs, update_load_avg / enqueue_task_fair; pelt.rs attach_entity_load_avg):
 /// `se.avg.last_update_time == 0` is used as "not attached to a cfs_rq" (the kernel's
 /// DO_ATTACH test), but the simulation clock starts at 0: a new task is attached at fork
 /// with last_update_time = the cfs_rq's, 0, and stays at 0 until its signal is updated at
@@ -811,7 +811,7 @@ fn task_blocking_before_its_first_pelt_update_is_attached_once() {
     assert_close("cfs_rq at the task's first wakeup", cfs, expect, 3.0);
 }
 
-/// Regression (fixed; sim.rs, task_exit): an exiting task's PELT contribution stays attached to
+/// Regression (fixed; core.rs, task_exit): an exiting task's PELT contribution stays attached to
 /// its CPU's cfs_rq and only decays (half-life 32 ms), while the kernel removes it
 /// (task_dead_fair → remove_entity_load_avg: the task's util/load/runnable are subtracted
 /// from the cfs_rq at its next update). A CPU whose only task exited keeps a phantom util

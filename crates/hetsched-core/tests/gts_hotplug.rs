@@ -1,4 +1,4 @@
-//! The `gts` scheduler (gts.rs) and MediaTek's hot plug strategy (hotplug.rs).
+//! The `gts` scheduler (policies/gts.rs) and MediaTek's hot plug strategy (extensions/hotplug.rs).
 //! Every assertion is about where work ran, which CPUs were online and what the counters
 //! say; none about timings.
 

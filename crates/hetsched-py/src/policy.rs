@@ -78,7 +78,7 @@ struct ViewShared {
 
 /// The engine's state as a hook sees it: `hetsched._engine.SchedView`. Valid only during
 /// the hook call it was handed to; the methods follow the kernel's helpers of the same
-/// names (sim.rs `SchedView`).
+/// names (sched.rs `SchedView`).
 #[pyclass(module = "hetsched._engine", name = "SchedView", unsendable)]
 pub struct PySchedView {
     /// the core's view, non-null only while the hook runs ([`PyPolicy::call`] clears it)
