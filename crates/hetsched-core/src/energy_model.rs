@@ -356,7 +356,8 @@ fn compute_energy(
 }
 
 impl EnergyModel {
-    /// find_energy_efficient_cpu() (v6.12, identical in 6.18), without uclamp.
+    /// find_energy_efficient_cpu() (v6.12, identical in 6.18), uclamp included (the task's
+    /// and the runqueues' clamps, when some task sets one).
     pub fn find_energy_efficient_cpu(&self, inp: &FeecInput) -> FeecResult {
         if self.legacy {
             return self.feec_v5_4(inp);

@@ -26,10 +26,9 @@ pub static INFO: PolicyInfo = PolicyInfo {
 /// apply in select_idle_sibling; a new task has no prev_cpu and skips this step), else the
 /// idle CPU
 /// with the most spare capacity (capacity_orig - cpu_util_cfs), else the CPU with the
-/// fewest runnable tasks and then the lowest cfs load_avg. For an RT task, prev_cpu unless
-/// it runs an RT task of equal or higher priority, else the CPU running the lowest
-/// priority (idle < fair < lower RT), a cpupri search without capacity fitness. Ties go
-/// to the lowest CPU number.
+/// fewest runnable tasks and then the lowest cfs load_avg. Ties go to the lowest CPU
+/// number. RT tasks take the kernel's select_task_rq_rt (rt.rs: cpupri with capacity
+/// fitness on asymmetric systems).
 pub struct Baseline;
 
 /// The baseline's choice (also the kernel-like policies' choice for new tasks, whose slow
