@@ -256,6 +256,18 @@ def test_sweep_through_a_local_ray_cluster(tmp_path, tools):
         doc = Simulation(platform="juno-r0", workload="phone-mix", scheduler="eas", seed=0).run(0.3).doc
         assert (r["energy_j"], r["energy_lower_bound_j"]) == (doc["energy_j"], doc["energy_lower_bound_j"])
         assert len({r["worker"] for r in rows}) >= 1
+        # compare and a reproduction go through the same runner onto the same cluster,
+        # with the numbers of a local run
+        addr = f"127.0.0.1:{port}"
+        cmp_args = ["compare", "--platform", "juno-r0", "--scheduler", "cfs", "--scheduler", "eas",
+                    "--duration", "0.3", "--seeds", "2"]
+        local = tools.run_cli(cmp_args + ["--out", tmp_path / "cmp-local"], timeout=180)
+        remote = tools.run_cli(cmp_args + ["--out", tmp_path / "cmp-ray", "--ray", addr], timeout=180)
+        assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+        assert (tmp_path / "cmp-ray" / "compare.json").read_text() == (tmp_path / "cmp-local" / "compare.json").read_text()
+        rep = tools.run_cli(["reproduce", "fa-cfs", "--smoke", "--out", tmp_path / "rep", "--ray", addr], timeout=300)
+        assert rep.returncode == 0, rep.stderr
+        assert "fa-cfs: " in rep.stdout and (tmp_path / "rep" / "fa-cfs.md").exists()
     finally:
         # stop the cluster we started: its whole session (ray start --block and its children)
         try:

@@ -210,6 +210,8 @@ def compare(
     seeds: int = typer.Option(3, min=1, help="runs per cell, seeds 0..N-1"),
     out: Optional[Path] = typer.Option(None, help="also write compare.csv and compare.json here"),
     jobs: int = typer.Option(1, min=0, help="worker processes (0: one per CPU) [1: in this process]"),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
+                                      help="run the cells on the Ray cluster at ADDRESS (host:port)"),
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
@@ -240,7 +242,7 @@ def compare(
         spec(s, g, 0).simulation()
     specs = [spec(s, g, seed) for s, g in cells for seed in range(seeds)]
     t0 = time.perf_counter()
-    with _progress() as prog, Runner(jobs or None) as runner:
+    with _progress() as prog, Runner(jobs or None, ray=ray) as runner:
         task = prog.add_task("compare", total=len(specs))
         results = runner.run(specs, on_result=lambda *_: prog.advance(task))
     rows = [_compare_row(sp, flat) for sp, flat in zip(specs, results)]
@@ -545,6 +547,8 @@ def reproduce(
     seeds: int = typer.Option(0, min=0, help="runs per configuration (0: 3 with --quick, 10 without)"),
     out: Path = typer.Option(Path("reproduce"), help="output directory: STUDY.csv, STUDY.md, plots, report.html"),
     jobs: int = typer.Option(0, min=0, help="worker processes (0: one per CPU)"),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
+                                      help="run on the Ray cluster at ADDRESS (host:port)"),
     smoke: bool = typer.Option(False, "--smoke", hidden=True, help="seconds-long runs, for the tests"),
 ):
     """Rebuild a study's evaluation on the nearest built-in platforms, over several seeds,
@@ -563,7 +567,7 @@ def reproduce(
         console.print(f"{res.study}: {len(res.rows)} published numbers, direction agrees on {agree} of "
                       f"{total}; {res.runs} runs in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}")
 
-    run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None,
+    run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
                   progress=err_console.is_terminal, on_study=on_study)
     console.print(f"  wrote {out / 'report.html'}")
 

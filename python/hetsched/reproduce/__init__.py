@@ -58,16 +58,17 @@ def run_study(name: str, ctx: Context) -> StudyResult:
 
 
 def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seeds: int = 5,
-              jobs: int | None = None, progress: bool = False,
+              jobs: int | None = None, ray: str | None = None, progress: bool = False,
               on_study: Callable[[StudyResult], None] | None = None) -> list[StudyResult]:
     """Run the named studies (``["all"]``: every one), write each study's files and the
-    HTML report of every study found in ``out_dir``."""
+    HTML report of every study found in ``out_dir``. ``ray``: a Ray cluster's address
+    to run on instead of a local pool."""
     from hetsched.reproduce.report import write_report
 
     names = list(STUDIES) if list(names) == ["all"] else list(names)
     for n in names:
         study_module(n)  # every name checked before anything runs
-    runner = Runner(jobs=jobs, progress=progress)
+    runner = Runner(jobs=jobs, ray=ray, progress=progress)
     ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
     results = []
     try:

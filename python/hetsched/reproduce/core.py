@@ -77,8 +77,8 @@ class Runner(BatchRunner):
     with a progress bar, and keeps every result for the session (a run asked for twice,
     e.g. the same baseline by two tables, runs once): :class:`hetsched.runner.Runner`."""
 
-    def __init__(self, jobs: int | None = None, progress: bool = True):
-        super().__init__(jobs, extended=True)
+    def __init__(self, jobs: int | None = None, progress: bool = True, ray: str | None = None):
+        super().__init__(jobs, ray=ray, extended=True)
         self.progress = progress
 
     @property
