@@ -651,6 +651,7 @@ impl Sim {
         self.trace_slice_end(cpu, t);
         self.tasks[t as usize].state = TaskState::Exited;
         self.nr_exited += 1;
+        self.policy.task_dead(t);
         self.resched_cpu(cpu);
     }
 
