@@ -37,6 +37,13 @@ pub struct BalanceStats {
     pub successes: u64,
 }
 
+/// rd->overutilized and rd->overloaded, each if a statistics pass set it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RdFlags {
+    pub overutilized: Option<bool>,
+    pub overloaded: Option<bool>,
+}
+
 /// What a balancer did, for result.json.
 #[derive(Debug, Clone, Default)]
 pub struct LbStats {
@@ -77,6 +84,11 @@ pub trait LoadBalancer: Send {
         None
     }
     fn stats(&self) -> LbStats;
+    /// The root domain's flags as the balancer's statistics passes left them, for those a
+    /// pass computed since the last call (the kernel updates them in update_sd_lb_stats).
+    fn take_rd_flags(&mut self) -> RdFlags {
+        RdFlags::default()
+    }
     /// The knobs changed during the run.
     fn set_tunables(&mut self, knobs: &Knobs);
 }
@@ -237,6 +249,23 @@ impl Sim {
         }
     }
 
+    /// rd->overutilized and rd->overloaded as the balancer's statistics pass left them
+    /// (update_sd_lb_stats(): the root domain's pass sets or clears both, a lower level's
+    /// only sets overutilized); enqueue and the tick only set them
+    /// (check_update_overutilized_status, add_nr_running).
+    pub(crate) fn update_rd_overutilized(&mut self) {
+        let flags = self.balancer.as_mut().map(|lb| lb.take_rd_flags()).unwrap_or_default();
+        if let Some(o) = flags.overutilized {
+            if o && !self.overutilized {
+                self.counters.overutilized_set += 1;
+            }
+            self.overutilized = o;
+        }
+        if let Some(o) = flags.overloaded {
+            self.overloaded = o;
+        }
+    }
+
     /// sched_balance_newidle(): a CPU about to go idle pulls from a busier one.
     pub(crate) fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
         if self.cpu_isolated & (1u64 << cpu) != 0 {
@@ -248,6 +277,7 @@ impl Sim {
         let lb = self.balancer.as_mut()?;
         self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
         let acts = lb.newidle(&view!(self), cpu);
+        self.update_rd_overutilized();
         if acts.is_empty() {
             return None;
         }

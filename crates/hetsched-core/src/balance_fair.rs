@@ -13,11 +13,12 @@
 //! Differences: no asym packing, SMT or NUMA; no group `imbalanced` type (pinning is only
 //! counted); balancing costs no simulated time, so v6.12's newidle cut-off (avg_idle below
 //! the measured cost of balancing) never fires, while the android-4.19 profile keeps v4.19's
-//! (avg_idle below sched_migration_cost_ns); `rd->overloaded` is recomputed at each pass
-//! rather than kept. docs/mechanisms/sched_balance.md works the classification by hand.
+//! (avg_idle below sched_migration_cost_ns). `rd->overloaded` and `rd->overutilized` are
+//! kept as the kernel keeps them: enqueue sets them, a root-domain pass's statistics set or
+//! clear them. docs/mechanisms/sched_balance.md works the classification by hand.
 
 pub use crate::balance::LbAction;
-use crate::balance::{BalanceStats, LbStats, LoadBalancer, Migration};
+use crate::balance::{BalanceStats, LbStats, LoadBalancer, Migration, RdFlags};
 use crate::core::{SchedView, TaskId};
 use crate::features::Knobs;
 use crate::workload::Policy;
@@ -88,6 +89,9 @@ pub struct KernelLb {
     pub busy_factor: u64,
     /// per domain name: (attempts, successes)
     pub stats: Vec<(&'static str, BalanceStats)>,
+    /// rd->overutilized and rd->overloaded as the last statistics passes left them
+    /// (update_sd_lb_stats), since the core last took them
+    rd: RdFlags,
 }
 
 fn capacity_greater(a: u64, b: u64) -> bool {
@@ -152,6 +156,7 @@ impl KernelLb {
             migration_cost_ns,
             busy_factor,
             stats,
+            rd: RdFlags::default(),
         }
     }
 
@@ -268,6 +273,27 @@ impl KernelLb {
         }
         let local = Self::group_stats(v, local_cpus, sd.asym, true);
         let local_ty = Self::classify(&local);
+        // update_sd_lb_stats(): with EAS, the root domain's pass sets or clears
+        // rd->overutilized from its CPUs; a lower level's can only set it
+        let root = sd.span.len() == v.nr_cpus();
+        let mut overutilized = self.rd.overutilized.unwrap_or(v.overutilized);
+        if v.eas {
+            let any = sd.span.iter().any(|&c| v.cpu_overutilized(c));
+            if root {
+                overutilized = any;
+            } else {
+                overutilized |= any;
+            }
+            self.rd.overutilized = Some(overutilized);
+        }
+        if root {
+            // rd->overloaded: a runqueue with more than one task, or a misfit task
+            let overloaded = sd
+                .span
+                .iter()
+                .any(|&c| v.rqs[c].nr_running() > 1 || Self::misfit_load(v, c) > 0);
+            self.rd.overloaded = Some(overloaded);
+        }
         // the busiest group, with the asymmetric vetoes
         let dst_cap = v.capacity_orig(dst);
         let mut busiest: Option<(GroupType, Sg)> = None;
@@ -315,7 +341,7 @@ impl KernelLb {
         };
         let force = bty == GroupType::MisfitTask;
         if !force {
-            let eas_balanced = v.eas && !v.overutilized;
+            let eas_balanced = v.eas && !overutilized;
             let not_needed = eas_balanced
                 || local_ty > bty
                 || (bty == GroupType::Overloaded
@@ -502,7 +528,8 @@ impl KernelLb {
 
     /// sched_balance_newidle(): bottom-up until a task is pulled, if some rq is overloaded.
     pub fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction> {
-        let overloaded = (0..v.nr_cpus()).any(|c| v.rqs[c].nr_running() >= 2 || Self::misfit_load(v, c) > 0);
+        // rd->overloaded: set when a runqueue reached two tasks, cleared by a root pass
+        let overloaded = v.overloaded;
         // the avg_idle cut-off: v6.12 skips when avg_idle < sd->max_newidle_lb_cost, the
         // measured cost of balancing, which is 0 here (balancing takes no simulated time);
         // v4.19 skipped when avg_idle < sysctl_sched_migration_cost
@@ -542,6 +569,10 @@ impl LoadBalancer for KernelLb {
             domains: Some(self.stats.clone()),
             ..Default::default()
         }
+    }
+
+    fn take_rd_flags(&mut self) -> RdFlags {
+        std::mem::take(&mut self.rd)
     }
 
     fn set_tunables(&mut self, knobs: &Knobs) {

@@ -82,6 +82,9 @@ pub struct Sim {
     pub(crate) lb_next: u64,
     /// rd->overutilized (meaningful with EAS)
     pub overutilized: bool,
+    /// rd->overloaded: some runqueue held two tasks (or a misfit) since the last root-domain
+    /// balance pass; newidle balance runs only while it is set
+    pub overloaded: bool,
     /// uclamp_is_used(): some task sets a clamp
     pub uclamp_used: bool,
     /// the android-4.19 kernel profile
@@ -130,6 +133,7 @@ macro_rules! view {
             tasks: &$s.tasks,
             knobs: &$s.knobs,
             overutilized: $s.overutilized,
+            overloaded: $s.overloaded,
             uclamp_used: $s.uclamp_used,
             eas: $s.eas_status == Some(Ok(())),
             legacy: $s.legacy,
@@ -300,6 +304,7 @@ impl Sim {
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
             overutilized: false,
+            overloaded: false,
             uclamp_used,
             sync: SyncObjects::new(workload.mutexes, workload.conds, &workload.sems, &workload.barriers),
             marks: Vec::new(),
@@ -436,6 +441,9 @@ impl Sim {
             self.enqueue_task_rt(cpu, t);
         } else {
             self.enqueue_task_fair(cpu, t, wakeup, initial);
+        }
+        if self.rqs[cpu].nr_running() >= 2 {
+            self.overloaded = true; // add_nr_running(): set_rd_overloaded()
         }
     }
 
@@ -784,13 +792,9 @@ impl Sim {
             }
             let Some(lb) = self.balancer.as_ref() else { continue };
             if (busy || nohz_kick) && lb.periodic_due(cpu, now) {
-                // update_sd_lb_stats() at the root domain recomputes rd->overutilized
-                if self.eas_status == Some(Ok(())) {
-                    let v = self.view();
-                    self.overutilized = (0..n).any(|c| v.cpu_overutilized(c));
-                }
                 let lb = self.balancer.as_mut().unwrap();
                 let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
+                self.update_rd_overutilized();
                 self.apply_lb(acts, true);
             }
         }

@@ -177,6 +177,8 @@ pub struct SchedView<'a> {
     pub knobs: &'a Knobs,
     /// rd->overutilized
     pub overutilized: bool,
+    /// rd->overloaded
+    pub overloaded: bool,
     /// uclamp_is_used()
     pub uclamp_used: bool,
     /// EAS runs (sched_energy_enabled)

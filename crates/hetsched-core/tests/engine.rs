@@ -1126,3 +1126,101 @@ fn eevdf_wakeup_latency_is_bounded_by_a_tick() {
         worst / 1000
     );
 }
+
+// ------------------------------------------------------------------ rd->overutilized
+
+/// rd->overutilized (v6.12 fair.c): enqueue and the tick only set it
+/// (check_update_overutilized_status); it is cleared only by a load-balance pass at the root
+/// domain (update_sd_lb_stats: `if (!env->sd->parent) set_rd_overutilized(rd, sg_overutilized)`),
+/// which a CPU runs only if should_we_balance() picks it.
+///
+/// Worked out on the 2+2 platform with EAS (schedutil), 4-ms ticks: `a`, pinned to little
+/// CPU 0, is busy for 150 ms; its util passes 80 % of 512 after about 43 ms, so the tick
+/// sets the flag. After it sleeps no CPU is overutilized, yet the flag stays set. `b`,
+/// pinned to big CPU 2, runs 2 ms of work every 4 ms from 3 ms on (at 2 GHz: busy from
+/// 4k+3 to 4k+5 ms), so CPU 2 is busy at every tick and balances; but at the root (PKG)
+/// level its local group {2, 3} has an idle CPU, 3, and should_we_balance() leaves the pass
+/// to it, and CPU 3 is idle and tickless with nothing to kick it (no runqueue with two
+/// tasks, no misfit: `a` may run on CPU 0 only). `e`, also pinned to CPU 2, is forked at
+/// 403.5 ms while `b` runs: at the 404-ms tick CPU 2 holds two tasks, the idle balancer is
+/// kicked, and CPU 3's root pass finds no CPU overutilized (CPU 2's util about 512 + 256,
+/// below 80 % of 1024) and clears the flag.
+#[test]
+fn rd_overutilized_is_cleared_only_by_a_root_domain_balance_pass() {
+    let a = json!({"name": "a", "cpus": [0], "loop": 1,
+                   "phases": [{"loop": 1, "events": [{"runtime": 150 * MS}, {"sleep": 10 * S}]}]});
+    let b = json!({"name": "b", "cpus": [2], "delay_ns": 3 * MS,
+                   "phases": [{"loop": -1, "events": [{"run": 2 * MS}, {"timer": {"id": 0, "period_ns": 4 * MS}}]}]});
+    let e = json!({"name": "e", "cpus": [2], "delay_ns": 403 * MS + 500 * US,
+                   "phases": [{"loop": -1, "events": [{"timer": {"id": 1, "period_ns": 4 * MS}}, {"run": 1500 * US}]}]});
+    let pol: PolicyConfig = serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil"})).unwrap();
+    let mut sim = Sim::new(two_cluster_platform(), workload(vec![a, b, e], 2), pol).unwrap();
+    assert_eq!(sim.eas_status, Some(Ok(())));
+    run_checked(&mut sim, 140 * MS);
+    assert!(sim.overutilized, "set by the tick while a overloads little CPU 0");
+    let mut cleared_at = None;
+    for ms in 141..=420 {
+        run_checked(&mut sim, ms * MS);
+        let any = (0..4).any(|c| sim.sched_view().cpu_overutilized(c));
+        if ms > 160 && ms <= 403 {
+            assert!(!any, "no CPU is overutilized after a sleeps (at {ms} ms)");
+            assert!(
+                sim.overutilized,
+                "only a root-domain pass may clear the flag (at {ms} ms)"
+            );
+        }
+        if ms > 403 && !sim.overutilized && cleared_at.is_none() {
+            cleared_at = Some(ms);
+        }
+    }
+    let at = cleared_at.expect("the kicked root-domain pass clears the flag");
+    // run_until(t) runs the events before t: the 404-ms tick is first seen at 405
+    assert_eq!(at, 405, "cleared by the root pass at the 404-ms tick");
+}
+
+/// rd->overloaded (v6.12): `add_nr_running()` sets it when a runqueue reaches two tasks; only
+/// a root-domain pass's statistics (`update_sd_lb_stats()`: a runqueue with more than one
+/// task, or a misfit) set or clear it, and `sched_balance_newidle()` runs only while it is
+/// set.
+///
+/// Worked out on the 2+2 platform (performance governor, every CPU at f_max): hogs pinned to
+/// big CPUs 2 and 3 keep them busy; `x` and `y`, pinned to little CPU 0, each run 0.5 ms of
+/// work (1 ms at capacity 512) and sleep. Both are queued on CPU 0 at 0.5 ms, when the little
+/// cluster leaves its cluster-sleep state (500 µs exit latency): two tasks, the flag is set.
+/// One runs to 1.5 ms and sleeps, the other alone until 2.5 ms: no runqueue holds two
+/// tasks, yet the flag stays set (no root pass: CPU 1 is idle and not kicked, CPUs 2 and 3
+/// balance the root level first at 64 ms). When the second sleeps,
+/// CPU 0 goes newly idle; the flag lets its newidle balance walk up to the root, and that
+/// pass finds no runqueue with two tasks and clears it.
+#[test]
+fn rd_overloaded_is_kept_until_a_root_domain_pass() {
+    let hog = |name: &str, cpu: usize| json!({"name": name, "cpus": [cpu], "loop": 1, "phases": [{"loop": 1, "events": [{"run": S}]}]});
+    let short = |name: &str| {
+        json!({"name": name, "cpus": [0], "loop": 1,
+               "phases": [{"loop": 1, "events": [{"run": 500 * US}, {"sleep": S}]}]})
+    };
+    let mut sim = make_sim(
+        two_cluster_platform(),
+        vec![hog("h2", 2), hog("h3", 3), short("x"), short("y")],
+        0,
+        "performance",
+    );
+    run_checked(&mut sim, 1000 * US);
+    assert_eq!(sim.rqs[0].nr_running(), 2);
+    assert!(sim.overloaded, "two tasks on CPU 0: set by add_nr_running");
+    run_checked(&mut sim, 2000 * US);
+    let states = [sim.tasks[2].state, sim.tasks[3].state];
+    assert!(
+        states.contains(&TaskState::Sleeping) && states.contains(&TaskState::Running),
+        "{states:?}"
+    );
+    assert!((0..4).all(|c| sim.rqs[c].nr_running() <= 1));
+    assert!(sim.overloaded, "kept: no root-domain pass since");
+    run_checked(&mut sim, 3000 * US);
+    assert_eq!(
+        [sim.tasks[2].state, sim.tasks[3].state],
+        [TaskState::Sleeping; 2],
+        "both slept by 2.5 ms"
+    );
+    assert!(!sim.overloaded, "cleared by CPU 0's newidle pass at the root");
+}
