@@ -253,7 +253,7 @@ impl Sim {
     /// (update_sd_lb_stats(): the root domain's pass sets or clears both, a lower level's
     /// only sets overutilized); enqueue and the tick only set them
     /// (check_update_overutilized_status, add_nr_running).
-    pub(crate) fn update_rd_overutilized(&mut self) {
+    pub(crate) fn update_rd_flags(&mut self) {
         let flags = self.balancer.as_mut().map(|lb| lb.take_rd_flags()).unwrap_or_default();
         if let Some(o) = flags.overutilized {
             if o && !self.overutilized {
@@ -277,7 +277,7 @@ impl Sim {
         let lb = self.balancer.as_mut()?;
         self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
         let acts = lb.newidle(&view!(self), cpu);
-        self.update_rd_overutilized();
+        self.update_rd_flags();
         if acts.is_empty() {
             return None;
         }

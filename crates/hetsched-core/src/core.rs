@@ -794,7 +794,7 @@ impl Sim {
             if (busy || nohz_kick) && lb.periodic_due(cpu, now) {
                 let lb = self.balancer.as_mut().unwrap();
                 let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
-                self.update_rd_overutilized();
+                self.update_rd_flags();
                 self.apply_lb(acts, true);
             }
         }
