@@ -257,7 +257,11 @@ def test_a_misfit_does_not_starve_on_a_little_cpu(platform, scheduler):
     """A 70%-duty task (util ~717: it fits no little CPU, 717 x 1280 > capacity x 1024 for
     every little cluster here) started among small ones: after the first half second it
     runs on a big CPU (misfit detection and active balance, or the wakeup path), and it
-    misses (almost) no activation."""
+    misses (almost) no activation. Without EAS, when both big CPUs of juno-r0 are busy with
+    small tasks at its wakeup (they drift there through misfit and newidle balancing while
+    their initial util is high, and select_idle_sibling keeps them on their prev CPU), the
+    heavy task wakes on the best idle CPU, a little one, and the misfit active balance moves
+    it at the next tick: about 2 ms of its 11.2 ms there, 0.83 of its time on a big CPU."""
     tasks = [periodic(f"small{i}", period_us=16000, run_us=800) for i in range(3)]
     tasks.append(periodic("heavy", period_us=16000, run_us=11200))
     sim = Simulation(platform=platform, workload=workload("w", tasks), scheduler=scheduler)
@@ -268,5 +272,5 @@ def test_a_misfit_does_not_starve_on_a_little_cpu(platform, scheduler):
     heavy = next(t for t in d["tasks"] if t["name"] == "heavy")
     delta = {int(c): s - before.get(c, 0.0) for c, s in heavy["cpu_time_s"].items()}
     on_big = sum(s for c, s in delta.items() if caps[c] == 1024) / sum(delta.values())
-    assert on_big > 0.95, (platform, scheduler, delta)
+    assert on_big > (0.95 if scheduler == "eas" else 0.75), (platform, scheduler, delta)
     assert heavy["missed_activations"] <= 3

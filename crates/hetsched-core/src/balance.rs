@@ -241,8 +241,11 @@ impl Sim {
                     }
                 }
                 LbAction::Active(m) => {
+                    let t = &self.tasks[m.task as usize];
                     if self.rqs[m.src].curr == Some(m.task) {
                         self.migrate_running(m);
+                    } else if t.cpu == m.src && t.state == TaskState::Runnable {
+                        self.migrate_queued(m, true);
                     }
                 }
             }

@@ -67,7 +67,10 @@ struct Sg<'a> {
     load: u64,
     util: u64,
     runnable: u64,
+    /// sum_nr_running: tasks of every class
     nr: u64,
+    /// sum_h_nr_running: fair tasks only
+    h_nr: u64,
     idle_cpus: u64,
     cap: u64,
     min_cap: u64,
@@ -96,6 +99,12 @@ pub struct KernelLb {
 
 fn capacity_greater(a: u64, b: u64) -> bool {
     a * 1024 > b * 1078
+}
+
+/// check_cpu_capacity(): the CPU's capacity_of() is noticeably (imbalance_pct) below its
+/// capacity_orig, reduced by RT pressure.
+fn check_cpu_capacity(v: &SchedView, cpu: usize) -> bool {
+    v.capacity_of(cpu) * IMBALANCE_PCT < v.capacity_orig(cpu) * 100
 }
 
 impl KernelLb {
@@ -200,7 +209,9 @@ impl KernelLb {
         task.se.avg.load_avg.max(1)
     }
 
-    fn group_stats<'a>(v: &SchedView, cpus: &'a [usize], asym: bool, local: bool) -> Sg<'a> {
+    /// update_sg_lb_stats(). The group's capacities are capacity_of(), as
+    /// update_cpu_capacity() stores them in sgc (min/max over the group's CPUs).
+    fn group_stats<'a>(v: &SchedView, cpus: &'a [usize], asym: bool, local: bool, dst_idle: bool) -> Sg<'a> {
         let mut g = Sg {
             cpus,
             min_cap: u64::MAX,
@@ -212,18 +223,26 @@ impl KernelLb {
             g.util += v.cpu_util_cfs(c);
             g.runnable += rq.cfs.avg.runnable_avg;
             g.nr += rq.nr_running() as u64;
-            if v.idle_cpu(c) {
-                g.idle_cpus += 1;
-            }
+            g.h_nr += rq.cfs.nr_running as u64;
             let cap = v.capacity_of(c);
             g.cap += cap;
-            g.min_cap = g.min_cap.min(v.capacity_orig(c));
-            g.max_cap = g.max_cap.max(v.capacity_orig(c));
-            if asym && !local {
+            g.min_cap = g.min_cap.min(cap);
+            g.max_cap = g.max_cap.max(cap);
+            if v.idle_cpu(c) {
+                g.idle_cpus += 1;
+                continue; // an idle CPU has no misfit task
+            }
+            if local {
+                continue;
+            }
+            if asym {
                 g.misfit_load = g.misfit_load.max(Self::misfit_load(v, c));
+            } else if dst_idle && rq.cfs.nr_running == 1 && check_cpu_capacity(v, c) {
+                // sched_reduced_capacity(): one fair task on a CPU whose capacity RT
+                // pressure reduced
+                g.misfit_load = g.misfit_load.max(rq.cfs.avg.load_avg);
             }
         }
-        g.avg_load = g.load * 1024 / g.cap.max(1);
         g
     }
 
@@ -271,8 +290,12 @@ impl KernelLb {
                 return actions;
             }
         }
-        let local = Self::group_stats(v, local_cpus, sd.asym, true);
+        let dst_idle = idle != IdleType::NotIdle;
+        let mut local = Self::group_stats(v, local_cpus, sd.asym, true, dst_idle);
         let local_ty = Self::classify(&local);
+        if local_ty == GroupType::Overloaded {
+            local.avg_load = local.load * 1024 / local.cap.max(1);
+        }
         // update_sd_lb_stats(): with EAS, the root domain's pass sets or clears
         // rd->overutilized from its CPUs; a lower level's can only set it
         let root = sd.span.len() == v.nr_cpus();
@@ -294,21 +317,26 @@ impl KernelLb {
                 .any(|&c| v.rqs[c].nr_running() > 1 || Self::misfit_load(v, c) > 0);
             self.rd.overloaded = Some(overloaded);
         }
-        // the busiest group, with the asymmetric vetoes
-        let dst_cap = v.capacity_orig(dst);
+        // update_sd_pick_busiest() over the other groups; the domain's totals
+        let dst_cap = v.capacity_of(dst);
+        let (mut total_load, mut total_cap) = (local.load, local.cap);
         let mut busiest: Option<(GroupType, Sg)> = None;
         for g in sd.groups.iter().filter(|g| !g.contains(&dst)) {
-            let s = Self::group_stats(v, g, sd.asym, false);
+            let mut s = Self::group_stats(v, g, sd.asym, false, dst_idle);
             let ty = Self::classify(&s);
-            if sd.asym {
-                if ty == GroupType::MisfitTask
-                    && !(capacity_greater(dst_cap, s.max_cap) && local_ty == GroupType::HasSpare)
-                {
-                    continue;
-                }
-                if ty <= GroupType::FullyBusy && capacity_greater(s.min_cap, dst_cap) {
-                    continue; // no big-to-little pulls of a group that is not overloaded
-                }
+            if ty == GroupType::Overloaded {
+                s.avg_load = s.load * 1024 / s.cap.max(1); // computed for overloaded groups only
+            }
+            total_load += s.load;
+            total_cap += s.cap;
+            if s.h_nr == 0 {
+                continue; // no fair task to pull
+            }
+            if sd.asym
+                && ty == GroupType::MisfitTask
+                && !(capacity_greater(dst_cap, s.max_cap) && local_ty == GroupType::HasSpare)
+            {
+                continue; // a misfit this CPU cannot help
             }
             let better = match &busiest {
                 None => true,
@@ -318,15 +346,20 @@ impl KernelLb {
                             && match ty {
                                 GroupType::Overloaded => s.avg_load > b.avg_load,
                                 GroupType::MisfitTask => s.misfit_load > b.misfit_load,
-                                _ => (s.idle_cpus, std::cmp::Reverse(s.nr)) < (b.idle_cpus, std::cmp::Reverse(b.nr)),
+                                // avg_load is 0 for both: the later group is taken
+                                GroupType::FullyBusy => s.avg_load >= b.avg_load,
+                                GroupType::HasSpare => {
+                                    s.idle_cpus < b.idle_cpus || (s.idle_cpus == b.idle_cpus && s.nr > b.nr)
+                                }
                             })
                 }
             };
-            if better {
+            // no big-to-little pull of a group with at most one task per CPU
+            let veto = sd.asym && ty <= GroupType::FullyBusy && capacity_greater(s.min_cap, dst_cap);
+            if better && !veto {
                 busiest = Some((ty, s));
             }
         }
-        let dst_idle = idle != IdleType::NotIdle;
         // sched_balance_find_src_group()
         let balanced = |st: &mut SdState, doubling: bool| {
             st.nr_balance_failed = 0;
@@ -339,16 +372,18 @@ impl KernelLb {
             self.levels[dst][li].1 = st;
             return actions;
         };
+        let sds_avg_load = total_load * 1024 / total_cap.max(1);
         let force = bty == GroupType::MisfitTask;
         if !force {
             let eas_balanced = v.eas && !overutilized;
             let not_needed = eas_balanced
                 || local_ty > bty
-                || (bty == GroupType::Overloaded
-                    && local_ty == GroupType::Overloaded
-                    && (local.avg_load >= b.avg_load || 100 * b.avg_load <= IMBALANCE_PCT * local.avg_load))
+                || (local_ty == GroupType::Overloaded
+                    && (local.avg_load >= b.avg_load
+                        || local.avg_load >= sds_avg_load
+                        || 100 * b.avg_load <= IMBALANCE_PCT * local.avg_load))
                 || (bty != GroupType::Overloaded
-                    && (!dst_idle || (b.cpus.len() > 1 && local.idle_cpus <= b.idle_cpus + 1) || b.nr <= 1));
+                    && (!dst_idle || (b.cpus.len() > 1 && local.idle_cpus <= b.idle_cpus + 1) || b.h_nr == 1));
             if not_needed {
                 balanced(&mut st, idle != IdleType::NewlyIdle);
                 self.levels[dst][li].1 = st;
@@ -357,7 +392,12 @@ impl KernelLb {
         }
         // calculate_imbalance()
         let (mtype, mut imbalance): (MigrationType, i64) = if bty == GroupType::MisfitTask {
-            (MigrationType::Misfit, 1)
+            if sd.asym {
+                (MigrationType::Misfit, 1)
+            } else {
+                // a fair task on a CPU with reduced capacity: move its load
+                (MigrationType::Load, b.misfit_load as i64)
+            }
         } else if local_ty == GroupType::HasSpare {
             if bty == GroupType::Overloaded {
                 let room = local.cap.max(local.util) - local.util;
@@ -375,13 +415,16 @@ impl KernelLb {
                 )
             }
         } else {
-            let total_load = local.load + b.load;
-            let total_cap = local.cap + b.cap;
-            let avg = total_load * 1024 / total_cap.max(1);
-            if local.avg_load >= b.avg_load || local.avg_load >= avg {
+            if local_ty < GroupType::Overloaded {
+                // local becomes overloaded: its avg_load is needed now
+                local.avg_load = local.load * 1024 / local.cap.max(1);
+            }
+            if local.avg_load >= b.avg_load || local.avg_load >= sds_avg_load {
                 (MigrationType::Load, 0)
             } else {
-                let imb = ((b.avg_load - avg) * b.cap).min((avg - local.avg_load) * local.cap) / 1024;
+                let imb = (b.avg_load.saturating_sub(sds_avg_load) * b.cap)
+                    .min((sds_avg_load - local.avg_load) * local.cap)
+                    / 1024;
                 (MigrationType::Load, imb as i64)
             }
         };
@@ -390,40 +433,67 @@ impl KernelLb {
             self.levels[dst][li].1 = st;
             return actions;
         }
-        // sched_balance_find_src_rq()
-        let src = b
-            .cpus
-            .iter()
-            .copied()
-            .filter(|&c| {
-                let single = v.rqs[c].nr_running() == 1;
-                !(sd.asym && mtype != MigrationType::Misfit && single && !capacity_greater(dst_cap, v.capacity_orig(c)))
-            })
-            .max_by_key(|&c| {
-                let rq = &v.rqs[c];
-                match mtype {
-                    MigrationType::Load => rq.cfs.avg.load_avg * 1024 / v.capacity_of(c),
-                    MigrationType::Util => {
-                        if rq.nr_running() >= 2 {
-                            v.cpu_util_cfs(c)
-                        } else {
-                            0
-                        }
+        // sched_balance_find_src_rq(): runqueues with fair tasks; on ties the first CPU
+        let mut src: Option<usize> = None;
+        let (mut busiest_load, mut busiest_cap, mut busiest_util, mut busiest_nr) = (0u64, 1u64, 0u64, 0u64);
+        for &c in b.cpus {
+            let rq = &v.rqs[c];
+            let nr = rq.cfs.nr_running as u64;
+            if nr == 0 {
+                continue;
+            }
+            let cap = v.capacity_of(c);
+            if sd.asym && !capacity_greater(dst_cap, cap) && nr == 1 {
+                continue; // would end in an active balance towards a CPU no bigger
+            }
+            match mtype {
+                MigrationType::Load => {
+                    let load = rq.cfs.avg.load_avg;
+                    if nr == 1 && load as i64 > imbalance && !check_cpu_capacity(v, c) {
+                        continue;
                     }
-                    MigrationType::Task => rq.nr_running() as u64,
-                    MigrationType::Misfit => Self::misfit_load(v, c),
+                    // the highest load per capacity, by cross-multiplication
+                    if load * busiest_cap > busiest_load * cap {
+                        (busiest_load, busiest_cap) = (load, cap);
+                        src = Some(c);
+                    }
                 }
-            });
+                MigrationType::Util => {
+                    let util = v.cpu_util_cfs_boost(c);
+                    if nr <= 1 {
+                        continue;
+                    }
+                    if busiest_util < util {
+                        busiest_util = util;
+                        src = Some(c);
+                    }
+                }
+                MigrationType::Task => {
+                    if busiest_nr < nr {
+                        busiest_nr = nr;
+                        src = Some(c);
+                    }
+                }
+                MigrationType::Misfit => {
+                    let m = Self::misfit_load(v, c);
+                    if m > busiest_load {
+                        busiest_load = m;
+                        src = Some(c);
+                    }
+                }
+            }
+        }
         let Some(src) = src else {
             balanced(&mut st, idle != IdleType::NewlyIdle);
             self.levels[dst][li].1 = st;
             return actions;
         };
-        // detach_tasks(): queued fair tasks, least recently run first
+        // detach_tasks(): queued fair tasks, least recently run first, if src has more
+        // than one task
         let mut cands: Vec<TaskId> = v.rqs[src].cfs.timeline.iter().map(|&(_, t)| t).collect();
         cands.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
-        let loop_max = NR_MIGRATE.min(v.rqs[src].cfs.nr_running as usize);
         let mut src_nr = v.rqs[src].nr_running();
+        let loop_max = if src_nr > 1 { NR_MIGRATE.min(src_nr as usize) } else { 0 };
         let (stat_name, span_w) = (sd.name, sd.span.len() as u64);
         for &t in cands.iter().take(loop_max) {
             if dst_idle && src_nr <= 1 {
@@ -473,21 +543,45 @@ impl KernelLb {
             if idle != IdleType::NewlyIdle && mtype != MigrationType::Misfit {
                 st.nr_balance_failed += 1;
             }
-            // need_active_balance()
+            // need_active_balance(), from any idle type and to a busy CPU too
             let src_rq = &v.rqs[src];
-            let reduced = v.capacity_of(src) * IMBALANCE_PCT < v.capacity_of(dst) * 100;
+            let reduced = dst_idle
+                && src_rq.cfs.nr_running == 1
+                && check_cpu_capacity(v, src)
+                && v.capacity_of(src) * IMBALANCE_PCT < v.capacity_of(dst) * 100;
             let need_active = mtype == MigrationType::Misfit
                 || (mtype == MigrationType::Task && st.nr_balance_failed > CACHE_NICE_TRIES + 2)
-                || (dst_idle && src_rq.cfs.nr_running == 1 && reduced);
+                || reduced;
             if need_active {
-                if let Some(t) = src_rq.curr {
-                    let task = &v.tasks[t as usize];
-                    if task.policy == Policy::Other && task.allowed & (1u64 << dst) != 0 && v.idle_cpu(dst) {
-                        attempts += 1;
-                        successes += 1;
-                        actions.push(LbAction::Active(Migration { task: t, src, dst }));
-                        st.nr_balance_failed = 0;
+                let curr = src_rq.curr.map(|t| &v.tasks[t as usize]);
+                if curr.is_some_and(|c| c.allowed & (1u64 << dst) == 0) {
+                    // out_one_pinned: the running task cannot come here; no reset, and the
+                    // interval backs off except for newidle and misfit
+                    if idle != IdleType::NewlyIdle
+                        && mtype != MigrationType::Misfit
+                        && st.balance_interval_ms < 2 * span_w
+                    {
+                        st.balance_interval_ms *= 2;
                     }
+                    self.levels[dst][li].1 = st;
+                    let s = self.stat(stat_name);
+                    s.attempts += attempts;
+                    return actions;
+                }
+                // active_load_balance_cpu_stop(): the stopper preempts src's task, then
+                // detach_one_task() takes the least recently run fair task allowed here,
+                // hot or not (the preempted one was picked last)
+                let mut fair: Vec<TaskId> = src_rq.cfs.timeline.iter().map(|&(_, t)| t).collect();
+                fair.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
+                fair.extend(src_rq.curr.filter(|&t| v.tasks[t as usize].policy == Policy::Other));
+                if let Some(t) = fair
+                    .into_iter()
+                    .find(|&t| v.tasks[t as usize].allowed & (1u64 << dst) != 0)
+                {
+                    attempts += 1;
+                    successes += 1;
+                    actions.push(LbAction::Active(Migration { task: t, src, dst }));
+                    st.nr_balance_failed = 0;
                 }
             }
         } else {
@@ -538,11 +632,9 @@ impl KernelLb {
             return Vec::new();
         }
         for li in 0..self.levels[cpu].len() {
-            let acts: Vec<LbAction> = self
-                .balance_domain(v, cpu, li, IdleType::NewlyIdle)
-                .into_iter()
-                .filter(|a| matches!(a, LbAction::Move(_)))
-                .collect();
+            // an active balance counts as a pull too (sched_balance_rq starts the
+            // stopper from any idle type)
+            let acts = self.balance_domain(v, cpu, li, IdleType::NewlyIdle);
             if !acts.is_empty() {
                 return acts;
             }

@@ -223,6 +223,16 @@ impl<'a> SchedView<'a> {
         let c = &self.rqs[cpu].cfs;
         c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
     }
+    /// cpu_util_cfs_boost(): cpu_util_cfs() with the runnable boost, max(util_avg,
+    /// runnable_avg, util_est), capped at capacity_orig.
+    pub fn cpu_util_cfs_boost(&self, cpu: usize) -> u64 {
+        let c = &self.rqs[cpu].cfs;
+        c.avg
+            .util_avg
+            .max(c.avg.runnable_avg)
+            .max(c.util_est)
+            .min(self.capacity_orig(cpu))
+    }
     /// task_util_est(): max(util_avg, util_est ewma) of a task.
     pub fn task_util_est(&self, p: TaskId) -> u64 {
         let a = &self.tasks[p as usize].se.avg;

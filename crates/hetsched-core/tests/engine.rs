@@ -1224,3 +1224,108 @@ fn rd_overloaded_is_kept_until_a_root_domain_pass() {
     );
     assert!(!sim.overloaded, "cleared by CPU 0's newidle pass at the root");
 }
+
+// ---------------------------------------------------------------------------- sched_balance_rq (v6.12 rules)
+
+/// A fair hog pinned to little CPU 0 of two_cluster_platform for 300 ms at f_max (the
+/// performance governor): its util converges to the little capacity, 512 · (1 − y^293)
+/// ≈ 511, and 511 · 1280 = 654,080 ≥ 512 · 1024 = 524,288, so it does not fit CPU 0. Its
+/// mask then widens to CPU 2 and update_misfit_status() records it as a misfit. Other
+/// fair tasks pinned to CPUs 2 and 3 when `busy_bigs`, started 5 ms before.
+fn misfit_on_little(busy_bigs: bool) -> Sim {
+    let hog = |name: &str, cpus: &[usize], delay: u64| {
+        json!({"name": name, "cpus": cpus, "delay_ns": delay, "loop": 1,
+               "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]})
+    };
+    let mut tasks = vec![hog("misfit", &[0], 0)];
+    if busy_bigs {
+        tasks.push(hog("s2", &[2], 295 * MS));
+        tasks.push(hog("s3", &[3], 295 * MS));
+    }
+    let mut sim = make_sim(two_cluster_platform(), tasks, 0, "performance");
+    run_checked(&mut sim, 300 * MS);
+    sim.tasks[0].allowed = 0b0101;
+    let misfit = hetsched_core::balance_fair::KernelLb::update_misfit_status(&sim.sched_view(), 0);
+    assert_eq!(misfit, sim.tasks[0].se.avg.load_avg.max(1));
+    assert!(misfit > 0 && sim.tasks[0].se.avg.util_avg > 409);
+    sim.rqs[0].misfit_task_load = misfit;
+    sim
+}
+
+/// sched_balance_newidle() starts the stopper like any balance: big CPU 2 going idle finds
+/// the little group misfit_task (dst 1024 > 512 · 1078/1024 and its own group has spare
+/// capacity), the migration type misfit, src CPU 0 with one task (nothing to detach), and
+/// need_active_balance() true for misfit: the hog is pushed to CPU 2.
+#[test]
+fn newidle_balance_starts_a_misfit_active_balance() {
+    use hetsched_core::balance::Migration;
+    use hetsched_core::balance_fair::{KernelLb, LbAction};
+    let sim = misfit_on_little(false);
+    let v = hetsched_core::SchedView {
+        overloaded: true, // the root pass sets rd->overloaded for a misfit
+        ..sim.sched_view()
+    };
+    let mut lb = KernelLb::new(&v, 500_000, 16);
+    let acts = lb.newidle(&v, 2);
+    assert_eq!(
+        acts,
+        vec![LbAction::Active(Migration {
+            task: 0,
+            src: 0,
+            dst: 2
+        })]
+    );
+}
+
+/// An active balance does not need an idle destination: big CPUs 2 and 3 each run a young
+/// task (util ≈ 512 + 512 · (1 − y^5) ≈ 565: the big group, nr 2 = weight 2, has
+/// 2048 · 100 > 1130 · 117 capacity left, has_spare); CPU 2, the group's first CPU with no
+/// idle one, balances PKG at its busy tick and pushes the misfit hog from CPU 0.
+#[test]
+fn misfit_active_balance_to_a_busy_cpu() {
+    use hetsched_core::balance::Migration;
+    use hetsched_core::balance_fair::{KernelLb, LbAction};
+    let sim = misfit_on_little(true);
+    assert!(sim.rqs[2].curr.is_some() && sim.rqs[3].curr.is_some());
+    let v = sim.sched_view();
+    let mut lb = KernelLb::new(&v, 500_000, 16);
+    let acts = lb.periodic(&v, 2, true, 4 * MS);
+    assert_eq!(
+        acts,
+        vec![LbAction::Active(Migration {
+            task: 0,
+            src: 0,
+            dst: 2
+        })]
+    );
+}
+
+/// sched_balance_find_src_rq() keeps the first CPU on a tie: two hogs on each big CPU (util
+/// capped at 1024 on both, the group overloaded), idle little CPU 0 balances PKG (no LLC
+/// shared: migrate_util, imbalance = 1024 − 0) and pulls the queued hog of CPU 2, not 3;
+/// one task only, as an idle destination never empties the source (2 → 1 tasks).
+#[test]
+fn find_src_rq_takes_the_first_cpu_on_a_tie() {
+    use hetsched_core::balance::Migration;
+    use hetsched_core::balance_fair::{KernelLb, LbAction};
+    let hog = |name: &str, cpu: usize| json!({"name": name, "cpus": [cpu], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]});
+    let tasks = vec![hog("a", 2), hog("b", 2), hog("c", 3), hog("d", 3)];
+    let mut sim = make_sim(two_cluster_platform(), tasks, 0, "performance");
+    run_checked(&mut sim, 300 * MS);
+    for t in sim.tasks.iter_mut() {
+        t.allowed |= 1; // now allowed on little CPU 0
+    }
+    let v = sim.sched_view();
+    assert_eq!((v.cpu_util_cfs_boost(2), v.cpu_util_cfs_boost(3)), (1024, 1024));
+    let queued_on_2 = if sim.rqs[2].curr == Some(0) { 1 } else { 0 };
+    let mut lb = KernelLb::new(&v, 0, 16); // no task is cache hot
+    let acts = lb.periodic(&v, 0, false, 4 * MS);
+    assert_eq!(
+        acts,
+        vec![LbAction::Move(Migration {
+            task: queued_on_2,
+            src: 2,
+            dst: 0
+        })]
+    );
+}
