@@ -36,11 +36,13 @@ __all__ = [
 def legacy_entry(state: int, nr_entries: int) -> int:
     """Index into a legacy ``idle-cost-data`` array for cpuidle state ``state``.
 
-    The Android EAS kernels (4.4-4.14) read the array straight into
-    ``sched_group_energy.idle_states[]`` and look it up with the group's shallowest cpuidle
-    state index plus one: entry 0 stands for "idle but not in any cpuidle state" (the
-    arch_cpu_idle() loop, a WFI).  Juno r0's C table is commented exactly so
-    (``[arch_cpu_idle, WFI, cpu-sleep-0, cluster-sleep-0]``).  A vendor array shorter than
+    The legacy kernels read the array straight into ``sched_group_energy.idle_states[]``
+    (kernel/sched/energy.c).  Entry 0 stands for "idle but not in any cpuidle state" (the
+    arch_cpu_idle() loop, a WFI), so cpuidle state i reads entry i + 1: Juno r0's published
+    arrays have four entries for its three cpuidle states and its C table is commented
+    exactly so (``[arch_cpu_idle, WFI, cpu-sleep-0, cluster-sleep-0]``).  The Android
+    kernels' group_idle_state() adds that one to the shallowest state index (recalled, not
+    re-read here; the EAS RFCv5 version instead shifts by the states of lower levels).  A vendor array shorter than
     the state list (sm8150's three entries for three states) leaves the deepest state
     without an entry; it takes the last one, the deepest the vendor costed.
     """
