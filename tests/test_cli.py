@@ -328,6 +328,10 @@ def test_platforms_lists_all_fifteen(tools):
         if name != "sm8350":
             assert "not runnable" not in line, name
     assert "estimated" in rows["sm8150"] and "published" in rows["juno-r0"]
+    # the idle power column: where each built-in's idle-state power comes from
+    idle = {n: [c.strip() for c in line.strip("│ ").split("│")][4] for n, line in rows.items()}
+    assert idle["gs101"] == "estimated" and idle["sm8150"] == "published" and idle["hikey960"] == "published"
+    assert idle["sm8350"] == "-"
 
 
 def test_platforms_show_juno_opp_table(tools):

@@ -295,12 +295,12 @@ def platforms_list(ctx: typer.Context):
     from hetsched.platforms import platform_summaries
 
     t = Table(title="built-in platforms")
-    for c in ("name", "CPUs", "cores", "power model", "estimated", "missing"):
+    for c in ("name", "CPUs", "cores", "power model", "idle power", "estimated", "missing"):
         t.add_column(c)
     for r in platform_summaries():
         pm = r["power_model"] or f"not runnable: {r['reason']}"
-        t.add_row(r["name"], r["cpus"], r["cores"], pm, ", ".join(r["estimated"]) or "-",
-                  ", ".join(r["missing"]) or "-")
+        t.add_row(r["name"], r["cpus"], r["cores"], pm, r["idle_power_model"] or "-",
+                  ", ".join(r["estimated"]) or "-", ", ".join(r["missing"]) or "-")
     console.print(t)
 
 
