@@ -20,7 +20,7 @@ import pytest
 from hetsched.platforms import load_platform
 from hetsched.sim import knob_table
 
-RESULT_KEYS = {"platform", "workload", "scheduler", "governor", "knobs", "seed", "power_model",
+RESULT_KEYS = {"platform", "workload", "scheduler", "governor", "knobs", "seed", "power_model", "idle_power_model",
                "sim_duration_s", "wall_s", "events", "energy_j", "avg_power_mw", "cpus", "tasks",
                "metrics"}
 CPU_KEYS = {"cpu", "cluster", "capacity", "busy_s", "energy_j", "freq_residency_s", "idle_residency_s"}
