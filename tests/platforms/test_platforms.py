@@ -748,3 +748,19 @@ def test_result_labels_the_idle_power_source():
         res = json.loads(Simulation(name, "periodic", lower_bound=False).run(0.01).to_json())
         assert res["idle_power_model"] == label, name
         assert any("idle power" in n for n in res["platform_notes"]) or name == "juno-r0"
+
+
+def test_a_user_file_gets_its_own_legacy_idle_costs_but_no_estimate(tmp_path):
+    # the raw idle-cost-data a file keeps is published data: a copy of rk3399 maps it the
+    # same way; a copy of gs101 (no idle data at all) stays at 0, labelled "none"
+    mine = load_platform(write(tmp_path, raw("rk3399"), "mine.json"))
+    assert mine.idle_power_model == "published"
+    assert [c.idle_states for c in mine.clusters] == [c.idle_states for c in load_platform("rk3399").clusters]
+    # rk3399 little: cpu <4 4 0 0>, cluster <7 7 6 0> -> WFI (4000, 7000), cpu-sleep (0, 6000)
+    assert [(s.power_uw, s.cluster_power_uw) for s in mine.clusters[0].idle_states] == [
+        (4000, 7000), (0, 6000), (0, 0)]
+    doc = raw("rk3399")
+    del doc["clusters"][0]["em_table_meta"]["idle_cost_cpu"]
+    part = load_platform(write(tmp_path, doc, "part.json"))
+    assert part.idle_power_model == "none"
+    assert "cluster little: idle power not published: counted as 0" in part.notes
