@@ -20,7 +20,7 @@ import pytest
 from hetsched.platforms import load_platform
 from hetsched.sim import knob_table
 
-RESULT_KEYS = {"platform", "workload", "scheduler", "governor", "knobs", "seed", "power_model",
+RESULT_KEYS = {"platform", "workload", "scheduler", "governor", "knobs", "seed", "power_model", "idle_power_model",
                "sim_duration_s", "wall_s", "events", "energy_j", "avg_power_mw", "cpus", "tasks",
                "metrics"}
 CPU_KEYS = {"cpu", "cluster", "capacity", "busy_s", "energy_j", "freq_residency_s", "idle_residency_s"}
@@ -328,6 +328,10 @@ def test_platforms_lists_all_fifteen(tools):
         if name != "sm8350":
             assert "not runnable" not in line, name
     assert "estimated" in rows["sm8150"] and "published" in rows["juno-r0"]
+    # the idle power column: where each built-in's idle-state power comes from
+    idle = {n: [c.strip() for c in line.strip("│ ").split("│")][4] for n, line in rows.items()}
+    assert idle["gs101"] == "estimated" and idle["sm8150"] == "published" and idle["hikey960"] == "published"
+    assert idle["sm8350"] == "-"
 
 
 def test_platforms_show_juno_opp_table(tools):

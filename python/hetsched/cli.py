@@ -160,7 +160,7 @@ def run(
     console.print(f"[bold]{d['platform']}[/] {d['workload']} {escape(sim.scheduler)}/{governor}: "
                   f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
                   f"energy {d['energy_j']:.4f} J, avg power {d['avg_power_mw']:.1f} mW "
-                  f"(power model: {d['power_model']})")
+                  f"(power model: {d['power_model']}, idle power: {d['idle_power_model']})")
     for f in written:
         console.print(f"  wrote {f}")
 
@@ -188,7 +188,8 @@ def _metric(flat: dict, key: str) -> float | None:
 
 
 def _compare_row(spec, flat: dict) -> dict:
-    row = {"scheduler": spec.cell, "governor": spec.governor, "seed": spec.seed, "power_model": flat["power_model"]}
+    row = {"scheduler": spec.cell, "governor": spec.governor, "seed": spec.seed, "power_model": flat["power_model"],
+           "idle_power_model": flat["idle_power_model"]}
     for key, *_ in COMPARE_METRICS:
         row[key] = _metric(flat, key)
     # each workload's own scalar metrics, KEY.name (the engine's metrics have no dot)
@@ -250,7 +251,7 @@ def compare(
     cols = [f"{s}/{g}" for s, g in cells]
     means = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
     table = Table(title=f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
-                        f"| power model: {df.power_model.iloc[0]}")
+                        f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
     table.add_column("metric")
     for c in cols:
         table.add_column(escape(c), justify="right")  # eas[knob=1] is not rich markup
@@ -295,12 +296,12 @@ def platforms_list(ctx: typer.Context):
     from hetsched.platforms import platform_summaries
 
     t = Table(title="built-in platforms")
-    for c in ("name", "CPUs", "cores", "power model", "estimated", "missing"):
+    for c in ("name", "CPUs", "cores", "power model", "idle power", "estimated", "missing"):
         t.add_column(c)
     for r in platform_summaries():
         pm = r["power_model"] or f"not runnable: {r['reason']}"
-        t.add_row(r["name"], r["cpus"], r["cores"], pm, ", ".join(r["estimated"]) or "-",
-                  ", ".join(r["missing"]) or "-")
+        t.add_row(r["name"], r["cpus"], r["cores"], pm, r["idle_power_model"] or "-",
+                  ", ".join(r["estimated"]) or "-", ", ".join(r["missing"]) or "-")
     console.print(t)
 
 

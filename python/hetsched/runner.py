@@ -39,7 +39,7 @@ __all__ = ["RunSpec", "Runner", "RunStore", "RunFailed", "parse_cell", "run_hash
 
 # a run's own numbers and strings, ahead of its metrics in every flat result
 RESULT_KEYS = ("energy_j", "energy_lower_bound_j", "energy_over_bound", "avg_power_mw", "sim_duration_s",
-               "events", "stop_reason", "power_model", "hetsched_version")
+               "events", "stop_reason", "power_model", "idle_power_model", "hetsched_version")
 # every row has these columns, in this order (then knob.*, the engine's metrics, counters.*,
 # and the workloads' metrics KEY.name), with these Arrow types
 FIXED_COLUMNS: dict[str, str] = {
@@ -48,7 +48,7 @@ FIXED_COLUMNS: dict[str, str] = {
     "knobs": "string",
     "energy_j": "float64", "energy_lower_bound_j": "float64", "energy_over_bound": "float64",
     "avg_power_mw": "float64", "sim_duration_s": "float64", "events": "int64", "stop_reason": "string",
-    "power_model": "string", "wall_s": "float64", "error": "string", "worker": "string",
+    "power_model": "string", "idle_power_model": "string", "wall_s": "float64", "error": "string", "worker": "string",
     "hetsched_version": "string",
 }
 STORE_FILE = "runs.parquet"

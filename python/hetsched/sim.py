@@ -316,6 +316,7 @@ class Simulation:
             "knobs": self.knob_values(),
             "seed": self.seed,
             "power_model": self.platform.power_model,
+            "idle_power_model": self.platform.idle_power_model,
             "platform_notes": list(self.platform.notes),
             "wall_s": self._wall_s,
             "stop_reason": self._stop_reason,

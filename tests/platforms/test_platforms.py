@@ -127,8 +127,10 @@ def test_summary_fields():
     s = platform_summary("sm8150")
     assert s["cpus"] == "4+3+1"
     assert s["estimated"] == ["OPP voltages"]
-    assert "OPP voltages" in s["missing"] and "idle power" in s["missing"]
-    assert platform_summary("g12b-s922x")["estimated"] == ["dynamic-power-coefficient"]
+    # sm8150's idle power comes from the Pixel 4 kernel's idle-cost-data (idle_power.py)
+    assert "OPP voltages" in s["missing"] and "idle power" not in s["missing"]
+    assert s["idle_power_model"] == "published"
+    assert platform_summary("g12b-s922x")["estimated"] == ["dynamic-power-coefficient", "idle power"]
 
 
 # --- capacity (arch_topology.c) ----------------------------------------------------------
@@ -354,11 +356,100 @@ def test_published_without_voltages_is_fine():
         assert any("Qualcomm dynamic-power-coefficient" in n for n in p.notes)
 
 
-def test_unpublished_idle_power_is_noted():
-    p = load_platform("gs101")
+def test_unpublished_idle_power_of_a_user_file_is_noted(tmp_path):
+    # a user file is never completed with estimates: its idle power stays 0 and is noted
+    p = load_platform(write(tmp_path, raw("gs101"), "gs101.json"))
+    assert p.idle_power_model == "none"
     assert "idle power not published: counted as 0" in p.notes
     assert all(s.power_uw == 0 and s.cluster_power_uw == 0 for c in p.clusters for s in c.idle_states)
     assert "idle power not published: counted as 0" not in load_platform("juno-r0").notes
+
+
+# --- idle power (idle_power.py) --------------------------------------------------------------
+
+
+def test_no_builtin_idles_at_zero_watts_unlabelled():
+    """Every runnable built-in draws power in WFI on every cluster, and its idle power is
+    either published or labelled estimated (summary, notes, result.json's idle_power_model)."""
+    for name in RUNNABLE:
+        p = load_platform(name)
+        assert p.idle_power_model in ("published", "estimated"), name
+        for c in p.clusters:
+            assert c.idle_states[0].name == "WFI" and c.idle_states[0].power_uw > 0, (name, c.name)
+        estimated = p.idle_power_model == "estimated"
+        assert ("idle power" in p.summary()["estimated"]) == estimated, name
+        assert any(n.startswith(f"cluster {c.name}: ESTIMATED idle power") for c in p.clusters
+                   for n in p.notes) == estimated, name
+        assert not any("idle power" in n and "counted as 0" in n for n in p.notes), name
+
+
+def test_legacy_idle_costs_mapped_from_the_file():
+    # Legacy lookup: cpuidle state i reads entry i+1 (entry 0 = active idle), x1000 as em_table.
+    # sdm845 (Pixel 3 sdm845-v2.dtsi): silver cpu <10 8 6 4>, cluster <4 3 2 1>;
+    #   states WFI, rail collapse, cluster-sleep -> entries 1, 2, 3.
+    silver = load_platform("sdm845").clusters[0]
+    assert [(s.power_uw, s.cluster_power_uw) for s in silver.idle_states] == [
+        (8000, 3000), (6000, 2000), (4000, 1000)]
+    # rk3399 (ChromiumOS rk3399-sched-energy.dtsi) big: cpu <24 24 0 0>, cluster <10 10 9 0>.
+    big = load_platform("rk3399").clusters[1]
+    assert [(s.power_uw, s.cluster_power_uw) for s in big.idle_states] == [
+        (24000, 10000), (0, 9000), (0, 0)]
+    # sdm670 (Pixel 3a sdm670.dtsi) gold: cpu <30 25 20 15 10>, cluster <5 4 3 2 1>;
+    #   three states read entries 1..3, the two deepest entries are unused.
+    gold = load_platform("sdm670").clusters[1]
+    assert [(s.power_uw, s.cluster_power_uw) for s in gold.idle_states] == [
+        (25000, 4000), (20000, 3000), (15000, 2000)]
+    # hikey960 (LISA hikey960_energy.py, keyed by state): little WFI 6 (cluster 20),
+    #   cpu-sleep 0 (20), cluster-sleep 0 (0).
+    little = load_platform("hikey960").clusters[0]
+    assert [(s.power_uw, s.cluster_power_uw) for s in little.idle_states] == [
+        (6000, 20000), (0, 20000), (0, 0)]
+    assert load_platform("hikey960").idle_power_model == "published"
+
+
+def test_sm8150_idle_costs_scaled_to_the_formula_power():
+    # Pixel 4 sm8150.dtsi core-cost0: idle-cost-data <18 14 12>, busy-cost 47 at 768 MHz.
+    # sm8150 silver at 768 MHz: V = 596000 + 288000*(768000-576000)//1228800 = 641000 uV;
+    #   P = 232 * 641 * 641 * 768 // 10^6 = 73209 uW.
+    # WFI (entry 1) = 14 * 73209 // 47 = 21806; rail collapse (entry 2) and cluster-sleep
+    # (clamped to entry 2) = 12 * 73209 // 47 = 18691.  No cluster term (the DT formula has none).
+    silver = load_platform("sm8150").clusters[0]
+    assert next(o.power_uw for o in silver.opps if o.khz == 768000) == 73209
+    assert [(s.power_uw, s.cluster_power_uw) for s in silver.idle_states] == [
+        (21806, 0), (18691, 0), (18691, 0)]
+    # core-cost2 (prime): <110 90 70>, busy-cost 418 at 1286.4 MHz:
+    #   V = 596000 + 360000*(1286400-825600)//1574400 = 701365 uV -> 701 mV;
+    #   P = 421 * 701 * 701 * 1286 // 10^6 = 266047 uW (206879821 * 1286 = 266047449806);
+    #   WFI = 90 * 266047 // 418 = 23944230 // 418 = 57282.
+    prime = load_platform("sm8150").clusters[2]
+    assert next(o.power_uw for o in prime.opps if o.khz == 1286400) == 266047
+    assert prime.idle_states[0].power_uw == 57282
+
+
+def test_wfi_leakage_estimate():
+    # gs101 little (Cortex-A55): lowest OPP 300 MHz at 537.5 mV, dpc 70:
+    #   P = 70 * 537 * 537 * 300 // 10^6 = 6055 uW; WFI = 6055 * 6 // 33 = 1100 (Juno r0 A53's
+    #   measured WFI 6 / busy 33 at 450 MHz).  c2 (power-down) = 0.
+    p = load_platform("gs101")
+    little, _, big = p.clusters
+    assert [(s.name, s.power_uw, s.cluster_power_uw) for s in little.idle_states] == [
+        ("WFI", 1100, 0), ("c2", 0, 0)]
+    # big (Cortex-X1): 500 MHz at 500 mV, dpc 650: P = 650*500*500*500 // 10^6 = 81250 uW;
+    #   WFI = 81250 * 15 // 168 = 7254 (Juno r0 A57: WFI 15 / busy 168).
+    assert big.idle_states[0].power_uw == 7254
+    assert p.idle_power_model == "estimated" and p.power_model == "dt"
+    # the clock-modulated Xeon idles like the unmodulated part (same voltage):
+    #   59999264 * 15 // 168 = 5357077 uW on both
+    x = load_platform("hetero-2cpu")
+    assert [c.idle_states[0].power_uw for c in x.clusters] == [5357077, 5357077]
+
+
+def test_juno_fractions_match_the_juno_file():
+    # the estimate's fractions are Juno r0's own WFI / lowest-OPP costs
+    from hetsched.platforms.idle_power import JUNO_R0_A53_WFI, JUNO_R0_A57_WFI
+    j = load_platform("juno-r0")
+    for est, c in ((JUNO_R0_A53_WFI, j.clusters[0]), (JUNO_R0_A57_WFI, j.clusters[1])):
+        assert (est.num * 1000, est.den * 1000) == (c.idle_states[0].power_uw, c.opps[0].power_uw)
 
 
 def test_exynos_idle_entry_latency_null_counts_as_zero():
@@ -649,3 +740,27 @@ def test_platform_is_immutable():
         p.name = "x"  # type: ignore[misc]
     q = copy.deepcopy(p)
     assert q == p
+
+
+def test_result_labels_the_idle_power_source():
+    from hetsched import Simulation
+    for name, label in (("gs101", "estimated"), ("sm8150", "published"), ("juno-r0", "published")):
+        res = json.loads(Simulation(name, "periodic", lower_bound=False).run(0.01).to_json())
+        assert res["idle_power_model"] == label, name
+        assert any("idle power" in n for n in res["platform_notes"]) or name == "juno-r0"
+
+
+def test_a_user_file_gets_its_own_legacy_idle_costs_but_no_estimate(tmp_path):
+    # the raw idle-cost-data a file keeps is published data: a copy of rk3399 maps it the
+    # same way; a copy of gs101 (no idle data at all) stays at 0, labelled "none"
+    mine = load_platform(write(tmp_path, raw("rk3399"), "mine.json"))
+    assert mine.idle_power_model == "published"
+    assert [c.idle_states for c in mine.clusters] == [c.idle_states for c in load_platform("rk3399").clusters]
+    # rk3399 little: cpu <4 4 0 0>, cluster <7 7 6 0> -> WFI (4000, 7000), cpu-sleep (0, 6000)
+    assert [(s.power_uw, s.cluster_power_uw) for s in mine.clusters[0].idle_states] == [
+        (4000, 7000), (0, 6000), (0, 0)]
+    doc = raw("rk3399")
+    del doc["clusters"][0]["em_table_meta"]["idle_cost_cpu"]
+    part = load_platform(write(tmp_path, doc, "part.json"))
+    assert part.idle_power_model == "none"
+    assert "cluster little: idle power not published: counted as 0" in part.notes

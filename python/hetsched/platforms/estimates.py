@@ -162,7 +162,7 @@ MT8183_A73_DPC = BorrowedDpc(
 # rest taken as leakage, which the DT formula does not model) at a core voltage of
 # 1.525 V: dpc = 60e6 uW / (1.525^2 V^2 x 2800 MHz) = 9214.  Clock modulation keeps the
 # voltage, so the DT formula at 1050 MHz gives 3/8 of it (22.5 W), which is what gating
-# the clock 5/8 of the time does to dynamic power.  Idle power: not estimated (0).
+# the clock 5/8 of the time does to dynamic power.  Idle power: idle_power.py (estimated).
 XEON_2800_DPC = DerivedDpc(
     dpc=9214,
     basis="~60 W dynamic at 2.8 GHz and 1.525 V for a Northwood-family Xeon (TDP ~74 W, recalled, "

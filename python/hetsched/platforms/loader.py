@@ -9,8 +9,10 @@ README as ``data/SOURCES.md``).  The rules applied here, each from SOURCES.md:
   formula and units (exact)");
 * idle states: ``exit_latency = wakeup-latency-us`` or ``entry + exit``; WFI is state 0
   with 1 µs / 1 µs ("Idle-state latencies");
-* nothing is invented for a file.  Only built-in platforms listed in estimates.py get
-  their missing EM inputs from there, and say so.
+* idle power: the file's ``idle_states[].power_mw``, else its legacy ``idle-cost-data``
+  (``em_table_meta``) mapped onto the states (idle_power.py);
+* nothing is invented for a file.  Only built-in platforms listed in estimates.py and
+  idle_power.py get their missing EM inputs and idle power from there, and say so.
 
 Every problem is reported as one :class:`~hetsched.errors.InputError` naming the file,
 the field (``clusters[1].opps[3].khz``) and what was expected.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -28,6 +30,7 @@ from typing import Any, NoReturn, Optional
 from ..errors import InputError, UnknownNameError
 from . import em
 from .estimates import BorrowedDpc, DerivedDpc, VoltageLine, estimate_for
+from .idle_power import IDLE_ESTIMATES, PUBLISHED_IDLE_COSTS, legacy_entry
 from .model import Cluster, IdleState, Inventory, Opp, Platform, PowerModel, _summary_row
 
 __all__ = ["DATA_DIR", "list_platforms", "load_platform", "platform_summary", "platform_summaries"]
@@ -455,7 +458,7 @@ def _all_some(flags: list[bool]) -> str:
     return "some" if any(flags) else "none"
 
 
-def _inventory(clusters: list[dict[str, Any]], estimated: set[str]) -> Inventory:
+def _inventory(clusters: list[dict[str, Any]], estimated: set[str], idle_published: bool = False) -> Inventory:
     """What the raw file publishes (works on unresolvable files too, e.g. sm8350)."""
     published = ["topology"]
     missing: list[str] = []
@@ -483,7 +486,8 @@ def _inventory(clusters: list[dict[str, Any]], estimated: set[str]) -> Inventory
     if any(c.get("em_table") for c in cl):
         tally("energy table", [bool(c.get("em_table")) for c in cl])
     tally("idle-state latencies", [bool(idle)])
-    tally("idle power", [s.get("power_mw") is not None for s in idle] or [False])
+    # idle power is published by the file's states, or by legacy idle costs mapped onto them
+    tally("idle power", [idle_published or s.get("power_mw") is not None for s in idle] or [False])
     return Inventory(tuple(published), tuple(sorted(estimated)), tuple(missing))
 
 
@@ -504,16 +508,92 @@ def _power_notes(model: PowerModel, resolved: list[_Resolved], clusters: list[_R
     else:
         notes.append("power: ESTIMATED — kernel DT formula P[µW] = dpc*mV*mV*MHz/10^6 with inputs "
                      "that are not published; see the ESTIMATED notes and hetsched/platforms/estimates.py")
-    idle_pub = [f for rc in clusters for f in rc.idle_power_published]
-    kind = _all_some(idle_pub)
-    if kind == "none":
-        notes.append("idle power not published: counted as 0")
-    elif kind == "some":
-        for rc in clusters:
-            names = [s.name for s, f in zip(rc.idle, rc.idle_power_published) if not f]
-            if names:
-                notes.append(f"cluster {rc.name}: idle power of {', '.join(names)} not published: counted as 0")
     return notes
+
+
+@dataclass
+class _IdlePower:
+    #: per cluster, the idle states with their power filled in
+    states: list[list[IdleState]]
+    #: "published" (every cluster from the file or a published table), "estimated" (some
+    #: cluster from an estimate), "none" (some state counted as 0: a user file without any)
+    model: str
+    notes: list[str]
+
+
+def _legacy_value(costs: object, state: IdleState, index: int) -> Optional[int]:
+    """A state's entry of a raw ``idle_cost_*`` (a list in legacy order, or a dict keyed by
+    state-name prefix as LISA's hikey960_energy.py gives it)."""
+    if isinstance(costs, list) and len(costs) >= 2 and all(_is_int(v) and v >= 0 for v in costs):
+        return costs[legacy_entry(index, len(costs))]
+    if isinstance(costs, dict):
+        for key, v in costs.items():
+            if (state.name == key or state.name.startswith(f"{key}-")) and _is_int(v) and v >= 0:
+                return v
+    return None
+
+
+def _idle_power(raw_clusters: list[Any], parsed: list[_RawCluster], resolved: list[_Resolved],
+                name: str, builtin: bool) -> _IdlePower:
+    """Idle-state power of every cluster (idle_power.py: file, legacy costs, estimate)."""
+    out: list[list[IdleState]] = []
+    notes: list[str] = []
+    kinds: set[str] = set()
+    for rc, r in zip(parsed, resolved):
+        states = list(rc.idle)
+        has_cluster_term = any(row[3] for row in r.rows)
+        if any(rc.idle_power_published):
+            unpublished = [s.name for s, f in zip(states, rc.idle_power_published) if not f]
+            if unpublished:
+                kinds.add("none")
+                notes.append(f"cluster {rc.name}: idle power of {', '.join(unpublished)} not published: counted as 0")
+            else:
+                kinds.add("published")
+            out.append(states)
+            continue
+        meta = raw_clusters[rc.index].get("em_table_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        cpu_costs = [_legacy_value(meta.get("idle_cost_cpu"), s, j) for j, s in enumerate(states)]
+        cl_costs = [_legacy_value(meta.get("idle_cost_cluster"), s, j) for j, s in enumerate(states)]
+        published = PUBLISHED_IDLE_COSTS.get(name, {}).get(rc.name) if builtin else None
+        estimate = IDLE_ESTIMATES.get(name, {}).get(rc.name) if builtin else None
+        if r.source == "published" and None not in cpu_costs:
+            # same bogo-units as the cluster's em_table: µW = value x 1000
+            cl = [c if (c is not None and has_cluster_term) else 0 for c in cl_costs]
+            states = [replace(s, power_uw=c * 1000, cluster_power_uw=k * 1000)
+                      for s, c, k in zip(states, cpu_costs, cl)]
+            kinds.add("published")
+            notes.append(f"cluster {rc.name}: idle power from the file's legacy idle-cost-data "
+                         f"(em_table_meta), state i -> entry i+1 (entry 0 = active idle), x1000 like em_table"
+                         + ("" if has_cluster_term and None not in cl_costs else "; no cluster idle term"))
+        elif published is not None:
+            by_khz = {row[0]: row[2] for row in r.rows}
+            scale_uw = by_khz[published.scale_khz]
+            n = len(published.cpu)
+            states = [replace(s, power_uw=published.cpu[legacy_entry(j, n)] * scale_uw // published.scale_busy_cost,
+                              cluster_power_uw=0)
+                      for j, s in enumerate(states)]
+            kinds.add("published")
+            notes.append(f"cluster {rc.name}: idle power from the {published.describe()} "
+                         f"(= {scale_uw} µW here); state i -> entry i+1, clamped to the last; "
+                         "cluster idle-cost not applied (the OPP power has no cluster term)")
+        elif estimate is not None:
+            ref = r if estimate.ref_cluster is None else next(
+                rr for pc, rr in zip(parsed, resolved) if pc.name == estimate.ref_cluster)
+            wfi = estimate.wfi_uw(ref.rows[0][2])
+            states = [replace(s, power_uw=wfi if j == 0 else 0, cluster_power_uw=0) for j, s in enumerate(states)]
+            kinds.add("estimated")
+            notes.append(f"cluster {rc.name}: ESTIMATED idle power: {estimate.describe()} "
+                         f"(WFI {wfi} µW); see hetsched/platforms/idle_power.py")
+        else:
+            kinds.add("none")
+            notes.append(f"cluster {rc.name}: idle power not published: counted as 0")
+        out.append(states)
+    model = "none" if "none" in kinds else "estimated" if "estimated" in kinds else "published"
+    if model == "none" and all(n.endswith("idle power not published: counted as 0") for n in notes) \
+            and len(notes) == len(parsed):
+        notes = ["idle power not published: counted as 0"]
+    return _IdlePower(out, model, notes)
 
 
 def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
@@ -554,9 +634,10 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
 
     # arch_topology.c: f_ref is cpuinfo.max_freq, the highest OPP actually registered,
     # i.e. the highest simulated OPP (SOURCES.md "The rest of the EM pipeline").
+    idle_power = _idle_power(raw_clusters, parsed, resolved, name, builtin)
     caps = em.normalized_capacities([(rc.dmips, r.rows[-1][0]) for rc, r in zip(parsed, resolved)])
     clusters: list[Cluster] = []
-    for rc, r, cap in zip(parsed, resolved, caps):
+    for rc, r, cap, idle in zip(parsed, resolved, caps, idle_power.states):
         if cap < 1:
             rd.fail(f"{rc.path}.capacity_dmips_mhz",
                     "a value giving a normalised capacity of at least 1", rc.dmips)
@@ -576,18 +657,15 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
         clusters.append(Cluster(
             name=rc.name, core=rc.core, cpus=tuple(sorted(rc.cpus)), capacity_dmips_mhz=rc.dmips,
             capacity_orig=cap, dynamic_power_coefficient=r.dpc, power_source=r.source,
-            opps=opps, idle_states=tuple(rc.idle),
+            opps=opps, idle_states=tuple(idle),
         ))
 
     idle_domains = _idle_domains(rd, top, clusters, name, builtin)
 
     notes = _power_notes(model, resolved, parsed)
+    notes.extend(idle_power.notes)
     for rc in parsed:
         notes.extend(rc.notes)
-        meta = raw_clusters[rc.index].get("em_table_meta")
-        if isinstance(meta, dict) and "idle_cost_cpu" in meta and not any(rc.idle_power_published):
-            notes.append(f"cluster {rc.name}: raw idle costs in em_table_meta are not mapped onto idle "
-                         "states by the data file and are not used")
     if builtin:
         notes.extend(BUILTIN_CAVEATS.get(name, ()))
     for d in idle_domains:
@@ -596,11 +674,13 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
                      f"{', '.join(clusters[ci].name for ci in d)} (CPUs {_cpu_ranges(cpus)}): "
                      "in effect only while all of them are idle")
     estimated = {item for r in resolved for item in r.estimated}
+    if idle_power.model == "estimated":
+        estimated.add("idle power")
     return Platform(
         name=name, soc=soc, description=description, power_model=model, clusters=tuple(clusters),
         notes=tuple(notes), sources=tuple(sources), path=source,
-        inventory=_inventory(raw_clusters, estimated), data_notes=data_notes,
-        idle_domains=idle_domains,
+        inventory=_inventory(raw_clusters, estimated, idle_power.model == "published"), data_notes=data_notes,
+        idle_domains=idle_domains, idle_power_model=idle_power.model,
     )
 
 

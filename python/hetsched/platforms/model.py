@@ -129,6 +129,10 @@ class Platform:
     #: (a DynamIQ DSU: the state holds only while every CPU of every cluster in the group
     #: is idle); a cluster in no group is a domain of its own
     idle_domains: tuple[tuple[int, ...], ...] = ()
+    #: where the idle-state power comes from: "published" (the file's states or a legacy
+    #: idle-cost-data table), "estimated" (idle_power.py's leakage model, notes say
+    #: ESTIMATED), "none" (some state counted as 0: a user file that gives none)
+    idle_power_model: str = "none"
 
     @property
     def nr_cpus(self) -> int:
@@ -152,6 +156,7 @@ class Platform:
             description=self.description,
             cluster_shapes=[(len(c.cpus), c.core) for c in self.clusters],
             power_model=self.power_model,
+            idle_power_model=self.idle_power_model,
             inventory=self.inventory,
             runnable=True,
             reason=None,
@@ -166,6 +171,7 @@ def _summary_row(
     cluster_shapes: list[tuple[int, str]],
     power_model: Optional[str],
     inventory: Inventory,
+    idle_power_model: Optional[str] = None,
     runnable: bool,
     reason: Optional[str],
 ) -> dict[str, Any]:
@@ -176,6 +182,7 @@ def _summary_row(
         "cpus": "+".join(str(n) for n, _ in cluster_shapes),
         "cores": " + ".join(f"{n}x {core}" for n, core in cluster_shapes),
         "power_model": power_model,
+        "idle_power_model": idle_power_model,
         "published": list(inventory.published),
         "estimated": list(inventory.estimated),
         "missing": list(inventory.missing),
