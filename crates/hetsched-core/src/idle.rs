@@ -228,6 +228,7 @@ impl Sim {
         };
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
+        rq.idle_calls += 1; // tick_nohz_idle_stop_tick()
         rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
