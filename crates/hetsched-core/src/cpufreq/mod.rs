@@ -382,6 +382,46 @@ mod tests {
         assert_eq!(hooks_around_the_sleep(2 * MS), 1);
     }
 
+    /// Idle calls of `cpu` after 50 ms of a task pinned there that runs 100 µs of work and
+    /// sleeps `sleep_ns`, with the number of its sleeps.
+    fn idle_calls_with_sleeps_of(cpu: usize, sleep_ns: u64) -> (u64, u64) {
+        let task = json!({"name": "t", "cpus": [cpu], "loop": 1,
+            "phases": [{"loop": -1, "events": [{"run": 100 * US}, {"sleep": sleep_ns}]}]});
+        let mut s = sim(two_cluster_platform(), vec![task]);
+        s.run_until(50 * MS);
+        let sleeps = s.tasks[0].stats.nr_wakeups + (s.tasks[0].state == TaskState::Sleeping) as u64;
+        (s.rqs[cpu].idle_calls, sleeps)
+    }
+
+    #[test]
+    fn an_idle_entry_counts_an_idle_call_when_menu_stops_the_tick() {
+        // Little CPU 0's states: WFI (residency 1 µs) and cluster-sleep (2 ms); the tick
+        // is 4 ms. Each sleep arms a timer `sleep` ahead; with no idle history menu predicts
+        // the timer itself (correction factor 1), and a regular pattern keeps it there.
+        // 10 ms: predicted >= a tick, the tick is stopped at every idle entry;
+        // 3 ms: 2 ms <= 3 ms < 4 ms, the tick is kept, no idle call;
+        // 1 ms: the timer is closer than cluster-sleep's 2-ms residency, WFI is taken
+        // outright with the tick stopped: every entry counts.
+        // Plus one for the start, where every CPU enters idle with no timer armed.
+        let (calls, sleeps) = idle_calls_with_sleeps_of(0, 10 * MS);
+        assert!(
+            sleeps >= 4 && calls == sleeps + 1,
+            "10 ms: {calls} idle calls, {sleeps} sleeps"
+        );
+        assert_eq!(idle_calls_with_sleeps_of(0, 3 * MS).0, 1);
+        let (calls, sleeps) = idle_calls_with_sleeps_of(0, MS);
+        assert!(
+            sleeps >= 30 && calls == sleeps + 1,
+            "1 ms: {calls} idle calls, {sleeps} sleeps"
+        );
+        // big CPU 2 has WFI only (state_count 1): the tick is always stopped
+        let (calls, sleeps) = idle_calls_with_sleeps_of(2, 3 * MS);
+        assert!(
+            sleeps >= 10 && calls == sleeps + 1,
+            "big: {calls} idle calls, {sleeps} sleeps"
+        );
+    }
+
     /// Two CPUs, capacity 1024, OPPs 0.2/0.5/1/2 GHz, every OPP efficient (EM costs
     /// 10·P/perf at performance 102, 256, 512, 1024: 1960, 2343, 2929, 3906, rising).
     fn low_opp_platform() -> Platform {
@@ -432,7 +472,10 @@ mod tests {
         // raw -> 500 MHz (a change, so the enqueue's own PELT hook right after is rate
         // limited and does not halve it); 256 -> 625 MHz -> 1 GHz; 512 -> 1.25 GHz -> 2 GHz.
         let slept = residency_of_io_phase("sleep");
-        assert!(slept[0] > 0 && slept[1..] == [0, 0, 0], "sleep: only at 200 MHz {slept:?}");
+        assert!(
+            slept[0] > 0 && slept[1..] == [0, 0, 0],
+            "sleep: only at 200 MHz {slept:?}"
+        );
         let io = residency_of_io_phase("iowait");
         assert!(io[3] > 0, "iowait: the boost reaches 2 GHz {io:?}");
     }

@@ -402,7 +402,7 @@ mod tests {
         let big = &p.clusters[1];
         let hi = [cu(900), cu(0)];
         let lo = [cu(10), cu(0)];
-        let mut step = |g: &mut Schedutil, now: u64, u: &[CpuUtil]| {
+        let step = |g: &mut Schedutil, now: u64, u: &[CpuUtil]| {
             if g.hook(1, 0, now, 0, &knobs) {
                 g.update(1, 0, now, big, u, &knobs)
             } else {
@@ -449,7 +449,10 @@ mod tests {
         let decay: Vec<(u64, u64)> = (6..=9)
             .map(|i| (kick(&mut g, &p, 0, i * ms, 0, &idle, &k), g.sg_cpu(0, 0).iowait_boost))
             .collect();
-        assert_eq!(decay, [(1_500_000, 512), (1_000_000, 256), (500_000, 128), (500_000, 0)]);
+        assert_eq!(
+            decay,
+            [(1_500_000, 512), (1_000_000, 256), (500_000, 128), (500_000, 0)]
+        );
 
         // Reset: boost 256 at 20 ms; the next I/O wakeup comes 5 ms later (> a 4-ms tick
         // since the CPU's last update), so the sequence restarts at 128, not 512.
