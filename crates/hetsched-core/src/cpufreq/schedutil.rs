@@ -24,9 +24,10 @@
 //! to the frequency (map_util_freq); the single-CPU busy hold has no uclamp exception; no
 //! OPP is marked inefficient (that came with 5.16).
 //!
-//! Differences: no IRQ or DL utilisation; idle CPUs never keep their tick, so every idle
-//! entry counts as an idle call for the busy hold. docs/mechanisms/cpufreq_schedutil.md
-//! works the OPP choice, the boost and the inefficient-OPP skip by hand.
+//! Differences: no IRQ or DL utilisation, no policy-limit changes; the busy hold's idle
+//! calls follow menu's stop_tick decision at each idle entry only (idle.rs).
+//! docs/mechanisms/cpufreq_schedutil.md works the OPP choice, the boost, the hold and the
+//! inefficient-OPP skip by hand.
 
 use super::{CpuUtil, Governor};
 use crate::energy_model::inefficient_opps;
@@ -544,6 +545,16 @@ mod tests {
             ..Default::default()
         }];
         assert_eq!(kick(&mut g, &p, 0, 5 * ms, 0, &capped, &k), 1_000_000);
+        // 4.19's sugov_cpu_is_busy() has no uclamp exception: util 700 -> raw 2.5e6 · 700 /
+        // 1024 = 1,708,984 -> 2 GHz; then the capped rq (300, clamped: 732,421 kHz -> 1 GHz
+        // wanted) is held at 2 GHz while no idle entry came between
+        let mut g = Schedutil::new(&p, true);
+        assert_eq!(kick(&mut g, &p, 0, ms, 0, &busy(700, 1), &k), 2_000_000);
+        let capped_419 = [CpuUtil {
+            idle_calls: 1,
+            ..capped[0]
+        }];
+        assert_eq!(kick(&mut g, &p, 0, 2 * ms, 0, &capped_419, &k), 2_000_000);
         // a shared policy has no such hold
         let p2 = four_opp_platform([100, 250, 450, 700], 2);
         let mut g = Schedutil::new(&p2, false);
