@@ -11,6 +11,7 @@
 
 use crate::core::*;
 use crate::core::{SchedView, TaskId};
+use crate::fair::Detach;
 use crate::features::{Knob, Knobs};
 use crate::workload::Policy;
 
@@ -295,7 +296,7 @@ impl Sim {
         debug_assert_ne!(self.rqs[src].curr, Some(t));
         self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.dequeue_task(src, t, false);
-        self.detach_pelt_for_migration(src, t);
+        self.detach_pelt_for_migration(src, t, Detach::Queued);
         let task = &mut self.tasks[t as usize];
         task.se.vruntime += self.rqs[dst].cfs.min_vruntime;
         task.stats.migrations += 1;
@@ -321,7 +322,7 @@ impl Sim {
         self.trace_slice_end(src, t);
         self.dequeue_task(src, t, false);
         self.rqs[src].curr = None;
-        self.detach_pelt_for_migration(src, t);
+        self.detach_pelt_for_migration(src, t, Detach::Queued);
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Runnable;
         task.se.vruntime += self.rqs[dst].cfs.min_vruntime;

@@ -20,7 +20,7 @@ use crate::cpufreq::{make_governor, CpuUtil, Governor};
 use crate::energy::{CpuPowerState, EnergyMeter};
 use crate::error::{Error, Result};
 use crate::event::{EventKind, EventQueue};
-use crate::fair::{CfsRq, CfsTunables};
+use crate::fair::{CfsRq, CfsTunables, Detach};
 use crate::features::{Knob, Knobs};
 use crate::idle::Menu;
 use crate::pelt::SchedAvg;
@@ -60,6 +60,9 @@ pub struct Sim {
     pub(crate) next_blocked_update: u64,
     pub workload_duration_ns: Option<u64>,
     pub(crate) utils_buf: Vec<CpuUtil>,
+    /// cpufreq_update_util() calls that reached a util-driven governor
+    #[cfg(test)]
+    pub(crate) cpufreq_hook_calls: u64,
     /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
     pub(crate) pending_khz: Vec<u64>,
     pub(crate) rt_seq: u64,
@@ -204,7 +207,7 @@ impl Sim {
         });
         let sched_policy = wrap(sched_policy);
         let eas_status = sched_policy.energy_aware();
-        let governor = make_governor(&policy.governor, nclusters)?;
+        let governor = make_governor(&policy.governor, &platform, legacy)?;
         let n = platform.nr_cpus();
         let mut tasks = Vec::with_capacity(workload.tasks.len());
         for (i, t) in workload.tasks.iter().enumerate() {
@@ -248,6 +251,7 @@ impl Sim {
                 pending: Vec::new(),
                 timers: SortedVec::default(),
                 nr_switches: 0,
+                idle_calls: 0,
                 work_done: 0,
                 slice_start: 0,
                 yield_skip: None,
@@ -261,7 +265,6 @@ impl Sim {
                 opp,
                 freq_scale: (c.opps[opp].khz << 10) / c.fmax_khz,
                 gen: 0,
-                dirty: false,
             })
             .collect::<Vec<_>>();
         let trace = if policy.trace {
@@ -297,6 +300,8 @@ impl Sim {
             next_blocked_update: NOHZ_BLOCKED_PERIOD_NS,
             workload_duration_ns: workload.duration_ns,
             utils_buf: Vec::new(),
+            #[cfg(test)]
+            cpufreq_hook_calls: 0,
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
             nr_exited: 0,
@@ -415,12 +420,6 @@ impl Sim {
         }
     }
 
-    #[inline]
-    pub(crate) fn mark_cpufreq(&mut self, cpu: usize) {
-        let ci = self.platform.cpu_cluster[cpu];
-        self.clusters[ci].dirty = true;
-    }
-
     // ------------------------------------------------------------------ execution
 
     // ------------------------------------------------------------------ enqueue/dequeue
@@ -433,14 +432,18 @@ impl Sim {
         task.state = TaskState::Runnable;
         task.queued_since = self.now;
         let (clamps, is_rt) = (task.uclamp, task.is_rt());
-        if self.uclamp_used {
-            self.rqs[cpu].uclamp.inc(clamps); // uclamp_rq_inc()
-            self.mark_cpufreq(cpu);
+        // uclamp_rq_inc(): after the class's enqueue in v6.12 (so its cpufreq hooks see the
+        // old clamps), before it in 4.19
+        if self.uclamp_used && self.legacy {
+            self.rqs[cpu].uclamp.inc(clamps);
         }
         if is_rt {
             self.enqueue_task_rt(cpu, t);
         } else {
             self.enqueue_task_fair(cpu, t, wakeup, initial);
+        }
+        if self.uclamp_used && !self.legacy {
+            self.rqs[cpu].uclamp.inc(clamps);
         }
         if self.rqs[cpu].nr_running() >= 2 {
             self.overloaded = true; // add_nr_running(): set_rd_overloaded()
@@ -598,6 +601,7 @@ impl Sim {
             task.last_ran = cpu;
         }
         task.state = TaskState::Running;
+        task.in_iowait = false; // back on a CPU: io_schedule_finish()
         task.stats.wait_ns += now - task.queued_since;
         if let Some(due) = task.wake_due.take() {
             let lat = now - due;
@@ -655,7 +659,7 @@ impl Sim {
     pub(crate) fn task_exit(&mut self, cpu: usize, t: TaskId) {
         self.dequeue_task(cpu, t, true);
         // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
-        self.detach_pelt_for_migration(cpu, t);
+        self.detach_pelt_for_migration(cpu, t, Detach::Removed);
         self.trace_slice_end(cpu, t);
         self.tasks[t as usize].state = TaskState::Exited;
         self.nr_exited += 1;
@@ -708,7 +712,7 @@ impl Sim {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
                 self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
-                self.detach_pelt_for_migration(prev, t);
+                self.detach_pelt_for_migration(prev, t, Detach::Removed);
                 let task = &mut self.tasks[t as usize];
                 task.se.vruntime =
                     task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
@@ -810,9 +814,13 @@ impl Sim {
             self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
             for cpu in 0..n {
                 if self.rqs[cpu].curr.is_none() {
+                    // update_blocked_averages(): one cpufreq call if anything decayed
                     self.update_rq_clock(cpu);
-                    self.update_load_avg(cpu, None, false);
-                    self.update_rt_avg(cpu);
+                    let others = self.update_rt_avg_decayed(cpu, false);
+                    let fair = self.update_load_avg_nohook(cpu, None, false);
+                    if others || fair {
+                        self.cpufreq_update_util(cpu, 0);
+                    }
                 }
             }
         }
@@ -876,7 +884,6 @@ impl Sim {
                 }
             }
         }
-        self.run_cpufreq();
         true
     }
 

@@ -69,6 +69,26 @@ fn compute_costs(states: &mut [PerfState]) {
     }
 }
 
+/// The EM's EM_PERF_STATE_INEFFICIENT flags for one cluster's OPP table (v6.12): what
+/// em_cpufreq_update_efficiencies() hands to cpufreq as CPUFREQ_INEFFICIENT_FREQ, so that
+/// schedutil's frequency resolution (CPUFREQ_RELATION_E) skips the same states the energy
+/// estimate does. Built as `from_platform` builds a pd: performance = capacity · f / f_max.
+pub fn inefficient_opps(c: &crate::platform::Cluster) -> Vec<bool> {
+    let mut states: Vec<PerfState> = c
+        .opps
+        .iter()
+        .map(|o| PerfState {
+            khz: o.khz,
+            performance: c.capacity_orig * o.khz / c.fmax_khz,
+            power_uw: o.power_uw,
+            cost: 0,
+            inefficient: false,
+        })
+        .collect();
+    compute_costs(&mut states);
+    states.iter().map(|s| s.inefficient).collect()
+}
+
 impl EnergyModel {
     pub fn from_platform(p: &Platform) -> EnergyModel {
         let doms = p

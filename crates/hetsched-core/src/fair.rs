@@ -148,6 +148,10 @@ pub struct CfsRq {
     pub avg: SchedAvg,
     /// Sum of the util_est ewma of enqueued tasks (root cfs_rq).
     pub util_est: u64,
+    /// cfs_rq->removed.nr != 0: a task left by remove_entity_load_avg() (a wakeup
+    /// migration, an exit), which the next update_cfs_rq_load_avg() reports as a decay.
+    /// The engine subtracts the load at once; only this report is deferred.
+    pub removed: bool,
 }
 
 impl Default for CfsRq {
@@ -160,6 +164,7 @@ impl Default for CfsRq {
             curr: None,
             avg: SchedAvg::default(),
             util_est: 0,
+            removed: false,
         }
     }
 }
@@ -271,6 +276,17 @@ mod tests {
     }
 }
 
+/// How a task's PELT contribution leaves its old cfs_rq.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detach {
+    /// dequeued for a migration or a class change: detach_entity_load_avg() at once, and
+    /// the cpufreq hook
+    Queued,
+    /// a sleeping task migrating at its wakeup, or exiting: remove_entity_load_avg(), which
+    /// the old cfs_rq's next PELT update reports as a decay
+    Removed,
+}
+
 // ---------------------------------------------------------------------------------------
 // the fair class on the runqueues: PELT updates, update_curr, EEVDF, check_preempt_tick (fair.c)
 
@@ -289,9 +305,17 @@ impl Sim {
     }
 
     /// update_load_avg(cfs_rq, se, flags): the entity (if any, and if attached), then the
-    /// cfs_rq; attach a migrated/new entity. Marks the cluster for cpufreq when the root
-    /// cfs_rq signal changed.
+    /// cfs_rq; attach a migrated/new entity. cfs_rq_util_change() calls the cpufreq hook
+    /// when the root cfs_rq's signals decayed (a PELT period boundary passed, or removed
+    /// load was folded in) or an entity was attached.
     pub(crate) fn update_load_avg(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) {
+        if self.update_load_avg_nohook(cpu, se, attach) {
+            self.cpufreq_update_util(cpu, 0);
+        }
+    }
+
+    /// update_load_avg() up to the hook: whether cfs_rq_util_change() is due.
+    pub(crate) fn update_load_avg_nohook(&mut self, cpu: usize, se: Option<TaskId>, attach: bool) -> bool {
         if let Some(t) = se {
             if self.tasks[t as usize].se.attached {
                 self.update_se_avg(cpu, t);
@@ -305,19 +329,16 @@ impl Sim {
             rq.cfs.nr_running as u64,
             rq.cfs.curr.is_some(),
             1,
-        );
+        ) | std::mem::take(&mut rq.cfs.removed);
         if let Some(t) = se {
             let task = &mut self.tasks[t as usize];
             if attach && !task.se.attached {
                 pelt::attach_entity_load_avg(&mut self.rqs[cpu].cfs.avg, &mut task.se.avg, task.se.weight);
                 task.se.attached = true;
-                self.mark_cpufreq(cpu);
-                return;
+                return true;
             }
         }
-        if decayed {
-            self.mark_cpufreq(cpu);
-        }
+        decayed
     }
 
     /// update_curr(): account the time since exec_start to the running task: its invariant
@@ -399,7 +420,7 @@ impl Sim {
     /// Move a sleeping or queued fair task's PELT and vruntime from `src` to `dst`'s frame
     /// (migrate_task_rq_fair / remove_entity_load_avg: sync to the source cfs_rq, subtract,
     /// attach on the next enqueue).
-    pub(crate) fn detach_pelt_for_migration(&mut self, src: usize, t: TaskId) {
+    pub(crate) fn detach_pelt_for_migration(&mut self, src: usize, t: TaskId, how: Detach) {
         let task = &mut self.tasks[t as usize];
         if task.is_rt() {
             return;
@@ -428,6 +449,11 @@ impl Sim {
         pelt::detach_entity_load_avg(&mut cfs.avg, &task.se.avg, task.se.weight);
         task.se.avg.last_update_time = 0;
         task.se.attached = false;
+        match how {
+            // detach_entity_load_avg() -> cfs_rq_util_change()
+            Detach::Queued => self.cpufreq_update_util(src, 0),
+            Detach::Removed => self.rqs[src].cfs.removed = true,
+        }
     }
 
     /// post_init_entity_util_avg(): a new task starts with half the spare capacity of its
@@ -575,13 +601,19 @@ impl Sim {
         }
     }
 
-    /// enqueue_task_fair(): PELT attach and util_est, the entity's place, the timeline.
+    /// enqueue_task_fair(): util_est, the iowait hook, PELT attach, the entity's place, the
+    /// timeline.
     pub(crate) fn enqueue_task_fair(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
+        // util_est_enqueue() comes first so that the hooks below see the task's estimate
+        let ewma = self.tasks[t as usize].se.avg.ewma();
+        self.rqs[cpu].cfs.util_est += ewma;
+        // the PELT update below may not reach cpufreq: a task back from an I/O wait
+        // calls it here with SCHED_CPUFREQ_IOWAIT
+        if self.tasks[t as usize].in_iowait {
+            self.cpufreq_update_util(cpu, crate::cpufreq::schedutil::SCHED_CPUFREQ_IOWAIT);
+        }
         self.update_curr(cpu);
         self.update_load_avg(cpu, Some(t), true);
-        let ewma = self.tasks[t as usize].se.avg.ewma();
-        // util_est_enqueue()
-        self.rqs[cpu].cfs.util_est += ewma;
         let eevdf = self.eevdf();
         if eevdf {
             self.place_entity_eevdf(cpu, t, initial);
@@ -595,7 +627,6 @@ impl Sim {
         rq.cfs.nr_running += 1;
         task.se.on_rq = true;
         rq.cfs.timeline.insert((task.se.vruntime, t));
-        self.mark_cpufreq(cpu);
         if !initial {
             self.check_overutilized(cpu);
         }
@@ -620,7 +651,13 @@ impl Sim {
                 }
             }
         }
-        self.update_load_avg(cpu, Some(t), false);
+        // a sleep: the hook only if PELT decayed; a migration or class change (DO_DETACH):
+        // the detach that follows (detach_pelt_for_migration) calls it instead
+        if sleep {
+            self.update_load_avg(cpu, Some(t), false);
+        } else {
+            self.update_load_avg_nohook(cpu, Some(t), false);
+        }
         if self.eevdf() {
             self.update_entity_lag(cpu, t);
             if !sleep {
@@ -645,7 +682,6 @@ impl Sim {
         if !sleep {
             task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
         }
-        self.mark_cpufreq(cpu);
     }
 
     /// check_preempt_wakeup_fair(): the woken fair task `p` preempts `c` if EEVDF would

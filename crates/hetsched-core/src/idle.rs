@@ -59,6 +59,8 @@ pub struct Menu {
     interval_ptr: usize,
     bucket: usize,
     next_timer_ns: u64,
+    /// the expected idle duration of the last select (u64::MAX: no prediction)
+    pub(crate) predicted_ns: u64,
 }
 
 impl Default for Menu {
@@ -69,6 +71,7 @@ impl Default for Menu {
             interval_ptr: 0,
             bucket: BUCKETS - 1,
             next_timer_ns: u64::MAX,
+            predicted_ns: u64::MAX,
         }
     }
 }
@@ -125,6 +128,7 @@ impl Menu {
         };
         let typical = self.typical_interval_us();
         let predicted = corrected.min(typical.saturating_mul(1000));
+        self.predicted_ns = predicted;
         if predicted == u64::MAX {
             return cluster.idle_states.len() - 1;
         }
@@ -228,6 +232,20 @@ impl Sim {
         };
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
+        // cpuidle_idle_call(): the tick is stopped, and tick_nohz_idle_stop_tick() counts an
+        // idle call, unless menu expects less than a tick of idle (stop_tick = false); a
+        // next timer closer than state 1's residency means WFI with the tick stopped
+        let tick_ns = self.knobs.derived.tick_ns;
+        let predicted = if self.config.idle_governor == "menu" {
+            rq.menu.predicted_ns
+        } else {
+            next_timer.unwrap_or(u64::MAX)
+        };
+        let shallow_only = cluster.idle_states.len() <= 1
+            || next_timer.is_some_and(|t| t < cluster.idle_states[1].target_residency_ns);
+        if shallow_only || predicted >= tick_ns {
+            rq.idle_calls += 1;
+        }
         rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));

@@ -185,11 +185,15 @@ impl Sim {
             .curr
             .map(|t| self.tasks[t as usize].is_rt())
             .unwrap_or(false);
+        self.update_rt_avg_decayed(cpu, running);
+    }
+
+    /// update_rt_rq_load_avg(): whether a PELT period passed. It does not call cpufreq
+    /// itself; an idle CPU's blocked-load update does when RT or fair signals decayed.
+    pub(crate) fn update_rt_avg_decayed(&mut self, cpu: usize, running: bool) -> bool {
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
-        if rq.avg_rt.update(now, running as u64, running as u64, running, 1) {
-            self.mark_cpufreq(cpu);
-        }
+        rq.avg_rt.update(now, running as u64, running as u64, running, 1)
     }
 
     /// enqueue_task_rt(): into the priority list (EDF among deadline tasks).
@@ -206,7 +210,8 @@ impl Sim {
             self.rt_seq
         };
         self.rqs[cpu].rt_queue.enqueue(t, level, key);
-        self.mark_cpufreq(cpu); // RT runnable: schedutil goes to the top
+        // enqueue_top_rt_rq() kicks cpufreq: RT runnable, schedutil goes to the top
+        self.cpufreq_update_util(cpu, 0);
     }
 
     /// dequeue_task_rt()
@@ -218,7 +223,8 @@ impl Sim {
         if rq.curr == Some(t) {
             rq.curr = None;
         }
-        self.mark_cpufreq(cpu);
+        // dequeue_rt_entity() ends in enqueue_top_rt_rq(), which kicks cpufreq
+        self.cpufreq_update_util(cpu, 0);
     }
 
     /// task_tick_rt(): RT PELT, and an RR task whose slice ran out goes to the tail of its

@@ -99,6 +99,9 @@ pub struct Task {
     pub(crate) last_ran: usize,
     pub dl: DlEntity,
     pub(crate) iowait_since: Option<u64>,
+    /// p->in_iowait: blocked in io_schedule() and not yet back on a CPU; its wakeup
+    /// enqueue passes SCHED_CPUFREQ_IOWAIT
+    pub(crate) in_iowait: bool,
     /// copies forked from this template so far
     pub(crate) forks: u32,
     /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
@@ -150,6 +153,8 @@ pub struct Rq {
     /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
     pub(crate) timers: SortedVec<(u64, TaskId)>,
     pub nr_switches: u64,
+    /// tick_nohz's idle_calls: idle entries (an idle CPU always stops its tick here)
+    pub(crate) idle_calls: u64,
     /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
     pub work_done: u64,
     /// start of the slice being traced
@@ -351,5 +356,4 @@ pub struct ClusterState {
     /// arch_freq_scale of the cluster at its current OPP, set on every change
     pub freq_scale: u64,
     pub(crate) gen: u32,
-    pub(crate) dirty: bool,
 }

@@ -121,7 +121,7 @@ impl Sim {
         self.rqs[cpu].curr = None;
         if was_fair {
             // switched_from_fair() / a migration: the task's load leaves this cfs_rq
-            self.detach_pelt_for_migration(cpu, t);
+            self.detach_pelt_for_migration(cpu, t, crate::fair::Detach::Queued);
         }
         let task = &mut self.tasks[t as usize];
         task.policy = new_policy;

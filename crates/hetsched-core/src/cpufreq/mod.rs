@@ -1,15 +1,17 @@
 //! The engine's side of cpufreq, after drivers/cpufreq/cpufreq.c and the cpufreq_update_util()
 //! hook of kernel/sched/cpufreq.c (v6.12). Governors implement one trait: a util-driven one
-//! (schedutil) is offered each cluster whose util signals changed (enqueue, dequeue, tick, RT
-//! activity, clamps), once per event, after it; a sampling one (ondemand, conservative,
-//! interactive) runs on a timer per cluster and gets each CPU's busy time from the energy
-//! meter. A chosen frequency is committed after `cpufreq.transition_latency_us` (a knob: the
-//! platform files carry no clock-latency-ns); at the commit the CPUs' progress and PELT time
-//! are accounted at the old speed first. performance and powersave pin the top or bottom OPP.
+//! (schedutil) is called where the scheduler calls the hook, at that point of the event:
+//! `cfs_rq_util_change()` (the root cfs_rq's PELT decayed, or an entity was attached or
+//! detached), the enqueue of a task waking from an I/O wait (SCHED_CPUFREQ_IOWAIT), an RT
+//! enqueue or dequeue (enqueue_top_rt_rq()) and the blocked-load update of an idle CPU; a
+//! sampling one (ondemand, conservative, interactive) runs on a timer per cluster and gets
+//! each CPU's busy time from the energy meter. A chosen frequency is committed after
+//! `cpufreq.transition_latency_us` (a knob: the platform files carry no clock-latency-ns);
+//! at the commit the CPUs' progress and PELT time are accounted at the old speed first.
+//! performance and powersave pin the top or bottom OPP.
 //!
-//! Differences: the hook runs once per event rather than at each trigger inside it; one
-//! transition latency for every cluster; no thermal or user limits on the policy.
-//! docs/mechanisms/cpufreq.md.
+//! Differences: one transition latency for every cluster; no thermal or user limits on the
+//! policy. docs/mechanisms/cpufreq.md.
 
 pub mod conservative;
 pub mod interactive;
@@ -34,6 +36,10 @@ pub struct CpuUtil {
     pub rt_runnable: bool,
     /// the rq's [uclamp_min, uclamp_max] when uclamp is in use
     pub uclamp: Option<[u64; 2]>,
+    /// uclamp_rq_is_capped(): cpu_util_cfs + util_rt >= a uclamp_max below 1024
+    pub uclamp_capped: bool,
+    /// tick_nohz_get_idle_calls_cpu(): idle entries so far (sugov_hold_freq())
+    pub idle_calls: u64,
 }
 
 pub trait Governor: Send {
@@ -43,19 +49,28 @@ pub trait Governor: Send {
     fn needs_util(&self) -> bool {
         false
     }
-    /// Cheap pre-check before the engine gathers the utils: false when an update now
-    /// would be ignored anyway (schedutil's rate limit).
-    fn wants_update(&self, _ci: usize, _now: u64, _knobs: &Knobs) -> bool {
+    /// cpufreq_update_util(rq, flags) on CPU `idx` of cluster `ci`: the per-CPU bookkeeping
+    /// that runs whatever the rate limit says (schedutil's iowait boost); true when the
+    /// policy is to be evaluated now, which `update()` then does with the utils.
+    fn hook(&mut self, _ci: usize, _idx: usize, _now: u64, _flags: u32, _knobs: &Knobs) -> bool {
         true
     }
     /// OPP index a cluster starts at (the lowest by default).
     fn initial_opp(&self, _cluster: &Cluster, _knobs: &Knobs) -> usize {
         0
     }
-    /// The cpufreq_update_util() hook for cluster `ci`; returns a new target frequency in
-    /// kHz (a table frequency) when one is committed. Governors that are not util-driven
-    /// ignore it.
-    fn update(&mut self, _ci: usize, _now: u64, _cluster: &Cluster, _utils: &[CpuUtil], _knobs: &Knobs) -> Option<u64> {
+    /// The evaluation that follows a `hook()` returning true, `idx` being the CPU whose
+    /// hook it was; returns a new target frequency in kHz (a table frequency) when one is
+    /// committed. Governors that are not util-driven ignore it.
+    fn update(
+        &mut self,
+        _ci: usize,
+        _idx: usize,
+        _now: u64,
+        _cluster: &Cluster,
+        _utils: &[CpuUtil],
+        _knobs: &Knobs,
+    ) -> Option<u64> {
         None
     }
     /// Sampling governors (the kernel's cpufreq_governor.c "dbs" family): the delay to the
@@ -162,9 +177,10 @@ pub const GOVERNORS: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn make_governor(name: &str, nr_clusters: usize) -> Result<Box<dyn Governor>> {
+pub fn make_governor(name: &str, platform: &crate::platform::Platform, legacy: bool) -> Result<Box<dyn Governor>> {
+    let nr_clusters = platform.clusters.len();
     match name {
-        "schedutil" => Ok(Box::new(schedutil::Schedutil::new(nr_clusters))),
+        "schedutil" => Ok(Box::new(schedutil::Schedutil::new(platform, legacy))),
         "ondemand" => Ok(Box::new(ondemand::Ondemand::new(nr_clusters))),
         "conservative" => Ok(Box::new(conservative::Conservative::new(nr_clusters))),
         "userspace" => Ok(Box::new(userspace::Userspace)),
@@ -184,34 +200,48 @@ pub fn make_governor(name: &str, nr_clusters: usize) -> Result<Box<dyn Governor>
 // the engine's side of cpufreq: cpufreq_update_util, the frequency commit, sampling governors' timers
 
 impl Sim {
-    pub(crate) fn run_cpufreq(&mut self) {
-        for ci in 0..self.clusters.len() {
-            if !self.clusters[ci].dirty {
-                continue;
-            }
-            self.clusters[ci].dirty = false;
-            if self.governor.needs_util() && self.governor.wants_update(ci, self.now, &self.knobs) {
-                let mut buf = std::mem::take(&mut self.utils_buf);
-                buf.clear();
-                for &cpu in &self.platform.clusters[ci].cpus {
-                    let rq = &self.rqs[cpu];
-                    let cap = self.platform.capacity_orig(cpu);
-                    let c = &rq.cfs;
-                    buf.push(CpuUtil {
-                        cfs: c.avg.util_avg.max(c.avg.runnable_avg).max(c.util_est).min(cap),
-                        rt: rq.avg_rt.util_avg,
-                        rt_runnable: !rq.rt_queue.is_empty(),
-                        uclamp: if self.uclamp_used { Some(rq.uclamp.value) } else { None },
-                    });
-                }
-                let r = self
-                    .governor
-                    .update(ci, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
-                self.utils_buf = buf;
-                if let Some(khz) = r {
-                    self.commit_freq(ci, khz);
-                }
-            }
+    /// cpufreq_update_util(rq, flags) for `cpu`: a util-driven governor is called now, with
+    /// the state the caller has left so far.
+    pub(crate) fn cpufreq_update_util(&mut self, cpu: usize, flags: u32) {
+        if !self.governor.needs_util() {
+            return;
+        }
+        let ci = self.platform.cpu_cluster[cpu];
+        let Some(idx) = self.platform.clusters[ci].cpus.iter().position(|&c| c == cpu) else {
+            return;
+        };
+        #[cfg(test)]
+        {
+            self.cpufreq_hook_calls += 1;
+        }
+        if !self.governor.hook(ci, idx, self.now, flags, &self.knobs) {
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.utils_buf);
+        buf.clear();
+        for &c in &self.platform.clusters[ci].cpus {
+            let rq = &self.rqs[c];
+            let cap = self.platform.capacity_orig(c);
+            let cfs = &rq.cfs;
+            let uclamp = if self.uclamp_used { Some(rq.uclamp.value) } else { None };
+            buf.push(CpuUtil {
+                cfs: cfs.avg.util_avg.max(cfs.avg.runnable_avg).max(cfs.util_est).min(cap),
+                rt: rq.avg_rt.util_avg,
+                rt_runnable: !rq.rt_queue.is_empty(),
+                uclamp,
+                // uclamp_rq_is_capped(): cpu_util_cfs() (no runnable_avg) + util_rt
+                uclamp_capped: uclamp.is_some_and(|[_, umax]| {
+                    umax != 1024 && cfs.avg.util_avg.max(cfs.util_est).min(cap) + rq.avg_rt.util_avg >= umax
+                }),
+                idle_calls: rq.idle_calls,
+            });
+        }
+        let r = self
+            .governor
+            .update(ci, idx, self.now, &self.platform.clusters[ci], &buf, &self.knobs);
+        self.utils_buf = buf;
+        if let Some(khz) = r {
+            self.commit_freq(ci, khz);
         }
     }
 
@@ -304,5 +334,149 @@ impl Sim {
             }
             self.trace_power(cpu);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::platform::{ClusterSpec, IdleLevel, OppSpec, PlatformSpec};
+    use crate::testutils::{idle, two_cluster_platform};
+    use crate::{Platform, PolicyConfig, Sim, TaskState, WorkloadSpec};
+    use serde_json::{json, Value};
+
+    const US: u64 = 1_000;
+    const MS: u64 = 1_000_000;
+
+    fn sim(p: Platform, tasks: Vec<Value>) -> Sim {
+        let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": tasks});
+        let pol: PolicyConfig = serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil"})).unwrap();
+        Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap()
+    }
+
+    /// A task pinned to big CPU 2 of the test platform (capacity 1024, 1/2 GHz) runs
+    /// `run_ns` of work once, then sleeps 50 ms. At the fork its attach asks for
+    /// util 512 (post_init_entity_util_avg: half the free capacity) -> 640 -> 1.25 GHz raw
+    /// -> 2 GHz, in effect 100 µs later; at 1 GHz then 2 GHz, 100 µs of work ends near
+    /// 150 µs, 2 ms near 2.05 ms. By 120 µs the task runs and the commit is done.
+    fn hooks_around_the_sleep(run_ns: u64) -> u64 {
+        let task = json!({"name": "t", "cpus": [2], "loop": 1,
+            "phases": [{"loop": 1, "events": [{"run": run_ns}, {"sleep": 50 * MS}]}]});
+        let mut s = sim(two_cluster_platform(), vec![task]);
+        s.run_until(120 * US);
+        assert_eq!(s.tasks[0].state, TaskState::Running);
+        let before = s.cpufreq_hook_calls;
+        s.run_until(3 * MS); // before the first tick's PELT update (4 ms)
+        assert_eq!(s.tasks[0].state, TaskState::Sleeping);
+        s.cpufreq_hook_calls - before
+    }
+
+    #[test]
+    fn a_dequeue_calls_cpufreq_only_when_pelt_decayed() {
+        // Sleeping at ~150 µs, the rq's PELT clock has not crossed its first 1024-µs period
+        // since the fork: update_cfs_rq_load_avg() reports no decay, so the dequeue does not
+        // reach cpufreq (v6.12 calls it from cfs_rq_util_change() only). The CPU then
+        // idles with no further hook before 3 ms.
+        assert_eq!(hooks_around_the_sleep(100 * US), 0);
+        // Sleeping at ~2.05 ms, at full speed since ~0.1 ms: the period boundary at
+        // 1.048576 ms has passed, the dequeue's update decays, one hook.
+        assert_eq!(hooks_around_the_sleep(2 * MS), 1);
+    }
+
+    /// Idle calls of `cpu` after 50 ms of a task pinned there that runs 100 µs of work and
+    /// sleeps `sleep_ns`, with the number of its sleeps.
+    fn idle_calls_with_sleeps_of(cpu: usize, sleep_ns: u64) -> (u64, u64) {
+        let task = json!({"name": "t", "cpus": [cpu], "loop": 1,
+            "phases": [{"loop": -1, "events": [{"run": 100 * US}, {"sleep": sleep_ns}]}]});
+        let mut s = sim(two_cluster_platform(), vec![task]);
+        s.run_until(50 * MS);
+        let sleeps = s.tasks[0].stats.nr_wakeups + (s.tasks[0].state == TaskState::Sleeping) as u64;
+        (s.rqs[cpu].idle_calls, sleeps)
+    }
+
+    #[test]
+    fn an_idle_entry_counts_an_idle_call_when_menu_stops_the_tick() {
+        // Little CPU 0's states: WFI (residency 1 µs) and cluster-sleep (2 ms); the tick
+        // is 4 ms. Each sleep arms a timer `sleep` ahead; with no idle history menu predicts
+        // the timer itself (correction factor 1), and a regular pattern keeps it there.
+        // 10 ms: predicted >= a tick, the tick is stopped at every idle entry;
+        // 3 ms: 2 ms <= 3 ms < 4 ms, the tick is kept, no idle call;
+        // 1 ms: the timer is closer than cluster-sleep's 2-ms residency, WFI is taken
+        // outright with the tick stopped: every entry counts.
+        // Plus one for the start, where every CPU enters idle with no timer armed.
+        let (calls, sleeps) = idle_calls_with_sleeps_of(0, 10 * MS);
+        assert!(
+            sleeps >= 4 && calls == sleeps + 1,
+            "10 ms: {calls} idle calls, {sleeps} sleeps"
+        );
+        assert_eq!(idle_calls_with_sleeps_of(0, 3 * MS).0, 1);
+        let (calls, sleeps) = idle_calls_with_sleeps_of(0, MS);
+        assert!(
+            sleeps >= 30 && calls == sleeps + 1,
+            "1 ms: {calls} idle calls, {sleeps} sleeps"
+        );
+        // big CPU 2 has WFI only (state_count 1): the tick is always stopped
+        let (calls, sleeps) = idle_calls_with_sleeps_of(2, 3 * MS);
+        assert!(
+            sleeps >= 10 && calls == sleeps + 1,
+            "big: {calls} idle calls, {sleeps} sleeps"
+        );
+    }
+
+    /// Two CPUs, capacity 1024, OPPs 0.2/0.5/1/2 GHz, every OPP efficient (EM costs
+    /// 10·P/perf at performance 102, 256, 512, 1024: 1960, 2343, 2929, 3906, rising).
+    fn low_opp_platform() -> Platform {
+        let opp = |mhz: u64, mw: u64| OppSpec {
+            khz: mhz * 1000,
+            power_uw: mw * 1000,
+            cluster_power_uw: 0,
+        };
+        Platform::from_spec(PlatformSpec {
+            switcher: false,
+            idle_domains: vec![],
+            name: "test-low-opp".into(),
+            power_model: "dt".into(),
+            clusters: vec![ClusterSpec {
+                name: "c".into(),
+                cpus: vec![0, 1],
+                capacity_orig: 1024,
+                opps: vec![opp(200, 20), opp(500, 60), opp(1000, 150), opp(2000, 400)],
+                idle_states: vec![idle("WFI", IdleLevel::Cpu, 1, 1, 10, 0)],
+            }],
+        })
+        .unwrap()
+    }
+
+    /// Busy time of CPU 0 at each OPP between 400 and 600 ms: 200 ms of a task pinned to
+    /// CPU 0 that runs 50 µs of work then waits 2 ms, by `sleep` up to 400 ms and by
+    /// `wait` after.
+    fn residency_of_io_phase(wait: &str) -> Vec<u64> {
+        let task = json!({"name": "io", "cpus": [0], "loop": 1, "phases": [
+            {"loop": 180, "events": [{"run": 50 * US}, {"sleep": 2 * MS}]},
+            {"loop": -1, "events": [{"run": 50 * US}, {wait: 2 * MS}]}]});
+        let mut s = sim(low_opp_platform(), vec![task]);
+        s.run_until(400 * MS);
+        let before = s.meter.cpus[0].freq_residency_ns.clone();
+        s.run_until(600 * MS);
+        let after = &s.meter.cpus[0].freq_residency_ns;
+        after.iter().zip(&before).map(|(a, b)| a - b).collect()
+    }
+
+    #[test]
+    fn io_waits_boost_the_frequency() {
+        // By 400 ms the fork's initial util (512) has decayed for ~0.4 s (half-life 32 ms):
+        // the task's util is that of 50 µs of work per ≥ 2.05 ms, < 1024 · 50 / 2050 ≈ 25
+        // plus its util_est of the same order: well under the 82 (-> 102 with headroom ->
+        // 200 MHz raw) that would leave the lowest OPP. With `sleep` the CPU stays at
+        // 200 MHz. With `iowait` each wakeup passes SCHED_CPUFREQ_IOWAIT, 2-2.5 ms apart
+        // (within a 4-ms tick, so the sequence never resets): boost 128 -> 160 -> 312.5 MHz
+        // raw -> 500 MHz (a change, so the enqueue's own PELT hook right after is rate
+        // limited and does not halve it); 256 -> 625 MHz -> 1 GHz; 512 -> 1.25 GHz -> 2 GHz.
+        let slept = residency_of_io_phase("sleep");
+        assert!(
+            slept[0] > 0 && slept[1..] == [0, 0, 0],
+            "sleep: only at 200 MHz {slept:?}"
+        );
+        let io = residency_of_io_phase("iowait");
+        assert!(io[3] > 0, "iowait: the boost reaches 2 GHz {io:?}");
     }
 }

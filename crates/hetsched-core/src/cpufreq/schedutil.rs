@@ -1,37 +1,147 @@
-//! schedutil, after kernel/sched/cpufreq_schedutil.c (v6.12), shared-policy path
-//! (`sugov_update_shared`): the cluster's frequency follows the most utilised CPU.
+//! schedutil, after kernel/sched/cpufreq_schedutil.c (v6.12).
 //!
+//! The hook (`cpufreq_update_util(rq, flags)`) first does the per-CPU bookkeeping that runs
+//! even when the rate limit then stops it: the iowait boost (`sugov_iowait_boost()`) and
+//! `last_update`. If `rate_limit_us` has passed since the last committed change
+//! (`sugov_should_update_freq()`), the policy is evaluated:
+//!   shared policy (more than one CPU, `sugov_update_shared`): every CPU's boost is consumed
+//!   (`sugov_iowait_apply()`: halved when no new request came, reset after a tick without
+//!   an update) and its util computed; the frequency follows the most utilised CPU;
+//!   single-CPU policy (`sugov_update_single_freq`): the same for the one CPU, and
+//!   `sugov_hold_freq()` keeps the frequency from dropping while the CPU has not been idle
+//!   since the last evaluation (unless uclamp_max caps its rq).
 //! Per CPU (sugov_get_util + effective_cpu_util + sugov_effective_cpu_perf):
-//!   u = min(cpu_util_cfs_boost + util_rt, capacity_orig);
+//!   u = max(min(cpu_util_cfs_boost + util_rt, capacity_orig), boost);
 //!   min = rq uclamp_min with uclamp in use, else capacity_orig if an RT task is runnable, else 0;
 //!   max = min(rq uclamp_max, capacity_orig);  util = max(min, min(u / target_load, max))
-//! Policy: util = max over CPUs; raw = f_max * util / capacity_orig; resolved to the lowest
-//! OPP >= raw (RELATION_L). Rate limit: evaluate only if `rate_limit_us` passed since the
-//! last *committed* change (default 1.5 x the transition latency, as v6.12).
+//! get_next_freq(): raw = f_max * util / capacity_orig, cached (`cached_raw_freq`), resolved
+//! with CPUFREQ_RELATION_LE: the lowest *efficient* OPP >= raw (the Energy Model's
+//! EM_PERF_STATE_INEFFICIENT states are skipped, em_cpufreq_update_efficiencies()).
 //!
-//! Differences: no IRQ or DL utilisation, no iowait boost; single-CPU clusters take the shared
-//! path too, so `sugov_hold_freq()` never applies; EM-inefficient OPPs are not skipped.
-//! docs/mechanisms/cpufreq_schedutil.md works the OPP choice by hand.
+//! android-4.19 profile (ACK android-4.19's file): the boost starts at, and decays to zero
+//! below, the lowest OPP's capacity (1024 · cpuinfo.min_freq / cpuinfo.max_freq) rather than
+//! IOWAIT_BOOST_MIN; the util is clamped by uclamp before the 1.25 headroom, which is applied
+//! to the frequency (map_util_freq); the single-CPU busy hold has no uclamp exception; no
+//! OPP is marked inefficient (that came with 5.16).
+//!
+//! Differences: no IRQ or DL utilisation, no policy-limit changes; the busy hold's idle
+//! calls follow menu's stop_tick decision at each idle entry only (idle.rs).
+//! docs/mechanisms/cpufreq_schedutil.md works the OPP choice, the boost, the hold and the
+//! inefficient-OPP skip by hand.
 
 use super::{CpuUtil, Governor};
+use crate::energy_model::inefficient_opps;
 use crate::features::Knobs;
-use crate::platform::Cluster;
+use crate::platform::{Cluster, Platform};
 
+/// SCHED_CPUFREQ_IOWAIT (include/linux/sched/cpufreq.h): the enqueue of a task waking from
+/// an I/O wait.
+pub const SCHED_CPUFREQ_IOWAIT: u32 = 1 << 0;
+/// SCHED_CAPACITY_SCALE / 8: the first boost after a quiet period (v6.12).
+pub const IOWAIT_BOOST_MIN: u64 = 1024 / 8;
+
+/// struct sugov_cpu: the per-CPU boost state and the busy-hold snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct SgCpu {
+    pub iowait_boost: u64,
+    pub iowait_boost_pending: bool,
+    pub last_update: u64,
+    pub saved_idle_calls: u64,
+}
+
+impl SgCpu {
+    /// sugov_iowait_reset(): a CPU not updated for more than a tick has been idle, so a
+    /// boost sequence starts over (at `floor` if this update is itself an I/O wakeup).
+    fn iowait_reset(&mut self, now: u64, set: bool, floor: u64, tick_ns: u64) -> bool {
+        if now.saturating_sub(self.last_update) <= tick_ns {
+            return false;
+        }
+        self.iowait_boost = if set { floor } else { 0 };
+        self.iowait_boost_pending = set;
+        true
+    }
+
+    /// sugov_iowait_boost(): an I/O wakeup doubles the boost (once per evaluation, up to
+    /// the full scale), the first one sets it to `floor`.
+    pub fn iowait_boost(&mut self, now: u64, flags: u32, floor: u64, tick_ns: u64) {
+        let set = flags & SCHED_CPUFREQ_IOWAIT != 0;
+        if self.iowait_boost != 0 && self.iowait_reset(now, set, floor, tick_ns) {
+            return;
+        }
+        if !set || self.iowait_boost_pending {
+            return;
+        }
+        self.iowait_boost_pending = true;
+        self.iowait_boost = if self.iowait_boost != 0 {
+            (self.iowait_boost << 1).min(1024)
+        } else {
+            floor
+        };
+    }
+
+    /// sugov_iowait_apply(): the boost in capacity units for this evaluation; without a
+    /// new request since the last one it is halved first, and dropped below `floor`.
+    pub fn iowait_apply(&mut self, now: u64, max_cap: u64, floor: u64, tick_ns: u64) -> u64 {
+        if self.iowait_boost == 0 || self.iowait_reset(now, false, floor, tick_ns) {
+            return 0;
+        }
+        if !self.iowait_boost_pending {
+            self.iowait_boost >>= 1;
+            if self.iowait_boost < floor {
+                self.iowait_boost = 0;
+                return 0;
+            }
+        }
+        self.iowait_boost_pending = false;
+        (self.iowait_boost * max_cap) >> 10
+    }
+}
+
+/// struct sugov_policy, with the efficiency flags cpufreq holds for its table.
 #[derive(Debug, Clone, Default)]
 struct PolicyState {
     last_freq_update_time: Option<u64>,
     next_freq: u64,
+    cached_raw_freq: u64,
+    cpus: Vec<SgCpu>,
+    /// CPUFREQ_INEFFICIENT_FREQ of each OPP (all false in the android-4.19 profile)
+    inefficient: Vec<bool>,
+    /// the boost's start and floor: IOWAIT_BOOST_MIN, or 4.19's lowest-OPP capacity
+    boost_floor: u64,
 }
 
 pub struct Schedutil {
     policies: Vec<PolicyState>,
+    legacy: bool,
 }
 
 impl Schedutil {
-    pub fn new(nr_clusters: usize) -> Self {
-        Schedutil {
-            policies: vec![PolicyState::default(); nr_clusters],
-        }
+    pub fn new(platform: &Platform, legacy: bool) -> Self {
+        let policies = platform
+            .clusters
+            .iter()
+            .map(|c| PolicyState {
+                cpus: vec![SgCpu::default(); c.cpus.len()],
+                inefficient: if legacy {
+                    vec![false; c.opps.len()]
+                } else {
+                    inefficient_opps(c)
+                },
+                boost_floor: if legacy {
+                    // sugov_start() of 4.19: sg_cpu->min = SCALE · cpuinfo.min_freq / max_freq
+                    1024 * c.opps[0].khz / c.fmax_khz
+                } else {
+                    IOWAIT_BOOST_MIN
+                },
+                ..Default::default()
+            })
+            .collect();
+        Schedutil { policies, legacy }
+    }
+
+    /// The boost state of CPU `idx` of cluster `ci` (for tests and traces).
+    pub fn sg_cpu(&self, ci: usize, idx: usize) -> &SgCpu {
+        &self.policies[ci].cpus[idx]
     }
 }
 
@@ -45,9 +155,10 @@ pub fn apply_headroom(util: u64, target_load_permyriad: u64) -> u64 {
     util * 10_000 / target_load_permyriad
 }
 
-/// sugov_effective_cpu_perf() applied to one CPU: the util it asks for, with headroom.
+/// sugov_get_util() + sugov_effective_cpu_perf() for one CPU: its util, raised to the iowait
+/// `boost`, with headroom, within its [min, max].
 #[inline]
-pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load_permyriad: u64) -> u64 {
+pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load_permyriad: u64, boost: u64) -> u64 {
     let s = capacity_orig;
     // effective_cpu_util(): min and max from the rq's uclamp; without uclamp a runnable RT
     // task asks for the top
@@ -55,12 +166,54 @@ pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load_permyriad
         Some([umin, umax]) => (umin, umax.min(s)),
         None => (if u.rt_runnable { s } else { 0 }, s),
     };
-    let actual = (u.cfs + u.rt).min(s);
-    // sugov_effective_cpu_perf()
+    let actual = (u.cfs + u.rt).min(s).max(boost);
     min.max(apply_headroom(actual, target_load_permyriad).min(max))
 }
 
-/// get_next_freq() without the cache: f_ref * util / max_cap, then the table.
+/// schedutil_cpu_util(FREQUENCY_UTIL) of ACK android-4.19, then its sugov_iowait_apply():
+/// cfs + rt clamped by the rq's uclamp, capped at the capacity, raised to the boost; the
+/// headroom comes later, on the frequency.
+#[inline]
+pub fn cpu_util_v4_19(u: &CpuUtil, capacity_orig: u64, boost: u64) -> u64 {
+    let s = capacity_orig;
+    let util = match u.uclamp {
+        None if u.rt_runnable => s,
+        None => (u.cfs + u.rt).min(s),
+        Some([umin, umax]) => (u.cfs + u.rt).clamp(umin, umax.max(umin)).min(s),
+    };
+    util.max(boost)
+}
+
+/// get_next_freq()'s raw request: f_ref · util / capacity (v6.12, the headroom being in
+/// the util already); 4.19's map_util_freq() puts the 1.25 on the frequency.
+#[inline]
+pub fn raw_freq(cluster: &Cluster, util: u64, legacy: bool, target_load_permyriad: u64) -> u64 {
+    if legacy {
+        apply_headroom(cluster.fmax_khz, target_load_permyriad) * util / cluster.capacity_orig
+    } else {
+        cluster.fmax_khz * util / cluster.capacity_orig
+    }
+}
+
+/// cpufreq_driver_resolve_freq() with CPUFREQ_RELATION_LE (cpufreq_table_find_index_al()
+/// over the efficient entries): the lowest efficient table frequency >= khz, else the
+/// highest efficient one. Plain RELATION_L when no OPP is flagged.
+pub fn resolve_freq(cluster: &Cluster, inefficient: &[bool], khz: u64) -> u64 {
+    let mut best = None;
+    for (i, o) in cluster.opps.iter().enumerate() {
+        if inefficient.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        if o.khz >= khz {
+            return o.khz;
+        }
+        best = Some(o.khz);
+    }
+    best.unwrap_or(cluster.opps[cluster.opps.len() - 1].khz)
+}
+
+/// get_next_freq() without the cache and the efficiency flags: f_max · util / capacity,
+/// the lowest OPP at or above it.
 pub fn next_freq(cluster: &Cluster, util: u64) -> u64 {
     let raw = cluster.fmax_khz * util / cluster.capacity_orig;
     cluster.opps[cluster.opp_at_least(raw)].khz
@@ -75,30 +228,79 @@ impl Governor for Schedutil {
         true
     }
 
-    fn wants_update(&self, ci: usize, now: u64, knobs: &Knobs) -> bool {
-        match self.policies[ci].last_freq_update_time {
+    fn hook(&mut self, ci: usize, idx: usize, now: u64, flags: u32, knobs: &Knobs) -> bool {
+        let pol = &mut self.policies[ci];
+        if idx >= pol.cpus.len() {
+            pol.cpus.resize(idx + 1, SgCpu::default()); // switcher: a cluster grew
+        }
+        let floor = pol.boost_floor;
+        let sg = &mut pol.cpus[idx];
+        sg.iowait_boost(now, flags, floor, knobs.derived.tick_ns);
+        sg.last_update = now;
+        // sugov_should_update_freq()
+        match pol.last_freq_update_time {
             Some(last) => now - last >= knobs.derived.rate_limit_ns,
             None => true,
         }
     }
 
-    fn update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
+    fn update(
+        &mut self,
+        ci: usize,
+        idx: usize,
+        now: u64,
+        cluster: &Cluster,
+        utils: &[CpuUtil],
+        knobs: &Knobs,
+    ) -> Option<u64> {
+        let legacy = self.legacy;
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {
             pol.next_freq = cluster.opps[0].khz;
         }
-        if let Some(last) = pol.last_freq_update_time {
-            if now - last < knobs.derived.rate_limit_ns {
-                return None;
-            }
+        if pol.cpus.len() < utils.len() {
+            pol.cpus.resize(utils.len(), SgCpu::default());
         }
         let tl = knobs.target_load_permyriad_for(ci); // Learning EAS: a per-cluster override
-        let util = utils
-            .iter()
-            .map(|u| effective_cpu_perf(u, cluster.capacity_orig, tl))
-            .max()
-            .unwrap_or(0);
-        let f = next_freq(cluster, util);
+        let (cap, floor, tick) = (cluster.capacity_orig, pol.boost_floor, knobs.derived.tick_ns);
+        let mut util = 0;
+        for (j, u) in utils.iter().enumerate() {
+            let boost = pol.cpus[j].iowait_apply(now, cap, floor, tick);
+            let perf = if legacy {
+                cpu_util_v4_19(u, cap, boost)
+            } else {
+                effective_cpu_perf(u, cap, tl, boost)
+            };
+            util = util.max(perf);
+        }
+        // get_next_freq()
+        let cached = pol.cached_raw_freq;
+        let raw = raw_freq(cluster, util, legacy, tl);
+        let mut f = if raw == pol.cached_raw_freq {
+            pol.next_freq
+        } else {
+            pol.cached_raw_freq = raw;
+            resolve_freq(cluster, &pol.inefficient, raw)
+        };
+        if utils.len() == 1 {
+            // sugov_update_single_freq(): do not lower the frequency of a CPU that has not
+            // been idle since the last evaluation (sugov_hold_freq(); 4.19's
+            // sugov_cpu_is_busy() without the uclamp exception)
+            let u = &utils[idx.min(utils.len() - 1)];
+            let sg = &mut pol.cpus[idx.min(utils.len() - 1)];
+            let hold = if !legacy && u.uclamp_capped {
+                false
+            } else {
+                let busy = u.idle_calls == sg.saved_idle_calls;
+                sg.saved_idle_calls = u.idle_calls;
+                busy
+            };
+            if hold && f < pol.next_freq {
+                f = pol.next_freq;
+                pol.cached_raw_freq = cached;
+            }
+        }
+        // sugov_update_next_freq()
         if f == pol.next_freq {
             return None;
         }
@@ -111,7 +313,57 @@ impl Governor for Schedutil {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutils::two_cluster_platform;
+    use crate::platform::{ClusterSpec, IdleLevel, OppSpec, PlatformSpec};
+    use crate::testutils::{idle, two_cluster_platform};
+
+    fn cu(cfs: u64) -> CpuUtil {
+        CpuUtil {
+            cfs,
+            ..Default::default()
+        }
+    }
+
+    /// One cluster of `nr_cpus` CPUs, capacity 1024, OPPs 0.5/1/1.5/2 GHz; `powers` in mW.
+    /// [100, 250, 450, 700] makes every OPP efficient (EM costs 10·P/perf = 3906, 4882,
+    /// 5859, 6835 at performance 256, 512, 768, 1024: rising).
+    fn four_opp_platform(powers: [u64; 4], nr_cpus: usize) -> Platform {
+        let khz = [500_000, 1_000_000, 1_500_000, 2_000_000];
+        Platform::from_spec(PlatformSpec {
+            switcher: false,
+            idle_domains: vec![],
+            name: "test-4opp".into(),
+            power_model: "dt".into(),
+            clusters: vec![ClusterSpec {
+                name: "big".into(),
+                cpus: (0..nr_cpus).collect(),
+                capacity_orig: 1024,
+                opps: (0..4)
+                    .map(|i| OppSpec {
+                        khz: khz[i],
+                        power_uw: powers[i] * 1000,
+                        cluster_power_uw: 0,
+                    })
+                    .collect(),
+                idle_states: vec![idle("WFI", IdleLevel::Cpu, 1, 1, 10, 0)],
+            }],
+        })
+        .unwrap()
+    }
+
+    fn knobs_no_rate_limit() -> Knobs {
+        let mut k = Knobs::default();
+        k.set("schedutil.rate_limit_us", 0.0).unwrap();
+        k
+    }
+
+    /// Hook + evaluation as cpufreq_update_util() runs them; the frequency schedutil holds
+    /// afterwards (a commit or not).
+    fn kick(g: &mut Schedutil, p: &Platform, idx: usize, now: u64, flags: u32, utils: &[CpuUtil], k: &Knobs) -> u64 {
+        if g.hook(0, idx, now, flags, k) {
+            g.update(0, idx, now, &p.clusters[0], utils, k);
+        }
+        g.policies[0].next_freq
+    }
 
     #[test]
     fn headroom_is_util_plus_quarter_at_target_load_0_8() {
@@ -127,58 +379,19 @@ mod tests {
         // up to the next OPP (here the 2 GHz one).
         let p = two_cluster_platform();
         let big = &p.clusters[1];
-        let u = effective_cpu_perf(
-            &CpuUtil {
-                cfs: 600,
-                ..Default::default()
-            },
-            1024,
-            8000,
-        );
+        let u = effective_cpu_perf(&cu(600), 1024, 8000, 0);
         assert_eq!(u, 750);
         assert_eq!(big.fmax_khz * u / 1024, 1_464_843);
         assert_eq!(next_freq(big, u), 2_000_000);
         // util/cap = 0.8 requests f_max; below 1 GHz-equivalent stays at the lowest OPP
-        assert_eq!(
-            next_freq(
-                big,
-                effective_cpu_perf(
-                    &CpuUtil {
-                        cfs: 819,
-                        ..Default::default()
-                    },
-                    1024,
-                    8000
-                )
-            ),
-            2_000_000
-        );
-        assert_eq!(
-            next_freq(
-                big,
-                effective_cpu_perf(
-                    &CpuUtil {
-                        cfs: 400,
-                        ..Default::default()
-                    },
-                    1024,
-                    8000
-                )
-            ),
-            1_000_000
-        );
+        assert_eq!(next_freq(big, effective_cpu_perf(&cu(819), 1024, 8000, 0)), 2_000_000);
+        assert_eq!(next_freq(big, effective_cpu_perf(&cu(400), 1024, 8000, 0)), 1_000_000);
         // an RT task runnable asks for the top
-        assert_eq!(
-            effective_cpu_perf(
-                &CpuUtil {
-                    rt_runnable: true,
-                    ..Default::default()
-                },
-                512,
-                8000
-            ),
-            512
-        );
+        let rt = CpuUtil {
+            rt_runnable: true,
+            ..Default::default()
+        };
+        assert_eq!(effective_cpu_perf(&rt, 512, 8000, 0), 512);
     }
 
     #[test]
@@ -186,21 +399,166 @@ mod tests {
         let p = two_cluster_platform();
         let mut knobs = Knobs::default();
         knobs.set("schedutil.rate_limit_us", 1000.0).unwrap();
-        let mut g = Schedutil::new(2);
+        let mut g = Schedutil::new(&p, false);
         let big = &p.clusters[1];
-        let hi = [CpuUtil {
-            cfs: 900,
-            ..Default::default()
-        }];
-        let lo = [CpuUtil {
-            cfs: 10,
-            ..Default::default()
-        }];
-        assert_eq!(g.update(1, 0, big, &hi, &knobs), Some(2_000_000));
-        assert_eq!(g.update(1, 500_000, big, &lo, &knobs), None); // rate limited
-        assert_eq!(g.update(1, 1_000_000, big, &lo, &knobs), Some(1_000_000));
+        let hi = [cu(900), cu(0)];
+        let lo = [cu(10), cu(0)];
+        let step = |g: &mut Schedutil, now: u64, u: &[CpuUtil]| {
+            if g.hook(1, 0, now, 0, &knobs) {
+                g.update(1, 0, now, big, u, &knobs)
+            } else {
+                None
+            }
+        };
+        assert_eq!(step(&mut g, 0, &hi), Some(2_000_000));
+        assert_eq!(step(&mut g, 500_000, &lo), None); // rate limited
+        assert_eq!(step(&mut g, 1_000_000, &lo), Some(1_000_000));
         // same OPP again: no commit, and the window does not restart
-        assert_eq!(g.update(1, 2_500_000, big, &lo, &knobs), None);
-        assert_eq!(g.update(1, 2_600_000, big, &hi, &knobs), Some(2_000_000));
+        assert_eq!(step(&mut g, 2_500_000, &lo), None);
+        assert_eq!(step(&mut g, 2_600_000, &hi), Some(2_000_000));
+    }
+
+    #[test]
+    fn iowait_boost_doubles_decays_and_resets_after_a_tick() {
+        // Shared 2-CPU policy, cap 1024, OPPs 0.5/1/1.5/2 GHz, idle CPUs (util 0), HZ=250
+        // (TICK_NSEC 4 ms), no rate limit. An I/O wakeup on CPU 0 every 1 ms:
+        //   boost 128 -> perf 128 + 32 = 160 -> raw 2e6·160/1024 = 312,500 kHz -> 0.5 GHz
+        //   boost 256 -> 320 -> 625,000 -> 1 GHz
+        //   boost 512 -> 640 -> 1,250,000 -> 1.5 GHz
+        //   boost 1024 -> 1280, capped at max 1024 -> 2,000,000 -> 2 GHz (and it stays 1024)
+        // Then updates without IOWAIT, 1 ms apart: the boost halves at each evaluation,
+        // 1024 -> 512 (1.5 GHz) -> 256 (1 GHz) -> 128 (0.5 GHz) -> 64 < 128: dropped.
+        let p = four_opp_platform([100, 250, 450, 700], 2);
+        let k = knobs_no_rate_limit();
+        let mut g = Schedutil::new(&p, false);
+        let idle = [cu(0), cu(0)];
+        let ms = 1_000_000;
+        let io = SCHED_CPUFREQ_IOWAIT;
+        let seq: Vec<(u64, u64)> = (1..=5)
+            .map(|i| (kick(&mut g, &p, 0, i * ms, io, &idle, &k), g.sg_cpu(0, 0).iowait_boost))
+            .collect();
+        assert_eq!(
+            seq,
+            [
+                (500_000, 128),
+                (1_000_000, 256),
+                (1_500_000, 512),
+                (2_000_000, 1024),
+                (2_000_000, 1024)
+            ]
+        );
+        let decay: Vec<(u64, u64)> = (6..=9)
+            .map(|i| (kick(&mut g, &p, 0, i * ms, 0, &idle, &k), g.sg_cpu(0, 0).iowait_boost))
+            .collect();
+        assert_eq!(
+            decay,
+            [(1_500_000, 512), (1_000_000, 256), (500_000, 128), (500_000, 0)]
+        );
+
+        // Reset: boost 256 at 20 ms; the next I/O wakeup comes 5 ms later (> a 4-ms tick
+        // since the CPU's last update), so the sequence restarts at 128, not 512.
+        kick(&mut g, &p, 0, 19 * ms, io, &idle, &k);
+        kick(&mut g, &p, 0, 20 * ms, io, &idle, &k);
+        assert_eq!(g.sg_cpu(0, 0).iowait_boost, 256);
+        assert_eq!(kick(&mut g, &p, 0, 25 * ms, io, &idle, &k), 500_000);
+        assert_eq!(g.sg_cpu(0, 0).iowait_boost, 128);
+        // CPU 1's update evaluates CPU 0 too. At 31 ms CPU 0 was last updated 4 ms before,
+        // not more than a tick: its boost 256 only halves to 128 (0.5 GHz). At 36 ms (5 ms
+        // since CPU 0's last update) the boost is reset to 0.
+        kick(&mut g, &p, 0, 27 * ms, io, &idle, &k); // 256, 1 GHz
+        assert_eq!(g.policies[0].next_freq, 1_000_000);
+        assert_eq!(kick(&mut g, &p, 1, 31 * ms, 0, &idle, &k), 500_000);
+        assert_eq!(g.sg_cpu(0, 0).iowait_boost, 128);
+        kick(&mut g, &p, 0, 31 * ms, io, &idle, &k); // 256 again, 1 GHz
+        assert_eq!(g.policies[0].next_freq, 1_000_000);
+        assert_eq!(kick(&mut g, &p, 1, 36 * ms, 0, &idle, &k), 500_000);
+        assert_eq!(g.sg_cpu(0, 0).iowait_boost, 0);
+    }
+
+    #[test]
+    fn iowait_boost_of_the_android_4_19_profile_starts_at_the_lowest_opp() {
+        // 4.19: floor = 1024 · 500,000 / 2,000,000 = 256; the headroom is on the frequency:
+        // boost 256 -> raw 2.5e6 · 256 / 1024 = 625,000 kHz -> 1 GHz; then 512 -> 1.25e6
+        // -> 1.5 GHz; halving without I/O: 256 (1 GHz), then 128 < 256: dropped (0.5 GHz).
+        let p = four_opp_platform([100, 250, 450, 700], 2);
+        let k = knobs_no_rate_limit();
+        let mut g = Schedutil::new(&p, true);
+        let idle = [cu(0), cu(0)];
+        let ms = 1_000_000;
+        let io = SCHED_CPUFREQ_IOWAIT;
+        assert_eq!(kick(&mut g, &p, 0, ms, io, &idle, &k), 1_000_000);
+        assert_eq!(g.sg_cpu(0, 0).iowait_boost, 256);
+        assert_eq!(kick(&mut g, &p, 0, 2 * ms, io, &idle, &k), 1_500_000);
+        assert_eq!(kick(&mut g, &p, 0, 3 * ms, 0, &idle, &k), 1_000_000);
+        assert_eq!(kick(&mut g, &p, 0, 4 * ms, 0, &idle, &k), 500_000);
+        assert_eq!(g.sg_cpu(0, 0).iowait_boost, 0);
+    }
+
+    #[test]
+    fn inefficient_opp_is_skipped() {
+        // Powers 100/500/600/1200 mW at performance 256/512/768/1024: EM costs
+        // 10·P/perf = 3906, 9765, 7812, 11718 (µW units). From the top, 1 GHz's 9765 is not
+        // below 1.5 GHz's 7812: inefficient. util 300 -> 375 -> raw 2e6·375/1024 =
+        // 732,421 kHz: RELATION_L would give 1 GHz; v6.12 skips it for 1.5 GHz. The
+        // android-4.19 profile keeps 1 GHz (headroom on the frequency: 2.5e6·300/1024 =
+        // 732,421 kHz as well).
+        let p = four_opp_platform([100, 500, 600, 1200], 2);
+        assert_eq!(inefficient_opps(&p.clusters[0]), [false, true, false, false]);
+        let k = knobs_no_rate_limit();
+        let u = [cu(300), cu(0)];
+        let mut g = Schedutil::new(&p, false);
+        assert_eq!(kick(&mut g, &p, 0, 1_000, 0, &u, &k), 1_500_000);
+        let mut g = Schedutil::new(&p, true);
+        assert_eq!(kick(&mut g, &p, 0, 1_000, 0, &u, &k), 1_000_000);
+        // a request above 1.5 GHz still gets 2 GHz, one below 0.5 GHz stays at 0.5 GHz
+        let ineff = inefficient_opps(&p.clusters[0]);
+        assert_eq!(resolve_freq(&p.clusters[0], &ineff, 1_600_000), 2_000_000);
+        assert_eq!(resolve_freq(&p.clusters[0], &ineff, 400_000), 500_000);
+    }
+
+    #[test]
+    fn single_cpu_policy_holds_its_frequency_while_busy() {
+        // One-CPU cluster: util 700 -> 875 -> raw 1,708,984 -> 2 GHz at 1 ms. At 2 ms util
+        // 300 asks for 1 GHz (375 -> 732,421 kHz), but the CPU has not been idle since (its
+        // idle-call count is unchanged): sugov_hold_freq() keeps 2 GHz. After an idle entry
+        // (count 1 -> 2) the drop goes through. A uclamp_max-capped rq is never held.
+        let p = four_opp_platform([100, 250, 450, 700], 1);
+        let k = knobs_no_rate_limit();
+        let mut g = Schedutil::new(&p, false);
+        let ms = 1_000_000;
+        let busy = |cfs, idle_calls| {
+            [CpuUtil {
+                cfs,
+                idle_calls,
+                ..Default::default()
+            }]
+        };
+        assert_eq!(kick(&mut g, &p, 0, ms, 0, &busy(700, 1), &k), 2_000_000);
+        assert_eq!(kick(&mut g, &p, 0, 2 * ms, 0, &busy(300, 1), &k), 2_000_000);
+        assert_eq!(kick(&mut g, &p, 0, 3 * ms, 0, &busy(300, 2), &k), 1_000_000);
+        kick(&mut g, &p, 0, 4 * ms, 0, &busy(700, 3), &k);
+        let capped = [CpuUtil {
+            cfs: 300,
+            idle_calls: 3,
+            uclamp: Some([0, 300]),
+            uclamp_capped: true,
+            ..Default::default()
+        }];
+        assert_eq!(kick(&mut g, &p, 0, 5 * ms, 0, &capped, &k), 1_000_000);
+        // 4.19's sugov_cpu_is_busy() has no uclamp exception: util 700 -> raw 2.5e6 · 700 /
+        // 1024 = 1,708,984 -> 2 GHz; then the capped rq (300, clamped: 732,421 kHz -> 1 GHz
+        // wanted) is held at 2 GHz while no idle entry came between
+        let mut g = Schedutil::new(&p, true);
+        assert_eq!(kick(&mut g, &p, 0, ms, 0, &busy(700, 1), &k), 2_000_000);
+        let capped_419 = [CpuUtil {
+            idle_calls: 1,
+            ..capped[0]
+        }];
+        assert_eq!(kick(&mut g, &p, 0, 2 * ms, 0, &capped_419, &k), 2_000_000);
+        // a shared policy has no such hold
+        let p2 = four_opp_platform([100, 250, 450, 700], 2);
+        let mut g = Schedutil::new(&p2, false);
+        assert_eq!(kick(&mut g, &p2, 0, ms, 0, &[cu(700), cu(0)], &k), 2_000_000);
+        assert_eq!(kick(&mut g, &p2, 0, 2 * ms, 0, &[cu(300), cu(0)], &k), 1_000_000);
     }
 }

@@ -80,6 +80,7 @@ impl Sim {
                 Ev::Iowait(ns) => {
                     task.cur = Cur::None;
                     task.iowait_since = Some(self.now);
+                    task.in_iowait = true;
                     self.block(cpu, t, self.now + ns);
                     return;
                 }
@@ -370,6 +371,7 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
         last_ran: usize::MAX,
         dl,
         iowait_since: None,
+        in_iowait: false,
         forks: 0,
         timer_wake: false,
     })
