@@ -82,10 +82,16 @@ impl SchedPolicy for Fixed {
 
 /// P: 1 ms of invariant work, a 10 ms sleep, 1 ms of work, exit. The oracle governor picks
 /// the deepest state whose residency fits the time to the CPU's next timer.
-fn run(wake_to: Option<usize>, t_end: u64) -> Sim {
+/// With `busy`, H (pinned to CPU 0) starts at 5 ms and runs 20 ms of work.
+fn run(wake_to: Option<usize>, t_end: u64, busy: bool) -> Sim {
     let p = json!({"name": "P", "loop": 1,
         "phases": [{"loop": 1, "events": [{"run": MS}, {"sleep": 10 * MS}, {"run": MS}]}]});
-    let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": [p]});
+    let mut tasks = vec![p];
+    if busy {
+        tasks.push(json!({"name": "H", "cpus": [0], "delay_ns": 5 * MS, "loop": 1,
+            "phases": [{"loop": 1, "events": [{"run": 20 * MS}]}]}));
+    }
+    let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": tasks});
     let pol: PolicyConfig =
         serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "idle_governor": "oracle"}))
             .unwrap();
@@ -121,7 +127,7 @@ fn a_timer_wakeup_that_moves_the_task_wakes_both_cpus_in_series() {
     //   in cluster-sleep (no timer). CPU 3 is held in WFI while CPU 2 is busy (5 mW).
     // P's wakeup latency: the fork 500 µs; the timer 13.2 - 12.5 = 700 µs = 500 + 200.
     let t_end = 20 * MS;
-    let s = run(Some(2), t_end);
+    let s = run(Some(2), t_end, false);
     let p = &s.tasks[0];
     assert_eq!(p.state, TaskState::Exited);
     assert_eq!(p.stats.wakeup_latency_ns, vec![500 * US, 700 * US]);
@@ -154,7 +160,7 @@ fn a_timer_wakeup_that_stays_wakes_only_the_arming_cpu() {
     //   and CPU 0 idles in cluster-sleep. The big CPUs never leave cluster-sleep.
     // P's wakeup latency: 500 µs (fork) and 500 µs (the timer: CPU 0's exit alone).
     let t_end = 20 * MS;
-    let s = run(None, t_end);
+    let s = run(None, t_end, false);
     let p = &s.tasks[0];
     assert_eq!(p.state, TaskState::Exited);
     assert_eq!(p.stats.wakeup_latency_ns, vec![500 * US, 500 * US]);
@@ -175,4 +181,23 @@ fn a_timer_wakeup_that_stays_wakes_only_the_arming_cpu() {
     assert_eq!(m.clusters[1].energy_fj, 1_000 * 20_000_000);
     // CpuReady events: the fork's exit and CPU 0's exit for the timer
     assert_eq!(s.events.popped_by_class[2], 2);
+}
+
+#[test]
+fn a_timer_on_a_busy_cpu_wakes_only_the_target() {
+    // H is forked onto CPU 0 at 5 ms (in cluster-sleep: P's timer is 7.5 ms away), runs
+    // from 5.5 ms for 20 ms · 1024/512 = 40 ms. At 12.5 ms P's timer fires on CPU 0, which
+    // is running H: try_to_wake_up() runs at once and places P on CPU 2, which leaves
+    // cluster-sleep (200 µs). P's wakeup latency: 200 µs, the target's exit alone.
+    let s = run(Some(2), 20 * MS, true);
+    let (p, h) = (&s.tasks[0], &s.tasks[1]);
+    assert_eq!(p.state, TaskState::Exited);
+    assert_eq!(p.stats.wakeup_latency_ns, vec![500 * US, 200 * US]);
+    assert_eq!(h.stats.wakeup_latency_ns, vec![500 * US]);
+    // CPU 0 busy [0, 2.5 ms] and from 5 ms on (exit, then H): 2.5 + 15 = 17.5 ms
+    assert_eq!(s.meter.cpus[0].busy_ns, 17_500 * US);
+    // CPU 2: 200 µs of exit and 1 ms of P
+    assert_eq!(s.meter.cpus[2].busy_ns, 1_200 * US);
+    // CpuReady events: P's start, H's start, CPU 2's exit
+    assert_eq!(s.events.popped_by_class[2], 3);
 }
