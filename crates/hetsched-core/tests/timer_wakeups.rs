@@ -95,16 +95,20 @@ fn run(wake_to: Option<usize>, t_end: u64, busy: bool) -> Sim {
     let pol: PolicyConfig =
         serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "idle_governor": "oracle"}))
             .unwrap();
-    let mut sim = Sim::with_policy(platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol, |_| {
-        Box::new(Fixed { wake_to })
-    })
+    let mut sim = Sim::with_policy(
+        platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+        |_| Box::new(Fixed { wake_to }),
+    )
     .unwrap();
     while let Some(t) = sim.events.peek_time() {
         if t >= t_end {
             break;
         }
         assert!(sim.step());
-        sim.check_invariants().unwrap_or_else(|e| panic!("at {} ns: {e}", sim.now));
+        sim.check_invariants()
+            .unwrap_or_else(|e| panic!("at {} ns: {e}", sim.now));
     }
     sim.run_until(t_end);
     sim
