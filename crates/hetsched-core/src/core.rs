@@ -685,7 +685,7 @@ impl Sim {
             && task.iowait_since.is_none()
             && task.wake_due == Some(now)
             && self.rqs[armed_on].timers.contains(&(now, t))
-            && !self.hotplug.as_ref().is_some_and(|h| !h.is_online(armed_on));
+            && self.hotplug.as_ref().is_none_or(|h| h.is_online(armed_on));
         if !armed {
             self.wake_up(t);
             return;
