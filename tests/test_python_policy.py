@@ -245,14 +245,20 @@ def test_balance_migrations_are_carried_out():
         name = "pull-to-seven"
 
         def __init__(self):
-            self.asked = 0
+            self.asked = self.checked = self.landed = 0
+            self.last = None
 
         def balance(self, view):
+            if self.last is not None:
+                self.checked += 1
+                self.landed += view.task_cpu(self.last) == 7
+                self.last = None
             if not view.idle_cpu(7):
                 return None
             for t in range(view.nr_tasks):
                 if view.task_on_rq(t) and view.task_policy(t) == "other" and view.task_cpu(t) != 7:
                     self.asked += 1
+                    self.last = t
                     return [(t, 7)]
             return None
 
@@ -260,7 +266,9 @@ def test_balance_migrations_are_carried_out():
     p = PullToSeven()
     got = doc_of(p, workload="periodic", duration=1.0)
     assert p.asked > 0 and got["counters"]["migrations"] > base["counters"]["migrations"]
-    assert got["cpus"][7]["busy_s"] > base["cpus"][7]["busy_s"]
+    # at the next tick the task moved is on CPU 7, unless it slept there in between and its
+    # wakeup (or the balancer) placed it elsewhere: a few of them
+    assert p.checked >= p.asked - 1 and p.landed >= 3 * p.checked // 4, (p.asked, p.checked, p.landed)
 
 
 def test_counters_appear_beside_the_base_policys_and_may_not_take_their_names():

@@ -249,6 +249,7 @@ impl Sim {
                 waking_until: None,
                 gen: 0,
                 pending: Vec::new(),
+                expired_timers: Vec::new(),
                 timers: SortedVec::default(),
                 nr_switches: 0,
                 idle_calls: 0,
@@ -570,8 +571,8 @@ impl Sim {
             self.update_rt_avg(cpu);
         }
         if from_idle {
+            self.menu_reflect(cpu, 0);
             let rq = &mut self.rqs[cpu];
-            rq.menu.update(now - rq.idle_since);
             rq.idle_state = None;
             self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
             self.trace_power(cpu);
@@ -665,6 +666,49 @@ impl Sim {
         self.nr_exited += 1;
         self.policy.task_dead(t);
         self.resched_cpu(cpu);
+    }
+
+    /// A Wakeup event: a sleeping task's timer expires (hrtimer_wakeup()), or a task starts,
+    /// a throttled deadline task is replenished or an I/O wait completes (these go straight
+    /// to wake_up()).
+    ///
+    /// The sleep timer is on the CPU the task slept on: hrtimer_start_range_ns() queues a
+    /// non-pinned timer on get_nohz_timer_target(), which keeps it on the arming CPU because
+    /// that CPU is busy (it is running the task going to sleep). The expiry interrupt is
+    /// taken there, so try_to_wake_up() and select_task_rq() run on that CPU. An arming CPU
+    /// in an idle state first leaves it (its exit latency, a menu update, busy power) and
+    /// runs the wakeup once out; if the task is then placed on another idle CPU, that CPU is
+    /// woken in turn (the wakelist IPI of ttwu_queue_cond(), or resched_curr()'s) and pays
+    /// its own exit latency: the two exits add up in the task's wakeup latency.
+    pub(crate) fn timer_expired(&mut self, t: TaskId) {
+        let now = self.now;
+        let task = &self.tasks[t as usize];
+        let armed_on = task.cpu;
+        // an I/O wait ends with the device's interrupt, not a timer of the task's CPU
+        let armed = task.state == TaskState::Sleeping
+            && task.iowait_since.is_none()
+            && task.wake_due == Some(now)
+            && self.rqs[armed_on].timers.contains(&(now, t))
+            && self.hotplug.as_ref().is_none_or(|h| h.is_online(armed_on));
+        if !armed {
+            self.wake_up(t);
+            return;
+        }
+        if self.in_idle_state(armed_on) {
+            self.rqs[armed_on].timers.remove(&(now, t));
+            self.rqs[armed_on].expired_timers.push(t);
+            self.kick_idle_cpu(armed_on);
+            return;
+        }
+        let was_idle = self.rqs[armed_on].curr.is_none() && self.rqs[armed_on].idle_state.is_some();
+        self.wake_up(t);
+        // an idle state with no exit latency: the CPU is out at once and, given nothing to
+        // run, goes back to idle with a new idle-state choice
+        let rq = &self.rqs[armed_on];
+        if was_idle && rq.idle_state.is_some() && rq.nr_running() == 0 && rq.pending.is_empty() {
+            self.menu_reflect(armed_on, 0);
+            self.enter_idle(armed_on);
+        }
     }
 
     /// try_to_wake_up() / wake_up_new_task()
@@ -841,7 +885,7 @@ impl Sim {
         debug_assert!(ev.time() >= self.now);
         self.now = ev.time();
         match ev.kind {
-            EventKind::Wakeup { task } => self.wake_up(task),
+            EventKind::Wakeup { task } => self.timer_expired(task),
             EventKind::Complete { cpu, gen } => {
                 if self.rqs[cpu as usize].gen == gen {
                     self.on_complete(cpu as usize)
@@ -858,7 +902,24 @@ impl Sim {
                     }
                     self.rqs[cpu].pending = pending;
                     self.rqs[cpu].pending.clear();
-                    self.schedule(cpu);
+                    // then the timer interrupt: try_to_wake_up() for each timer that expired
+                    // here while the CPU was in its idle state
+                    let expired = std::mem::take(&mut self.rqs[cpu].expired_timers);
+                    for &t in &expired {
+                        self.wake_up(t);
+                    }
+                    let timers_only = !expired.is_empty() && self.rqs[cpu].nr_running() == 0;
+                    self.rqs[cpu].expired_timers = expired;
+                    self.rqs[cpu].expired_timers.clear();
+                    if timers_only {
+                        // every task went elsewhere: nothing set need_resched, so the idle
+                        // loop goes straight back to cpuidle (no schedule(), no newidle
+                        // balance)
+                        self.resched[cpu] = false;
+                        self.enter_idle(cpu);
+                    } else {
+                        self.schedule(cpu);
+                    }
                 }
             }
             EventKind::FreqCommit { cluster, gen } => {

@@ -8,9 +8,12 @@
 //! target residency fits the exact time to the next timer (what menu converges to when its
 //! predictions are right). Either way a wakeup pays the exit latency of the state the CPU
 //! is really in (a cluster-level state only if its whole idle domain is in one: energy.rs).
+//! A sleep timer expires on the CPU that armed it, which leaves its idle state to run the
+//! wakeup before any target CPU is woken (core.rs `timer_expired`).
 //!
 //! menu differences: no iowait buckets or multiplier (no I/O is simulated), no PM QoS
-//! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout). A
+//! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout, so no
+//! idle ends with a tick). A
 //! CPU with no timer armed predicts from the typical interval alone (next timer: infinite).
 //!
 //! docs/mechanisms/idle.md works the menu correction by hand.
@@ -140,9 +143,20 @@ impl Menu {
             .unwrap_or(0)
     }
 
-    /// menu_update()/menu_reflect(): learn from an idle period that lasted `measured_ns`.
-    pub fn update(&mut self, measured_ns: u64) {
-        let measured = measured_ns.min(self.next_timer_ns);
+    /// menu_update(): learn from an idle period. `residency_ns` is what cpuidle measures,
+    /// from idle entry to the return from the state, so it includes the exit latency;
+    /// `exit_latency_ns` is that of the state the governor chose. The wakeup itself came an
+    /// exit latency before the end, so that much is taken off; a residency within twice the
+    /// exit latency is read as a state barely reached and counts half. Capped at the time
+    /// to the timer (a factor above 1 would only come from a late timer), the value trains
+    /// the bucket's factor and is also what the pattern history keeps.
+    pub fn update(&mut self, residency_ns: u64, exit_latency_ns: u64) {
+        let measured = if residency_ns > 2 * exit_latency_ns {
+            residency_ns - exit_latency_ns
+        } else {
+            residency_ns / 2
+        };
+        let measured = measured.min(self.next_timer_ns);
         let mut f = self.correction_factor[self.bucket];
         f -= f / DECAY;
         if self.next_timer_ns > 0 && self.next_timer_ns != u64::MAX && measured < MAX_INTERESTING_NS {
@@ -151,7 +165,7 @@ impl Menu {
             f += RESOLUTION;
         }
         self.correction_factor[self.bucket] = f.max(1);
-        self.intervals[self.interval_ptr] = measured_ns / 1000;
+        self.intervals[self.interval_ptr] = measured / 1000;
         self.interval_ptr = (self.interval_ptr + 1) % INTERVALS;
     }
 }
@@ -178,15 +192,66 @@ mod tests {
         let mut m = Menu::default();
         // timer 5 ms away, no history: the factor is 1 and the prediction 5 ms -> deep
         assert_eq!(m.select(little, Some(5_000_000)), 1);
-        // every idle ends after 300 µs (woken by other CPUs' wakeups, not the timer)
+        // every wakeup comes 300 µs into the idle (other CPUs' wakeups, not the timer);
+        // the measured residency adds the exit latency of the state the CPU was in
         for _ in 0..40 {
-            m.select(little, Some(5_000_000));
-            m.update(300_000);
+            let s = m.select(little, Some(5_000_000));
+            let lat = little.idle_states[s].exit_latency_ns;
+            m.update(300_000 + lat, lat);
         }
-        // factor -> 1024·8·(300/5000) ≈ 491: prediction ≈ 300 µs, and the last 8 idles
-        // say 300 µs steadily: WFI
+        // in cluster-sleep 800 µs <= 2·500 µs counts half (400 µs); once in WFI 301 - 1 =
+        // 300 µs. factor -> 1024·8·(300/5000) ≈ 491: prediction ≈ 300 µs, and the last 8
+        // idles say 300 µs steadily: WFI
         assert_eq!(m.typical_interval_us(), 300);
         assert_eq!(m.select(little, Some(5_000_000)), 0);
+    }
+
+    /// menu_update() on a fresh bucket (factor 8192) after a selection with the timer 5 ms
+    /// away (bucket 3), for a CPU that was in cluster-sleep (exit latency 500 µs).
+    fn one_update(residency_ns: u64) -> Menu {
+        let p = two_cluster_platform();
+        let little = &p.clusters[0];
+        let mut m = Menu::default();
+        assert_eq!(m.select(little, Some(5_000_000)), 1);
+        assert_eq!(m.bucket, 3);
+        m.update(residency_ns, little.idle_states[1].exit_latency_ns);
+        m
+    }
+
+    #[test]
+    fn menu_update_halves_a_residency_within_twice_the_exit_latency() {
+        // 400 µs measured, under the 500 µs exit latency itself: 400 <= 2·500, so the
+        // state is taken as barely reached and the idle as 400/2 = 200 µs.
+        // factor = 8192 - 8192/8 + 1024·200/5000 = 7168 + 40 (40.96) = 7208
+        let m = one_update(400_000);
+        assert_eq!(m.correction_factor[3], 7208);
+        assert_eq!(m.intervals[0], 200);
+        assert_eq!(m.interval_ptr, 1);
+        // 700 µs (between one and two exit latencies): halved as well, 350 µs.
+        // factor = 7168 + 1024·350/5000 = 7168 + 71 (71.68) = 7239
+        let m = one_update(700_000);
+        assert_eq!(m.correction_factor[3], 7239);
+        assert_eq!(m.intervals[0], 350);
+        // exactly 2·500 µs is still halved: 500 µs, factor 7168 + 102 (102.4) = 7270
+        let m = one_update(1_000_000);
+        assert_eq!(m.correction_factor[3], 7270);
+        assert_eq!(m.intervals[0], 500);
+        // the other buckets keep their unity factor
+        assert_eq!(m.correction_factor[2], 8192);
+    }
+
+    #[test]
+    fn menu_update_takes_the_exit_latency_off_a_long_residency_and_caps_it() {
+        // 4.8 ms measured: the wakeup came 500 µs before the end, 4.3 ms into the idle.
+        // factor = 7168 + 1024·4300/5000 = 7168 + 880 (880.64) = 8048; history 4300 µs
+        let m = one_update(4_800_000);
+        assert_eq!(m.correction_factor[3], 8048);
+        assert_eq!(m.intervals[0], 4300);
+        // 6 ms measured: 5.5 ms is past the 5 ms timer, so it is stored capped at 5 ms,
+        // a perfect prediction: factor = 7168 + 1024·5000/5000 = 8192; history 5000 µs
+        let m = one_update(6_000_000);
+        assert_eq!(m.correction_factor[3], 8192);
+        assert_eq!(m.intervals[0], 5000);
     }
 
     #[test]
@@ -270,8 +335,8 @@ impl Sim {
             return;
         }
         let now = self.now;
+        self.menu_reflect(cpu, lat);
         let rq = &mut self.rqs[cpu];
-        rq.menu.update(now - rq.idle_since); // menu_reflect(): the idle period ends here
         rq.waking_until = Some(now + lat);
         rq.gen = rq.gen.wrapping_add(1);
         let gen = rq.gen;
@@ -280,6 +345,24 @@ impl Sim {
         self.trace_power(cpu);
         self.events
             .push(now + lat, EventKind::CpuReady { cpu: cpu as u32, gen });
+    }
+
+    /// cpuidle_reflect() and the menu update it leads to: the idle period of `cpu` ends
+    /// once the exit now starting, `exit_ns` long, is over (cpuidle's last_residency_ns runs
+    /// from idle entry to the return from the state).
+    pub(crate) fn menu_reflect(&mut self, cpu: usize, exit_ns: u64) {
+        let Some(state) = self.rqs[cpu].idle_state else { return };
+        let target_exit_latency = self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns;
+        let rq = &mut self.rqs[cpu];
+        let residency = self.now + exit_ns - rq.idle_since;
+        rq.menu.update(residency, target_exit_latency);
+    }
+
+    /// Whether `cpu` sits in an idle state it must leave, paying an exit latency, before it
+    /// can take an interrupt's work (or is already leaving one).
+    pub(crate) fn in_idle_state(&self, cpu: usize) -> bool {
+        let rq = &self.rqs[cpu];
+        rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0)
     }
 
     /// Exit latency of the idle state `cpu` is really in (a cluster state it chose counts

@@ -150,6 +150,9 @@ pub struct Rq {
     pub(crate) gen: u32,
     /// wakeups waiting for this CPU to leave its idle state: (task, fork)
     pub(crate) pending: Vec<(TaskId, bool)>,
+    /// sleeping tasks whose timer, armed on this CPU, expired while it was in an idle
+    /// state: try_to_wake_up() runs for them here once the CPU is out of it
+    pub(crate) expired_timers: Vec<TaskId>,
     /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
     pub(crate) timers: SortedVec<(u64, TaskId)>,
     pub nr_switches: u64,
