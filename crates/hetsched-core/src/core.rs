@@ -63,6 +63,9 @@ pub struct Sim {
     /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
     pub(crate) pending_khz: Vec<u64>,
     pub(crate) rt_seq: u64,
+    /// per CPU: the RT or deadline task (and its cpupri level) that left the CPU while
+    /// running, for balance_rt() at the next schedule()
+    pub(crate) rt_left: Vec<Option<(TaskId, u32)>>,
     pub(crate) nr_exited: usize,
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
     pub(crate) gov_busy_mark: Vec<u64>,
@@ -210,16 +213,27 @@ impl Sim {
         for (i, t) in workload.tasks.iter().enumerate() {
             tasks.push(make_task(i as TaskId, t, &platform, format!("tasks[{i}]"))?);
         }
-        let uclamp_used = workload.tasks.iter().any(|t| {
-            t.util_min.is_some()
-                || t.util_max.is_some()
-                || t.phases.iter().flat_map(|p| &p.events).any(|e| {
-                    matches!(
-                        e,
-                        Ev::Setattr(SetAttr { util_min: Some(_), .. }) | Ev::Setattr(SetAttr { util_max: Some(_), .. })
-                    )
-                })
-        });
+        // __uclamp_sync_util_min_rt_default(): an RT task that asks for no uclamp_min gets
+        // sysctl_sched_uclamp_util_min_rt_default (make_task gave it the kernel's 1024)
+        for (t, spec) in tasks.iter_mut().zip(&workload.tasks) {
+            if matches!(t.policy, Policy::Fifo | Policy::Rr) && spec.util_min.is_none() {
+                t.uclamp[0] = knobs.derived.uclamp_min_rt_default;
+            }
+        }
+        // writing the sysctl enables sched_uclamp_used (sysctl_sched_uclamp_handler)
+        let rt_default_written = knobs.derived.uclamp_min_rt_default != 1024;
+        let uclamp_used = rt_default_written
+            || workload.tasks.iter().any(|t| {
+                t.util_min.is_some()
+                    || t.util_max.is_some()
+                    || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                        matches!(
+                            e,
+                            Ev::Setattr(SetAttr { util_min: Some(_), .. })
+                                | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                        )
+                    })
+            });
         let initial_opp: Vec<usize> = platform
             .clusters
             .iter()
@@ -299,6 +313,7 @@ impl Sim {
             utils_buf: Vec::new(),
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
+            rt_left: vec![None; n],
             nr_exited: 0,
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
@@ -520,6 +535,8 @@ impl Sim {
                 rq.cfs.curr = None;
             }
         }
+        // put_prev_task_balance(): the RT class's balance (pull) before the pick
+        self.balance_rt(cpu);
         let mut next = self.pick_next(cpu);
         if next.is_none() {
             next = self.newidle_balance(cpu);
@@ -549,7 +566,14 @@ impl Sim {
         }
         let from_idle = self.rqs[cpu].idle_state.is_some();
         match next {
-            Some(n) => self.set_next(cpu, n, from_idle),
+            Some(n) => {
+                self.set_next(cpu, n, from_idle);
+                // set_next_task_rt() queues push_rt_tasks as a balance callback, run as
+                // __schedule() ends
+                if matches!(self.tasks[n as usize].policy, Policy::Fifo | Policy::Rr) && self.has_pushable_tasks(cpu) {
+                    self.push_rt_tasks(cpu);
+                }
+            }
             None if !from_idle => self.enter_idle(cpu),
             None => {}
         }
@@ -743,6 +767,7 @@ impl Sim {
         }
         self.enqueue_task(cpu, t, !fork, fork);
         self.check_preempt(cpu, t);
+        self.task_woken_rt(cpu, t);
     }
 
     // ------------------------------------------------------------------ events
