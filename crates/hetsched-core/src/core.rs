@@ -66,6 +66,8 @@ pub struct Sim {
     /// per CPU: the RT or deadline task (and its cpupri level) that left the CPU while
     /// running, for balance_rt() at the next schedule()
     pub(crate) rt_left: Vec<Option<(TaskId, u32)>>,
+    /// each CPU's fair server (deadline.rs)
+    pub fair_server: Vec<crate::deadline::FairServer>,
     pub(crate) nr_exited: usize,
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
     pub(crate) gov_busy_mark: Vec<u64>,
@@ -314,6 +316,7 @@ impl Sim {
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
             rt_left: vec![None; n],
+            fair_server: vec![crate::deadline::FairServer::default(); n],
             nr_exited: 0,
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
@@ -490,7 +493,14 @@ impl Sim {
     pub(crate) fn pick_next(&self, cpu: usize) -> Option<TaskId> {
         let rq = &self.rqs[cpu];
         if let Some(t) = rq.rt_queue.pick() {
-            return Some(t);
+            // a runnable fair server outranks RT; among deadline entities, EDF
+            let server_first = self.fair_server_runnable(cpu) && {
+                let task = &self.tasks[t as usize];
+                task.policy != Policy::Deadline || task.dl.deadline > self.fair_server[cpu].deadline
+            };
+            if !server_first {
+                return Some(t);
+            }
         }
         if self.eevdf() {
             return self.pick_eevdf(cpu, None);
@@ -591,6 +601,7 @@ impl Sim {
             self.update_rt_avg(cpu);
         }
         if from_idle {
+            self.dl_server_update_idle_time(cpu); // put_prev_task_idle()
             let rq = &mut self.rqs[cpu];
             rq.menu.update(now - rq.idle_since);
             rq.idle_state = None;
@@ -885,6 +896,7 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.sched_tick(),
+            EventKind::FairServer { cpu, gen } => self.fair_server_timer(cpu as usize, gen),
             EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
             EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {

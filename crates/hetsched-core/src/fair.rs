@@ -382,6 +382,9 @@ impl Sim {
                 }
             }
             self.rqs[cpu].cfs.update_min_vruntime(Some(v));
+            // a fair task's running time is charged to the fair server, whether it ran
+            // under the server or not
+            self.fair_server_update(cpu, delta);
         } else if task.policy == Policy::Rr {
             task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
         }
@@ -578,6 +581,12 @@ impl Sim {
     /// enqueue_task_fair(): PELT attach and util_est, the entity's place, the timeline.
     pub(crate) fn enqueue_task_fair(&mut self, cpu: usize, t: TaskId, wakeup: bool, initial: bool) {
         self.update_curr(cpu);
+        if self.rqs[cpu].cfs.nr_running == 0 {
+            if self.rqs[cpu].nr_running() == 0 {
+                self.dl_server_update_idle_time(cpu); // the idle time until now
+            }
+            self.dl_server_start(cpu);
+        }
         self.update_load_avg(cpu, Some(t), true);
         let ewma = self.tasks[t as usize].se.avg.ewma();
         // util_est_enqueue()
@@ -645,7 +654,11 @@ impl Sim {
         if !sleep {
             task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
         }
+        let last = rq.cfs.nr_running == 0;
         self.mark_cpufreq(cpu);
+        if last {
+            self.dl_server_stop(cpu);
+        }
     }
 
     /// check_preempt_wakeup_fair(): the woken fair task `p` preempts `c` if EEVDF would

@@ -1332,3 +1332,44 @@ fn rt_placement_follows_min_rt_default() {
         assert_eq!(sim.tasks[0].uclamp, [umin, 1024], "{kernel} {knobs}");
     }
 }
+
+/// v6.12 has no RT throttling without RT_GROUP_SCHED; the deferred fair server (50 ms every
+/// 1000 ms) runs starved fair tasks instead. A CPU-bound FIFO task H and a CPU-bound fair
+/// task F, both pinned to big CPU 2 at f_max (runtime is charged unscaled: 1024/1024 x
+/// f_max/f_max), wake at 0 and are enqueued at 1 µs (WFI exit). F's enqueue starts the
+/// server: deadline 1000.001 ms, runtime 50 ms, deferred to zero laxity 950.001 ms. H runs.
+///  * 950.001: the timer fires, dl_defer_running is set; replenish_dl_entity() finds the
+///    armed server would overflow (50 ms left in 50 ms > 50/1000), so the deadline becomes
+///    1950.001, runtime 50 ms. The server outranks H: F runs.
+///  * overruns are seen at the tick (4 ms, HZ=250): at 1000 ms 0.001 ms is left, at 1004 ms
+///    -3.999 ms: throttled until the next period, 1950.001 (dl_next_period = deadline).
+///    F ran 1004 - 950.001 = 53.999 ms.
+///  * 1950.001: replenished to -3.999 + 50 = 46.001 ms, deadline 2950.001, still
+///    dl_defer_running, so it runs at once: 0.002 ms left at the 1996 tick, -3.998 at 2000
+///    -> throttled; F ran 49.999 ms.
+///  * 2950.001: 46.002 ms, deadline 3950.001; -3.997 at the 3000 tick; F ran 49.999 ms.
+/// With fair_server.runtime_us = 0, F never runs.
+#[test]
+fn fair_server_runs_a_starved_fair_task_at_zero_laxity() {
+    let hog = json!({"name": "H", "policy": "fifo", "rt_priority": 50, "cpus": [2],
+        "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+    let fair = one_shot("F", 10 * S, Some(vec![2]));
+    for (runtime_us, at, f_ns) in [
+        (50_000.0, 1200 * MS, 53_999 * US),
+        (50_000.0, 2100 * MS, (53_999 + 49_999) * US),
+        (50_000.0, 3200 * MS, (53_999 + 2 * 49_999) * US),
+        (0.0, 3200 * MS, 0),
+    ] {
+        let mut sim = Sim::new(
+            two_cluster_platform(),
+            workload(vec![hog.clone(), fair.clone()], 0),
+            rt_policy(json!({"fair_server.runtime_us": runtime_us})),
+        )
+        .unwrap();
+        run_checked(&mut sim, at);
+        assert_eq!(sim.task_cpu_time(1)[2], f_ns, "F by {at} ns, server {runtime_us} us");
+        assert_eq!(sim.task_cpu_time(0)[2], at - 1 * US - f_ns, "H by {at} ns");
+        let fired = if runtime_us > 0.0 { 1 } else { 0 };
+        assert_eq!(sim.fair_server[2].activations, fired);
+    }
+}
