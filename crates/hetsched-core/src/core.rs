@@ -896,7 +896,7 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.sched_tick(),
-            EventKind::FairServer { cpu, gen } => self.fair_server_timer(cpu as usize, gen),
+            EventKind::FairServer { cpu } => self.fair_server_timer(cpu as usize),
             EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
             EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {

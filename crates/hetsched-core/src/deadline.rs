@@ -109,9 +109,12 @@ pub struct FairServer {
     pub throttled: bool,
     pub defer_armed: bool,
     pub defer_running: bool,
-    /// the dl_timer: its expiry, and a generation to drop cancelled ones
+    /// the dl_timer's expiry (None: not armed)
     pub timer: Option<u64>,
-    pub gen: u32,
+    /// the earliest timer event in the event queue for this server: a later expiry waits
+    /// for it and is queued then, so a timer re-armed at every fair wakeup does not fill
+    /// the queue with cancelled events
+    pub queued_at: Option<u64>,
     /// exec_start of the idle task (set_next_task_idle)
     pub idle_mark: u64,
     /// times the server started running fair tasks at zero laxity (dl_defer_running set)
@@ -181,18 +184,23 @@ impl Sim {
         if act < now as i64 {
             return false;
         }
-        fs.gen = fs.gen.wrapping_add(1);
         fs.timer = Some(act as u64);
-        let gen = fs.gen;
-        self.events
-            .push(act as u64, EventKind::FairServer { cpu: cpu as u32, gen });
+        self.fs_queue_timer(cpu);
         true
     }
 
-    fn fs_cancel_timer(&mut self, cpu: usize) {
+    fn fs_queue_timer(&mut self, cpu: usize) {
         let fs = &mut self.fair_server[cpu];
-        fs.timer = None;
-        fs.gen = fs.gen.wrapping_add(1);
+        if let Some(at) = fs.timer {
+            if fs.queued_at.is_none_or(|q| q > at) {
+                fs.queued_at = Some(at);
+                self.events.push(at, EventKind::FairServer { cpu: cpu as u32 });
+            }
+        }
+    }
+
+    fn fs_cancel_timer(&mut self, cpu: usize) {
+        self.fair_server[cpu].timer = None;
     }
 
     /// replenish_dl_entity()
@@ -348,11 +356,21 @@ impl Sim {
 
     /// dl_server_timer(): a deferred activation at zero laxity (pushed back instead if
     /// the fair tasks ran meanwhile), or the replenishment at the next period.
-    pub(crate) fn fair_server_timer(&mut self, cpu: usize, gen: u32) {
-        if self.fair_server[cpu].gen != gen || self.fair_server[cpu].timer.is_none() {
-            return;
+    pub(crate) fn fair_server_timer(&mut self, cpu: usize) {
+        let now = self.now;
+        let fs = &mut self.fair_server[cpu];
+        if fs.queued_at != Some(now) {
+            return; // superseded by an earlier event
         }
-        self.fair_server[cpu].timer = None;
+        fs.queued_at = None;
+        match fs.timer {
+            None => return, // cancelled
+            Some(at) if at > now => {
+                self.fs_queue_timer(cpu); // re-armed later meanwhile
+                return;
+            }
+            Some(_) => fs.timer = None,
+        }
         if !self.fair_server[cpu].throttled || self.fs_params().0 == 0 {
             return;
         }
@@ -370,12 +388,8 @@ impl Sim {
             let zero_lax = fs.deadline as i64 - fs.runtime;
             if (self.now as i64) < zero_lax - DL_SERVER_MIN_RES_NS {
                 // the fair tasks consumed runtime in the background: fire later
-                let fs = &mut self.fair_server[cpu];
-                fs.gen = fs.gen.wrapping_add(1);
-                fs.timer = Some(zero_lax as u64);
-                let gen = fs.gen;
-                self.events
-                    .push(zero_lax as u64, EventKind::FairServer { cpu: cpu as u32, gen });
+                self.fair_server[cpu].timer = Some(zero_lax as u64);
+                self.fs_queue_timer(cpu);
                 return;
             }
             let fs = &mut self.fair_server[cpu];

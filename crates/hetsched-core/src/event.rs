@@ -34,7 +34,6 @@ pub enum EventKind {
     /// a CPU's fair server dl_timer (deadline.rs)
     FairServer {
         cpu: u32,
-        gen: u32,
     } = 7,
 }
 
