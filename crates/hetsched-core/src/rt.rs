@@ -2,9 +2,11 @@
 //! tasks by priority, FIFO within a priority; the running RT task stays queued (as in the
 //! kernel's rt_prio_array), an RR task whose slice ran out goes to the tail of its list
 //! (`requeue_task_rt`). Wakeup placement is `select_task_rq_rt` with the cpupri search
-//! and, on asymmetric systems, capacity fitness (uclamp_min of an RT task defaults to
-//! 1024). RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the runnable test
-//! (`effective_cpu_util`).
+//! and, on asymmetric systems, capacity fitness (an RT task's default uclamp_min is
+//! sched_util_clamp_min_rt_default: 1024 in mainline, 0 on phones). After placement, RT
+//! tasks are pushed and pulled between CPUs (`push_rt_task`, `pull_rt_task` with
+//! RT_PUSH_IPI). RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the runnable
+//! test (`effective_cpu_util`).
 //!
 //! SCHED_DEADLINE tasks share this queue at a level above every RT priority (cpupri's
 //! CPUPRI_HIGHER), ordered among themselves by absolute deadline (EDF); their CBS runtime
@@ -14,10 +16,11 @@
 //! no GRUB reclaiming, no admission control, schedutil sees a DL task like an RT one (max
 //! frequency) rather than its running bandwidth.
 //!
-//! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s);
-//! the uclamp request is read from the task's rt-app util_min/util_max.
+//! v6.12 does not throttle RT runqueues (without RT_GROUP_SCHED); the fair server
+//! (deadline.rs) runs starved fair tasks instead. The android-4.19 profile's RT throttling
+//! (950 ms per 1 s) is not modelled.
 //!
-//! docs/mechanisms/rt.md works the placement by hand.
+//! docs/mechanisms/rt.md works placement, push, pull and the fair server by hand.
 
 use crate::core::*;
 use crate::core::{SchedView, TaskId};
