@@ -600,8 +600,9 @@ impl Sim {
         } else {
             self.update_rt_avg(cpu);
         }
+        // put_prev_task_idle() (the CPU may have left its idle state before: an exit latency)
+        self.dl_server_update_idle_time(cpu, true);
         if from_idle {
-            self.dl_server_update_idle_time(cpu); // put_prev_task_idle()
             let rq = &mut self.rqs[cpu];
             rq.menu.update(now - rq.idle_since);
             rq.idle_state = None;

@@ -115,8 +115,8 @@ pub struct FairServer {
     /// for it and is queued then, so a timer re-armed at every fair wakeup does not fill
     /// the queue with cancelled events
     pub queued_at: Option<u64>,
-    /// exec_start of the idle task (set_next_task_idle)
-    pub idle_mark: u64,
+    /// exec_start of the idle task (set_next_task_idle), while the CPU is idle
+    pub idle_mark: Option<u64>,
     /// times the server started running fair tasks at zero laxity (dl_defer_running set)
     pub activations: u64,
 }
@@ -338,11 +338,18 @@ impl Sim {
 
     /// dl_server_update_idle_time(): in defer mode, idle time counts as time the fair tasks
     /// could have had (it leaves a server runtime of 0 at worst, and ends a starvation).
-    pub(crate) fn dl_server_update_idle_time(&mut self, cpu: usize) {
+    /// `leaving`: the CPU leaves idle (put_prev_task_idle), else the idle task goes on.
+    pub(crate) fn dl_server_update_idle_time(&mut self, cpu: usize, leaving: bool) {
+        let Some(mark) = self.fair_server[cpu].idle_mark else {
+            return;
+        };
+        if leaving {
+            self.fair_server[cpu].idle_mark = None;
+        }
         if !self.fair_server[cpu].setup || self.fair_server[cpu].runtime < 0 {
             return;
         }
-        let delta = self.now.saturating_sub(self.fair_server[cpu].idle_mark);
+        let delta = self.now.saturating_sub(mark);
         let scaled = self.fs_scaled(cpu, delta);
         let now = self.now;
         let fs = &mut self.fair_server[cpu];
@@ -351,7 +358,9 @@ impl Sim {
             fs.defer_running = false;
             fs.runtime = 0;
         }
-        fs.idle_mark = now;
+        if !leaving {
+            fs.idle_mark = Some(now);
+        }
     }
 
     /// dl_server_timer(): a deferred activation at zero laxity (pushed back instead if

@@ -583,7 +583,7 @@ impl Sim {
         self.update_curr(cpu);
         if self.rqs[cpu].cfs.nr_running == 0 {
             if self.rqs[cpu].nr_running() == 0 {
-                self.dl_server_update_idle_time(cpu); // the idle time until now
+                self.dl_server_update_idle_time(cpu, false); // the idle time until now
             }
             self.dl_server_start(cpu);
         }

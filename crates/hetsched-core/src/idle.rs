@@ -230,7 +230,7 @@ impl Sim {
         rq.idle_state = Some(state);
         rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
-        self.fair_server[cpu].idle_mark = now; // set_next_task_idle()
+        self.fair_server[cpu].idle_mark = Some(now); // set_next_task_idle()
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
     }

@@ -283,7 +283,10 @@ impl Sim {
         }
         let v = self.view();
         // find_lock_lowest_rq(): the target must still be of a lower priority than p
-        let Some(target) = find_lowest_rq(&v, p, cpu).filter(|&c| c != cpu && cpupri_level(&v, c) < level) else {
+        // (a CPU the vendor core controller isolated takes no placements)
+        let Some(target) = find_lowest_rq(&v, p, cpu)
+            .filter(|&c| c != cpu && cpupri_level(&v, c) < level && v.isolated & (1u64 << c) == 0)
+        else {
             return false;
         };
         // move_queued_task_locked() + resched_curr(lowest_rq)

@@ -1373,3 +1373,35 @@ fn fair_server_runs_a_starved_fair_task_at_zero_laxity() {
         assert_eq!(sim.fair_server[2].activations, fired);
     }
 }
+
+/// The deferred server counts the fair tasks' own running time: F (fair, CPU-bound) runs
+/// alone on big CPU 2 at f_max from 1 µs; H (FIFO, CPU-bound) arrives at 30 ms and starves
+/// it. The server started at 1 µs (deadline 1000.001 ms, 50 ms, timer at 950.001 ms); the
+/// 1 µs of idle before the switch costs 0.001 ms (dl_server_update_idle_time) and F's
+/// 29.999 ms of running 29.999 ms more: 20 ms left. At 950.001 ms the zero-laxity time is
+/// 1000.001 - 20 = 980.001 ms, more than dl_server_min_res (1 ms) away, so the timer moves
+/// there. At 980.001 ms: 20 ms left with 20 ms to the deadline overflows 50/1000, so the
+/// server gets deadline 1980.001 ms and 50 ms; F runs until the tick that sees the runtime
+/// gone, 1032 ms (50 - (1032 - 980.001) = -1.999 ms): 51.999 ms.
+///   F by 1.2 s: 29.999 + 51.999 = 81.998 ms
+#[test]
+fn fair_server_activation_moves_back_by_the_fair_tasks_own_runtime() {
+    let hog = json!({"name": "H", "policy": "fifo", "rt_priority": 50, "cpus": [2], "delay_ns": 30 * MS,
+        "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+    let fair = one_shot("F", 10 * S, Some(vec![2]));
+    let mut sim = Sim::new(
+        two_cluster_platform(),
+        workload(vec![fair, hog], 0),
+        rt_policy(json!({})),
+    )
+    .unwrap();
+    run_checked(&mut sim, 970 * MS);
+    assert_eq!(
+        sim.task_cpu_time(0)[2],
+        29_999 * US,
+        "F starved from 30 ms to past 950 ms"
+    );
+    run_checked(&mut sim, 1200 * MS);
+    assert_eq!(sim.task_cpu_time(0)[2], (29_999 + 51_999) * US);
+    assert_eq!(sim.fair_server[2].activations, 1);
+}
