@@ -188,6 +188,18 @@ impl Sim {
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
         }
+        // sched_fair_server_write() refuses a runtime longer than the period
+        if knobs.get(Knob::FairServerRuntimeUs) > knobs.get(Knob::FairServerPeriodUs) {
+            return Err(crate::error::config(
+                "policy",
+                "knobs.fair_server.runtime_us",
+                format!(
+                    "at most fair_server.period_us ({}), got {}",
+                    knobs.get(Knob::FairServerPeriodUs),
+                    knobs.get(Knob::FairServerRuntimeUs)
+                ),
+            ));
+        }
         let info = crate::policies::lookup(&policy.scheduler)?;
         if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
             return Err(Error::Unknown {

@@ -1405,3 +1405,22 @@ fn fair_server_activation_moves_back_by_the_fair_tasks_own_runtime() {
     assert_eq!(sim.task_cpu_time(0)[2], (29_999 + 51_999) * US);
     assert_eq!(sim.fair_server[2].activations, 1);
 }
+
+/// sched_fair_server_write() refuses a runtime longer than the period: so does the engine,
+/// naming the knob.
+#[test]
+fn fair_server_runtime_longer_than_period_is_refused() {
+    let tasks = vec![one_shot("F", 1 * MS, None)];
+    let err = Sim::new(
+        two_cluster_platform(),
+        workload(tasks, 0),
+        rt_policy(json!({"fair_server.runtime_us": 200_000.0, "fair_server.period_us": 100_000.0})),
+    )
+    .err()
+    .expect("refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("fair_server.runtime_us") && msg.contains("100000"),
+        "{msg}"
+    );
+}
