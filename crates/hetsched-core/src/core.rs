@@ -66,6 +66,11 @@ pub struct Sim {
     /// frequency each cluster is transitioning to (valid while a FreqCommit is pending)
     pub(crate) pending_khz: Vec<u64>,
     pub(crate) rt_seq: u64,
+    /// per CPU: the RT or deadline task (and its cpupri level) that left the CPU while
+    /// running, for balance_rt() at the next schedule()
+    pub(crate) rt_left: Vec<Option<(TaskId, u32)>>,
+    /// each CPU's fair server (deadline.rs)
+    pub fair_server: Vec<crate::deadline::FairServer>,
     pub(crate) nr_exited: usize,
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
     pub(crate) gov_busy_mark: Vec<u64>,
@@ -186,6 +191,18 @@ impl Sim {
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
         }
+        // sched_fair_server_write() refuses a runtime longer than the period
+        if knobs.get(Knob::FairServerRuntimeUs) > knobs.get(Knob::FairServerPeriodUs) {
+            return Err(crate::error::config(
+                "policy",
+                "knobs.fair_server.runtime_us",
+                format!(
+                    "at most fair_server.period_us ({}), got {}",
+                    knobs.get(Knob::FairServerPeriodUs),
+                    knobs.get(Knob::FairServerRuntimeUs)
+                ),
+            ));
+        }
         let info = crate::policies::lookup(&policy.scheduler)?;
         if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
             return Err(Error::Unknown {
@@ -213,16 +230,27 @@ impl Sim {
         for (i, t) in workload.tasks.iter().enumerate() {
             tasks.push(make_task(i as TaskId, t, &platform, format!("tasks[{i}]"))?);
         }
-        let uclamp_used = workload.tasks.iter().any(|t| {
-            t.util_min.is_some()
-                || t.util_max.is_some()
-                || t.phases.iter().flat_map(|p| &p.events).any(|e| {
-                    matches!(
-                        e,
-                        Ev::Setattr(SetAttr { util_min: Some(_), .. }) | Ev::Setattr(SetAttr { util_max: Some(_), .. })
-                    )
-                })
-        });
+        // __uclamp_sync_util_min_rt_default(): an RT task that asks for no uclamp_min gets
+        // sysctl_sched_uclamp_util_min_rt_default (make_task gave it the kernel's 1024)
+        for (t, spec) in tasks.iter_mut().zip(&workload.tasks) {
+            if matches!(t.policy, Policy::Fifo | Policy::Rr) && spec.util_min.is_none() {
+                t.uclamp[0] = knobs.derived.uclamp_min_rt_default;
+            }
+        }
+        // writing the sysctl enables sched_uclamp_used (sysctl_sched_uclamp_handler)
+        let rt_default_written = knobs.derived.uclamp_min_rt_default != 1024;
+        let uclamp_used = rt_default_written
+            || workload.tasks.iter().any(|t| {
+                t.util_min.is_some()
+                    || t.util_max.is_some()
+                    || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                        matches!(
+                            e,
+                            Ev::Setattr(SetAttr { util_min: Some(_), .. })
+                                | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                        )
+                    })
+            });
         let initial_opp: Vec<usize> = platform
             .clusters
             .iter()
@@ -305,6 +333,8 @@ impl Sim {
             cpufreq_hook_calls: 0,
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
+            rt_left: vec![None; n],
+            fair_server: vec![crate::deadline::FairServer::default(); n],
             nr_exited: 0,
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
@@ -479,7 +509,14 @@ impl Sim {
     pub(crate) fn pick_next(&self, cpu: usize) -> Option<TaskId> {
         let rq = &self.rqs[cpu];
         if let Some(t) = rq.rt_queue.pick() {
-            return Some(t);
+            // a runnable fair server outranks RT; among deadline entities, EDF
+            let server_first = self.fair_server_runnable(cpu) && {
+                let task = &self.tasks[t as usize];
+                task.policy != Policy::Deadline || task.dl.deadline > self.fair_server[cpu].deadline
+            };
+            if !server_first {
+                return Some(t);
+            }
         }
         if self.eevdf() {
             return self.pick_eevdf(cpu, None);
@@ -524,6 +561,8 @@ impl Sim {
                 rq.cfs.curr = None;
             }
         }
+        // put_prev_task_balance(): the RT class's balance (pull) before the pick
+        self.balance_rt(cpu);
         let mut next = self.pick_next(cpu);
         if next.is_none() {
             next = self.newidle_balance(cpu);
@@ -553,7 +592,14 @@ impl Sim {
         }
         let from_idle = self.rqs[cpu].idle_state.is_some();
         match next {
-            Some(n) => self.set_next(cpu, n, from_idle),
+            Some(n) => {
+                self.set_next(cpu, n, from_idle);
+                // set_next_task_rt() queues push_rt_tasks as a balance callback, run as
+                // __schedule() ends
+                if matches!(self.tasks[n as usize].policy, Policy::Fifo | Policy::Rr) && self.has_pushable_tasks(cpu) {
+                    self.push_rt_tasks(cpu);
+                }
+            }
             None if !from_idle => self.enter_idle(cpu),
             None => {}
         }
@@ -570,6 +616,8 @@ impl Sim {
         } else {
             self.update_rt_avg(cpu);
         }
+        // put_prev_task_idle() (the CPU may have left its idle state before: an exit latency)
+        self.dl_server_update_idle_time(cpu, true);
         if from_idle {
             self.menu_reflect(cpu, 0);
             let rq = &mut self.rqs[cpu];
@@ -791,6 +839,7 @@ impl Sim {
         }
         self.enqueue_task(cpu, t, !fork, fork);
         self.check_preempt(cpu, t);
+        self.task_woken_rt(cpu, t);
     }
 
     // ------------------------------------------------------------------ events
@@ -929,6 +978,7 @@ impl Sim {
                 }
             }
             EventKind::Tick => self.sched_tick(),
+            EventKind::FairServer { cpu } => self.fair_server_timer(cpu as usize),
             EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
             EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {

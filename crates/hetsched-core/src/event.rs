@@ -31,6 +31,10 @@ pub enum EventKind {
     } = 5,
     /// a time-series sample (only with --timeseries)
     Sample = 6,
+    /// a CPU's fair server dl_timer (deadline.rs)
+    FairServer {
+        cpu: u32,
+    } = 7,
 }
 
 impl EventKind {
@@ -44,6 +48,7 @@ impl EventKind {
             EventKind::Tick => 4,
             EventKind::GovSample { .. } => 5,
             EventKind::Sample => 6,
+            EventKind::FairServer { .. } => 7,
         }
     }
 }
@@ -73,8 +78,8 @@ pub struct EventQueue {
     seq: u64,
     pub popped: u64,
     /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, GovSample,
-    /// Sample)
-    pub popped_by_class: [u64; 7],
+    /// Sample, FairServer)
+    pub popped_by_class: [u64; 8],
     pub max_len: usize,
 }
 

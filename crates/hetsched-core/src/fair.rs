@@ -403,6 +403,9 @@ impl Sim {
                 }
             }
             self.rqs[cpu].cfs.update_min_vruntime(Some(v));
+            // a fair task's running time is charged to the fair server, whether it ran
+            // under the server or not
+            self.fair_server_update(cpu, delta);
         } else if task.policy == Policy::Rr {
             task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
         }
@@ -613,6 +616,12 @@ impl Sim {
             self.cpufreq_update_util(cpu, crate::cpufreq::schedutil::SCHED_CPUFREQ_IOWAIT);
         }
         self.update_curr(cpu);
+        if self.rqs[cpu].cfs.nr_running == 0 {
+            if self.rqs[cpu].nr_running() == 0 {
+                self.dl_server_update_idle_time(cpu, false); // the idle time until now
+            }
+            self.dl_server_start(cpu);
+        }
         self.update_load_avg(cpu, Some(t), true);
         let eevdf = self.eevdf();
         if eevdf {
@@ -681,6 +690,9 @@ impl Sim {
         rq.cfs.update_min_vruntime(None);
         if !sleep {
             task.se.vruntime = task.se.vruntime.saturating_sub(rq.cfs.min_vruntime);
+        }
+        if rq.cfs.nr_running == 0 {
+            self.dl_server_stop(cpu);
         }
     }
 

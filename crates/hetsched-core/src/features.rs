@@ -107,6 +107,17 @@ knobs! {
     FairEevdf = ("fair.eevdf", 0.0, 0.0, 1.0, "0/1",
         "kernel/sched/fair.c (v6.6+): EEVDF pick_eevdf, place_entity with lag, update_deadline",
         "1 runs the fair class as EEVDF (v6.12, without DELAY_DEQUEUE), 0 as CFS in its v6.5 form."),
+    // --- the RT class (rt.rs; docs/mechanisms/rt.md) ---
+    UclampMinRtDefault = ("uclamp.min_rt_default", 1024.0, 0.0, 1024.0, "of 1024",
+        "kernel/sched/core.c sysctl_sched_uclamp_util_min_rt_default (v6.12 default SCHED_CAPACITY_SCALE); the android-4.19 profile takes 0, the value phones' init scripts write (e.g. MediaTek device/*/init.mt6789.power.rc: on init, write /proc/sys/kernel/sched_util_clamp_min_rt_default 0)",
+        "uclamp_min of an RT task that asks for none: 1024 sends it to the biggest CPUs (rt_task_fits_capacity) and its CPU to the top OPP; a value other than 1024 turns uclamp on (the sysctl write enables sched_uclamp_used)."),
+    FairServerRuntimeUs = ("fair_server.runtime_us", 50_000.0, 0.0, 1_000_000.0, "us",
+        "kernel/sched/deadline.c dl_server_start (v6.12: 50 ms; debugfs sched/fair_server/cpuN/runtime)",
+        "Runtime of each CPU's deferred fair server, which runs starved fair tasks ahead of RT (v6.12's replacement for RT throttling); 0 = no server. The android-4.19 profile has none."),
+    FairServerPeriodUs = ("fair_server.period_us", 1_000_000.0, 10_000.0, 10_000_000.0, "us",
+        "kernel/sched/deadline.c dl_server_start (v6.12: 1000 ms; debugfs sched/fair_server/cpuN/period)",
+        "Period (and relative deadline) of the fair server."),
+    // --- end RT knobs ---
     // --- GTS and MediaTek hps (policies/gts.rs, extensions/hotplug.rs; docs/schedulers.md) ---
     GtsUpThreshold = ("gts.up_threshold", 700.0, 0.0, 1024.0, "of 1024",
         "big.LITTLE MP (HMP) patches, kernel/sched/fair.c hmp_up_threshold",
@@ -245,6 +256,11 @@ pub struct Derived {
     pub timeseries_period_ns: u64,
     pub migration_cost_ns: u64,
     pub busy_factor: u64,
+    /// sched_util_clamp_min_rt_default
+    pub uclamp_min_rt_default: u64,
+    /// the fair server's runtime and period (0 runtime: none)
+    pub fair_server_runtime_ns: u64,
+    pub fair_server_period_ns: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -299,6 +315,18 @@ impl Knobs {
     /// Select the android-4.19 profile's defaults.
     pub fn set_legacy(&mut self, legacy: bool) {
         self.legacy_rate_limit = legacy;
+        // phones write 0 to sched_util_clamp_min_rt_default at boot (the knob's source)
+        self.values[Knob::UclampMinRtDefault as usize] = if legacy {
+            0.0
+        } else {
+            KNOBS[Knob::UclampMinRtDefault as usize].default
+        };
+        // 4.19 has no fair server (it throttles RT runqueues instead, not modelled)
+        self.values[Knob::FairServerRuntimeUs as usize] = if legacy {
+            0.0
+        } else {
+            KNOBS[Knob::FairServerRuntimeUs as usize].default
+        };
         self.derive();
     }
 
@@ -343,6 +371,9 @@ impl Knobs {
             lb_window_ns: (g(Knob::LowerBoundWindowMs) * 1e6) as u64,
             migration_cost_ns: g(Knob::SchedMigrationCostNs) as u64,
             busy_factor: g(Knob::BalanceBusyFactor) as u64,
+            uclamp_min_rt_default: g(Knob::UclampMinRtDefault) as u64,
+            fair_server_runtime_ns: (g(Knob::FairServerRuntimeUs) * 1000.0) as u64,
+            fair_server_period_ns: (g(Knob::FairServerPeriodUs) * 1000.0) as u64,
         };
     }
 

@@ -313,6 +313,7 @@ impl Sim {
         }
         rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
+        self.fair_server[cpu].idle_mark = Some(now); // set_next_task_idle()
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
     }

@@ -17,7 +17,8 @@
 //!   `cpu == rq`; every such task but `cfs.curr` is in the timeline exactly once under its
 //!   current vruntime, and the timeline holds nothing else;
 //! * RT: `rt_queue` (rt.rs) holds exactly the runnable RT tasks of that CPU, keyed by their
-//!   priority; the running task is the highest-priority one when any RT task is runnable;
+//!   priority; the running task is the highest-priority one when any RT task is runnable
+//!   (or a fair task, while the CPU's fair server is runnable);
 //! * work conservation and idle: a CPU with runnable tasks runs one unless it is leaving an
 //!   idle state; exactly one of {running, leaving idle, in an idle state} holds;
 //! * affinity: a queued or running task is on an allowed CPU;
@@ -298,8 +299,10 @@ impl Sim {
                 );
             }
             if let (Some(&(_, _, first)), Some(cur)) = (rq.rt_queue.first(), rq.curr) {
+                // a runnable fair server runs fair tasks ahead of RT (deadline.rs)
+                let served = self.fair_server_runnable(c) && !self.tasks[cur as usize].is_rt();
                 ensure!(
-                    first == cur,
+                    first == cur || served,
                     "cpu{c}: runs task {cur} while RT task {first} has the highest priority on the queue"
                 );
             }

@@ -2,9 +2,11 @@
 //! tasks by priority, FIFO within a priority; the running RT task stays queued (as in the
 //! kernel's rt_prio_array), an RR task whose slice ran out goes to the tail of its list
 //! (`requeue_task_rt`). Wakeup placement is `select_task_rq_rt` with the cpupri search
-//! and, on asymmetric systems, capacity fitness (uclamp_min of an RT task defaults to
-//! 1024). RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the runnable test
-//! (`effective_cpu_util`).
+//! and, on asymmetric systems, capacity fitness (an RT task's default uclamp_min is
+//! sched_util_clamp_min_rt_default: 1024 in mainline, 0 on phones). After placement, RT
+//! tasks are pushed and pulled between CPUs (`push_rt_task`, `pull_rt_task` with
+//! RT_PUSH_IPI). RT load reaches schedutil through `rq->avg_rt` (pelt.rs) and the runnable
+//! test (`effective_cpu_util`).
 //!
 //! SCHED_DEADLINE tasks share this queue at a level above every RT priority (cpupri's
 //! CPUPRI_HIGHER), ordered among themselves by absolute deadline (EDF); their CBS runtime
@@ -14,10 +16,11 @@
 //! no GRUB reclaiming, no admission control, schedutil sees a DL task like an RT one (max
 //! frequency) rather than its running bandwidth.
 //!
-//! Not modelled: push/pull between CPUs after placement, RT throttling (950 ms per 1 s);
-//! the uclamp request is read from the task's rt-app util_min/util_max.
+//! v6.12 does not throttle RT runqueues (without RT_GROUP_SCHED); the fair server
+//! (deadline.rs) runs starved fair tasks instead. The android-4.19 profile's RT throttling
+//! (950 ms per 1 s) is not modelled.
 //!
-//! docs/mechanisms/rt.md works the placement by hand.
+//! docs/mechanisms/rt.md works placement, push, pull and the fair server by hand.
 
 use crate::core::*;
 use crate::core::{SchedView, TaskId};
@@ -85,29 +88,28 @@ impl RtRq {
 
 /// The cpupri level of what a CPU runs: 0 for CFS or idle (CPUPRI_NORMAL), else 1 +
 /// the highest queued RT priority.
-fn cpupri_level(v: &SchedView, cpu: usize) -> u32 {
+pub(crate) fn cpupri_level(v: &SchedView, cpu: usize) -> u32 {
     v.rqs[cpu].rt_queue.highest_level().unwrap_or(0)
 }
 
 /// rt_task_fits_capacity(): on asymmetric systems only, capacity_orig >= min(uclamp_min,
-/// uclamp_max); an RT task's default uclamp_min is 1024 (sched_util_clamp_min_rt_default),
-/// so by default only the biggest CPUs fit.
+/// uclamp_max) of the task's current clamps; an RT task that asks for no uclamp_min has
+/// sched_util_clamp_min_rt_default (1024 in mainline: only the biggest CPUs fit; 0 on
+/// phones: every CPU fits).
 pub fn rt_task_fits_capacity(v: &SchedView, p: TaskId, cpu: usize) -> bool {
     let caps = v.platform.clusters.iter().map(|c| c.capacity_orig);
     let asym = caps.clone().min() != caps.max();
     if !asym {
         return true;
     }
-    let t = &v.tasks[p as usize];
-    let umin = t.spec.util_min.unwrap_or(1024) as u64;
-    let umax = t.spec.util_max.unwrap_or(1024) as u64;
+    let [umin, umax] = v.tasks[p as usize].uclamp;
     v.capacity_orig(cpu) >= umin.min(umax)
 }
 
 /// cpupri_find_fitness() + find_lowest_rq(): the CPUs of the lowest cpupri level below
 /// p's, among p's allowed CPUs, keeping those p fits (and, if none fits anywhere, without
 /// fitness); from that mask prev_cpu if it is there, else the first.
-fn find_lowest_rq(v: &SchedView, p: TaskId, prev: usize) -> Option<usize> {
+pub(crate) fn find_lowest_rq(v: &SchedView, p: TaskId, prev: usize) -> Option<usize> {
     let t = &v.tasks[p as usize];
     let level = t.prio_level();
     for with_fitness in [true, false] {
@@ -218,10 +220,12 @@ impl Sim {
     pub(crate) fn dequeue_task_rt(&mut self, cpu: usize, t: TaskId) {
         self.update_curr(cpu);
         self.update_rt_avg(cpu);
+        let level = self.tasks[t as usize].prio_level();
         let rq = &mut self.rqs[cpu];
         rq.rt_queue.dequeue(t);
         if rq.curr == Some(t) {
             rq.curr = None;
+            self.rt_left[cpu] = Some((t, level)); // for balance_rt() at the next schedule
         }
         // dequeue_rt_entity() ends in enqueue_top_rt_rq(), which kicks cpufreq
         self.cpufreq_update_util(cpu, 0);
@@ -241,6 +245,130 @@ impl Sim {
             let rq = &mut self.rqs[cpu];
             rq.rt_queue.requeue_tail(t, lvl, seq);
             self.resched_cpu(cpu);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// RT balancing: push and pull (rt.c, CONFIG_SMP)
+//
+// A queued RT task that does not run is pushable when it may run on more than one CPU
+// (enqueue_pushable_task); a CPU with a pushable task is RT-overloaded (rt_set_overload,
+// its bit in rd->rto_mask). Both are derived from the runqueue when read, which is what the
+// kernel's bookkeeping keeps them equal to. Deadline tasks are not pushed here (push_dl_task
+// is deadline.c's, not modelled).
+
+impl Sim {
+    /// has_pushable_tasks()
+    pub(crate) fn has_pushable_tasks(&self, cpu: usize) -> bool {
+        self.pick_next_pushable_task(cpu).is_some()
+    }
+
+    /// pick_next_pushable_task(): the highest-priority queued RT task other than the running
+    /// one that may move (nr_cpus_allowed > 1), first in FIFO order among equals.
+    pub(crate) fn pick_next_pushable_task(&self, cpu: usize) -> Option<TaskId> {
+        let rq = &self.rqs[cpu];
+        rq.rt_queue.iter().map(|&(_, _, t)| t).find(|&t| {
+            let task = &self.tasks[t as usize];
+            Some(t) != rq.curr && matches!(task.policy, Policy::Fifo | Policy::Rr) && task.allowed.count_ones() > 1
+        })
+    }
+
+    /// push_rt_task(): move the highest pushable task of `cpu` to the CPU of the lowest cpupri
+    /// level below its own (find_lowest_rq, with capacity fitness); true if it moved. If that
+    /// task outranks what runs on `cpu`, the CPU is rescheduled instead (it will run it).
+    pub(crate) fn push_rt_task(&mut self, cpu: usize) -> bool {
+        let Some(p) = self.pick_next_pushable_task(cpu) else {
+            return false;
+        };
+        let level = self.tasks[p as usize].prio_level();
+        let curr_level = self.rqs[cpu].curr.map_or(0, |c| self.tasks[c as usize].prio_level());
+        if level > curr_level {
+            self.resched_cpu(cpu);
+            return false;
+        }
+        let v = self.view();
+        // find_lock_lowest_rq(): the target must still be of a lower priority than p
+        // (a CPU the vendor core controller isolated takes no placements)
+        let Some(target) = find_lowest_rq(&v, p, cpu)
+            .filter(|&c| c != cpu && cpupri_level(&v, c) < level && v.isolated & (1u64 << c) == 0)
+        else {
+            return false;
+        };
+        // move_queued_task_locked() + resched_curr(lowest_rq)
+        self.migrate_queued(
+            crate::balance::Migration {
+                task: p,
+                src: cpu,
+                dst: target,
+            },
+            true,
+        );
+        self.counters.rt_pushes += 1;
+        true
+    }
+
+    /// push_rt_tasks(): push until nothing more moves.
+    pub(crate) fn push_rt_tasks(&mut self, cpu: usize) {
+        while self.push_rt_task(cpu) {}
+    }
+
+    /// pull_rt_task() with RT_PUSH_IPI (on by default): rather than taking tasks itself, the
+    /// CPU whose priority fell has every RT-overloaded CPU push, one after the other in
+    /// rto_mask order (tell_cpu_to_push, rto_next_cpu, rto_push_irq_work_func). A pushed
+    /// task goes to the lowest-priority CPU it fits, which need not be the one that asked.
+    /// The IPIs take no simulated time. Nothing happens when no CPU is overloaded or when
+    /// the only overloaded CPU is this one.
+    pub(crate) fn pull_rt_task(&mut self, this_cpu: usize) {
+        let rto: Vec<usize> = (0..self.rqs.len()).filter(|&c| self.has_pushable_tasks(c)).collect();
+        if rto.is_empty() || rto == [this_cpu] {
+            return;
+        }
+        self.counters.rt_pull_requests += 1;
+        for cpu in rto {
+            if self.has_pushable_tasks(cpu) {
+                self.push_rt_tasks(cpu);
+            }
+        }
+    }
+
+    /// task_woken_rt(): after a wakeup that did not preempt, push if the woken task waits
+    /// behind an RT or deadline task that outranks or equals it, or cannot move.
+    pub(crate) fn task_woken_rt(&mut self, cpu: usize, p: TaskId) {
+        let task = &self.tasks[p as usize];
+        if !matches!(task.policy, Policy::Fifo | Policy::Rr) || task.allowed.count_ones() < 2 {
+            return;
+        }
+        let Some(c) = self.rqs[cpu].curr else { return };
+        if c == p || self.resched[cpu] {
+            return;
+        }
+        let ct = &self.tasks[c as usize];
+        if ct.is_rt()
+            && (ct.allowed.count_ones() < 2 || ct.prio_level() >= task.prio_level())
+            && self.has_pushable_tasks(cpu)
+        {
+            self.push_rt_tasks(cpu);
+        }
+    }
+
+    /// balance_rt() before the pick: an RT (or deadline) task that left the CPU while
+    /// running, when what is left here is of a lower priority (need_pull_rt_task), makes the
+    /// CPU pull.
+    pub(crate) fn balance_rt(&mut self, cpu: usize) {
+        let Some((prev, prev_level)) = self.rt_left[cpu].take() else {
+            return;
+        };
+        if self.rqs[cpu].rt_queue.iter().any(|&(_, _, t)| t == prev) {
+            return; // requeued (a priority change): still on this rt_rq
+        }
+        let highest = self.rqs[cpu]
+            .rt_queue
+            .iter()
+            .find(|&&(_, _, t)| self.tasks[t as usize].policy != Policy::Deadline)
+            .map_or(0, |&(neg, _, _)| (-neg) as u32);
+        if highest < prev_level {
+            self.pull_rt_task(cpu);
         }
     }
 }

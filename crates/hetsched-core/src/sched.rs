@@ -350,6 +350,10 @@ pub struct Counters {
     pub freq_changes: u64,
     /// times rd->overutilized was set
     pub overutilized_set: u64,
+    /// RT tasks moved by push_rt_task()
+    pub rt_pushes: u64,
+    /// pull_rt_task() calls that had overloaded CPUs push (RT_PUSH_IPI)
+    pub rt_pull_requests: u64,
 }
 
 /// A cluster's frequency state.

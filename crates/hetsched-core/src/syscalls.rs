@@ -81,7 +81,11 @@ impl Sim {
             allowed = hp.effective(allowed);
         }
         let clamps = |p: Policy| {
-            let (dmin, dmax) = if p == Policy::Other { (0, 1024) } else { (1024, 1024) };
+            let (dmin, dmax) = match p {
+                Policy::Other => (0, 1024),
+                Policy::Fifo | Policy::Rr => (self.knobs.derived.uclamp_min_rt_default, 1024),
+                _ => (1024, 1024),
+            };
             [
                 a.util_min
                     .map_or(if p != task.policy { dmin } else { task.uclamp[0] }, |v| v as u64),

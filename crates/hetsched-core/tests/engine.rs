@@ -1329,3 +1329,203 @@ fn find_src_rq_takes_the_first_cpu_on_a_tie() {
         })]
     );
 }
+
+// ------------------------------------------------------------------ RT push and pull
+
+fn rt_policy(knobs: Value) -> PolicyConfig {
+    serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "knobs": knobs})).unwrap()
+}
+
+fn rt_one_shot(name: &str, prio: u32, run_ns: u64, cpus: Vec<usize>, delay_ns: u64) -> Value {
+    json!({
+        "name": name, "policy": "fifo", "rt_priority": prio, "cpus": cpus, "delay_ns": delay_ns,
+        "loop": 1, "phases": [{"loop": 1, "events": [{"run": run_ns}]}]
+    })
+}
+
+/// Two FIFO tasks A (priority 50) and B (priority 10), both allowed on the little CPUs 0-1,
+/// wake at t=0 while CPU 1 has only a fair task C. The little cluster sits in
+/// cluster-sleep: CPU 0, woken first, leaves it in 500 µs; CPU 1 then only leaves WFI
+/// (1 µs) and runs C from 1 µs. A and B are both placed on their prev_cpu 0 (nothing runs
+/// there yet, so select_task_rq_rt keeps prev_cpu); with sched_util_clamp_min_rt_default 0
+/// every CPU fits them. At 500 µs CPU 0 picks A; set_next_task_rt() queues push_rt_tasks(),
+/// which finds B pushable and find_lowest_rq(B) = CPU 1 (cpupri level 0 < B's 11): B moves
+/// there and, outranking C, runs at once.
+///   little at f_max: 1024/512 = 2 ns of CPU time per ns of work
+///   B: starts 500 µs, 2 ms of work = 4 ms  -> exits at 4.5 ms on CPU 1, latency 500 µs
+///   A: starts 500 µs, 5 ms of work = 10 ms -> exits at 10.5 ms on CPU 0
+/// Without the push, B would wait for A: 10.5 + 4 = 14.5 ms, on CPU 0.
+#[test]
+fn rt_push_moves_the_second_task_off_an_rt_cpu() {
+    let tasks = vec![
+        rt_one_shot("A", 50, 5 * MS, vec![0, 1], 0),
+        rt_one_shot("B", 10, 2 * MS, vec![0, 1], 0),
+        one_shot("C", 100 * MS, Some(vec![1])),
+    ];
+    let mut sim = Sim::new(
+        two_cluster_platform(),
+        workload(tasks, 0),
+        rt_policy(json!({"uclamp.min_rt_default": 0.0})),
+    )
+    .unwrap();
+    let b_exit = run_until_exit(&mut sim, 1, 1 * S);
+    assert_eq!(b_exit, 4_500 * US);
+    assert_eq!(sim.tasks[1].stats.cpu_time_ns[1], 4 * MS, "B ran on CPU 1");
+    assert_eq!(sim.tasks[1].stats.wakeup_latency_ns, vec![500 * US]);
+    assert_eq!(sim.counters.rt_pushes, 1);
+    let a_exit = run_until_exit(&mut sim, 0, 1 * S);
+    assert_eq!(a_exit, 10_500 * US);
+    assert_eq!(sim.tasks[0].stats.cpu_time_ns[0], 10 * MS);
+}
+
+/// CPU 0 runs R1 (FIFO 50, pinned there) from 500 µs (cluster-sleep exit); CPU 1 runs X
+/// (FIFO 30, pinned) from 1 µs (WFI exit, the cluster being awake already). R2 (FIFO 20,
+/// CPUs 0-1, prev_cpu 0) wakes at 1 ms: both CPUs run a higher priority (cpupri levels 51
+/// and 31, not below R2's 21), so find_lowest_rq finds nothing and R2 queues on CPU 0,
+/// which is now RT-overloaded (R2 is pushable); task_woken_rt's push finds no target
+/// either. X ends at 1 µs + 2 ms x 2 = 4.001 ms: CPU 1's priority falls from 31 to 0
+/// (need_pull_rt_task), balance_rt() pulls, and with RT_PUSH_IPI CPU 0 pushes R2 to CPU 1,
+/// where it runs at once:
+///   R2 waits 4.001 - 1 = 3.001 ms, runs 1 ms x 2 = 2 ms on CPU 1 -> exits at 6.001 ms.
+/// Without the pull R2 would wait for R1 (20 ms x 2 = 40 ms, to 40.5 ms).
+#[test]
+fn rt_pull_when_a_cpu_lowers_its_priority() {
+    let tasks = vec![
+        rt_one_shot("R1", 50, 20 * MS, vec![0], 0),
+        rt_one_shot("X", 30, 2 * MS, vec![1], 0),
+        rt_one_shot("R2", 20, 1 * MS, vec![0, 1], 1 * MS),
+    ];
+    let mut sim = Sim::new(
+        two_cluster_platform(),
+        workload(tasks, 0),
+        rt_policy(json!({"uclamp.min_rt_default": 0.0})),
+    )
+    .unwrap();
+    let x_exit = run_until_exit(&mut sim, 1, 1 * S);
+    assert_eq!(x_exit, 4_001 * US);
+    let r2_exit = run_until_exit(&mut sim, 2, 1 * S);
+    assert_eq!(r2_exit, 6_001 * US);
+    assert_eq!(sim.tasks[2].stats.cpu_time_ns[1], 2 * MS);
+    assert_eq!(sim.tasks[2].stats.wakeup_latency_ns, vec![3_001 * US]);
+    assert_eq!(sim.counters.rt_pull_requests, 1);
+    assert_eq!(sim.counters.rt_pushes, 1);
+}
+
+/// select_task_rq_rt() on the 2+2 test platform, every CPU idle, prev_cpu 0: with the
+/// mainline default sched_util_clamp_min_rt_default = 1024 the task fits only capacity
+/// 1024 (rt_task_fits_capacity: 512 < min(1024, 1024)), so find_lowest_rq takes the first
+/// level-0 big CPU, 2; with 0 (the phones' value, and the android-4.19 profile's default)
+/// it fits CPU 0 (512 >= min(0, 1024)) and stays.
+#[test]
+fn rt_placement_follows_min_rt_default() {
+    for (knobs, kernel, cpu) in [
+        (json!({}), "mainline-6.12", 2usize),
+        (json!({"uclamp.min_rt_default": 0.0}), "mainline-6.12", 0),
+        (json!({}), "android-4.19", 0),
+        (json!({"uclamp.min_rt_default": 1024.0}), "android-4.19", 2),
+    ] {
+        let pol: PolicyConfig = serde_json::from_value(json!({
+            "scheduler": "cfs", "governor": "performance", "kernel": kernel, "knobs": knobs
+        }))
+        .unwrap();
+        let tasks = vec![rt_one_shot("R", 10, 1 * MS, vec![0, 1, 2, 3], 0)];
+        let mut sim = Sim::new(two_cluster_platform(), workload(tasks, 0), pol).unwrap();
+        run_until_exit(&mut sim, 0, 1 * S);
+        let ran: Vec<usize> = (0..4).filter(|&c| sim.tasks[0].stats.cpu_time_ns[c] > 0).collect();
+        assert_eq!(ran, vec![cpu], "{kernel} {knobs}");
+        let umin = if cpu == 2 { 1024 } else { 0 };
+        assert_eq!(sim.tasks[0].uclamp, [umin, 1024], "{kernel} {knobs}");
+    }
+}
+
+/// v6.12 has no RT throttling without RT_GROUP_SCHED; the deferred fair server (50 ms every
+/// 1000 ms) runs starved fair tasks instead. A CPU-bound FIFO task H and a CPU-bound fair
+/// task F, both pinned to big CPU 2 at f_max (runtime is charged unscaled: 1024/1024 x
+/// f_max/f_max), wake at 0 and are enqueued at 1 µs (WFI exit). F's enqueue starts the
+/// server: deadline 1000.001 ms, runtime 50 ms, deferred to zero laxity 950.001 ms. H runs.
+///  * 950.001: the timer fires, dl_defer_running is set; replenish_dl_entity() finds the
+///    armed server would overflow (50 ms left in 50 ms > 50/1000), so the deadline becomes
+///    1950.001, runtime 50 ms. The server outranks H: F runs.
+///  * overruns are seen at the tick (4 ms, HZ=250): at 1000 ms 0.001 ms is left, at 1004 ms
+///    -3.999 ms: throttled until the next period, 1950.001 (dl_next_period = deadline).
+///    F ran 1004 - 950.001 = 53.999 ms.
+///  * 1950.001: replenished to -3.999 + 50 = 46.001 ms, deadline 2950.001, still
+///    dl_defer_running, so it runs at once: 0.002 ms left at the 1996 tick, -3.998 at 2000
+///    -> throttled; F ran 49.999 ms.
+///  * 2950.001: 46.002 ms, deadline 3950.001; -3.997 at the 3000 tick; F ran 49.999 ms.
+/// With fair_server.runtime_us = 0, F never runs.
+#[test]
+fn fair_server_runs_a_starved_fair_task_at_zero_laxity() {
+    let hog = json!({"name": "H", "policy": "fifo", "rt_priority": 50, "cpus": [2],
+        "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+    let fair = one_shot("F", 10 * S, Some(vec![2]));
+    for (runtime_us, at, f_ns) in [
+        (50_000.0, 1200 * MS, 53_999 * US),
+        (50_000.0, 2100 * MS, (53_999 + 49_999) * US),
+        (50_000.0, 3200 * MS, (53_999 + 2 * 49_999) * US),
+        (0.0, 3200 * MS, 0),
+    ] {
+        let mut sim = Sim::new(
+            two_cluster_platform(),
+            workload(vec![hog.clone(), fair.clone()], 0),
+            rt_policy(json!({"fair_server.runtime_us": runtime_us})),
+        )
+        .unwrap();
+        run_checked(&mut sim, at);
+        assert_eq!(sim.task_cpu_time(1)[2], f_ns, "F by {at} ns, server {runtime_us} us");
+        assert_eq!(sim.task_cpu_time(0)[2], at - 1 * US - f_ns, "H by {at} ns");
+        let fired = if runtime_us > 0.0 { 1 } else { 0 };
+        assert_eq!(sim.fair_server[2].activations, fired);
+    }
+}
+
+/// The deferred server counts the fair tasks' own running time: F (fair, CPU-bound) runs
+/// alone on big CPU 2 at f_max from 1 µs; H (FIFO, CPU-bound) arrives at 30 ms and starves
+/// it. The server started at 1 µs (deadline 1000.001 ms, 50 ms, timer at 950.001 ms); the
+/// 1 µs of idle before the switch costs 0.001 ms (dl_server_update_idle_time) and F's
+/// 29.999 ms of running 29.999 ms more: 20 ms left. At 950.001 ms the zero-laxity time is
+/// 1000.001 - 20 = 980.001 ms, more than dl_server_min_res (1 ms) away, so the timer moves
+/// there. At 980.001 ms: 20 ms left with 20 ms to the deadline overflows 50/1000, so the
+/// server gets deadline 1980.001 ms and 50 ms; F runs until the tick that sees the runtime
+/// gone, 1032 ms (50 - (1032 - 980.001) = -1.999 ms): 51.999 ms.
+///   F by 1.2 s: 29.999 + 51.999 = 81.998 ms
+#[test]
+fn fair_server_activation_moves_back_by_the_fair_tasks_own_runtime() {
+    let hog = json!({"name": "H", "policy": "fifo", "rt_priority": 50, "cpus": [2], "delay_ns": 30 * MS,
+        "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+    let fair = one_shot("F", 10 * S, Some(vec![2]));
+    let mut sim = Sim::new(
+        two_cluster_platform(),
+        workload(vec![fair, hog], 0),
+        rt_policy(json!({})),
+    )
+    .unwrap();
+    run_checked(&mut sim, 970 * MS);
+    assert_eq!(
+        sim.task_cpu_time(0)[2],
+        29_999 * US,
+        "F starved from 30 ms to past 950 ms"
+    );
+    run_checked(&mut sim, 1200 * MS);
+    assert_eq!(sim.task_cpu_time(0)[2], (29_999 + 51_999) * US);
+    assert_eq!(sim.fair_server[2].activations, 1);
+}
+
+/// sched_fair_server_write() refuses a runtime longer than the period: so does the engine,
+/// naming the knob.
+#[test]
+fn fair_server_runtime_longer_than_period_is_refused() {
+    let tasks = vec![one_shot("F", 1 * MS, None)];
+    let err = Sim::new(
+        two_cluster_platform(),
+        workload(tasks, 0),
+        rt_policy(json!({"fair_server.runtime_us": 200_000.0, "fair_server.period_us": 100_000.0})),
+    )
+    .err()
+    .expect("refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("fair_server.runtime_us") && msg.contains("100000"),
+        "{msg}"
+    );
+}
