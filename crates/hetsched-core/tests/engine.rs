@@ -7,7 +7,7 @@
 // `1 * S`, `2 * MS >> 10`: quantities are written with their units
 #![allow(clippy::identity_op, clippy::precedence)]
 
-use hetsched_core::testutils::{three_cluster_platform, two_cluster_platform};
+use hetsched_core::testutils::{costs_off, three_cluster_platform, two_cluster_platform};
 use hetsched_core::TaskState;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use proptest::prelude::*;
@@ -20,7 +20,7 @@ const S: u64 = 1_000_000_000;
 // ---------------------------------------------------------------------------- helpers
 
 fn policy(governor: &str) -> PolicyConfig {
-    serde_json::from_value(json!({"scheduler": "cfs", "governor": governor})).unwrap()
+    costs_off(serde_json::from_value(json!({"scheduler": "cfs", "governor": governor})).unwrap())
 }
 
 fn workload(tasks: Vec<Value>, timers: usize) -> WorkloadSpec {
@@ -38,7 +38,7 @@ fn make_sim_rr5(p: Platform, tasks: Vec<Value>, timers: usize, governor: &str) -
         "scheduler": "cfs", "governor": governor, "knobs": {"sched_rr_timeslice_ms": 5.0}
     }))
     .unwrap();
-    Sim::new(p, workload(tasks, timers), pol).unwrap()
+    Sim::new(p, workload(tasks, timers), costs_off(pol)).unwrap()
 }
 
 /// A task that runs `run_ns` of invariant work once and exits.
