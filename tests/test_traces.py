@@ -399,6 +399,29 @@ def test_host_platform_of_this_machine():
     assert p.to_spec()["power_model"] == "estimated"
 
 
+def test_host_context_switch_is_measured_once_and_kept(tmp_path, monkeypatch):
+    # a redirected /sys measures nothing: the engine's default applies (no field)
+    sys_root, proc = _fake_sys(tmp_path, {0: 1024, 1: 1024}, None, idle=False)
+    assert "context_switch_ns" not in load_host(sys_root, proc).clusters[0].to_spec()
+    # the environment sets it
+    monkeypatch.setenv("HETSCHED_HOST_CONTEXT_SWITCH_NS", "1234")
+    assert {c.context_switch_ns for c in load_host().clusters} == {1234}
+    assert load_host().clusters[0].to_spec()["context_switch_ns"] == 1234
+    monkeypatch.setenv("HETSCHED_HOST_CONTEXT_SWITCH_NS", "fast")
+    with pytest.raises(InputError, match="HETSCHED_HOST_CONTEXT_SWITCH_NS"):
+        load_host()
+    # else measured once, cached, and the cached figure returned from then on
+    monkeypatch.delenv("HETSCHED_HOST_CONTEXT_SWITCH_NS")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    first = load_host().clusters[0].context_switch_ns
+    assert isinstance(first, int) and first >= 1
+    cache = tmp_path / "cache" / "hetsched" / "host.json"
+    (key, entry), = json.loads(cache.read_text()).items()
+    assert entry["context_switch_ns"] == first
+    cache.write_text(json.dumps({key: {"context_switch_ns": first + 7}}))
+    assert load_host().clusters[0].context_switch_ns == first + 7
+
+
 # --- CLI ------------------------------------------------------------------------------------
 
 
