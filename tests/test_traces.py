@@ -262,6 +262,20 @@ def test_replay_of_a_small_trace_by_hand():
     assert rep.makespan_ns == 1_000_000
 
 
+def test_replay_takes_the_switch_after_a_wakeup_off_the_burst():
+    # switch_cost_ns=5000: each switch-in that follows a wakeup loses 5 us of run work (the
+    # engine charges that switch itself); a first switch-in (a at 0, c at 400) and one after
+    # a preemption (c at 610, R+) keep theirs
+    rep = build_replay(parse_text(SYNTH.splitlines(), "synth"), ReplayOptions(switch_cost_ns=5000))
+    spec = rep.spec
+    assert _events(spec, "a-10") == [{"run": 100_000}, {"sem_post": 0}, {"run": 200_000},
+                                     {"sleep_until": 800_000}, {"run": 90_000 - 5000}, {"mark": 0}]
+    assert _events(spec, "b-11") == [{"sem_wait": 0}, {"run": 298_000 - 5000}, {"iowait": 200_000},
+                                     {"run": 300_000 - 5000}, {"mark": 0}]
+    assert _events(spec, "c-12") == [{"run": 190_000}, {"mark": 0}]
+    assert rep.busy_ns == 390_000 + 598_000 + 190_000  # the trace's busy time is unchanged
+
+
 def test_work_conversion_with_capacity_and_frequency():
     # juno-r0: CPU 0 little (446, f_max 850 MHz), CPU 1 big (1024, 1100 MHz)
     text = """\
