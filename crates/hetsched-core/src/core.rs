@@ -9,9 +9,10 @@
 //! invariant work per ns; its completion is an event recomputed whenever its speed or its
 //! CPU changes (stale ones are dropped by generation).
 //!
-//! Differences: the context switch, IPIs and balancing take no simulated time (only idle exit
-//! and frequency transitions do); a wakeup onto a CPU in an idle state is queued once the CPU
-//! is out of it; select_fallback_rq() takes the lowest allowed CPU (one node); no HRTICK.
+//! Differences: the context switch, a migration, the wakeup placement and balancing cost CPU
+//! time as modelled (costs.rs), IPIs none beyond the idle exit; a wakeup onto a CPU in an
+//! idle state is queued once the CPU is out of it; select_fallback_rq() takes the lowest
+//! allowed CPU (one node); no HRTICK.
 //! docs/mechanisms/core.md.
 
 use crate::balance::LoadBalancer;
