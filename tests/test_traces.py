@@ -344,7 +344,9 @@ def test_replay_runs_in_the_engine_and_keeps_busy_time():
                           "min_residency_us": 1}]}]}
     plat.write_text(json.dumps(raw))
     try:
-        sim = Simulation(platform=str(plat), workload=rep.spec, scheduler="cfs", governor="performance")
+        # the scheduler's costs off: every burst once, nothing added (the check is the replay's)
+        sim = Simulation(platform=str(plat), workload=rep.spec, scheduler="cfs", governor="performance",
+                         knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns")})
         doc = sim.run().doc
     finally:
         plat.unlink()
@@ -517,7 +519,8 @@ def test_record_and_replay_a_real_program(tools, tmp_path):
     rep = build_replay(tr)
     assert rep.tasks and any(r["pid"] == header["root_pid"] for r in rep.tasks)
     assert len(rep.tasks) <= 1 + len(forks)
-    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o"])
+    # the scheduler's costs off: the trace's bursts hold the switches already
+    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o", *(a for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns") for a in ("--set", f"{k}=0"))])
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "o" / "result.json").read_text())
     c = doc["replay"]["compare"]
