@@ -362,8 +362,11 @@ def test_cluster_term_of_a_pinned_task_from_first_principles():
     big, little = clusters["big"], clusters["little"]
     period_us, run_us = 10_000, 2_000
     w = workload("pinned", [periodic("p", period_us=period_us, run_us=run_us, cpus=[1])])
+    # the scheduler's own costs off: the arithmetic below is the task's work alone
+    no_costs = {k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns",
+                               "cost.balance_cpu_ns")}
     for gov in ("performance", "schedutil", "powersave"):
-        d = Simulation(platform=platform, workload=w, governor=gov).run(1.0).doc
+        d = Simulation(platform=platform, workload=w, governor=gov, knobs=no_costs).run(1.0).doc
         T = d["sim_duration_s"]
         cpu1 = d["cpus"][1]
         assert cpu1["cpu"] == 1
@@ -461,7 +464,10 @@ def test_finite_workload_without_duration_runs_until_every_task_ends(tmp_path):
     f = tmp_path / "fin.json"
     f.write_text('{"global": {"duration": -1}, "tasks": {"t": {"loop": 5, "run": 1000, "cpus": [1],'
                  ' "timer": {"ref": "unique", "period": 10000}}}}')
-    sim = Simulation(platform="juno-r0", workload=str(f), governor="performance")
+    # the scheduler's own costs off: the expected end is the work and the idle exit
+    sim = Simulation(platform="juno-r0", workload=str(f), governor="performance",
+                     knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns",
+                                           "cost.feec_step_ns", "cost.balance_cpu_ns")})
     d = sim.run().doc
     big = cluster_table(spec_of("juno-r0"))["big"]
     cluster_sleep = [s for s in big["idle_states"] if s["level"] == "cluster"][0]

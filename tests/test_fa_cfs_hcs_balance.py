@@ -87,7 +87,8 @@ def test_hcs_balance_spreads_jobs_and_lowers_jitter():
     assert mh["cab_system_pct"] == 100.0 and mc["cab_system_pct"] < 100.0
     # completion-time jitter (paper 004 Fig. 2 vs Fig. 5)
     assert mh["jitter_cv_mean"] < mc["jitter_cv_mean"]
-    assert mc["jitter_cv_mean"] == cfs.metrics["spec-repeat"]["mean_cv"]
+    # the same mean summed in another order: equal to the last bits
+    assert mc["jitter_cv_mean"] == pytest.approx(cfs.metrics["spec-repeat"]["mean_cv"], rel=1e-12)
     assert set(hcs.metrics["spec-repeat"]["hcs_jobs"]) == {t["name"] for t in hcs["tasks"]}
     assert hcs["counters"]["policy"]["pulls"] > 0
 

@@ -262,6 +262,20 @@ def test_replay_of_a_small_trace_by_hand():
     assert rep.makespan_ns == 1_000_000
 
 
+def test_replay_takes_the_switch_after_a_wakeup_off_the_burst():
+    # switch_cost_ns=5000: each switch-in that follows a wakeup loses 5 us of run work (the
+    # engine charges that switch itself); a first switch-in (a at 0, c at 400) and one after
+    # a preemption (c at 610, R+) keep theirs
+    rep = build_replay(parse_text(SYNTH.splitlines(), "synth"), ReplayOptions(switch_cost_ns=5000))
+    spec = rep.spec
+    assert _events(spec, "a-10") == [{"run": 100_000}, {"sem_post": 0}, {"run": 200_000},
+                                     {"sleep_until": 800_000}, {"run": 90_000 - 5000}, {"mark": 0}]
+    assert _events(spec, "b-11") == [{"sem_wait": 0}, {"run": 298_000 - 5000}, {"iowait": 200_000},
+                                     {"run": 300_000 - 5000}, {"mark": 0}]
+    assert _events(spec, "c-12") == [{"run": 190_000}, {"mark": 0}]
+    assert rep.busy_ns == 390_000 + 598_000 + 190_000  # the trace's busy time is unchanged
+
+
 def test_work_conversion_with_capacity_and_frequency():
     # juno-r0: CPU 0 little (446, f_max 850 MHz), CPU 1 big (1024, 1100 MHz)
     text = """\
@@ -330,7 +344,9 @@ def test_replay_runs_in_the_engine_and_keeps_busy_time():
                           "min_residency_us": 1}]}]}
     plat.write_text(json.dumps(raw))
     try:
-        sim = Simulation(platform=str(plat), workload=rep.spec, scheduler="cfs", governor="performance")
+        # the scheduler's costs off: every burst once, nothing added (the check is the replay's)
+        sim = Simulation(platform=str(plat), workload=rep.spec, scheduler="cfs", governor="performance",
+                         knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns")})
         doc = sim.run().doc
     finally:
         plat.unlink()
@@ -397,6 +413,29 @@ def test_host_platform_of_this_machine():
     p = load_platform("host")
     assert p.nr_cpus == os.cpu_count()
     assert p.to_spec()["power_model"] == "estimated"
+
+
+def test_host_context_switch_is_measured_once_and_kept(tmp_path, monkeypatch):
+    # a redirected /sys measures nothing: the engine's default applies (no field)
+    sys_root, proc = _fake_sys(tmp_path, {0: 1024, 1: 1024}, None, idle=False)
+    assert "context_switch_ns" not in load_host(sys_root, proc).clusters[0].to_spec()
+    # the environment sets it
+    monkeypatch.setenv("HETSCHED_HOST_CONTEXT_SWITCH_NS", "1234")
+    assert {c.context_switch_ns for c in load_host().clusters} == {1234}
+    assert load_host().clusters[0].to_spec()["context_switch_ns"] == 1234
+    monkeypatch.setenv("HETSCHED_HOST_CONTEXT_SWITCH_NS", "fast")
+    with pytest.raises(InputError, match="HETSCHED_HOST_CONTEXT_SWITCH_NS"):
+        load_host()
+    # else measured once, cached, and the cached figure returned from then on
+    monkeypatch.delenv("HETSCHED_HOST_CONTEXT_SWITCH_NS")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    first = load_host().clusters[0].context_switch_ns
+    assert isinstance(first, int) and first >= 1
+    cache = tmp_path / "cache" / "hetsched" / "host.json"
+    (key, entry), = json.loads(cache.read_text()).items()
+    assert entry["context_switch_ns"] == first
+    cache.write_text(json.dumps({key: {"context_switch_ns": first + 7}}))
+    assert load_host().clusters[0].context_switch_ns == first + 7
 
 
 # --- CLI ------------------------------------------------------------------------------------
@@ -480,7 +519,8 @@ def test_record_and_replay_a_real_program(tools, tmp_path):
     rep = build_replay(tr)
     assert rep.tasks and any(r["pid"] == header["root_pid"] for r in rep.tasks)
     assert len(rep.tasks) <= 1 + len(forks)
-    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o"])
+    # the scheduler's costs off: the trace's bursts hold the switches already
+    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o", *(a for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns") for a in ("--set", f"{k}=0"))])
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "o" / "result.json").read_text())
     c = doc["replay"]["compare"]

@@ -92,6 +92,11 @@ pub trait LoadBalancer: Send {
     }
     /// The knobs changed during the run.
     fn set_tunables(&mut self, knobs: &Knobs);
+    /// The CPUs the passes since the last call examined (each domain's span, summed), for
+    /// their cost (costs.rs); 0 for a balancer whose passes are not costed.
+    fn take_pass_cpus(&mut self) -> u64 {
+        0
+    }
 }
 
 /// Baseline pull balancer: the busiest CPU is the one with the most runnable fair tasks;
@@ -281,6 +286,7 @@ impl Sim {
         let lb = self.balancer.as_mut()?;
         self.rqs[cpu].idle_stamp = Some(self.now); // sched_balance_newidle() entry
         let acts = lb.newidle(&view!(self), cpu);
+        self.charge_balance_pass(cpu, false);
         self.update_rd_flags();
         if acts.is_empty() {
             return None;
@@ -288,6 +294,15 @@ impl Sim {
         self.rqs[cpu].idle_stamp = None; // pulled a task: not idle after all
         self.apply_lb(acts, false);
         self.pick_next(cpu)
+    }
+
+    /// A balance pass's cost on the balancing CPU (costs.rs): cost.balance_cpu_ns for
+    /// each CPU of each domain span it examined. `rearm`: outside schedule().
+    pub(crate) fn charge_balance_pass(&mut self, cpu: usize, rearm: bool) {
+        let Some(lb) = self.balancer.as_mut() else { return };
+        let work = lb.take_pass_cpus() * self.knobs.get(Knob::CostBalanceCpuNs) as u64;
+        self.counters.cost_balance += work;
+        self.charge_cost(cpu, work, rearm);
     }
 
     /// Move a queued (not running) task: detach from src, attach on dst.

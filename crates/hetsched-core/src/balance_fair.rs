@@ -95,6 +95,8 @@ pub struct KernelLb {
     /// rd->overutilized and rd->overloaded as the last statistics passes left them
     /// (update_sd_lb_stats), since the core last took them
     rd: RdFlags,
+    /// CPUs the statistics passes examined since the core last took them (costs.rs)
+    pass_cpus: u64,
 }
 
 fn capacity_greater(a: u64, b: u64) -> bool {
@@ -166,6 +168,7 @@ impl KernelLb {
             busy_factor,
             stats,
             rd: RdFlags::default(),
+            pass_cpus: 0,
         }
     }
 
@@ -290,6 +293,8 @@ impl KernelLb {
                 return actions;
             }
         }
+        // update_sd_lb_stats() reads every CPU of the span: the pass's cost (costs.rs)
+        self.pass_cpus += sd.span.len() as u64;
         let dst_idle = idle != IdleType::NotIdle;
         let mut local = Self::group_stats(v, local_cpus, sd.asym, true, dst_idle);
         let local_ty = Self::classify(&local);
@@ -620,18 +625,40 @@ impl KernelLb {
         out
     }
 
+    /// sd->max_newidle_lb_cost of domain `d` for `cpu`: the modelled time of one pass, its
+    /// span's CPUs at cost.balance_cpu_ns each, at the CPU's current speed.
+    fn newidle_cost(&self, v: &SchedView, cpu: usize, d: usize) -> u64 {
+        let per = v.knobs.get(crate::features::Knob::CostBalanceCpuNs) as u64;
+        v.cost_ns(cpu, per * self.domains[d].span.len() as u64)
+    }
+
     /// sched_balance_newidle(): bottom-up until a task is pulled, if some rq is overloaded.
     pub fn newidle(&mut self, v: &SchedView, cpu: usize) -> Vec<LbAction> {
         // rd->overloaded: set when a runqueue reached two tasks, cleared by a root pass
         let overloaded = v.overloaded;
         // the avg_idle cut-off: v6.12 skips when avg_idle < sd->max_newidle_lb_cost, the
-        // measured cost of balancing, which is 0 here (balancing takes no simulated time);
-        // v4.19 skipped when avg_idle < sysctl_sched_migration_cost
-        let short_idle = v.legacy && v.rqs[cpu].avg_idle < self.migration_cost_ns;
+        // cost of the lowest domain's past passes, here its modelled cost at this CPU's
+        // current speed (costs.rs); v4.19 skipped when avg_idle < sysctl_sched_migration_cost
+        let avg_idle = v.rqs[cpu].avg_idle;
+        let short_idle = if v.legacy {
+            avg_idle < self.migration_cost_ns
+        } else {
+            self.levels[cpu]
+                .first()
+                .is_some_and(|l| avg_idle < self.newidle_cost(v, cpu, l.0))
+        };
         if !overloaded || short_idle {
             return Vec::new();
         }
+        // each level costs its pass; a level whose cost, added to the levels already
+        // balanced, exceeds avg_idle ends the walk (curr_cost + sd->max_newidle_lb_cost)
+        let mut curr_cost = 0;
         for li in 0..self.levels[cpu].len() {
+            let sd_cost = self.newidle_cost(v, cpu, self.levels[cpu][li].0);
+            if !v.legacy && avg_idle < curr_cost + sd_cost {
+                break;
+            }
+            curr_cost += sd_cost;
             // an active balance counts as a pull too (sched_balance_rq starts the
             // stopper from any idle type)
             let acts = self.balance_domain(v, cpu, li, IdleType::NewlyIdle);
@@ -670,5 +697,9 @@ impl LoadBalancer for KernelLb {
     fn set_tunables(&mut self, knobs: &Knobs) {
         self.migration_cost_ns = knobs.derived.migration_cost_ns;
         self.busy_factor = knobs.derived.busy_factor;
+    }
+
+    fn take_pass_cpus(&mut self) -> u64 {
+        std::mem::take(&mut self.pass_cpus)
     }
 }

@@ -9,9 +9,10 @@
 //! invariant work per ns; its completion is an event recomputed whenever its speed or its
 //! CPU changes (stale ones are dropped by generation).
 //!
-//! Differences: the context switch, IPIs and balancing take no simulated time (only idle exit
-//! and frequency transitions do); a wakeup onto a CPU in an idle state is queued once the CPU
-//! is out of it; select_fallback_rq() takes the lowest allowed CPU (one node); no HRTICK.
+//! Differences: the context switch, a migration, the wakeup placement and balancing cost CPU
+//! time as modelled (costs.rs), IPIs none beyond the idle exit; a wakeup onto a CPU in an
+//! idle state is queued once the CPU is out of it; select_fallback_rq() takes the lowest
+//! allowed CPU (one node); no HRTICK.
 //! docs/mechanisms/core.md.
 
 use crate::balance::LoadBalancer;
@@ -110,6 +111,8 @@ pub struct Sim {
     pub extensions: Vec<Box<dyn crate::extensions::Extension>>,
     /// paper 001: switcher platforms (switcher.rs)
     pub sw: Option<crate::switcher::Switcher>,
+    /// the CPU whose running task is waking others (a wakeup's placement cost is its)
+    pub(crate) waker_cpu: Option<usize>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -284,6 +287,7 @@ impl Sim {
                 work_done: 0,
                 slice_start: 0,
                 yield_skip: None,
+                overhead_left: 0,
             })
             .collect();
         let tunables = CfsTunables::from_knobs(n, &knobs);
@@ -357,6 +361,7 @@ impl Sim {
             cpu_isolated: 0,
             extensions: Vec::new(),
             sw: None,
+            waker_cpu: None,
         };
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
         let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
@@ -638,6 +643,16 @@ impl Sim {
         if rq.yield_skip == Some(n) {
             rq.yield_skip = None;
         }
+        // costs.rs: the switch itself, and a migrated task's attach on this CPU
+        let v = self.view();
+        let switch = v.context_switch_work(cpu);
+        let migration = if last != cpu && last != usize::MAX {
+            self.knobs.get(Knob::CostMigrationNs) as u64
+        } else {
+            0
+        };
+        self.counters.cost_context_switch += switch;
+        self.counters.cost_migration += migration;
         let task = &mut self.tasks[n as usize];
         if last != cpu {
             if let Some(pf) = &task.perf {
@@ -664,12 +679,20 @@ impl Sim {
         }
         task.se.exec_start = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
+        // queued once the task's clock starts: the switch runs on it, before its work
+        self.charge_cost(cpu, switch + migration, false);
         self.policy.set_next_task(n);
         let task = &mut self.tasks[n as usize];
         task.se.protect = true; // RUN_TO_PARITY: keep it until its deadline is renewed
         if task.cur == Cur::None {
-            // back from a sleep: its next event starts now
-            self.advance_program(cpu, n);
+            if self.rqs[cpu].overhead_left > 0 {
+                // its program goes on once the switch (and the kernel's other queued
+                // work) has run: a completion with no event of its own
+                self.arm_completion(cpu);
+            } else {
+                // back from a sleep: its next event starts now
+                self.advance_program(cpu, n);
+            }
         } else {
             self.arm_completion(cpu);
         }
@@ -794,6 +817,7 @@ impl Sim {
             }
         }
         let cpu = self.select_task_rq(t, prev, kind);
+        self.charge_placement(cpu);
         if fork && !self.hmp_load.is_empty() {
             self.hmp_init_new(t);
         }
@@ -891,6 +915,7 @@ impl Sim {
             if (busy || nohz_kick) && lb.periodic_due(cpu, now) {
                 let lb = self.balancer.as_mut().unwrap();
                 let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
+                self.charge_balance_pass(cpu, true);
                 self.update_rd_flags();
                 self.apply_lb(acts, true);
             }

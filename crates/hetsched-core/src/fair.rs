@@ -351,22 +351,24 @@ impl Sim {
         let fmax = self.platform.cluster_of(cpu).fmax_khz;
         let ci = self.platform.cpu_cluster[cpu];
         let opp = self.clusters[ci].opp;
-        let task = &mut self.tasks[t as usize];
-        let delta = now.saturating_sub(task.se.exec_start);
+        let delta = now.saturating_sub(self.tasks[t as usize].se.exec_start);
         if delta == 0 {
             return;
         }
+        // the kernel's work queued on this CPU (costs.rs) runs first, on the task's clock
+        let own = self.run_overhead(cpu, delta);
+        let task = &mut self.tasks[t as usize];
         task.se.exec_start = now;
         task.se.sum_exec_runtime += delta;
         task.stats.cpu_time_ns[cpu] += delta;
         task.stats.phases[task.phase].run_ns += delta;
         let done = match (task.cur, &task.perf) {
-            (Cur::Run, None) => mul_div(delta, cap * khz, 1024 * fmax),
-            (Cur::Run, Some(pf)) => work_in(delta, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
+            (Cur::Run, None) => mul_div(own, cap * khz, 1024 * fmax),
+            (Cur::Run, Some(pf)) => work_in(own, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
             (Cur::Memrun, _) => {
-                let d = delta.min(task.work_left);
+                let d = own.min(task.work_left);
                 task.stats.memrun_done += d;
-                delta
+                own
             }
             (Cur::Runtime, _) => {
                 task.stats.runtime_busy_ns += delta;

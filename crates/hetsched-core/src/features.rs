@@ -205,6 +205,22 @@ knobs! {
         "Switcher-mode ondemand: the time between two governor epochs of a virtual CPU (ΔT_gov)."),
     TimeseriesPeriodUs = ("timeseries.period_us", 4000.0, 100.0, 10_000_000.0, "us",
         "hetsched", "Sampling period of the --timeseries output."),
+    // --- scheduler costs (costs.rs): CPU time the kernel's own work takes, charged on the
+    // CPU doing it as invariant work (ns on a capacity-1024 CPU at f_max), so it scales
+    // with the core's capacity and its current frequency; 0 turns a cost off ---
+    CostContextSwitchNs = ("cost.context_switch_ns", -1.0, -1.0, 1_000_000.0, "ns at capacity 1024, f_max",
+        "Raspberry Pi 5 (Cortex-A76, 2.8 GHz), v6.12, stress-ng --pipe: 79.1 s of CPU over 39.9 M sched_switch = 1.98 us per switch, an upper bound since it holds the pipe reads and writes too (T. Gebhardt, LKML 2026-04-18, 'DELAY_DEQUEUE causes ~25% pipe IPC regression on Raspberry Pi 5'); the host platform measures its own (pipe ping-pong)",
+        "Cost of a context switch into a task, on the CPU switching; -1 = the platform's measured figure per cluster (host) and 2000 elsewhere, scaled by capacity; >= 0 = this on every CPU."),
+    CostMigrationNs = ("cost.migration_ns", 2000.0, 0.0, 1_000_000.0, "ns at capacity 1024, f_max",
+        "assumption: no published figure of the direct cost alone; of the order of one context switch (a dequeue and an enqueue under two runqueue locks, set_task_cpu, the PELT detach and attach)",
+        "Direct cost of a migration, charged on the destination CPU (it runs the attach: load balancing pulls, a remote wakeup is enqueued through the destination's wake list) before the task's first run there; the cache refill stays the perf model's."),
+    CostFeecStepNs = ("cost.feec_step_ns", 20.0, 0.0, 100_000.0, "ns at capacity 1024, f_max",
+        "step count: commit 5b77261c5510 (P. Gondois, 'sched/topology: Remove the EM_MAX_COMPLEXITY limit'): feec visits sum over pds of (4 x CPUs + 2 x OPPs), plus prev_cpu's pd once more; per-step time an assumption (a few tens of cycles, a cpu_util() and clamp, or an OPP compare)",
+        "find_energy_efficient_cpu()'s cost per step, charged on the waking CPU; a prev_cpu fast path (vendor.prev_cpu_fastpath) costs one step."),
+    CostBalanceCpuNs = ("cost.balance_cpu_ns", 2000.0, 0.0, 1_000_000.0, "ns at capacity 1024, f_max",
+        "Juno, v5.18: sched_domain DIE (6 CPUs) max_newidle_lb_cost 11858 ns (I. Voinescu, LKML 2022-05-19, 'arch_topology: Set cluster identifier'): about 2 us per CPU of the span",
+        "A load-balance pass's cost per CPU of each domain span it examines, charged on the balancing CPU; newidle skips a domain when avg_idle is below this modelled cost (sd->max_newidle_lb_cost)."),
+    // --- end scheduler costs ---
     // --- hcs-balance (paper 004 §3) ---
     HcsBalanceEnabled = ("hcs_balance_enabled", 1.0, 0.0, 1.0, "bool",
         "Fedorova et al. (paper 004) section 3: /proc entry hcs_balance_enabled",

@@ -10,6 +10,7 @@
 pub mod balance;
 pub mod balance_fair;
 pub mod core;
+pub mod costs;
 pub mod cpufreq;
 pub mod deadline;
 pub mod energy;

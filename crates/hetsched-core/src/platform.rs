@@ -44,6 +44,10 @@ pub struct ClusterSpec {
     pub capacity_orig: u64,
     pub opps: Vec<OppSpec>,
     pub idle_states: Vec<IdleStateSpec>,
+    /// a measured context-switch cost on this cluster at f_max, ns (the host platform
+    /// measures its own); None: the cost.context_switch_ns default (costs.rs)
+    #[serde(default)]
+    pub context_switch_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -78,6 +82,7 @@ pub struct Cluster {
     pub opps: Vec<OppSpec>,
     pub idle_states: Vec<IdleStateSpec>,
     pub fmax_khz: u64,
+    pub context_switch_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -166,6 +171,7 @@ impl Platform {
                 opps: c.opps,
                 idle_states: c.idle_states,
                 fmax_khz,
+                context_switch_ns: c.context_switch_ns,
             });
         }
         if !clusters.iter().any(|c| c.capacity_orig == SCHED_CAPACITY_SCALE) {

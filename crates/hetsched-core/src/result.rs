@@ -210,6 +210,17 @@ impl Sim {
                 "idle_governor": self.config.idle_governor,
             },
         });
+        if c.cost_work > 0 {
+            // the scheduler's own work (costs.rs), as ns on a capacity-1024 CPU at f_max;
+            // absent when every cost is 0, as before costs were modelled
+            r["counters"]["sched_cost_ns"] = json!({
+                "total": c.cost_work,
+                "context_switch": c.cost_context_switch,
+                "migration": c.cost_migration,
+                "placement": c.cost_placement,
+                "balance": c.cost_balance,
+            });
+        }
         self.result_policy(&mut r);
         for e in &self.extensions {
             e.result(self, &mut r);

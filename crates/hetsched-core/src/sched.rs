@@ -164,6 +164,9 @@ pub struct Rq {
     pub(crate) slice_start: u64,
     /// sched_yield(): the task the next fair pick passes over (the skip buddy)
     pub(crate) yield_skip: Option<TaskId>,
+    /// the kernel's own work queued on this CPU (costs.rs), invariant units: it runs before
+    /// the current task's
+    pub overhead_left: u64,
 }
 
 impl Rq {
@@ -354,6 +357,12 @@ pub struct Counters {
     pub rt_pushes: u64,
     /// pull_rt_task() calls that had overloaded CPUs push (RT_PUSH_IPI)
     pub rt_pull_requests: u64,
+    /// the scheduler's own work charged (costs.rs), invariant units, by kind
+    pub cost_work: u64,
+    pub cost_context_switch: u64,
+    pub cost_migration: u64,
+    pub cost_placement: u64,
+    pub cost_balance: u64,
 }
 
 /// A cluster's frequency state.

@@ -43,6 +43,7 @@ pub fn two_cluster_platform() -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 10, 15),
                     idle("cluster-sleep", IdleLevel::Cluster, 500, 2000, 0, 2),
                 ],
+                context_switch_ns: None,
             },
             ClusterSpec {
                 name: "big".into(),
@@ -61,6 +62,7 @@ pub fn two_cluster_platform() -> Platform {
                     },
                 ],
                 idle_states: vec![idle("WFI", IdleLevel::Cpu, 1, 1, 5, 0)],
+                context_switch_ns: None,
             },
         ],
     })
@@ -98,6 +100,7 @@ pub fn three_cluster_platform() -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 3, 8),
                     idle("cluster-sleep", IdleLevel::Cluster, 300, 1500, 0, 1),
                 ],
+                context_switch_ns: None,
             },
             ClusterSpec {
                 name: "mid".into(),
@@ -125,6 +128,7 @@ pub fn three_cluster_platform() -> Platform {
                     idle("cpu-off", IdleLevel::Cpu, 80, 300, 2, 0),
                     idle("cluster-sleep", IdleLevel::Cluster, 700, 3000, 0, 0),
                 ],
+                context_switch_ns: None,
             },
             ClusterSpec {
                 name: "big".into(),
@@ -146,6 +150,7 @@ pub fn three_cluster_platform() -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 30, 0),
                     idle("cpu-off", IdleLevel::Cpu, 150, 600, 5, 0),
                 ],
+                context_switch_ns: None,
             },
         ],
     })
@@ -170,4 +175,19 @@ pub fn switcher_platform(nr_pairs: usize) -> Platform {
         ]
     });
     Platform::from_json(&p.to_string()).unwrap()
+}
+
+/// `pol` with the scheduler's own costs off (costs.rs): for tests whose hand-worked numbers
+/// leave the kernel's work out (the context switch, migration, placement and balance
+/// costs are checked in tests/costs.rs).
+pub fn costs_off(mut pol: crate::PolicyConfig) -> crate::PolicyConfig {
+    for k in [
+        "cost.context_switch_ns",
+        "cost.migration_ns",
+        "cost.feec_step_ns",
+        "cost.balance_cpu_ns",
+    ] {
+        pol.knobs.entry(k.into()).or_insert(0.0);
+    }
+    pol
 }

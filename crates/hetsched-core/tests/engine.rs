@@ -7,7 +7,7 @@
 // `1 * S`, `2 * MS >> 10`: quantities are written with their units
 #![allow(clippy::identity_op, clippy::precedence)]
 
-use hetsched_core::testutils::{three_cluster_platform, two_cluster_platform};
+use hetsched_core::testutils::{costs_off, three_cluster_platform, two_cluster_platform};
 use hetsched_core::TaskState;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use proptest::prelude::*;
@@ -20,7 +20,7 @@ const S: u64 = 1_000_000_000;
 // ---------------------------------------------------------------------------- helpers
 
 fn policy(governor: &str) -> PolicyConfig {
-    serde_json::from_value(json!({"scheduler": "cfs", "governor": governor})).unwrap()
+    costs_off(serde_json::from_value(json!({"scheduler": "cfs", "governor": governor})).unwrap())
 }
 
 fn workload(tasks: Vec<Value>, timers: usize) -> WorkloadSpec {
@@ -38,7 +38,7 @@ fn make_sim_rr5(p: Platform, tasks: Vec<Value>, timers: usize, governor: &str) -
         "scheduler": "cfs", "governor": governor, "knobs": {"sched_rr_timeslice_ms": 5.0}
     }))
     .unwrap();
-    Sim::new(p, workload(tasks, timers), pol).unwrap()
+    Sim::new(p, workload(tasks, timers), costs_off(pol)).unwrap()
 }
 
 /// A task that runs `run_ns` of invariant work once and exits.
@@ -1013,22 +1013,31 @@ fn kernel_lb_moves_a_misfit_to_a_big_cpu() {
     );
 }
 
-/// The newidle avg_idle cut-off of the android-4.19 profile: a CPU whose average idle
-/// period is shorter than sched_migration_cost_ns does not pull at newidle (v4.19's
-/// `avg_idle < sysctl_sched_migration_cost`); with a long average it does. (v6.12 compares
-/// with the measured cost of balancing, zero in a simulator, so it always pulls.)
+/// The newidle avg_idle cut-off. android-4.19: a CPU whose average idle period is shorter
+/// than sched_migration_cost_ns does not pull at newidle (v4.19's `avg_idle <
+/// sysctl_sched_migration_cost`); with a long average it does. v6.12 compares avg_idle with
+/// the lowest domain's `max_newidle_lb_cost`, here its modelled pass (costs.rs): CPU 1's MC
+/// domain spans CPUs 0-1, 2000 ns x 2 = 4000 of invariant work, which on little (capacity
+/// 512 at f_max under performance) takes 4000 x 1024/512 = 8000 ns. The hogs queue on CPU 0,
+/// in that MC domain, so a walk that reaches it pulls. With cost.balance_cpu_ns = 0 the
+/// cost is 0 and it always pulls, as before costs were modelled.
 #[test]
-fn newidle_avg_idle_cutoff_of_the_4_19_profile() {
+fn newidle_avg_idle_cutoff() {
     use hetsched_core::SchedView;
     let hog = |name: &str| json!({"name": name, "cpus": [0, 1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]});
     let blocker =
         json!({"name": "blocker", "cpus": [1], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 5 * MS}]}]});
-    for (kernel, avg_idle, pulls) in [
-        ("android-4.19", 100_000u64, false),
-        ("android-4.19", 900_000, true),
-        ("mainline-6.12", 100_000, true),
+    for (kernel, avg_idle, balance_cpu_ns, pulls) in [
+        ("android-4.19", 100_000u64, 2000.0, false),
+        ("android-4.19", 900_000, 2000.0, true),
+        ("mainline-6.12", 100_000, 2000.0, true),
+        ("mainline-6.12", 8_000, 2000.0, true),
+        ("mainline-6.12", 7_999, 2000.0, false),
+        ("mainline-6.12", 100, 0.0, true),
     ] {
-        let pol: PolicyConfig = serde_json::from_value(json!({"governor": "performance", "kernel": kernel})).unwrap();
+        let pol: PolicyConfig = serde_json::from_value(json!({"governor": "performance", "kernel": kernel,
+            "knobs": {"cost.balance_cpu_ns": balance_cpu_ns}}))
+        .unwrap();
         let mut sim = Sim::new(
             two_cluster_platform(),
             workload(vec![blocker.clone(), hog("a"), hog("b")], 0),
@@ -1332,8 +1341,14 @@ fn find_src_rq_takes_the_first_cpu_on_a_tie() {
 
 // ------------------------------------------------------------------ RT push and pull
 
+/// The hand-worked RT timings count the work and the exits, not the scheduler's costs.
 fn rt_policy(knobs: Value) -> PolicyConfig {
-    serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "knobs": knobs})).unwrap()
+    let mut k = json!({"cost.context_switch_ns": 0.0, "cost.migration_ns": 0.0, "cost.feec_step_ns": 0.0,
+                       "cost.balance_cpu_ns": 0.0});
+    for (name, v) in knobs.as_object().unwrap() {
+        k[name] = v.clone();
+    }
+    serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "knobs": k})).unwrap()
 }
 
 fn rt_one_shot(name: &str, prio: u32, run_ns: u64, cpus: Vec<usize>, delay_ns: u64) -> Value {

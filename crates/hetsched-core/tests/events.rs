@@ -5,7 +5,7 @@
 
 #![allow(clippy::identity_op)]
 
-use hetsched_core::testutils::two_cluster_platform;
+use hetsched_core::testutils::{costs_off, two_cluster_platform};
 use hetsched_core::TaskState;
 use hetsched_core::{PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ fn sim_knobs(w: Value, governor: &str, knobs: Value) -> Sim {
     Sim::new(
         two_cluster_platform(),
         WorkloadSpec::from_json(&w.to_string()).unwrap(),
-        pol,
+        costs_off(pol),
     )
     .unwrap()
 }

@@ -25,6 +25,7 @@ fn two_domains() -> Platform {
             })
             .collect(),
         idle_states: vec![idle("WFI", hetsched_core::platform::IdleLevel::Cpu, 1, 1, 1, 0)],
+        context_switch_ns: None,
     };
     Platform::from_spec(PlatformSpec {
         name: "test-2dom".into(),

@@ -161,6 +161,7 @@ fn hetero2() -> Platform {
             cluster_power_uw: 0,
         }],
         idle_states: vec![idle("WFI", hetsched_core::platform::IdleLevel::Cpu, 1, 1, 1, 0)],
+        context_switch_ns: None,
     };
     Platform::from_spec(PlatformSpec {
         name: "test-hetero2".into(),

@@ -8,7 +8,7 @@
 //! hand from the platform below, never read back from the engine.
 
 use hetsched_core::platform::{ClusterSpec, IdleLevel, OppSpec, PlatformSpec};
-use hetsched_core::testutils::idle;
+use hetsched_core::testutils::{costs_off, idle};
 use hetsched_core::TaskState;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
@@ -41,6 +41,7 @@ fn platform(shared: bool) -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 10, 15),
                     idle("cluster-sleep", IdleLevel::Cluster, 500, 2000, 0, 2),
                 ],
+                context_switch_ns: None,
             },
             ClusterSpec {
                 name: "big".into(),
@@ -51,6 +52,7 @@ fn platform(shared: bool) -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 5, 7),
                     idle("cluster-sleep", IdleLevel::Cluster, 500, 2000, 0, 1),
                 ],
+                context_switch_ns: None,
             },
         ],
         switcher: false,
@@ -63,7 +65,12 @@ fn sim(shared: bool, tasks: Vec<Value>, timers: usize, governor: &str) -> Sim {
     let w = json!({"name": "test", "duration_ns": null, "timers": timers, "tasks": tasks});
     let pol: PolicyConfig =
         serde_json::from_value(json!({"scheduler": "cfs", "governor": governor, "idle_governor": "oracle"})).unwrap();
-    Sim::new(platform(shared), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap()
+    Sim::new(
+        platform(shared),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        costs_off(pol),
+    )
+    .unwrap()
 }
 
 fn run_checked(sim: &mut Sim, t_ns: u64) {
@@ -189,6 +196,7 @@ fn a_shared_domain_needs_matching_cluster_states() {
                             s
                         })
                         .collect(),
+                    context_switch_ns: None,
                 })
                 .collect(),
             switcher: false,

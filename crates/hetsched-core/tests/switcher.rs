@@ -5,6 +5,7 @@
 //! 100, 200, ... ms, vCPU 1's at 150, 250, ... ms).
 
 use hetsched_core::policies::util_aware::UtilAware;
+use hetsched_core::testutils::costs_off;
 use hetsched_core::{Platform, PolicyConfig, Sim, WorkloadSpec};
 use serde_json::{json, Value};
 
@@ -24,7 +25,7 @@ fn sim(scheduler: &str, estimator: f64, tasks: Vec<Value>) -> Sim {
     Sim::new(
         switcher_platform(),
         WorkloadSpec::from_json(&w.to_string()).unwrap(),
-        pol,
+        costs_off(pol),
     )
     .unwrap()
 }

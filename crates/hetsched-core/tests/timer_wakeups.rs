@@ -38,6 +38,7 @@ fn platform() -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 10, 15),
                     idle("cluster-sleep", IdleLevel::Cluster, 500, 2000, 0, 2),
                 ],
+                context_switch_ns: None,
             },
             ClusterSpec {
                 name: "big".into(),
@@ -48,6 +49,7 @@ fn platform() -> Platform {
                     idle("WFI", IdleLevel::Cpu, 1, 1, 5, 7),
                     idle("cluster-sleep", IdleLevel::Cluster, 200, 2000, 0, 1),
                 ],
+                context_switch_ns: None,
             },
         ],
         switcher: false,
@@ -93,7 +95,10 @@ fn run(wake_to: Option<usize>, t_end: u64, busy: bool) -> Sim {
     }
     let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": tasks});
     let pol: PolicyConfig =
-        serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "idle_governor": "oracle"}))
+        // the hand-worked energies count the work and the exits, not the scheduler's costs
+        serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "idle_governor": "oracle",
+            "knobs": {"cost.context_switch_ns": 0.0, "cost.migration_ns": 0.0, "cost.feec_step_ns": 0.0,
+                      "cost.balance_cpu_ns": 0.0}}))
             .unwrap();
     let mut sim = Sim::with_policy(
         platform(),

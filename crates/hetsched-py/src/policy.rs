@@ -684,6 +684,10 @@ impl SchedPolicy for PyPolicy {
         self.base.task_dead(p)
     }
 
+    fn take_placement_steps(&mut self) -> u64 {
+        self.base.take_placement_steps()
+    }
+
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
         self.base.counters()
     }

@@ -11,6 +11,14 @@
   (a nominal frequency, the highest value over the cluster's CPUs).
 * Idle states: ``cpuN/cpuidle/stateK`` (name, ``latency`` µs -> exit latency,
   ``residency`` µs -> target residency); without cpuidle the WFI-like state 0 (1 µs / 1 µs).
+* Context switch: measured once per machine, as lmbench's lat_ctx does: two processes
+  pinned to CPU 0 pass a byte back and forth through two pipes, and the same pipe write and
+  read done by one process alone (no switch) is subtracted, each timed as the fastest of 200
+  batches of 100 (the machine may be shared); the result (ns per switch) is
+  kept in ``$XDG_CACHE_HOME/hetsched/host.json`` (``~/.cache``) under the machine's CPU
+  model, CPU count and kernel release, so every later load of ``host`` gives the same
+  platform; ``HETSCHED_HOST_CONTEXT_SWITCH_NS`` sets it instead.  It becomes every
+  cluster's ``context_switch_ns`` (the engine's cost.context_switch_ns, costs.rs).
 * Power: nothing on a PC publishes it, so it is ESTIMATED and labelled so
   (``power_model = "estimated"``): per CPU at the highest OPP ``HOST_POWER_AT_FMAX_UW``
   scaled by capacity/1024, and ``P(f) = P(f_max) * (f/f_max)^3`` below it (voltage roughly
@@ -19,9 +27,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform as _pyplatform
 import re
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -75,9 +85,103 @@ def _cpuinfo_mhz(proc: Path) -> dict[int, float]:
     return out
 
 
+def _pipe_loop_ns(batches: int, batch: int) -> float:
+    """One process writing a byte to a pipe and reading it back: ns per write + read, in the
+    fastest batch of `batch` (the one the machine's other load disturbed least)."""
+    r, w = os.pipe()
+    best = float("inf")
+    try:
+        for _ in range(batches):
+            t0 = time.perf_counter_ns()
+            for _ in range(batch):
+                os.write(w, b"x")
+                os.read(r, 1)
+            best = min(best, (time.perf_counter_ns() - t0) / batch)
+        return best
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def _ping_pong_ns(batches: int, batch: int, cpu: int) -> float:
+    """Two processes pinned to `cpu` passing a byte through two pipes: ns per round trip
+    (two writes, two reads, two switches), in the fastest batch of `batch` round trips."""
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the echo side
+        try:
+            os.sched_setaffinity(0, {cpu})
+            for _ in range(batches * batch + 1):
+                os.read(a_r, 1)
+                os.write(b_w, b"x")
+        finally:
+            os._exit(0)
+    best = float("inf")
+    try:
+        os.sched_setaffinity(0, {cpu})
+        os.write(a_w, b"x")  # one exchange to start both sides on the CPU
+        os.read(b_r, 1)
+        for _ in range(batches):
+            t0 = time.perf_counter_ns()
+            for _ in range(batch):
+                os.write(a_w, b"x")
+                os.read(b_r, 1)
+            best = min(best, (time.perf_counter_ns() - t0) / batch)
+        return best
+    finally:
+        os.waitpid(pid, 0)
+        for fd in (a_r, a_w, b_r, b_w):
+            os.close(fd)
+
+
+def measure_context_switch_ns(batches: int = 200, batch: int = 100, cpu: int = 0) -> int:
+    """lmbench lat_ctx's method: (round trip - the pipe operations alone) / 2, in ns, at
+    least 1; each from the fastest of `batches` batches, since the machine may be shared."""
+    saved = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {cpu})
+        loop = _pipe_loop_ns(batches, batch)
+        trip = _ping_pong_ns(batches, batch, cpu)
+    finally:
+        os.sched_setaffinity(0, saved)
+    return max(1, round((trip - 2 * loop) / 2))
+
+
+def _host_context_switch_ns(model: str, nr_cpus: int) -> int:
+    """The machine's context-switch cost: the environment's, else the cached measurement,
+    else measured now and cached."""
+    env = os.environ.get("HETSCHED_HOST_CONTEXT_SWITCH_NS")
+    if env is not None:
+        if not env.isdigit() or int(env) < 1:
+            raise InputError("HETSCHED_HOST_CONTEXT_SWITCH_NS", "value", "a positive integer (ns)", got=env)
+        return int(env)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hetsched" / "host.json"
+    key = f"{model} | {nr_cpus} CPUs | {_pyplatform.release()}"
+    try:
+        data = json.loads(cache.read_text())
+    except (OSError, ValueError):
+        data = {}
+    entry = data.get(key) if isinstance(data, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("context_switch_ns"), int):
+        return entry["context_switch_ns"]
+    ns = measure_context_switch_ns()
+    data = data if isinstance(data, dict) else {}
+    data[key] = {"context_switch_ns": ns, "method": "pipe ping-pong on CPU 0, less the pipe operations (lat_ctx)"}
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        pass  # an unwritable cache: measured again next time
+    return ns
+
+
 def load_host(sys_root: str | os.PathLike = "/sys", proc_root: str | os.PathLike = "/proc",
-              machine: Optional[str] = None) -> Platform:
-    """The running machine as a :class:`Platform` (roots can be redirected for tests)."""
+              machine: Optional[str] = None, context_switch_ns: Optional[int] = None) -> Platform:
+    """The running machine as a :class:`Platform` (roots can be redirected for tests).
+
+    `context_switch_ns`: the cost to use; None measures this machine's (cached) when the
+    roots are the real ones, and leaves the engine's default for redirected roots."""
     cpu_dir = Path(sys_root) / "devices/system/cpu"
     src = str(cpu_dir)
     online = _read(cpu_dir / "online")
@@ -143,6 +247,13 @@ def load_host(sys_root: str | os.PathLike = "/sys", proc_root: str | os.PathLike
             k += 1
         return out
 
+    model_name = next((line.split(":", 1)[1].strip() for line in (_read(Path(proc_root) / "cpuinfo") or "").splitlines()
+                       if line.startswith("model name")), machine)
+    if context_switch_ns is None and str(sys_root) == "/sys" and str(proc_root) == "/proc":
+        context_switch_ns = _host_context_switch_ns(model_name, len(cpus))
+    if context_switch_ns is not None:
+        notes.append(f"context switch: {context_switch_ns} ns, measured on this machine (pipe ping-pong on one CPU, "
+                     "less the pipe operations, as lmbench lat_ctx)")
     power_max = HOST_POWER_AT_FMAX_UW.get(machine, DEFAULT_POWER_AT_FMAX_UW)
     clusters: list[Cluster] = []
     order = sorted(domains.items(), key=lambda kv: (kv[0][-1], min(kv[1])))
@@ -166,12 +277,10 @@ def load_host(sys_root: str | os.PathLike = "/sys", proc_root: str | os.PathLike
             opps=tuple(Opp(khz=k, uv=None, power_uw=p, cluster_power_uw=0, perf=pf, cost=st.cost,
                            inefficient=st.inefficient)
                        for k, p, pf, st in zip(khz, powers, perfs, states)),
-            idle_states=tuple(idle)))
+            idle_states=tuple(idle), context_switch_ns=context_switch_ns))
     notes.insert(0, f"power: ESTIMATED: {power_max / 1e6:g} W per CPU of capacity 1024 at its highest "
                     f"frequency ({machine}), scaled by capacity/1024 and by (f/f_max)^3 below it; not measured")
     notes.append("idle power not published: counted as 0")
-    model_name = next((line.split(":", 1)[1].strip() for line in (_read(Path(proc_root) / "cpuinfo") or "").splitlines()
-                       if line.startswith("model name")), machine)
     return Platform(
         name="host", soc=model_name, description=f"this machine: {len(cpus)} x {model_name}",
         power_model="estimated", clusters=tuple(clusters), notes=tuple(notes), sources=(),

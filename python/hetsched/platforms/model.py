@@ -65,6 +65,9 @@ class Cluster:
     power_source: PowerModel
     opps: tuple[Opp, ...]
     idle_states: tuple[IdleState, ...]
+    #: a measured context-switch cost on this cluster at f_max, ns (the host platform
+    #: measures its own); None: the engine's cost.context_switch_ns default
+    context_switch_ns: Optional[int] = None
 
     @property
     def fmax_khz(self) -> int:
@@ -90,6 +93,7 @@ class Cluster:
                 }
                 for s in self.idle_states
             ],
+            **({"context_switch_ns": self.context_switch_ns} if self.context_switch_ns is not None else {}),
         }
 
 

@@ -66,6 +66,10 @@ class ReplayOptions:
     relative_sleeps: bool = False
     #: only these pids (after the other filters), if given
     pids: Optional[set] = None
+    #: the recording machine's context-switch cost, ns: a run burst (one sched_switch to
+    #: the next) holds the switch into it, which the engine charges itself
+    #: (cost.context_switch_ns), so each switch-in takes that much off the task's run work
+    switch_cost_ns: int = 0
 
 
 @dataclass
@@ -224,6 +228,11 @@ class _Builder:
                 t.prog.append({"run": n})
 
     def start_running(self, t: _T, cpu: int, since: int) -> None:
+        if self.opt.switch_cost_ns and t.state == "woken":
+            # the switch after a wakeup, which the replay reproduces (one after a preemption
+            # by a task the replay may not have is not taken off); a burst shorter than the
+            # switch leaves the rest to come off the next (carry)
+            t.work -= self.opt.switch_cost_ns * self.factor(cpu)
         t.state, t.seg, t.cpu = "running", since, cpu
 
     def ensure_running(self, t: _T, cpu: int, ts: int) -> None:

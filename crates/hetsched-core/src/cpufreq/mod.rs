@@ -441,6 +441,7 @@ mod tests {
                 capacity_orig: 1024,
                 opps: vec![opp(200, 20), opp(500, 60), opp(1000, 150), opp(2000, 400)],
                 idle_states: vec![idle("WFI", IdleLevel::Cpu, 1, 1, 10, 0)],
+                context_switch_ns: None,
             }],
         })
         .unwrap()

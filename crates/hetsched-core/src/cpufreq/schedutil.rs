@@ -345,6 +345,7 @@ mod tests {
                     })
                     .collect(),
                 idle_states: vec![idle("WFI", IdleLevel::Cpu, 1, 1, 10, 0)],
+                context_switch_ns: None,
             }],
         })
         .unwrap()

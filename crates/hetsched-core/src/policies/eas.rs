@@ -77,6 +77,11 @@ pub struct Eas {
     fallback: SelectIdleSibling,
     pub feec_calls: u64,
     pub feec_moves: u64,
+    /// each perf domain's CPUs and OPPs (feec's step count, costs.rs), and the steps of
+    /// the last placement
+    pd_cpus: Vec<u64>,
+    pd_opps: Vec<u64>,
+    placement_steps: u64,
     /// vendor knobs (paper 003, vendor.rs): how often each fired
     pub vendor: crate::vendor::VendorCounters,
 }
@@ -84,6 +89,9 @@ pub struct Eas {
 impl Eas {
     pub fn new(em: EnergyModel) -> Self {
         Eas {
+            pd_cpus: em.pds.iter().map(|pd| pd.cpus.len() as u64).collect(),
+            pd_opps: em.pds.iter().map(|pd| pd.states.len() as u64).collect(),
+            placement_steps: 0,
             em,
             inp: FeecInput::default(),
             fallback: SelectIdleSibling::default(),
@@ -115,14 +123,17 @@ impl Eas {
             }
             if vk.fastpath && vendor::prev_cpu_fastpath(v, &self.inp, vk, p) {
                 self.vendor.prev_cpu_fastpath += 1;
+                self.placement_steps = 1; // prev_cpu's idleness and fit, no energies
                 return prev_cpu;
             }
             let mut r = self.em.find_energy_efficient_cpu(&self.inp);
+            self.placement_steps = self.feec_steps(prev_cpu);
             if vk.margins {
                 let mut pct = std::mem::take(&mut self.em.fit_pct);
                 vendor::fit_pct(v, prev_cpu, vk, &mut pct);
                 self.em.fit_pct = pct;
                 let with_margins = self.em.find_energy_efficient_cpu(&self.inp);
+                self.placement_steps += self.feec_steps(prev_cpu);
                 self.em.fit_pct.clear();
                 if with_margins.cpu != r.cpu {
                     self.vendor.migration_margins += 1;
@@ -151,6 +162,11 @@ impl Eas {
         out
     }
     // --- end vendor hook ---
+
+    /// find_energy_efficient_cpu()'s steps for a task whose prev_cpu is `prev` (costs.rs)
+    fn feec_steps(&self, prev: usize) -> u64 {
+        crate::costs::feec_steps(&self.pd_cpus, &self.pd_opps, self.em.cpu_pd[prev])
+    }
 
     fn fill(&mut self, v: &SchedView, p: TaskId, prev: usize) {
         let n = v.nr_cpus();
@@ -203,6 +219,7 @@ impl SchedPolicy for Eas {
     }
 
     fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        self.placement_steps = 0;
         let vk = crate::vendor::VendorKnobs::read(v);
         if vk.any() {
             return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (paper 003)
@@ -210,6 +227,7 @@ impl SchedPolicy for Eas {
         if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
             self.fill(v, p, prev_cpu);
             let r = self.em.find_energy_efficient_cpu(&self.inp);
+            self.placement_steps = self.feec_steps(prev_cpu);
             self.feec_calls += 1;
             if r.cpu != prev_cpu {
                 self.feec_moves += 1;
@@ -217,6 +235,10 @@ impl SchedPolicy for Eas {
             return r.cpu;
         }
         self.fallback.select_task_rq(v, p, prev_cpu, kind)
+    }
+
+    fn take_placement_steps(&mut self) -> u64 {
+        std::mem::take(&mut self.placement_steps)
     }
 
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {

@@ -265,6 +265,13 @@ pub trait SchedPolicy: Send {
     /// A task exits.
     fn task_dead(&mut self, _p: TaskId) {}
 
+    /// The steps of energy estimation the last `select_task_rq` took (costs.rs: feec's
+    /// step count, one for a prev_cpu fast path, 0 for a placement that estimated none),
+    /// read once by the core and reset.
+    fn take_placement_steps(&mut self) -> u64 {
+        0
+    }
+
     /// What `result.json`'s `counters` reports of the policy, by name.
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
         Vec::new()

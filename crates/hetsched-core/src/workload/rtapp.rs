@@ -119,33 +119,33 @@ impl Sim {
                 Ev::Unlock(m) => {
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     self.sync.unlock(m, t, &mut wake);
-                    self.wake_sync(&mut wake);
+                    self.wake_sync(cpu, &mut wake);
                 }
                 Ev::Wait(c) => {
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     self.sync.wait(c.cond, c.mutex, t, &mut wake);
-                    self.wake_sync(&mut wake);
+                    self.wake_sync(cpu, &mut wake);
                     self.block_sync(cpu, t);
                     return;
                 }
                 Ev::Signal(c) | Ev::Broad(c) => {
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     self.sync.signal(c, matches!(ev, Ev::Broad(_)), &mut wake);
-                    self.wake_sync(&mut wake);
+                    self.wake_sync(cpu, &mut wake);
                 }
                 Ev::Sync(c) => {
                     // rt-app's sig_and_wait: signal, then wait with the mutex it holds
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     self.sync.signal(c.cond, false, &mut wake);
                     self.sync.wait(c.cond, c.mutex, t, &mut wake);
-                    self.wake_sync(&mut wake);
+                    self.wake_sync(cpu, &mut wake);
                     self.block_sync(cpu, t);
                     return;
                 }
                 Ev::Barrier(b) => {
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     let go = self.sync.barrier(b, t, &mut wake);
-                    self.wake_sync(&mut wake);
+                    self.wake_sync(cpu, &mut wake);
                     if go == Go::Block {
                         self.block_sync(cpu, t);
                         return;
@@ -154,7 +154,7 @@ impl Sim {
                 Ev::SemPost(x) => {
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     self.sync.sem_post(x, &mut wake);
-                    self.wake_sync(&mut wake);
+                    self.wake_sync(cpu, &mut wake);
                 }
                 Ev::SemWait(x) => {
                     if self.sync.sem_wait(x, t) == Go::Block {
@@ -202,13 +202,16 @@ impl Sim {
     }
 
     /// Wake the tasks a synchronisation operation released (wakeup latency counts from now).
-    pub(crate) fn wake_sync(&mut self, wake: &mut Vec<TaskId>) {
+    pub(crate) fn wake_sync(&mut self, cpu: usize, wake: &mut Vec<TaskId>) {
+        // the running task on `cpu` does the wakeups: the placement's cost is its CPU's
+        self.waker_cpu = Some(cpu);
         for &w in wake.iter() {
             if self.tasks[w as usize].state == TaskState::Sleeping {
                 self.tasks[w as usize].wake_due = Some(self.now);
                 self.wake_up(w);
             }
         }
+        self.waker_cpu = None;
         wake.clear();
         self.wake_buf = std::mem::take(wake);
     }
@@ -251,24 +254,29 @@ impl Sim {
         let gen = rq.gen;
         let Some(t) = rq.curr else { return };
         let task = &self.tasks[t as usize];
-        let at = match task.cur {
-            Cur::Run => match &task.perf {
-                None => {
-                    let cap = self.platform.capacity_orig(cpu);
-                    let khz = self.khz(cpu);
-                    let fmax = self.platform.cluster_of(cpu).fmax_khz;
-                    self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
-                }
-                Some(pf) => {
-                    let ci = self.platform.cpu_cluster[cpu];
-                    let rate = pf.rate_q32[ci][self.clusters[ci].opp];
-                    self.now + time_for(task.work_left, rate, task.cold_left, pf.cold_q32)
-                }
-            },
-            Cur::Memrun => self.now + task.work_left,
-            Cur::Runtime => task.runtime_end.max(self.now),
-            Cur::None => self.now,
-        };
+        // the kernel's work queued on the CPU (costs.rs) comes first
+        let kernel = self.view().cost_ns(cpu, self.rqs[cpu].overhead_left);
+        let at = kernel
+            + match task.cur {
+                Cur::Run => match &task.perf {
+                    None => {
+                        let cap = self.platform.capacity_orig(cpu);
+                        let khz = self.khz(cpu);
+                        let fmax = self.platform.cluster_of(cpu).fmax_khz;
+                        self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
+                    }
+                    Some(pf) => {
+                        let ci = self.platform.cpu_cluster[cpu];
+                        let rate = pf.rate_q32[ci][self.clusters[ci].opp];
+                        self.now + time_for(task.work_left, rate, task.cold_left, pf.cold_q32)
+                    }
+                },
+                Cur::Memrun => self.now + task.work_left,
+                // rt-app's runtime loops on the clock: the kernel's work only delays an end
+                // it would pass
+                Cur::Runtime => task.runtime_end.max(self.now + kernel) - kernel,
+                Cur::None => self.now,
+            };
         self.events.push(at, EventKind::Complete { cpu: cpu as u32, gen });
     }
 }
