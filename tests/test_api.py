@@ -18,6 +18,7 @@ from hetsched.errors import HetschedError, InputError, UnknownNameError
 from hetsched.platforms import load_platform
 from hetsched.sim import Result, Simulation, knob_table
 from hetsched.workloads import periodic, workload
+from hetsched.sim import NO_COSTS
 
 PLATFORMS = ["juno-r0", "hikey960", "rk3399", "exynos5422", "gs101", "sm8150", "sdm845"]
 
@@ -363,10 +364,8 @@ def test_cluster_term_of_a_pinned_task_from_first_principles():
     period_us, run_us = 10_000, 2_000
     w = workload("pinned", [periodic("p", period_us=period_us, run_us=run_us, cpus=[1])])
     # the scheduler's own costs off: the arithmetic below is the task's work alone
-    no_costs = {k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns",
-                               "cost.balance_cpu_ns")}
     for gov in ("performance", "schedutil", "powersave"):
-        d = Simulation(platform=platform, workload=w, governor=gov, knobs=no_costs).run(1.0).doc
+        d = Simulation(platform=platform, workload=w, governor=gov, knobs=NO_COSTS).run(1.0).doc
         T = d["sim_duration_s"]
         cpu1 = d["cpus"][1]
         assert cpu1["cpu"] == 1
@@ -429,7 +428,8 @@ def test_exit_latency_follows_the_state_actually_reached():
     big = cluster_table(spec_of("juno-r0"))["big"]
     w = workload("w", [periodic("hog", period_us=100_000, run_us=100_000, cpus=[1]),
                        periodic("p", period_us=10_000, run_us=2_000, cpus=[2])])
-    d = Simulation(platform="juno-r0", workload=w, governor="performance").run(1.0).doc
+    # costs off: the idle periods below are the task's work alone
+    d = Simulation(platform="juno-r0", workload=w, governor="performance", knobs=NO_COSTS).run(1.0).doc
     cpu2 = d["cpus"][2]
     cpu_level = [s for s in big["idle_states"] if s["level"] == "cpu"][-1]
     # one idle is spent in WFI: the first (from t = 0, ended at once) measures the exit
@@ -466,8 +466,7 @@ def test_finite_workload_without_duration_runs_until_every_task_ends(tmp_path):
                  ' "timer": {"ref": "unique", "period": 10000}}}}')
     # the scheduler's own costs off: the expected end is the work and the idle exit
     sim = Simulation(platform="juno-r0", workload=str(f), governor="performance",
-                     knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns",
-                                           "cost.feec_step_ns", "cost.balance_cpu_ns")})
+                     knobs=NO_COSTS)
     d = sim.run().doc
     big = cluster_table(spec_of("juno-r0"))["big"]
     cluster_sleep = [s for s in big["idle_states"] if s["level"] == "cluster"][0]

@@ -27,6 +27,7 @@ from hetsched.workloads import bench
 from hetsched.workloads.builtin import WORKLOADS, parse_workload_arg, resolve_workloads
 from hetsched.workloads.metrics import RunView, compute_metrics
 from hetsched.workloads.spec import merge_workloads
+from hetsched.sim import NO_COSTS
 
 NAMES = ("hackbench", "job-stream", "spec-repeat", "video")
 
@@ -459,7 +460,7 @@ def test_hackbench_on_one_cpu_matches_the_perf_formula(governor, cpu):
     for t in sp["tasks"]:
         t["cpus"] = [cpu]
     # the scheduler's costs off: the formula is the messages' work alone
-    res = Simulation(platform="gs101", workload=sp, governor=governor, knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns")}).run()
+    res = Simulation(platform="gs101", workload=sp, governor=governor, knobs=NO_COSTS).run()
     m = res.metrics["hackbench"]
     plat = load_platform("gs101").to_spec()
     cl, = [c for c in plat["clusters"] if cpu in c["cpus"]]

@@ -20,6 +20,7 @@ from hetsched.errors import InputError, UnknownNameError
 from hetsched.platforms import load_platform
 from hetsched.workloads import load_rtapp
 from hetsched.workloads.builtin import WORKLOADS, parse_workload_arg, resolve_workloads, uunifast_discard
+from hetsched.sim import NO_COSTS
 
 PHONE_MIX_THREADS = 10
 
@@ -243,7 +244,7 @@ def test_rtapp_file_runs_via_the_cli(tmp_path, tools):
     out = tmp_path / "o"
     # the scheduler's costs off: the CPU time is the work alone
     proc = tools.run_cli(["run", "--platform", "juno-r0", "--workload", path, "--governor", "performance",
-                          "--out", out, *(a for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns") for a in ("--set", f"{k}=0"))])
+                          "--out", out, *(a for k in NO_COSTS for a in ("--set", f"{k}=0"))])
     assert proc.returncode == 0, proc.stderr
     d = json.loads((out / "result.json").read_text())
     assert d["workload"] == raw["name"] == "rtapp_example2"

@@ -21,6 +21,7 @@ from hetsched.workloads import mobile
 from hetsched.workloads.builtin import WORKLOADS, parse_workload_arg, resolve_workloads
 from hetsched.workloads.metrics import METRICS, RunView, compute_metrics
 from hetsched.workloads.spec import SYNC_EVENTS, merge_workloads
+from hetsched.sim import NO_COSTS
 
 PLATFORMS = ("gs101", "exynos5422")
 MOBILE = ("app-launch", "game", "browsing", "pcmark")
@@ -521,7 +522,7 @@ def test_browsing_vsync_is_requested_and_queued_as_choreographer_delivers_it():
         ph["events"] = out
     # the scheduler's costs off: the bounds below count idle exits only
     sim = Simulation("gs101", spec, "cfs", governor="performance", seed=0, lower_bound=False,
-                     knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns")})
+                     knobs=NO_COSTS)
     doc = sim.run(6.0).doc
     tn = [t["name"] for t in doc["tasks"]]
     marks = [(int(t), names[m]) for t, ti, m in doc["marks"] if tn[ti] == "CrBrowserMain"]

@@ -27,6 +27,7 @@ from hetsched.platforms.host import load_host
 from hetsched.traces import ReplayOptions, build_replay, compare, load_trace, parse_text
 from hetsched.traces.parse import Freq, Switch, Wakeup, parse_state
 from hetsched.traces.record import find_tracefs
+from hetsched.sim import NO_COSTS
 
 REPO = Path(__file__).resolve().parents[1]
 TRACES = REPO.parent / "shared" / "realdata" / "traces"
@@ -346,7 +347,7 @@ def test_replay_runs_in_the_engine_and_keeps_busy_time():
     try:
         # the scheduler's costs off: every burst once, nothing added (the check is the replay's)
         sim = Simulation(platform=str(plat), workload=rep.spec, scheduler="cfs", governor="performance",
-                         knobs={k: 0 for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns")})
+                         knobs=NO_COSTS)
         doc = sim.run().doc
     finally:
         plat.unlink()
@@ -520,7 +521,7 @@ def test_record_and_replay_a_real_program(tools, tmp_path):
     assert rep.tasks and any(r["pid"] == header["root_pid"] for r in rep.tasks)
     assert len(rep.tasks) <= 1 + len(forks)
     # the scheduler's costs off: the trace's bursts hold the switches already
-    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o", *(a for k in ("cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns") for a in ("--set", f"{k}=0"))])
+    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o", *(a for k in NO_COSTS for a in ("--set", f"{k}=0"))])
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "o" / "result.json").read_text())
     c = doc["replay"]["compare"]

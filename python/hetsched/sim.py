@@ -94,6 +94,11 @@ def knob_table() -> list[dict]:
     return _engine.knobs()
 
 
+#: Knobs that set the scheduler's own modelled costs to zero (docs/mechanisms/costs.md):
+#: a run then charges the tasks' work alone, as hand-worked timings count it.
+NO_COSTS: dict[str, float] = {k["name"]: 0.0 for k in _engine.knobs() if k["name"].startswith("cost.")}
+
+
 def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
     table = {k["name"]: k for k in knob_table()}
     out = {}
