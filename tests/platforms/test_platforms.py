@@ -663,6 +663,27 @@ def test_user_idle_domains(tmp_path):
     assert _error(tmp_path, doc).field == "idle_domains[0]"
 
 
+#: DynamIQ parts: every core's L2 leads to the DSU's one L3
+DYNAMIQ_SHARED_LLC = DYNAMIQ_ONE_DOMAIN | {"gs101", "sm8350"}
+
+
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_shared_llc_of_the_builtins(name):
+    p = load_platform(name)
+    assert p.shared_llc == (name in DYNAMIQ_SHARED_LLC)
+    assert p.to_spec().get("shared_llc", False) == (name in DYNAMIQ_SHARED_LLC)
+
+
+def test_user_shared_llc(tmp_path):
+    doc = minimal()
+    assert not load_platform(write(tmp_path, doc)).shared_llc
+    doc["shared_llc"] = True
+    assert load_platform(write(tmp_path, doc)).to_spec()["shared_llc"] is True
+    for bad in ("yes", 1, None):
+        doc["shared_llc"] = bad
+        assert _error(tmp_path, doc).field == "shared_llc", bad
+
+
 def test_duplicate_cluster_names(tmp_path):
     doc = minimal()
     doc["clusters"][1]["name"] = "little"
@@ -700,7 +721,8 @@ def _is_int(v: object) -> bool:
 def test_to_spec_shape(name):
     spec = load_platform(name).to_spec()
     assert json.loads(json.dumps(spec)) == spec
-    assert set(spec) == SPEC_KEYS | ({"idle_domains"} if name in DYNAMIQ_ONE_DOMAIN else set())
+    assert set(spec) == (SPEC_KEYS | ({"idle_domains"} if name in DYNAMIQ_ONE_DOMAIN else set())
+                         | ({"shared_llc"} if name in DYNAMIQ_SHARED_LLC else set()))
     assert spec["name"] == name and spec["power_model"] in ("published", "dt", "estimated")
     cpus = sorted(cpu for c in spec["clusters"] for cpu in c["cpus"])
     assert cpus == list(range(len(cpus)))

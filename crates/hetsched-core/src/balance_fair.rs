@@ -29,6 +29,8 @@ pub struct SchedDomain {
     pub span: Vec<usize>,
     pub groups: Vec<Vec<usize>>,
     pub asym: bool,
+    /// SD_SHARE_LLC: the domain's CPUs share the last-level cache
+    pub share_llc: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -103,6 +105,29 @@ fn capacity_greater(a: u64, b: u64) -> bool {
     a * 1024 > b * 1078
 }
 
+/// sibling_imbalance(): the tasks (of every class) that would even out the two groups'
+/// runqueues per core (a CPU is a core here, no SMT): the difference when both groups
+/// have as many cores, else the difference of the per-core counts scaled and rounded, at
+/// least 2 when the local group is empty and the busiest has more than one. Only for an
+/// idle destination.
+fn sibling_imbalance(dst_idle: bool, busiest: &Sg<'_>, local: &Sg<'_>) -> i64 {
+    if !dst_idle || busiest.nr == 0 {
+        return 0;
+    }
+    let (ncores_busiest, ncores_local) = (busiest.cpus.len() as i64, local.cpus.len() as i64);
+    let (nr_busiest, nr_local) = (busiest.nr as i64, local.nr as i64);
+    if ncores_busiest == ncores_local {
+        return (nr_busiest - nr_local).max(0);
+    }
+    let imbalance = (ncores_local * nr_busiest - ncores_busiest * nr_local).max(0);
+    let imbalance = (2 * imbalance + ncores_local + ncores_busiest) / (ncores_local + ncores_busiest);
+    if imbalance <= 1 && nr_local == 0 && nr_busiest > 1 {
+        2
+    } else {
+        imbalance
+    }
+}
+
 /// check_cpu_capacity(): the CPU's capacity_of() is noticeably (imbalance_pct) below its
 /// capacity_orig, reduced by RT pressure.
 fn check_cpu_capacity(v: &SchedView, cpu: usize) -> bool {
@@ -125,6 +150,7 @@ impl KernelLb {
                     groups: span.iter().map(|&x| vec![x]).collect(),
                     span,
                     asym: false,
+                    share_llc: true, // a cluster shares its L2 (or, on DynamIQ, the L3)
                 });
                 for &cpu in &c.cpus {
                     levels[cpu].push((d, SdState::default()));
@@ -150,6 +176,7 @@ impl KernelLb {
                 span: (0..n).collect(),
                 groups,
                 asym,
+                share_llc: p.shared_llc,
             });
             for lv in levels.iter_mut() {
                 lv.push((d, SdState::default()));
@@ -404,19 +431,22 @@ impl KernelLb {
                 (MigrationType::Load, b.misfit_load as i64)
             }
         } else if local_ty == GroupType::HasSpare {
-            if bty == GroupType::Overloaded {
+            if bty > GroupType::FullyBusy && !sd.share_llc {
+                // fill the local spare capacity from an overloaded group in another LLC
                 let room = local.cap.max(local.util) - local.util;
                 if room == 0 && dst_idle {
                     (MigrationType::Task, 1)
                 } else {
                     (MigrationType::Util, room as i64)
                 }
-            } else if local.cpus.len() == 1 || b.cpus.len() == 1 {
-                (MigrationType::Task, 1)
+            } else if b.cpus.len() == 1 {
+                // spread the tasks evenly (sibling_imbalance), halved: tasks to move
+                (MigrationType::Task, sibling_imbalance(dst_idle, &b, &local) >> 1)
             } else {
+                // even out the idle CPUs, halved
                 (
                     MigrationType::Task,
-                    ((local.idle_cpus as i64 - b.idle_cpus as i64) / 2).max(1),
+                    (local.idle_cpus as i64 - b.idle_cpus as i64).max(0) >> 1,
                 )
             }
         } else {

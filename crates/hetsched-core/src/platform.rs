@@ -68,6 +68,11 @@ pub struct PlatformSpec {
     /// idle. A cluster not listed is a domain of its own (classic big.LITTLE).
     #[serde(default)]
     pub idle_domains: Vec<Vec<usize>>,
+    /// Every CPU shares the last-level cache (a DynamIQ DSU's L3): the domain spanning all
+    /// clusters carries SD_SHARE_LLC, as v6.12's MC domain over the DSU does. Otherwise
+    /// each cluster is its own LLC (classic big.LITTLE: one L2 per cluster).
+    #[serde(default)]
+    pub shared_llc: bool,
 }
 
 fn default_power_model() -> String {
@@ -98,6 +103,8 @@ pub struct Platform {
     pub cluster_domain: Vec<usize>,
     /// the clusters of each idle power domain, ascending
     pub domains: Vec<Vec<usize>>,
+    /// every CPU shares the last-level cache (PlatformSpec::shared_llc)
+    pub shared_llc: bool,
 }
 
 impl Platform {
@@ -190,6 +197,7 @@ impl Platform {
             switcher,
             cluster_domain,
             domains,
+            shared_llc: spec.shared_llc,
         })
     }
 

@@ -1018,9 +1018,10 @@ fn kernel_lb_moves_a_misfit_to_a_big_cpu() {
 /// sysctl_sched_migration_cost`); with a long average it does. v6.12 compares avg_idle with
 /// the lowest domain's `max_newidle_lb_cost`, here its modelled pass (costs.rs): CPU 1's MC
 /// domain spans CPUs 0-1, 2000 ns x 2 = 4000 of invariant work, which on little (capacity
-/// 512 at f_max under performance) takes 4000 x 1024/512 = 8000 ns. The hogs queue on CPU 0,
-/// in that MC domain, so a walk that reaches it pulls. With cost.balance_cpu_ns = 0 the
-/// cost is 0 and it always pulls, as before costs were modelled.
+/// 512 at f_max under performance) takes 4000 x 1024/512 = 8000 ns. Three hogs queue on
+/// CPU 0, in that MC domain (which shares its LLC): with the blocker still counted on CPU 1,
+/// sibling_imbalance is 3 - 1 = 2, halved 1 task, so a walk that reaches it pulls. With
+/// cost.balance_cpu_ns = 0 the cost is 0 and it always pulls, as before costs were modelled.
 #[test]
 fn newidle_avg_idle_cutoff() {
     use hetsched_core::SchedView;
@@ -1040,12 +1041,12 @@ fn newidle_avg_idle_cutoff() {
         .unwrap();
         let mut sim = Sim::new(
             two_cluster_platform(),
-            workload(vec![blocker.clone(), hog("a"), hog("b")], 0),
+            workload(vec![blocker.clone(), hog("a"), hog("b"), hog("c")], 0),
             pol,
         )
         .unwrap();
-        run_checked(&mut sim, 2 * MS); // both hogs on CPU 0, the blocker on CPU 1
-        assert_eq!((sim.tasks[1].cpu, sim.tasks[2].cpu), (0, 0));
+        run_checked(&mut sim, 2 * MS); // the hogs on CPU 0, the blocker on CPU 1
+        assert_eq!((sim.tasks[1].cpu, sim.tasks[2].cpu, sim.tasks[3].cpu), (0, 0, 0));
         sim.rqs[1].avg_idle = avg_idle;
         let v = SchedView {
             eas: false,
@@ -1543,4 +1544,60 @@ fn fair_server_runtime_longer_than_period_is_refused() {
         msg.contains("fair_server.runtime_us") && msg.contains("100000"),
         "{msg}"
     );
+}
+
+/// calculate_imbalance() inside one LLC: big CPU 2 holds three hogs (allowed on CPUs 2-3),
+/// CPU 3 is idle. At MC, a shared-cache domain, the overloaded single-CPU group does not
+/// set migrate_util: sibling_imbalance is 3 − 0 = 3 tasks (both groups one core), halved:
+/// one task. (Outside an LLC the local spare capacity, 1024, would take two ~341-util
+/// hogs, leaving one.)
+#[test]
+fn overloaded_cpu_in_the_same_llc_gives_one_task() {
+    use hetsched_core::balance_fair::{KernelLb, LbAction};
+    let hog =
+        |name: &str| json!({"name": name, "cpus": [2], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]});
+    let mut sim = make_sim(
+        two_cluster_platform(),
+        vec![hog("a"), hog("b"), hog("c")],
+        0,
+        "performance",
+    );
+    run_checked(&mut sim, 300 * MS);
+    for t in sim.tasks.iter_mut() {
+        t.allowed = 0b1100;
+    }
+    let v = sim.sched_view();
+    let mut lb = KernelLb::new(&v, 0, 16); // no task is cache hot
+    let acts = lb.periodic(&v, 3, false, 4 * MS);
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert!(matches!(acts[0], LbAction::Move(m) if m.src == 2 && m.dst == 3));
+}
+
+/// The top domain of a DynamIQ part shares the L3 (Platform::shared_llc). Three hogs on big
+/// CPU 2 and two on CPU 3 (util capped at 1024 each: both overloaded), littles idle: little
+/// CPU 0 balances PKG. Without a shared LLC: migrate_util, imbalance 1024 − 0 = 1024, taken
+/// from CPU 2 (the first on the util tie) two ~341-util hogs at a time until one is left:
+/// two moves. With it: the busiest group has two CPUs, so migrate_task with the idle-CPU
+/// difference, (2 − 0) >> 1 = 1 task, from CPU 2 (the most fair tasks): one move.
+#[test]
+fn shared_llc_top_domain_moves_tasks_not_util() {
+    use hetsched_core::balance_fair::{KernelLb, LbAction};
+    let hog = |name: &str, cpu: usize| json!({"name": name, "cpus": [cpu], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * S}]}]});
+    for (shared_llc, moves) in [(false, 2), (true, 1)] {
+        let mut p = two_cluster_platform();
+        p.shared_llc = shared_llc;
+        let tasks = vec![hog("a", 2), hog("b", 2), hog("c", 2), hog("d", 3), hog("e", 3)];
+        let mut sim = make_sim(p, tasks, 0, "performance");
+        run_checked(&mut sim, 300 * MS);
+        for t in sim.tasks.iter_mut() {
+            t.allowed |= 1;
+        }
+        let v = sim.sched_view();
+        let mut lb = KernelLb::new(&v, 0, 16);
+        let acts = lb.periodic(&v, 0, false, 4 * MS);
+        assert_eq!(acts.len(), moves, "shared_llc {shared_llc}: {acts:?}");
+        assert!(acts
+            .iter()
+            .all(|a| matches!(a, LbAction::Move(m) if m.src == 2 && m.dst == 0)));
+    }
 }

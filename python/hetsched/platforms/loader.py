@@ -103,6 +103,14 @@ BUILTIN_CAVEATS: dict[str, tuple[str, ...]] = {
 #: frequency domains ("clusters" here, SOURCES.md caveat 6), which are not power domains.
 #: A file may give its own top-level ``idle_domains`` (lists of CPU numbers).
 ALL_CPUS = "all"
+#: Built-ins whose CPUs all share the last-level cache: DynamIQ SoCs, where every core's
+#: L2 points to the DSU's one L3 (the Qualcomm DTs' ``L2_n { next-level-cache = <&L3_0>; }``
+#: for sdm845, sdm670, sc7180, sm8150, sm8250, sm8350; Tensor G1's Cortex-X1/A76/A55 share
+#: its DSU's L3). v6.12 then builds one MC domain over all CPUs, flagged SD_SHARE_LLC.
+#: Classic big.LITTLE (one L2 per cluster, no L3) keeps one LLC per cluster. A file may
+#: give its own top-level ``shared_llc`` (true or false).
+BUILTIN_SHARED_LLC = frozenset({"gs101", "sdm845", "sdm670", "sc7180", "sm8150", "sm8250", "sm8350"})
+
 BUILTIN_IDLE_DOMAINS: dict[str, str] = {
     "sdm845": ALL_CPUS, "sdm670": ALL_CPUS, "sc7180": ALL_CPUS,
     "sm8150": ALL_CPUS, "sm8250": ALL_CPUS, "sm8350": ALL_CPUS,
@@ -661,6 +669,9 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
         ))
 
     idle_domains = _idle_domains(rd, top, clusters, name, builtin)
+    shared_llc = top.get("shared_llc", builtin and name in BUILTIN_SHARED_LLC)
+    if not isinstance(shared_llc, bool):
+        rd.fail("shared_llc", "true or false (every CPU shares the last-level cache)", shared_llc)
 
     notes = _power_notes(model, resolved, parsed)
     notes.extend(idle_power.notes)
@@ -680,7 +691,7 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
         name=name, soc=soc, description=description, power_model=model, clusters=tuple(clusters),
         notes=tuple(notes), sources=tuple(sources), path=source,
         inventory=_inventory(raw_clusters, estimated, idle_power.model == "published"), data_notes=data_notes,
-        idle_domains=idle_domains, idle_power_model=idle_power.model,
+        idle_domains=idle_domains, idle_power_model=idle_power.model, shared_llc=shared_llc,
     )
 
 

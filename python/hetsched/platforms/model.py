@@ -137,6 +137,9 @@ class Platform:
     #: idle-cost-data table), "estimated" (idle_power.py's leakage model, notes say
     #: ESTIMATED), "none" (some state counted as 0: a user file that gives none)
     idle_power_model: str = "none"
+    #: every CPU shares the last-level cache (a DynamIQ DSU's L3): the balancing domain over
+    #: all clusters carries SD_SHARE_LLC
+    shared_llc: bool = False
 
     @property
     def nr_cpus(self) -> int:
@@ -150,6 +153,7 @@ class Platform:
             "clusters": [c.to_spec() for c in self.clusters],
             **({"switcher": True} if self.switcher else {}),
             **({"idle_domains": [list(d) for d in self.idle_domains]} if self.idle_domains else {}),
+            **({"shared_llc": True} if self.shared_llc else {}),
         }
 
     def summary(self) -> dict[str, Any]:
