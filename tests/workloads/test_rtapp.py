@@ -959,7 +959,8 @@ def test_example9_forks_run_under_rt_app_names(platform):
 def test_browser_subs_wait_on_their_own_keys_forever():
     # "suspend": "BrowserSub" waits on BrowserSub1/BrowserSub2, which nobody resumes
     doc = by_name(run(load_rtapp(REALDATA / "rtapp_browser-short.json"), "gs101", 2.0))
-    assert doc["BrowserSub1-1"]["runtime_s"] == doc["BrowserSub2-2"]["runtime_s"] == 0
+    # no work: their only CPU time is the modelled switch into them before they block
+    assert doc["BrowserSub1-1"]["runtime_s"] < 5e-5 and doc["BrowserSub2-2"]["runtime_s"] < 5e-5
     assert doc["BrowserMain-0"]["runtime_s"] > 0.1
 
 
@@ -988,4 +989,8 @@ def test_phase_cpus_move_the_task(platform):
     (t,) = doc["tasks"]
     # phases on CPU0, CPU1, CPU2 in turn: time on exactly those three
     assert set(t["cpu_time_s"]) == {"0", "1", "2"}
-    assert [p["loops"] for p in t["phases"]][0] >= 30
+    # each move evaluates the shared policy at the detach, when neither CPU carries the
+    # task, and the attach's update falls within schedutil's rate limit: the frequency
+    # stays low until the next tick, so fewer loops than at f_max (1 s / 28.8 ms = 34 on
+    # gs101's little CPUs, 4.5 ms of invariant work at capacity 160 per loop)
+    assert [p["loops"] for p in t["phases"]][0] >= 15
