@@ -1,6 +1,7 @@
 """Replay fidelity: record real programs on this machine, replay them on `host`, compare.
 
-    sudo python benchmarks/replay/fidelity.py [--repeats 3] [--json out.json]
+    sudo python benchmarks/replay/fidelity.py [--repeats 3] [--json out.json] [--keep DIR]
+    python benchmarks/replay/fidelity.py --replay DIR     # the kept recordings, no tracing
 
 For each program: `hetsched record` it (tracefs, as root), read the trace, build the
 replay (the program's process tree), run it on the `host` platform with the cfs scheduler,
@@ -53,18 +54,25 @@ def switch_cost_ns() -> int:
     return load_platform("host").clusters[0].context_switch_ns or 0
 
 
-def one(name: str, cmd: list[str], scheduler: str, governor: str, workdir: Path, i: int,
-        deduct: bool = False) -> dict:
+def trace_path(workdir: Path, name: str, i: int) -> Path:
     slug = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_")
-    path = workdir / f"{slug}-{i}.trace"
-    with open(os.devnull, "w") as null:
-        saved = os.dup(1)
-        os.dup2(null.fileno(), 1)        # keep the benchmark's own output off the table
-        try:
-            header = record(cmd, path, buffer_kb=262144)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+    return workdir / f"{slug}-{i}.trace"
+
+
+def one(name: str, cmd: list[str], scheduler: str, governor: str, workdir: Path, i: int,
+        deduct: bool = False, replay_only: bool = False) -> list[dict]:
+    path = trace_path(workdir, name, i)
+    if replay_only:
+        header = {"lost_events": 0}  # a kept recording: its losses were reported when made
+    else:
+        with open(os.devnull, "w") as null:
+            saved = os.dup(1)
+            os.dup2(null.fileno(), 1)        # keep the benchmark's own output off the table
+            try:
+                header = record(cmd, path, buffer_kb=262144)
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
     tr = load_trace(path)
     out = []
     # --deduct-switch: the bursts hold the switch into them, which the engine charges on
@@ -93,17 +101,26 @@ def main() -> None:
     ap.add_argument("--deduct-switch", action="store_true",
                     help="take host's measured context switch off each run burst that follows a wakeup")
     ap.add_argument("--keep", type=Path, help="keep the traces in this directory")
+    ap.add_argument("--replay", type=Path,
+                    help="replay the traces an earlier --keep left in this directory instead of recording "
+                         "(two builds then replay the same recordings)")
     a = ap.parse_args()
-    if os.geteuid() != 0:
+    if a.replay is None and os.geteuid() != 0:
         sys.exit("fidelity.py records through tracefs: run it as root")
     progs = {k: v for k, v in PROGRAMS.items() if not a.program or any(k.startswith(p) for p in a.program)}
+    if a.replay is not None:
+        progs = {k: v for k, v in progs.items() if trace_path(a.replay, k, 0).exists()}
+        if not progs:
+            sys.exit(f"{a.replay}: no kept recording (NAME-0.trace) of any program here")
+        a.repeats = min(sum(1 for _ in a.replay.glob(trace_path(a.replay, k, 0).name[:-8] + "-*.trace"))
+                        for k in progs)
     rows = []
     with tempfile.TemporaryDirectory(prefix="hetsched-fidelity-") as tmp:
-        wd = a.keep or Path(tmp)
+        wd = a.replay or a.keep or Path(tmp)
         wd.mkdir(parents=True, exist_ok=True)
         for name, cmd in progs.items():
             for i in range(a.repeats):
-                rows.extend(one(name, cmd, a.scheduler, a.governor, wd, i, a.deduct_switch))
+                rows.extend(one(name, cmd, a.scheduler, a.governor, wd, i, a.deduct_switch, a.replay is not None))
     print(f"host replay, {a.scheduler}/{a.governor}; error = (sim - trace) / trace")
     hdr = f"{'program':34} {'replay':>6} {'run':>3} {'tasks':>5} {'events':>7} {'busy trace s':>12} {'busy sim s':>11} " \
           f"{'busy err':>8} {'mksp trace s':>12} {'mksp sim s':>11} {'mksp err':>8} {'inferred':>8} {'lost':>5}"
