@@ -410,6 +410,25 @@ def test_host_platform_without_cpufreq(tmp_path):
     assert p.clusters[0].idle_states[0].name == "WFI"
 
 
+def test_host_platform_in_a_vm_takes_a_measured_wakeup_latency(tmp_path, monkeypatch):
+    # no cpuidle in sysfs (a VM): the WFI-like state's exit latency is the measured cost of
+    # waking a task on another, idle CPU; given here, so 5000 ns exactly
+    sys_root, proc = _fake_sys(tmp_path, {0: 1024, 1: 1024}, None, idle=False)
+    p = load_host(sys_root, proc, machine="x86_64", wakeup_latency_ns=5000)
+    (wfi,) = p.clusters[0].idle_states
+    assert (wfi.name, wfi.exit_latency_ns, wfi.target_residency_ns) == ("WFI", 5000, 5000)
+    assert any("5000 ns, measured on this machine" in n for n in p.notes)
+    # a redirected /sys measures nothing: 1 µs, as before
+    assert load_host(sys_root, proc, machine="x86_64").clusters[0].idle_states[0].exit_latency_ns == 1000
+    # on this machine the environment sets it, if its sysfs lists no idle state and it has 2 CPUs
+    if not Path("/sys/devices/system/cpu/cpu0/cpuidle/state0").is_dir() and os.cpu_count() > 1:
+        monkeypatch.setenv("HETSCHED_HOST_WAKEUP_LATENCY_NS", "4321")
+        assert {c.idle_states[0].exit_latency_ns for c in load_host().clusters} == {4321}
+        monkeypatch.setenv("HETSCHED_HOST_WAKEUP_LATENCY_NS", "soon")
+        with pytest.raises(InputError, match="HETSCHED_HOST_WAKEUP_LATENCY_NS"):
+            load_host()
+
+
 def test_host_platform_of_this_machine():
     p = load_platform("host")
     assert p.nr_cpus == os.cpu_count()

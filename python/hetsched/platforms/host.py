@@ -103,15 +103,17 @@ def _pipe_loop_ns(batches: int, batch: int) -> float:
         os.close(w)
 
 
-def _ping_pong_ns(batches: int, batch: int, cpu: int) -> float:
-    """Two processes pinned to `cpu` passing a byte through two pipes: ns per round trip
-    (two writes, two reads, two switches), in the fastest batch of `batch` round trips."""
+def _ping_pong_ns(batches: int, batch: int, cpu: int, echo_cpu: Optional[int] = None) -> float:
+    """Two processes, pinned to `cpu` and `echo_cpu` (default: the same CPU), passing a byte
+    through two pipes: ns per round trip (two writes, two reads, two wakeups), in the
+    fastest batch of `batch` round trips."""
+    echo_cpu = cpu if echo_cpu is None else echo_cpu
     a_r, a_w = os.pipe()
     b_r, b_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the echo side
         try:
-            os.sched_setaffinity(0, {cpu})
+            os.sched_setaffinity(0, {echo_cpu})
             for _ in range(batches * batch + 1):
                 os.read(a_r, 1)
                 os.write(b_w, b"x")
@@ -148,13 +150,39 @@ def measure_context_switch_ns(batches: int = 200, batch: int = 100, cpu: int = 0
     return max(1, round((trip - 2 * loop) / 2))
 
 
-def _host_context_switch_ns(model: str, nr_cpus: int) -> int:
-    """The machine's context-switch cost: the environment's, else the cached measurement,
-    else measured now and cached."""
-    env = os.environ.get("HETSCHED_HOST_CONTEXT_SWITCH_NS")
+def measure_wakeup_latency_ns(batches: int = 200, batch: int = 100, cpu: int = 0, other: int = 1) -> int:
+    """What waking a task on another, idle CPU adds to waking it on one's own: (the round
+    trip between `cpu` and `other` - the round trip on `cpu` alone) / 2, in ns, at least 1.
+    Each wakeup of the first crosses CPUs (the IPI) and brings an idle CPU back (its idle
+    exit); each of the second is a switch on a busy CPU. Fastest batches, as above."""
+    saved = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {cpu})
+        same = _ping_pong_ns(batches, batch, cpu)
+        cross = _ping_pong_ns(batches, batch, cpu, other)
+    finally:
+        os.sched_setaffinity(0, saved)
+    return max(1, round((cross - same) / 2))
+
+
+#: what the host platform measures of this machine: the environment variable that sets
+#: each instead, the measurement, and how it is made (kept in the cache beside the figure)
+_MEASURED = {
+    "context_switch_ns": ("HETSCHED_HOST_CONTEXT_SWITCH_NS", measure_context_switch_ns,
+                          "pipe ping-pong on CPU 0, less the pipe operations (lat_ctx)"),
+    "wakeup_latency_ns": ("HETSCHED_HOST_WAKEUP_LATENCY_NS", measure_wakeup_latency_ns,
+                          "pipe ping-pong between CPUs 0 and 1, less the same on CPU 0, halved"),
+}
+
+
+def _host_measured_ns(what: str, model: str, nr_cpus: int) -> int:
+    """A figure of this machine's (`_MEASURED`): the environment's, else the cached
+    measurement, else measured now and cached."""
+    var, measure, method = _MEASURED[what]
+    env = os.environ.get(var)
     if env is not None:
         if not env.isdigit() or int(env) < 1:
-            raise InputError("HETSCHED_HOST_CONTEXT_SWITCH_NS", "value", "a positive integer (ns)", got=env)
+            raise InputError(var, "value", "a positive integer (ns)", got=env)
         return int(env)
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hetsched" / "host.json"
     key = f"{model} | {nr_cpus} CPUs | {_pyplatform.release()}"
@@ -162,12 +190,13 @@ def _host_context_switch_ns(model: str, nr_cpus: int) -> int:
         data = json.loads(cache.read_text())
     except (OSError, ValueError):
         data = {}
-    entry = data.get(key) if isinstance(data, dict) else None
-    if isinstance(entry, dict) and isinstance(entry.get("context_switch_ns"), int):
-        return entry["context_switch_ns"]
-    ns = measure_context_switch_ns()
     data = data if isinstance(data, dict) else {}
-    data[key] = {"context_switch_ns": ns, "method": "pipe ping-pong on CPU 0, less the pipe operations (lat_ctx)"}
+    entry = data.get(key) if isinstance(data.get(key), dict) else {}
+    if isinstance(entry.get(what), int):
+        return entry[what]
+    ns = measure()
+    entry = {**entry, what: ns, f"{what}_method": method}
+    data[key] = entry
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -177,11 +206,15 @@ def _host_context_switch_ns(model: str, nr_cpus: int) -> int:
 
 
 def load_host(sys_root: str | os.PathLike = "/sys", proc_root: str | os.PathLike = "/proc",
-              machine: Optional[str] = None, context_switch_ns: Optional[int] = None) -> Platform:
+              machine: Optional[str] = None, context_switch_ns: Optional[int] = None,
+              wakeup_latency_ns: Optional[int] = None) -> Platform:
     """The running machine as a :class:`Platform` (roots can be redirected for tests).
 
     `context_switch_ns`: the cost to use; None measures this machine's (cached) when the
-    roots are the real ones, and leaves the engine's default for redirected roots."""
+    roots are the real ones, and leaves the engine's default for redirected roots.
+    `wakeup_latency_ns`: the exit latency of the idle state assumed when sysfs lists no
+    cpuidle state (a VM): None measures it likewise on a machine of two or more CPUs
+    (else 1 µs)."""
     cpu_dir = Path(sys_root) / "devices/system/cpu"
     src = str(cpu_dir)
     online = _read(cpu_dir / "online")
@@ -249,8 +282,9 @@ def load_host(sys_root: str | os.PathLike = "/sys", proc_root: str | os.PathLike
 
     model_name = next((line.split(":", 1)[1].strip() for line in (_read(Path(proc_root) / "cpuinfo") or "").splitlines()
                        if line.startswith("model name")), machine)
-    if context_switch_ns is None and str(sys_root) == "/sys" and str(proc_root) == "/proc":
-        context_switch_ns = _host_context_switch_ns(model_name, len(cpus))
+    real = str(sys_root) == "/sys" and str(proc_root) == "/proc"
+    if context_switch_ns is None and real:
+        context_switch_ns = _host_measured_ns("context_switch_ns", model_name, len(cpus))
     if context_switch_ns is not None:
         notes.append(f"context switch: {context_switch_ns} ns, measured on this machine (pipe ping-pong on one CPU, "
                      "less the pipe operations, as lmbench lat_ctx)")
@@ -268,8 +302,18 @@ def load_host(sys_root: str | os.PathLike = "/sys", proc_root: str | os.PathLike
         states = em.em_compute_costs(powers, perfs)
         idle = idle_states(members[0])
         if not idle:
-            idle = [IdleState("WFI", "cpu", 1000, 1000, 0, 0)]
-            notes.append(f"cluster {i}: no cpuidle states in sysfs: a WFI-like state 0 (1 µs / 1 µs) is assumed")
+            if wakeup_latency_ns is None and real and len(cpus) > 1:
+                wakeup_latency_ns = _host_measured_ns("wakeup_latency_ns", model_name, len(cpus))
+            if wakeup_latency_ns is None:
+                idle = [IdleState("WFI", "cpu", 1000, 1000, 0, 0)]
+                notes.append(f"cluster {i}: no cpuidle states in sysfs: a WFI-like state 0 (1 µs / 1 µs) is assumed")
+            else:
+                # a VM's halted vCPU: waking a task there takes the IPI and the vCPU's return
+                idle = [IdleState("WFI", "cpu", wakeup_latency_ns, wakeup_latency_ns, 0, 0)]
+                notes.append(f"cluster {i}: no cpuidle states in sysfs: a WFI-like state 0 whose exit latency "
+                             f"(and target residency) is {wakeup_latency_ns} ns, measured on this machine (a pipe "
+                             "ping-pong between two CPUs less the same on one, halved: the IPI and the idle "
+                             "CPU's return)")
         clusters.append(Cluster(
             name=f"cpus{members[0]}-{members[-1]}" if len(members) > 1 else f"cpu{members[0]}",
             core=machine, cpus=tuple(sorted(members)), capacity_dmips_mhz=cap, capacity_orig=cap,
