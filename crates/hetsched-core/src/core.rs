@@ -70,6 +70,9 @@ pub struct Sim {
     /// per CPU: the RT or deadline task (and its cpupri level) that left the CPU while
     /// running, for balance_rt() at the next schedule()
     pub(crate) rt_left: Vec<Option<(TaskId, u32)>>,
+    /// RT bandwidth per CPU and the period timer's next expiry (android-4.19, rt.rs)
+    pub(crate) rt_bw: Vec<crate::rt::RtBandwidth>,
+    pub(crate) rt_period_at: Option<u64>,
     /// each CPU's fair server (deadline.rs)
     pub fair_server: Vec<crate::deadline::FairServer>,
     pub(crate) nr_exited: usize,
@@ -193,6 +196,19 @@ impl Sim {
         knobs.set_legacy(legacy);
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
+        }
+        let rt_runtime_ns = knobs.derived.rt_runtime_ns;
+        // sched_rt_global_validate() refuses an RT runtime longer than the period
+        let rt_runtime = knobs.get(Knob::SchedRtRuntimeUs);
+        if rt_runtime > knobs.get(Knob::SchedRtPeriodUs) {
+            return Err(crate::error::config(
+                "policy",
+                "knobs.sched_rt_runtime_us",
+                format!(
+                    "-1 or at most sched_rt_period_us ({}), got {rt_runtime}",
+                    knobs.get(Knob::SchedRtPeriodUs)
+                ),
+            ));
         }
         // sched_fair_server_write() refuses a runtime longer than the period
         if knobs.get(Knob::FairServerRuntimeUs) > knobs.get(Knob::FairServerPeriodUs) {
@@ -338,6 +354,14 @@ impl Sim {
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
             rt_left: vec![None; n],
+            rt_bw: vec![
+                crate::rt::RtBandwidth {
+                    rt_runtime: rt_runtime_ns,
+                    ..Default::default()
+                };
+                n
+            ],
+            rt_period_at: None,
             fair_server: vec![crate::deadline::FairServer::default(); n],
             nr_exited: 0,
             gov_busy_mark: vec![0; n],
@@ -513,7 +537,13 @@ impl Sim {
 
     pub(crate) fn pick_next(&self, cpu: usize) -> Option<TaskId> {
         let rq = &self.rqs[cpu];
-        if let Some(t) = rq.rt_queue.pick() {
+        // a throttled RT runqueue's tasks are not picked (deadline tasks, above every RT
+        // priority, come first in the queue and are not throttled)
+        let rt_pick = rq
+            .rt_queue
+            .pick()
+            .filter(|&t| !self.rt_bw[cpu].throttled || self.tasks[t as usize].policy == Policy::Deadline);
+        if let Some(t) = rt_pick {
             // a runnable fair server outranks RT; among deadline entities, EDF
             let server_first = self.fair_server_runnable(cpu) && {
                 let task = &self.tasks[t as usize];
@@ -1004,6 +1034,7 @@ impl Sim {
             }
             EventKind::Tick => self.sched_tick(),
             EventKind::FairServer { cpu } => self.fair_server_timer(cpu as usize),
+            EventKind::RtPeriod => self.rt_period_timer(),
             EventKind::GovSample { cluster } if self.sw.is_some() => self.switcher_sample(cluster as usize),
             EventKind::GovSample { cluster } => self.governor_sample(cluster as usize),
             EventKind::Sample => {

@@ -35,6 +35,8 @@ pub enum EventKind {
     FairServer {
         cpu: u32,
     } = 7,
+    /// the RT bandwidth period timer (android-4.19 profile, rt.rs)
+    RtPeriod = 8,
 }
 
 impl EventKind {
@@ -49,6 +51,7 @@ impl EventKind {
             EventKind::GovSample { .. } => 5,
             EventKind::Sample => 6,
             EventKind::FairServer { .. } => 7,
+            EventKind::RtPeriod => 8,
         }
     }
 }
@@ -79,7 +82,7 @@ pub struct EventQueue {
     pub popped: u64,
     /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, GovSample,
     /// Sample, FairServer)
-    pub popped_by_class: [u64; 8],
+    pub popped_by_class: [u64; 9],
     pub max_len: usize,
 }
 

@@ -408,8 +408,11 @@ impl Sim {
             // a fair task's running time is charged to the fair server, whether it ran
             // under the server or not
             self.fair_server_update(cpu, delta);
-        } else if task.policy == Policy::Rr {
-            task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
+        } else {
+            if task.policy == Policy::Rr {
+                task.rr_left_ns = task.rr_left_ns.saturating_sub(delta);
+            }
+            self.account_rt_bandwidth(cpu, delta);
         }
     }
 

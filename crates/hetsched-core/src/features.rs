@@ -117,6 +117,15 @@ knobs! {
     FairServerPeriodUs = ("fair_server.period_us", 1_000_000.0, 10_000.0, 10_000_000.0, "us",
         "kernel/sched/deadline.c dl_server_start (v6.12: 1000 ms; debugfs sched/fair_server/cpuN/period)",
         "Period (and relative deadline) of the fair server."),
+    SchedRtPeriodUs = ("sched_rt_period_us", 1_000_000.0, 1.0, 10_000_000.0, "us",
+        "kernel/sched/core.c sysctl_sched_rt_period (v4.19: 1 s)",
+        "android-4.19 profile: the period of RT bandwidth control. v6.12 without RT_GROUP_SCHED throttles no RT runqueue (its fair server does the job), so mainline ignores it."),
+    SchedRtRuntimeUs = ("sched_rt_runtime_us", 950_000.0, -1.0, 10_000_000.0, "us",
+        "kernel/sched/core.c sysctl_sched_rt_runtime (v4.19: 0.95 s; -1 = RUNTIME_INF)",
+        "android-4.19 profile: RT tasks may run this long per sched_rt_period_us on a CPU before its RT runqueue is throttled until the next period; -1 = never."),
+    RtRuntimeShare = ("sched_feat.rt_runtime_share", 1.0, 0.0, 1.0, "bool",
+        "kernel/sched/features.h RT_RUNTIME_SHARE (v4.19: true; false from v5.10)",
+        "android-4.19 profile: a CPU that used up its RT runtime borrows the unused runtime of the others (do_balance_runtime), up to a whole period."),
     // --- end RT knobs ---
     // --- GTS and MediaTek hps (policies/gts.rs, extensions/hotplug.rs; docs/schedulers.md) ---
     GtsUpThreshold = ("gts.up_threshold", 700.0, 0.0, 1024.0, "of 1024",
@@ -277,6 +286,9 @@ pub struct Derived {
     /// the fair server's runtime and period (0 runtime: none)
     pub fair_server_runtime_ns: u64,
     pub fair_server_period_ns: u64,
+    /// RT bandwidth control (android-4.19): period and runtime in ns, u64::MAX = RUNTIME_INF
+    pub rt_period_ns: u64,
+    pub rt_runtime_ns: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -390,6 +402,12 @@ impl Knobs {
             uclamp_min_rt_default: g(Knob::UclampMinRtDefault) as u64,
             fair_server_runtime_ns: (g(Knob::FairServerRuntimeUs) * 1000.0) as u64,
             fair_server_period_ns: (g(Knob::FairServerPeriodUs) * 1000.0) as u64,
+            rt_period_ns: (g(Knob::SchedRtPeriodUs) * 1000.0) as u64,
+            rt_runtime_ns: if g(Knob::SchedRtRuntimeUs) < 0.0 {
+                u64::MAX
+            } else {
+                (g(Knob::SchedRtRuntimeUs) * 1000.0) as u64
+            },
         };
     }
 

@@ -141,9 +141,18 @@ impl Sim {
                         rq.waking_until,
                         rq.idle_state
                     );
+                    // a throttled RT runqueue is off the rq (sched_rt_rq_dequeue): not runnable
+                    let throttled_rt = if self.rt_bw[c].throttled {
+                        rq.rt_queue
+                            .iter()
+                            .filter(|k| self.tasks[k.2 as usize].policy != Policy::Deadline)
+                            .count() as u32
+                    } else {
+                        0
+                    };
                     if rq.waking_until.is_none() {
                         ensure!(
-                            rq.nr_running() == 0,
+                            rq.nr_running() == throttled_rt,
                             "cpu{c}: idle (state {:?}) with {} runnable tasks (lost wakeup)",
                             rq.idle_state,
                             rq.nr_running()
@@ -299,10 +308,12 @@ impl Sim {
                 );
             }
             if let (Some(&(_, _, first)), Some(cur)) = (rq.rt_queue.first(), rq.curr) {
-                // a runnable fair server runs fair tasks ahead of RT (deadline.rs)
+                // a runnable fair server runs fair tasks ahead of RT (deadline.rs); a
+                // throttled RT runqueue's tasks wait (android-4.19, rt.rs)
                 let served = self.fair_server_runnable(c) && !self.tasks[cur as usize].is_rt();
+                let throttled = self.rt_bw[c].throttled && self.tasks[first as usize].policy != Policy::Deadline;
                 ensure!(
-                    first == cur || served,
+                    first == cur || served || throttled,
                     "cpu{c}: runs task {cur} while RT task {first} has the highest priority on the queue"
                 );
             }

@@ -17,8 +17,11 @@
 //! frequency) rather than its running bandwidth.
 //!
 //! v6.12 does not throttle RT runqueues (without RT_GROUP_SCHED); the fair server
-//! (deadline.rs) runs starved fair tasks instead. The android-4.19 profile's RT throttling
-//! (950 ms per 1 s) is not modelled.
+//! (deadline.rs) runs starved fair tasks instead. The android-4.19 profile throttles as
+//! v4.19 did (RT bandwidth control): each CPU's RT runqueue may run `sched_rt_runtime_us`
+//! per `sched_rt_period_us`, borrowing unused runtime from the other CPUs under
+//! RT_RUNTIME_SHARE, and is throttled (its RT tasks not picked) until the period timer
+//! has paid back what it used.
 //!
 //! docs/mechanisms/rt.md works placement, push, pull and the fair server by hand.
 
@@ -26,6 +29,16 @@ use crate::core::*;
 use crate::core::{SchedView, TaskId};
 use crate::sorted_vec::SortedVec;
 use crate::workload::Policy;
+
+/// One CPU's RT bandwidth (v4.19 struct rt_rq's rt_time, rt_runtime, rt_throttled).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RtBandwidth {
+    /// RT running time charged in this period
+    pub rt_time: u64,
+    /// the runtime this CPU may use per period, borrowed runtime included (u64::MAX: no limit)
+    pub rt_runtime: u64,
+    pub throttled: bool,
+}
 
 /// Key: (-(1 + rt_priority), sequence, task): the highest priority first, then FIFO.
 pub type RtKey = (i64, u64, u32);
@@ -212,6 +225,9 @@ impl Sim {
             self.rt_seq
         };
         self.rqs[cpu].rt_queue.enqueue(t, level, key);
+        if self.tasks[t as usize].policy != Policy::Deadline {
+            self.start_rt_bandwidth(); // inc_rt_group()
+        }
         // enqueue_top_rt_rq() kicks cpufreq: RT runnable, schedutil goes to the top
         self.cpufreq_update_util(cpu, 0);
     }
@@ -229,6 +245,123 @@ impl Sim {
         }
         // dequeue_rt_entity() ends in enqueue_top_rt_rq(), which kicks cpufreq
         self.cpufreq_update_util(cpu, 0);
+    }
+
+    /// RT bandwidth control runs (the android-4.19 profile with a finite runtime).
+    pub(crate) fn rt_bandwidth_enabled(&self) -> bool {
+        self.legacy && self.knobs.derived.rt_runtime_ns != u64::MAX
+    }
+
+    /// update_curr_rt()'s bandwidth part: charge `delta` of RT running time, and throttle
+    /// the runqueue (reschedule) once it used more than its runtime.
+    pub(crate) fn account_rt_bandwidth(&mut self, cpu: usize, delta: u64) {
+        if !self.rt_bandwidth_enabled() {
+            return;
+        }
+        self.rt_bw[cpu].rt_time += delta;
+        if self.sched_rt_runtime_exceeded(cpu) {
+            self.resched_cpu(cpu);
+        }
+    }
+
+    /// sched_rt_runtime_exceeded(): with RT_RUNTIME_SHARE, a CPU over its runtime first
+    /// borrows (balance_runtime); still over, it is throttled.
+    fn sched_rt_runtime_exceeded(&mut self, cpu: usize) -> bool {
+        let period = self.knobs.derived.rt_period_ns;
+        if self.rt_bw[cpu].throttled {
+            return true;
+        }
+        if self.rt_bw[cpu].rt_runtime >= period {
+            return false;
+        }
+        if self.knobs.get(crate::features::Knob::RtRuntimeShare) > 0.0
+            && self.rt_bw[cpu].rt_time > self.rt_bw[cpu].rt_runtime
+        {
+            self.do_balance_runtime(cpu);
+        }
+        let bw = &mut self.rt_bw[cpu];
+        if bw.rt_runtime != u64::MAX && bw.rt_time > bw.rt_runtime {
+            bw.throttled = true;
+            return true;
+        }
+        false
+    }
+
+    /// do_balance_runtime(): take from each other CPU 1/nr_cpus of its unused runtime, until
+    /// this one has a whole period.
+    fn do_balance_runtime(&mut self, cpu: usize) {
+        let period = self.knobs.derived.rt_period_ns;
+        let weight = self.rqs.len() as u64;
+        for i in 0..self.rqs.len() {
+            if i == cpu || self.rt_bw[i].rt_runtime == u64::MAX {
+                continue;
+            }
+            let unused = self.rt_bw[i].rt_runtime.saturating_sub(self.rt_bw[i].rt_time);
+            if unused == 0 {
+                continue;
+            }
+            let mut diff = unused / weight;
+            if self.rt_bw[cpu].rt_runtime + diff > period {
+                diff = period - self.rt_bw[cpu].rt_runtime;
+            }
+            self.rt_bw[i].rt_runtime -= diff;
+            self.rt_bw[cpu].rt_runtime += diff;
+            if self.rt_bw[cpu].rt_runtime == period {
+                break;
+            }
+        }
+    }
+
+    /// start_rt_bandwidth(): an RT task enqueued while the period timer sleeps starts it,
+    /// firing at once (hrtimer_forward_now by 0).
+    pub(crate) fn start_rt_bandwidth(&mut self) {
+        if self.rt_bandwidth_enabled() && self.rt_period_at.is_none() {
+            self.rt_period_at = Some(self.now);
+            self.events.push(self.now, crate::event::EventKind::RtPeriod);
+        }
+    }
+
+    /// sched_rt_period_timer() / do_sched_rt_period_timer(): each period every CPU pays back
+    /// one runtime's worth of its RT time, and a throttled runqueue that is under its
+    /// runtime again is unthrottled (its tasks may preempt). The timer stops when no CPU
+    /// has RT time or RT tasks.
+    pub(crate) fn rt_period_timer(&mut self) {
+        if self.rt_period_at != Some(self.now) {
+            return;
+        }
+        let mut idle = true;
+        for cpu in 0..self.rqs.len() {
+            let rt_running = self.rqs[cpu]
+                .rt_queue
+                .iter()
+                .any(|k| self.tasks[k.2 as usize].policy != Policy::Deadline);
+            let bw = &mut self.rt_bw[cpu];
+            if bw.rt_time == 0 && !rt_running {
+                continue;
+            }
+            if bw.rt_time > 0 {
+                bw.rt_time -= bw.rt_time.min(bw.rt_runtime);
+                let unthrottle = bw.throttled && bw.rt_time < bw.rt_runtime;
+                if unthrottle {
+                    bw.throttled = false;
+                }
+                if bw.rt_time > 0 || rt_running {
+                    idle = false;
+                }
+                if unthrottle && rt_running {
+                    self.resched_cpu(cpu);
+                }
+            } else {
+                idle = false;
+            }
+        }
+        self.rt_period_at = if idle {
+            None
+        } else {
+            let at = self.now + self.knobs.derived.rt_period_ns;
+            self.events.push(at, crate::event::EventKind::RtPeriod);
+            Some(at)
+        };
     }
 
     /// task_tick_rt(): RT PELT, and an RR task whose slice ran out goes to the tail of its

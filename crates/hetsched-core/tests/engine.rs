@@ -1601,3 +1601,45 @@ fn shared_llc_top_domain_moves_tasks_not_util() {
             .all(|a| matches!(a, LbAction::Move(m) if m.src == 2 && m.dst == 0)));
     }
 }
+
+/// RT throttling in the android-4.19 profile (v4.19 RT bandwidth control, 950 ms per 1 s),
+/// RT_RUNTIME_SHARE off: a FIFO hog and a fair hog pinned to big CPU 2 from t = 0, costs
+/// off. The hog is enqueued once CPU 2 has left WFI, at o = 1 µs, and starts the period
+/// timer (o, then every second). update_curr_rt at the tick (4 ms grid) finds rt_time
+/// 952 ms − o > 950 at 952 ms: throttled, the fair task runs to the period timer at
+/// 1000 ms + o, which pays back 950 (2 ms − o left) and unthrottles. Then
+/// (2 − o) + (t − 1000 − o) > 950 first at the 1952 ms tick (fair runs 48 ms + o),
+/// 4 − 2o left, and (4 − 2o) + (t − 2000 − o) > 950 at 2948 ms (52 ms + o): 148 ms + 3 µs
+/// by 3.2 s. With
+/// RT_RUNTIME_SHARE (4.19's default) the CPU borrows min(950/4, 1000 − 950) = 50 ms from
+/// CPU 0 at 952 ms, reaches a whole period and is never throttled: the fair task gets 0.
+#[test]
+fn rt_throttling_of_the_4_19_profile() {
+    for (share, fair_ns) in [(0.0, 148 * MS + 3 * US), (1.0, 0)] {
+        let pol: PolicyConfig = serde_json::from_value(json!({
+            "scheduler": "cfs", "governor": "performance", "kernel": "android-4.19",
+            "knobs": {"sched_feat.rt_runtime_share": share, "cost.context_switch_ns": 0.0,
+                      "cost.migration_ns": 0.0, "cost.feec_step_ns": 0.0, "cost.balance_cpu_ns": 0.0}}))
+        .unwrap();
+        let hog = json!({"name": "rt", "policy": "fifo", "rt_priority": 10, "cpus": [2], "loop": 1,
+                         "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+        let fair =
+            json!({"name": "fair", "cpus": [2], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
+        let mut sim = Sim::new(two_cluster_platform(), workload(vec![hog, fair], 0), pol).unwrap();
+        run_checked(&mut sim, 3_200 * MS);
+        let got = sim.tasks[1].stats.cpu_time_ns[2];
+        assert_eq!(got, fair_ns, "share {share}");
+    }
+}
+
+#[test]
+fn rt_runtime_longer_than_its_period_is_refused() {
+    let pol: PolicyConfig = serde_json::from_value(json!({"kernel": "android-4.19",
+        "knobs": {"sched_rt_runtime_us": 2_000_000.0}}))
+    .unwrap();
+    let task = json!({"name": "t", "loop": 1, "phases": [{"loop": 1, "events": [{"run": 1 * MS}]}]});
+    let err = Sim::new(two_cluster_platform(), workload(vec![task], 0), pol)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("sched_rt_runtime_us"), "{err}");
+}
