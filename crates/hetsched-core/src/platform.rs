@@ -68,6 +68,10 @@ pub struct PlatformSpec {
     /// idle. A cluster not listed is a domain of its own (classic big.LITTLE).
     #[serde(default)]
     pub idle_domains: Vec<Vec<usize>>,
+    /// every CPU shares one last-level cache (a DynamIQ SoC's L3 in the DSU): one LLC
+    /// domain over all clusters. False: one LLC per cluster (classic big.LITTLE).
+    #[serde(default)]
+    pub shared_llc: bool,
 }
 
 fn default_power_model() -> String {
@@ -98,6 +102,8 @@ pub struct Platform {
     pub cluster_domain: Vec<usize>,
     /// the clusters of each idle power domain, ascending
     pub domains: Vec<Vec<usize>>,
+    /// every CPU shares one last-level cache (cpus_share_cache(), sd_llc)
+    pub shared_llc: bool,
 }
 
 impl Platform {
@@ -190,6 +196,7 @@ impl Platform {
             switcher,
             cluster_domain,
             domains,
+            shared_llc: spec.shared_llc,
         })
     }
 

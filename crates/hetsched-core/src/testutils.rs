@@ -20,6 +20,7 @@ pub fn two_cluster_platform() -> Platform {
     Platform::from_spec(PlatformSpec {
         switcher: false,
         idle_domains: vec![],
+        shared_llc: false,
         name: "test-2x2".into(),
         power_model: "dt".into(),
         clusters: vec![
@@ -77,6 +78,7 @@ pub fn three_cluster_platform() -> Platform {
     Platform::from_spec(PlatformSpec {
         switcher: false,
         idle_domains: vec![],
+        shared_llc: false,
         name: "test-4-3-1".into(),
         power_model: "dt".into(),
         clusters: vec![

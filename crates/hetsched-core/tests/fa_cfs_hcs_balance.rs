@@ -33,6 +33,7 @@ fn two_domains() -> Platform {
         clusters: vec![cl("a", 0, &[1_400_000, 2_800_000]), cl("b", 1, &[1_050_000, 2_800_000])],
         switcher: false,
         idle_domains: vec![],
+        shared_llc: false,
     })
     .unwrap()
 }

@@ -169,6 +169,7 @@ fn hetero2() -> Platform {
         clusters: vec![cl("fast", 0, 1024, 2_800_000), cl("slow", 1, 384, 1_050_000)],
         switcher: false,
         idle_domains: vec![],
+        shared_llc: false,
     })
     .unwrap()
 }

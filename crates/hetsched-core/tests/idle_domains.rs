@@ -57,6 +57,7 @@ fn platform(shared: bool) -> Platform {
         ],
         switcher: false,
         idle_domains: if shared { vec![vec![0, 1]] } else { vec![] },
+        shared_llc: false,
     })
     .unwrap()
 }
@@ -201,6 +202,7 @@ fn a_shared_domain_needs_matching_cluster_states() {
                 .collect(),
             switcher: false,
             idle_domains: domains,
+            shared_llc: false,
         }
     };
     assert!(Platform::from_spec(spec(vec![vec![0, 1]], 500)).is_ok());

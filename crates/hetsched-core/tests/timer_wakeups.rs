@@ -54,6 +54,7 @@ fn platform() -> Platform {
         ],
         switcher: false,
         idle_domains: vec![],
+        shared_llc: false,
     })
     .unwrap()
 }

@@ -433,6 +433,7 @@ mod tests {
         Platform::from_spec(PlatformSpec {
             switcher: false,
             idle_domains: vec![],
+            shared_llc: false,
             name: "test-low-opp".into(),
             power_model: "dt".into(),
             clusters: vec![ClusterSpec {

@@ -331,6 +331,7 @@ mod tests {
         Platform::from_spec(PlatformSpec {
             switcher: false,
             idle_domains: vec![],
+            shared_llc: false,
             name: "test-4opp".into(),
             power_model: "dt".into(),
             clusters: vec![ClusterSpec {
