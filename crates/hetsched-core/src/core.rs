@@ -116,6 +116,8 @@ pub struct Sim {
     pub sw: Option<crate::switcher::Switcher>,
     /// the CPU whose running task is waking others (a wakeup's placement cost is its)
     pub(crate) waker_cpu: Option<usize>,
+    /// the wakeup select_task_rq() is placing (try_to_wake_up's CPU and flags)
+    pub(crate) wake_ctx: crate::sched::WakeCtx,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -156,6 +158,7 @@ macro_rules! view {
             clusters: &$s.clusters,
             meter: &$s.meter,
             switcher: $s.sw.as_ref(),
+            wake: $s.wake_ctx,
         }
     };
 }
@@ -386,6 +389,7 @@ impl Sim {
             extensions: Vec::new(),
             sw: None,
             waker_cpu: None,
+            wake_ctx: Default::default(),
         };
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
         let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
@@ -802,7 +806,7 @@ impl Sim {
             return;
         }
         let was_idle = self.rqs[armed_on].curr.is_none() && self.rqs[armed_on].idle_state.is_some();
-        self.wake_up(t);
+        self.try_to_wake_up(t, Some(armed_on), false);
         // an idle state with no exit latency: the CPU is out at once and, given nothing to
         // run, goes back to idle with a new idle-state choice
         let rq = &self.rqs[armed_on];
@@ -812,8 +816,15 @@ impl Sim {
         }
     }
 
-    /// try_to_wake_up() / wake_up_new_task()
+    /// try_to_wake_up() / wake_up_new_task() where the waking CPU is not modelled (a
+    /// task's start, an I/O completion, a deadline replenishment)
     pub(crate) fn wake_up(&mut self, t: TaskId) {
+        self.try_to_wake_up(t, None, false);
+    }
+
+    /// try_to_wake_up() run on `this_cpu` (the waker's CPU, or the CPU taking the timer
+    /// interrupt) with WF_SYNC if `sync`; wake_up_new_task() for a task not started.
+    pub(crate) fn try_to_wake_up(&mut self, t: TaskId, this_cpu: Option<usize>, sync: bool) {
         if self.tasks[t as usize].state == TaskState::Throttled {
             self.dl_replenish(t);
             return;
@@ -846,7 +857,9 @@ impl Sim {
                 self.migrate_queued(m, true);
             }
         }
+        self.wake_ctx = crate::sched::WakeCtx { this_cpu, sync };
         let cpu = self.select_task_rq(t, prev, kind);
+        self.wake_ctx = Default::default();
         self.charge_placement(cpu);
         if fork && !self.hmp_load.is_empty() {
             self.hmp_init_new(t);
@@ -1010,7 +1023,7 @@ impl Sim {
                     // here while the CPU was in its idle state
                     let expired = std::mem::take(&mut self.rqs[cpu].expired_timers);
                     for &t in &expired {
-                        self.wake_up(t);
+                        self.try_to_wake_up(t, Some(cpu), false);
                     }
                     let timers_only = !expired.is_empty() && self.rqs[cpu].nr_running() == 0;
                     self.rqs[cpu].expired_timers = expired;

@@ -206,6 +206,21 @@ pub struct SchedView<'a> {
     pub meter: &'a EnergyMeter,
     /// the big.LITTLE switcher's state on a switcher platform (switcher.rs)
     pub switcher: Option<&'a crate::switcher::Switcher>,
+    /// the wakeup being placed: the CPU running try_to_wake_up() and its wake flags
+    pub wake: WakeCtx,
+}
+
+/// What select_task_rq_fair() knows of the wakeup besides the task: smp_processor_id(),
+/// the CPU running try_to_wake_up(), and WF_SYNC. A task-to-task wakeup (a mutex unlock,
+/// a condition signal, a barrier, a semaphore post) runs on the waker's CPU; a timer
+/// wakeup on the CPU that armed the timer, in interrupt context. `this_cpu` is None where
+/// the engine does not model the waking CPU (an I/O completion's interrupt, a task's
+/// start, an affinity change): select_task_rq_fair() then takes prev_cpu as this CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WakeCtx {
+    pub this_cpu: Option<usize>,
+    /// WF_SYNC: the waker is about to sleep (a pipe or socket write's sync wakeup)
+    pub sync: bool,
 }
 
 impl<'a> SchedView<'a> {
@@ -248,6 +263,33 @@ impl<'a> SchedView<'a> {
     pub fn task_util_est(&self, p: TaskId) -> u64 {
         let a = &self.tasks[p as usize].se.avg;
         a.util_avg.max(a.ewma())
+    }
+    /// cpus_share_cache(): the two CPUs share their last-level cache. A DynamIQ SoC's L3 is
+    /// in the DSU, shared by every CPU (`platform.shared_llc`); a classic big.LITTLE SoC has
+    /// one L2 per cluster and no cache above it, so the LLC domain is the cluster's.
+    pub fn cpus_share_cache(&self, a: usize, b: usize) -> bool {
+        a == b || self.platform.shared_llc || self.platform.cpu_cluster[a] == self.platform.cpu_cluster[b]
+    }
+    /// per_cpu(sd_llc_size): the CPUs sharing `cpu`'s last-level cache.
+    pub fn llc_size(&self, cpu: usize) -> u32 {
+        if self.platform.shared_llc {
+            return self.nr_cpus() as u32;
+        }
+        let ci = self.platform.cpu_cluster[cpu];
+        self.platform.cpu_cluster.iter().filter(|&&c| c == ci).count() as u32
+    }
+    /// sync_entity_load_avg(): a sleeping task's PELT signals decayed, with no
+    /// contribution, to its cfs_rq's last update (the CPU it slept on). The kernel writes
+    /// the result back into p->se.avg; the engine decays a copy, and the enqueue that
+    /// follows decays the task to the same point from where it was, so the two agree.
+    pub fn sync_entity_load_avg(&self, p: TaskId) -> SchedAvg {
+        let t = &self.tasks[p as usize];
+        let mut avg = t.se.avg.clone();
+        let lut = self.rqs[t.cpu].cfs.avg.last_update_time;
+        if t.se.attached && lut > avg.last_update_time {
+            avg.update(lut, 0, 0, false, t.se.weight);
+        }
+        avg
     }
     /// capacity_of(): capacity_orig less the RT pressure (scale_rt_capacity without IRQ
     /// or DL), at least 1.

@@ -116,7 +116,11 @@ impl Eas {
             self.vendor.rt_placement += 1;
             return vendor::select_task_rq_rt(v, p, prev_cpu, iso);
         }
-        let cpu = if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
+        let ttwu_fair = kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other;
+        if ttwu_fair {
+            self.fallback.record_wakee(v, p, prev_cpu);
+        }
+        let cpu = if ttwu_fair && !v.overutilized {
             self.fill(v, p, prev_cpu);
             if iso != 0 && self.inp.allowed & !iso != 0 {
                 self.inp.allowed &= !iso;
@@ -152,6 +156,8 @@ impl Eas {
                 }
             }
             cpu
+        } else if ttwu_fair {
+            self.fallback.select_wakeup_after_record(v, p, prev_cpu)
         } else {
             self.fallback.select_task_rq(v, p, prev_cpu, kind)
         };
@@ -197,8 +203,11 @@ impl Eas {
         let t = &v.tasks[p as usize];
         inp.uclamp_used = v.uclamp_used;
         inp.p_uclamp = if v.uclamp_used { t.uclamp } else { [0, 1024] };
-        inp.task_util = t.se.avg.util_avg;
-        inp.task_ewma = t.se.avg.ewma();
+        // find_energy_efficient_cpu() starts with sync_entity_load_avg(): the task's util
+        // decayed over its sleep, not the value it had when it blocked
+        let avg = v.sync_entity_load_avg(p);
+        inp.task_util = avg.util_avg;
+        inp.task_ewma = avg.ewma();
         inp.task_queued = false;
         inp.prev_cpu = prev;
         inp.allowed = t.allowed;
@@ -224,7 +233,12 @@ impl SchedPolicy for Eas {
         if vk.any() {
             return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (paper 003)
         }
-        if kind == WakeKind::Wakeup && v.tasks[p as usize].policy == Policy::Other && !v.overutilized {
+        if kind != WakeKind::Wakeup || v.tasks[p as usize].policy != Policy::Other {
+            return self.fallback.select_task_rq(v, p, prev_cpu, kind);
+        }
+        // WF_TTWU: the waker records its wakee whichever way the task is placed
+        self.fallback.record_wakee(v, p, prev_cpu);
+        if !v.overutilized {
             self.fill(v, p, prev_cpu);
             let r = self.em.find_energy_efficient_cpu(&self.inp);
             self.placement_steps = self.feec_steps(prev_cpu);
@@ -234,7 +248,7 @@ impl SchedPolicy for Eas {
             }
             return r.cpu;
         }
-        self.fallback.select_task_rq(v, p, prev_cpu, kind)
+        self.fallback.select_wakeup_after_record(v, p, prev_cpu)
     }
 
     fn take_placement_steps(&mut self) -> u64 {
@@ -243,7 +257,7 @@ impl SchedPolicy for Eas {
 
     fn counters(&self) -> Vec<(&'static str, serde_json::Value)> {
         let vc = &self.vendor;
-        vec![
+        let mut c = vec![
             ("feec_calls", self.feec_calls.into()),
             ("feec_moves", self.feec_moves.into()),
             ("vendor.migration_margins", vc.migration_margins.into()),
@@ -251,6 +265,8 @@ impl SchedPolicy for Eas {
             ("vendor.prev_cpu_fastpath", vc.prev_cpu_fastpath.into()),
             ("vendor.rt_placement", vc.rt_placement.into()),
             ("vendor.isolation_redirects", vc.isolation_redirects.into()),
-        ]
+        ];
+        c.extend(self.fallback.counters());
+        c
     }
 }

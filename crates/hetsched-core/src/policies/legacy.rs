@@ -68,6 +68,6 @@ impl SchedPolicy for SwitcherLegacy {
                 .min_by_key(|&c| (v.rqs[c].cfs.load_weight, c))
                 .unwrap_or(prev_cpu);
         }
-        self.sis.select_idle_sibling(v, p, prev_cpu)
+        self.sis.select_idle_sibling(v, p, prev_cpu, prev_cpu)
     }
 }

@@ -208,7 +208,8 @@ impl Sim {
         for &w in wake.iter() {
             if self.tasks[w as usize].state == TaskState::Sleeping {
                 self.tasks[w as usize].wake_due = Some(self.now);
-                self.wake_up(w);
+                // futex wakeups (FUTEX_WAKE, FUTEX_CMP_REQUEUE's wake) pass no WF_SYNC
+                self.try_to_wake_up(w, Some(cpu), false);
             }
         }
         self.waker_cpu = None;
