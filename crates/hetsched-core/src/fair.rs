@@ -310,7 +310,11 @@ impl Sim {
         let running = rq.cfs.curr == Some(t);
         let task = &mut self.tasks[t as usize];
         let on_rq = task.se.on_rq as u64;
-        if task.se.avg.update_scaled(now, on_rq, on_rq, running, task.se.weight, scale) {
+        if task
+            .se
+            .avg
+            .update_scaled(now, on_rq, on_rq, running, task.se.weight, scale)
+        {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
             task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED_V4_19;
         }

@@ -446,7 +446,7 @@ mod tests {
         let mut sa = SchedAvg::default();
         let mut clock_pelt = 0;
         for _ in 0..8 {
-            clock_pelt += (((1u64 << 20) * 512 >> 10) * 512) >> 10;
+            clock_pelt += ((((1u64 << 20) * 512) >> 10) * 512) >> 10;
             sa.update(clock_pelt, 1, 1, true, 1024);
         }
         assert_eq!(clock_pelt, 2 << 20);

@@ -196,7 +196,8 @@ impl Sim {
         let scale = self.pelt_scale(cpu);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
-        rq.avg_rt.update_scaled(now, running as u64, running as u64, running, 1, scale)
+        rq.avg_rt
+            .update_scaled(now, running as u64, running as u64, running, 1, scale)
     }
 
     /// enqueue_task_rt(): into the priority list (EDF among deadline tasks).

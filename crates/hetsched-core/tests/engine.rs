@@ -287,7 +287,11 @@ fn pelt_scales_the_contribution_in_android_4_19() {
         for wall_ms in at_ms {
             let t = wall_ms * MS; // a tick instant
             run_checked(&mut sim, t + 1);
-            assert_eq!((sim.rqs[0].clock_pelt, sim.rqs[0].lost_idle_time), (t, 0), "the task clock");
+            assert_eq!(
+                (sim.rqs[0].clock_pelt, sim.rqs[0].lost_idle_time),
+                (t, 0),
+                "the task clock"
+            );
             let expect = pelt_expected_scaled(256.0, (500 * US) >> 10, t >> 10, k);
             for (what, got) in [
                 ("cfs_rq", sim.rqs[0].cfs.avg.util_avg),

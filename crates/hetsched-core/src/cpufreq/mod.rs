@@ -502,10 +502,13 @@ mod tests {
                 "phases": [{"loop": 1, "events": [{"sleep": 1_000 * MS}]}]});
             let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": [t]});
             let pol: PolicyConfig =
-                serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil", "kernel": kernel}))
-                    .unwrap();
-            let mut s = Sim::new(two_cluster_platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol)
-                .unwrap();
+                serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil", "kernel": kernel})).unwrap();
+            let mut s = Sim::new(
+                two_cluster_platform(),
+                WorkloadSpec::from_json(&w.to_string()).unwrap(),
+                pol,
+            )
+            .unwrap();
             s.run_until(20 * MS);
             let rq = &mut s.rqs[2];
             (rq.cfs.avg.util_avg, rq.cfs.avg.runnable_avg, rq.cfs.util_est) = (200, 600, 300);
