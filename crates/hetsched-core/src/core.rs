@@ -464,14 +464,16 @@ impl Sim {
 
     /// update_rq_clock() + update_rq_clock_pelt(): while something runs, clock_pelt
     /// advances by delta scaled by capacity and frequency (two truncating cap_scale steps,
-    /// as the kernel); when idle it snaps to the task clock.
+    /// as the kernel); when idle it snaps to the task clock. The android-4.19 profile has
+    /// no clock_pelt (5.1): PELT runs on the task clock and scales each contribution
+    /// (pelt.rs), so clock_pelt follows the clock.
     pub(crate) fn update_rq_clock(&mut self, cpu: usize) {
         let now = self.now;
         let delta = now - self.rqs[cpu].clock;
         if delta == 0 {
             return;
         }
-        let busy = self.rqs[cpu].curr.is_some();
+        let busy = self.rqs[cpu].curr.is_some() && !self.legacy;
         let cap = self.platform.capacity_orig(cpu);
         let fs = self.freq_scale(cpu);
         let rq = &mut self.rqs[cpu];

@@ -351,7 +351,8 @@ fn compute_energy(
     let pd_cap = cap * pd.cpus.len() as u64;
     let mut max_util = 0;
     for &c in &pd.cpus {
-        let (eff, mut min, mut max) = inp.effective_cpu_util(c, inp.cpu_util(c, dst, true));
+        // eenv_pd_max_util() reads the runnable boost (v6.5); 4.19's cpu_util_next() has none
+        let (eff, mut min, mut max) = inp.effective_cpu_util(c, inp.cpu_util(c, dst, !legacy));
         if inp.uclamp_used && dst == Some(c) {
             // the task's clamps join the destination rq's
             let [pmin, pmax] = inp.p_uclamp;

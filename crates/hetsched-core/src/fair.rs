@@ -15,7 +15,7 @@
 use crate::core::*;
 use crate::features::Knob;
 use crate::pelt::SchedAvg;
-use crate::pelt::{self, UTIL_AVG_UNCHANGED};
+use crate::pelt::{self, UTIL_AVG_UNCHANGED, UTIL_AVG_UNCHANGED_V4_19};
 use crate::sorted_vec::SortedVec;
 use crate::workload::rtapp::work_in;
 use crate::workload::Policy;
@@ -291,16 +291,32 @@ pub enum Detach {
 // the fair class on the runqueues: PELT updates, update_curr, EEVDF, check_preempt_tick (fair.c)
 
 impl Sim {
-    /// __update_load_avg_se(): with UTIL_EST, a recomputed util_avg clears UNCHANGED.
+    /// The android-4.19 profile's accumulate_sum() factors for `cpu` (pelt.rs); None in
+    /// v6.12, whose clock_pelt is invariant already.
+    #[inline]
+    pub(crate) fn pelt_scale(&self, cpu: usize) -> Option<pelt::ContribScale> {
+        self.legacy.then(|| pelt::ContribScale {
+            freq: self.freq_scale(cpu),
+            cpu: self.platform.capacity_orig(cpu),
+        })
+    }
+
+    /// __update_load_avg_se(): with UTIL_EST, a recomputed util_avg clears UNCHANGED
+    /// (cfs_se_util_change(); 4.19's flag is enqueued's LSB).
     pub(crate) fn update_se_avg(&mut self, cpu: usize, t: TaskId) {
+        let scale = self.pelt_scale(cpu);
         let rq = &self.rqs[cpu];
         let now = rq.pelt_now();
         let running = rq.cfs.curr == Some(t);
         let task = &mut self.tasks[t as usize];
         let on_rq = task.se.on_rq as u64;
-        if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
+        if task
+            .se
+            .avg
+            .update_scaled(now, on_rq, on_rq, running, task.se.weight, scale)
+        {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
-            task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED;
+            task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED_V4_19;
         }
     }
 
@@ -321,14 +337,16 @@ impl Sim {
                 self.update_se_avg(cpu, t);
             }
         }
+        let scale = self.pelt_scale(cpu);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
-        let decayed = rq.cfs.avg.update(
+        let decayed = rq.cfs.avg.update_scaled(
             now,
             rq.cfs.load_weight,
             rq.cfs.nr_running as u64,
             rq.cfs.curr.is_some(),
             1,
+            scale,
         ) | std::mem::take(&mut rq.cfs.removed);
         if let Some(t) = se {
             let task = &mut self.tasks[t as usize];
@@ -437,6 +455,7 @@ impl Sim {
         if src_idle {
             self.update_rq_clock(src);
         }
+        let scale = self.pelt_scale(src);
         let task = &mut self.tasks[t as usize];
         let rq = &mut self.rqs[src];
         // sync_entity_load_avg(): decay the blocked task to the cfs_rq's last update. If the
@@ -450,7 +469,7 @@ impl Sim {
         if src_idle {
             lut = lut.max(rq.pelt_now());
             let (w, nr) = (rq.cfs.load_weight, rq.cfs.nr_running as u64);
-            rq.cfs.avg.update(lut, w, nr, false, 1);
+            rq.cfs.avg.update_scaled(lut, w, nr, false, 1, scale);
         }
         let cfs = &mut rq.cfs;
         task.se.avg.update(lut, 0, 0, false, task.se.weight);
@@ -652,17 +671,13 @@ impl Sim {
         self.update_curr(cpu);
         self.policy.dequeue_task(&view!(self), cpu, t, sleep);
         let cap = self.platform.capacity_orig(cpu);
-        {
+        if !self.legacy {
             let rq = &mut self.rqs[cpu];
             let task = &mut self.tasks[t as usize];
             // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
             rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
             if sleep {
-                if self.legacy {
-                    pelt::util_est_update_v4_19(&mut task.se.avg);
-                } else {
-                    pelt::util_est_update(&mut task.se.avg, cap);
-                }
+                pelt::util_est_update(&mut task.se.avg, cap);
             }
         }
         // a sleep: the hook only if PELT decayed; a migration or class change (DO_DETACH):
@@ -671,6 +686,17 @@ impl Sim {
             self.update_load_avg(cpu, Some(t), false);
         } else {
             self.update_load_avg_nohook(cpu, Some(t), false);
+        }
+        if self.legacy {
+            // 4.19 calls util_est_dequeue() at the end of dequeue_task_fair(): the hook
+            // above still saw the task's estimate in the rq's sum, and the sample is the
+            // util_avg that update has just recomputed (clearing the flag)
+            let rq = &mut self.rqs[cpu];
+            let task = &mut self.tasks[t as usize];
+            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+            if sleep {
+                pelt::util_est_dequeue_v4_19(&mut task.se.avg);
+            }
         }
         if self.eevdf() {
             self.update_entity_lag(cpu, t);

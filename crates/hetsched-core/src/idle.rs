@@ -272,7 +272,12 @@ mod tests {
 impl Sim {
     /// update_idle_rq_clock_pelt(): on idle entry, time a saturated CPU could not account
     /// (its util_sum at the max) is added to lost_idle_time so util does not creep up.
+    /// (4.19 has neither: lost_idle_time stays 0 in the android-4.19 profile.)
     pub(crate) fn update_idle_rq_clock_pelt(&mut self, cpu: usize) {
+        if self.legacy {
+            self.rqs[cpu].clock_pelt = self.rqs[cpu].clock;
+            return;
+        }
         let rq = &mut self.rqs[cpu];
         let divider = ((pelt::LOAD_AVG_MAX as u64 - 1024) << 10) - pelt::LOAD_AVG_MAX as u64;
         let util_sum = rq.cfs.avg.util_sum + rq.avg_rt.util_sum;

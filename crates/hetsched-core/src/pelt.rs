@@ -7,6 +7,13 @@
 //! util frequency- and capacity-invariant. util_est is here too, in its v6.12 form and the
 //! v4.19 form of the android-4.19 profile.
 //!
+//! android-4.19 profile: 4.19 had no clock_pelt. Its time base is the task clock and
+//! accumulate_sum() makes the signals invariant by scaling each contribution instead
+//! (`ContribScale`): the time is scaled by the current frequency (cap_scale with
+//! arch_scale_freq_capacity), load and util alike, and util once more by the CPU's
+//! capacity (arch_scale_cpu_capacity). A task always running on a CPU at half its f_max
+//! then converges to half that CPU's capacity, where v6.12's converges to 1024.
+//!
 //! Differences: removed load leaves its cfs_rq at once, not at the next update; no IRQ or DL
 //! signal; attachment is a flag, not `last_update_time == 0` (the clock starts at 0).
 //! docs/mechanisms/pelt.md works the ramp and the invariance by hand.
@@ -18,6 +25,17 @@ const SHIFT: u32 = crate::platform::SCHED_CAPACITY_SHIFT;
 
 /// util_est flag (bit 31): the ewma has not changed since the last dequeue.
 pub const UTIL_AVG_UNCHANGED: u32 = 0x8000_0000;
+/// 4.19's flag (pelt.h): the LSB of `enqueued`, part of the value wherever it is read
+/// (5.13 moved it to bit 31 and masked it).
+pub const UTIL_AVG_UNCHANGED_V4_19: u32 = 0x1;
+
+/// 4.19's accumulate_sum() factors: arch_scale_freq_capacity (current / max frequency,
+/// 1024 at f_max) and arch_scale_cpu_capacity (capacity_orig) of the CPU at the update.
+#[derive(Debug, Clone, Copy)]
+pub struct ContribScale {
+    pub freq: u64,
+    pub cpu: u64,
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct SchedAvg {
@@ -31,7 +49,7 @@ pub struct SchedAvg {
     pub util_avg: u64,
     /// util_est ewma | UTIL_AVG_UNCHANGED (tasks only)
     pub util_est: u32,
-    /// the pre-6.8 util_est's `enqueued` field | UTIL_AVG_UNCHANGED (android-4.19
+    /// the pre-6.8 util_est's `enqueued` field | UTIL_AVG_UNCHANGED_V4_19 (android-4.19
     /// profile only; stays 0 in the v6.12 form)
     pub util_est_enqueued: u32,
 }
@@ -70,9 +88,17 @@ impl SchedAvg {
         PELT_MIN_DIVIDER + self.period_contrib
     }
 
-    /// accumulate_sum(); returns the number of periods crossed.
+    /// accumulate_sum(); returns the number of periods crossed. `scale`: 4.19's scaled
+    /// contribution (None: v6.12, whose time base is already invariant).
     #[inline]
-    fn accumulate_sum(&mut self, mut delta: u64, load: u64, runnable: u64, running: bool) -> u64 {
+    fn accumulate_sum(
+        &mut self,
+        mut delta: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        scale: Option<ContribScale>,
+    ) -> u64 {
         let mut contrib = delta as u32; // raw delta; period_contrib was already counted
         delta += self.period_contrib as u64;
         let periods = delta / 1024;
@@ -86,21 +112,34 @@ impl SchedAvg {
             }
         }
         self.period_contrib = delta as u32;
+        // v6.12 weighs util by SCHED_CAPACITY_SCALE; 4.19 by the CPU's capacity after
+        // cap_scale(contrib, scale_freq)
+        let (contrib, scale_cpu) = match scale {
+            None => (contrib as u64, 1 << SHIFT),
+            Some(s) => ((contrib as u64 * s.freq) >> SHIFT, s.cpu),
+        };
         if load > 0 {
-            self.load_sum += load * contrib as u64;
+            self.load_sum += load * contrib;
         }
         if runnable > 0 {
-            self.runnable_sum += (runnable * contrib as u64) << SHIFT;
+            self.runnable_sum += runnable * contrib * scale_cpu;
         }
         if running {
-            self.util_sum += (contrib as u64) << SHIFT;
+            self.util_sum += contrib * scale_cpu;
         }
         periods
     }
 
     /// ___update_load_sum(); returns true when at least one period boundary was crossed.
     #[inline]
-    pub fn update_load_sum(&mut self, now: u64, load: u64, mut runnable: u64, mut running: bool) -> bool {
+    pub fn update_load_sum(
+        &mut self,
+        now: u64,
+        load: u64,
+        mut runnable: u64,
+        mut running: bool,
+        scale: Option<ContribScale>,
+    ) -> bool {
         if now < self.last_update_time {
             self.last_update_time = now;
             return false;
@@ -114,7 +153,7 @@ impl SchedAvg {
             runnable = 0;
             running = false;
         }
-        self.accumulate_sum(delta, load, runnable, running) > 0
+        self.accumulate_sum(delta, load, runnable, running, scale) > 0
     }
 
     /// ___update_load_avg()
@@ -130,7 +169,21 @@ impl SchedAvg {
     /// __update_load_avg_se / __update_load_avg_cfs_rq / update_rt_rq_load_avg do).
     #[inline]
     pub fn update(&mut self, now: u64, load: u64, runnable: u64, running: bool, weight: u64) -> bool {
-        if self.update_load_sum(now, load, runnable, running) {
+        self.update_scaled(now, load, runnable, running, weight, None)
+    }
+
+    /// `update()` with 4.19's scaled contribution when `scale` is given.
+    #[inline]
+    pub fn update_scaled(
+        &mut self,
+        now: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        weight: u64,
+        scale: Option<ContribScale>,
+    ) -> bool {
+        if self.update_load_sum(now, load, runnable, running, scale) {
             self.update_load_avg(weight);
             true
         } else {
@@ -138,11 +191,12 @@ impl SchedAvg {
         }
     }
 
-    /// _task_util_est(): the ewma (v6.12); max(ewma, enqueued) in the older form.
+    /// _task_util_est(): the ewma (v6.12); max(ewma, enqueued) in the 4.19 form, whose
+    /// `enqueued` is read with its LSB flag (0 in the v6.12 form).
     #[inline]
     pub fn ewma(&self) -> u64 {
         let e = (self.util_est & !UTIL_AVG_UNCHANGED) as u64;
-        e.max((self.util_est_enqueued & !UTIL_AVG_UNCHANGED) as u64)
+        e.max(self.util_est_enqueued as u64)
     }
 }
 
@@ -213,21 +267,25 @@ pub fn util_est_update(se: &mut SchedAvg, capacity_orig: u64) {
     store(se, ewma)
 }
 
-/// util_est_dequeue()'s update in the v4.19 form: `enqueued` takes the task's util at
-/// dequeue; the ewma moves a quarter of the way to it, both ways, unless within 1%.
-pub fn util_est_update_v4_19(se: &mut SchedAvg) {
-    if se.util_est_enqueued & UTIL_AVG_UNCHANGED != 0 {
+/// util_est_dequeue()'s task part in the 4.19 form (fair.c, after the PELT update of the
+/// dequeue). Nothing is done until util_avg has been recomputed since the last sample (the
+/// LSB flag). The sample is task_util | flag; within 1 % of SCHED_CAPACITY_SCALE of the
+/// ewma the kernel returns from a local copy, so neither `enqueued` nor the ewma is
+/// written: the old `enqueued` (its flag cleared) still counts in _task_util_est() and the
+/// next dequeue samples again. Otherwise the ewma moves a quarter of the way, both ways
+/// (no fast-up before 5.6), and both fields are stored.
+pub fn util_est_dequeue_v4_19(se: &mut SchedAvg) {
+    if se.util_est_enqueued & UTIL_AVG_UNCHANGED_V4_19 != 0 {
         return;
     }
-    let enqueued = se.util_avg;
-    se.util_est_enqueued = enqueued as u32 | UTIL_AVG_UNCHANGED;
-    let ewma = (se.util_est & !UTIL_AVG_UNCHANGED) as i64;
-    let diff = enqueued as i64 - ewma;
-    if diff.abs() < 10 {
+    let enqueued = se.util_avg as u32 | UTIL_AVG_UNCHANGED_V4_19;
+    let ewma = se.util_est as i64;
+    let last_ewma_diff = enqueued as i64 - ewma;
+    if last_ewma_diff.abs() < 10 {
         return; // within_margin(last_ewma_diff, SCHED_CAPACITY_SCALE / 100)
     }
-    let ewma = ((ewma << 2) + diff) >> 2;
-    se.util_est = ewma as u32;
+    se.util_est = (((ewma << 2) + last_ewma_diff) >> 2) as u32;
+    se.util_est_enqueued = enqueued;
 }
 
 #[cfg(test)]
@@ -310,21 +368,96 @@ mod tests {
 
     #[test]
     fn util_est_v4_19_form() {
+        // 4.19's fields: ewma without a flag, enqueued = task_util | 1 (LSB flag)
         let mut se = SchedAvg {
             util_avg: 100,
             util_est: 500,
             ..Default::default()
         };
-        util_est_update_v4_19(&mut se);
-        // enqueued 100; ewma 500 + (100 - 500)/4 = 400; task value max(ewma, enqueued)
-        assert_eq!(se.util_est, 400);
+        util_est_dequeue_v4_19(&mut se);
+        // enqueued 100|1 = 101; diff 101 - 500 = -399; ewma (4*500 - 399) >> 2 = 1601 >> 2
+        // = 400; _task_util_est = max(400, 101)
+        assert_eq!((se.util_est, se.util_est_enqueued), (400, 101));
         assert_eq!(se.ewma(), 400);
-        // rising: no fast-up in 4.19, a quarter of the way: 400 + (800 - 400)/4 = 500
-        se.util_est_enqueued &= !UTIL_AVG_UNCHANGED;
+        // no PELT update since: the flag is still set, nothing changes
         se.util_avg = 800;
-        util_est_update_v4_19(&mut se);
-        assert_eq!(se.util_est, 500);
-        assert_eq!(se.ewma(), 800, "the enqueued value counts until the ewma catches up");
+        util_est_dequeue_v4_19(&mut se);
+        assert_eq!((se.util_est, se.util_est_enqueued), (400, 101));
+        // cfs_se_util_change() clears the LSB (101 -> 100); rising, with no fast-up before
+        // 5.6: 801 - 400 = 401, (1600 + 401) >> 2 = 500; the value read is max(500, 801)
+        se.util_est_enqueued &= !UTIL_AVG_UNCHANGED_V4_19;
+        util_est_dequeue_v4_19(&mut se);
+        assert_eq!((se.util_est, se.util_est_enqueued), (500, 801));
+        assert_eq!(se.ewma(), 801, "the enqueued value counts until the ewma catches up");
+    }
+
+    #[test]
+    fn util_est_v4_19_within_the_margin_writes_nothing() {
+        // ewma 500, the last sample 800 (flag cleared by a PELT update); the task now
+        // dequeues at util 505: sample 505|1 = 505, last_ewma_diff 5, within_margin(5, 10)
+        // -> return before WRITE_ONCE: enqueued stays 800 and _task_util_est = max(500, 800)
+        // = 800 (what the rq's util_est gets at the next enqueue)
+        let mut se = SchedAvg {
+            util_avg: 505,
+            util_est: 500,
+            util_est_enqueued: 800,
+            ..Default::default()
+        };
+        util_est_dequeue_v4_19(&mut se);
+        assert_eq!((se.util_est, se.util_est_enqueued), (500, 800));
+        assert_eq!(se.ewma(), 800);
+        // the flag was not set either: the next dequeue samples again (util 300: 301 - 500
+        // = -199 -> (2000 - 199) >> 2 = 450, enqueued 301, read max(450, 301) = 450)
+        se.util_avg = 300;
+        util_est_dequeue_v4_19(&mut se);
+        assert_eq!((se.util_est, se.util_est_enqueued), (450, 301));
+        assert_eq!(se.ewma(), 450);
+        // v6.12 on the same dequeue (ewma 500, util 505): 500 <= 505, the ewma jumps to the
+        // sample (fast-up): 505
+        let mut se = SchedAvg {
+            util_avg: 505,
+            util_est: 500,
+            ..Default::default()
+        };
+        util_est_update(&mut se, 1024);
+        assert_eq!(se.ewma(), 505);
+    }
+
+    /// 8 ms (8 periods of 1024 µs) of running from a zero signal on a CPU of capacity 512
+    /// at half its f_max (freq scale 512), one update per period. A full period's
+    /// contribution is __accumulate_pelt_segments(1, 1024, 0) = decay_load(1024, 1) +
+    /// (47742 - decay_load(47742, 1) - 1024) = 1002 + (47742 - 46718 - 1024) = 1002.
+    ///  * 4.19 (task clock, scaled contribution): cap_scale(1002, 512) = 501, times
+    ///    scale_cpu 512 per period: util_sum = 256512 * (1 - y^8)/(1 - y) = 1904612 with
+    ///    the kernel's truncations; util_avg = 1904612 / 46718 = 40 (the formula
+    ///    256 * (1 - y^8) = 40.7).
+    ///  * v6.12 (clock_pelt advances 1048576 * 512/1024 * 512/1024 = 262144 ns per wall
+    ///    period: 2 PELT periods in 8 ms, contribution 1002 << 10 each): util_sum =
+    ///    1026048 * y + 1026048 = 2029184; util_avg = 2029184 / 46718 = 43 (the formula
+    ///    1024 * (1 - y^2) = 43.4).
+    #[test]
+    fn eight_ms_at_half_frequency_on_a_half_capacity_cpu() {
+        let scale = ContribScale { freq: 512, cpu: 512 };
+        let mut sa = SchedAvg::default();
+        for k in 1..=8u64 {
+            sa.update_scaled(k << 20, 1, 1, true, 1024, Some(scale));
+        }
+        assert_eq!((sa.util_sum, sa.util_avg), (1904612, 40));
+        let mut sa = SchedAvg::default();
+        let mut clock_pelt = 0;
+        for _ in 0..8 {
+            clock_pelt += ((((1u64 << 20) * 512) >> 10) * 512) >> 10;
+            sa.update(clock_pelt, 1, 1, true, 1024);
+        }
+        assert_eq!(clock_pelt, 2 << 20);
+        assert_eq!((sa.util_sum, sa.util_avg), (2029184, 43));
+        // always running, 4.19's util tends to 1024 * 1/2 * 1/2 = 256 (500 periods:
+        // 256 * (1 - y^500) = 255.99, less the kernel's truncations), v6.12's to 1024
+        let mut sa = SchedAvg::default();
+        for k in 1..=500u64 {
+            sa.update_scaled(k << 20, 1, 1, true, 1024, Some(scale));
+        }
+        assert!((253..=256).contains(&sa.util_avg), "{}", sa.util_avg);
     }
 
     #[test]

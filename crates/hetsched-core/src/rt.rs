@@ -206,9 +206,11 @@ impl Sim {
     /// update_rt_rq_load_avg(): whether a PELT period passed. It does not call cpufreq
     /// itself; an idle CPU's blocked-load update does when RT or fair signals decayed.
     pub(crate) fn update_rt_avg_decayed(&mut self, cpu: usize, running: bool) -> bool {
+        let scale = self.pelt_scale(cpu);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
-        rq.avg_rt.update(now, running as u64, running as u64, running, 1)
+        rq.avg_rt
+            .update_scaled(now, running as u64, running as u64, running, 1, scale)
     }
 
     /// enqueue_task_rt(): into the priority list (EDF among deadline tasks).

@@ -250,8 +250,12 @@ impl<'a> SchedView<'a> {
         c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
     }
     /// cpu_util_cfs_boost(): cpu_util_cfs() with the runnable boost, max(util_avg,
-    /// runnable_avg, util_est), capped at capacity_orig.
+    /// runnable_avg, util_est), capped at capacity_orig. The boost came with v6.5; the
+    /// android-4.19 profile reads plain cpu_util_cfs().
     pub fn cpu_util_cfs_boost(&self, cpu: usize) -> u64 {
+        if self.legacy {
+            return self.cpu_util_cfs(cpu);
+        }
         let c = &self.rqs[cpu].cfs;
         c.avg
             .util_avg

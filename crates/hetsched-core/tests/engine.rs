@@ -158,6 +158,13 @@ fn speed_scales_with_capacity_and_frequency() {
 ///   util_avg   = util_sum / (46718 + t mod 1024)
 /// with real-valued y = 0.5^(1/32) (the kernel's truncating table is within a few units).
 fn pelt_expected(u0: f64, s: u64, t: u64) -> f64 {
+    pelt_expected_scaled(u0, s, t, 1.0)
+}
+
+/// pelt_expected() with 4.19's scaled contribution: each running unit adds 1024·k,
+/// k = freq/f_max · capacity/1024 (accumulate_sum's cap_scale(contrib, scale_freq) and
+/// contrib · scale_cpu).
+fn pelt_expected_scaled(u0: f64, s: u64, t: u64, k: f64) -> f64 {
     let y = 0.5f64.powf(1.0 / 32.0);
     let a = 46718.0;
     let p = t / 1024;
@@ -167,7 +174,7 @@ fn pelt_expected(u0: f64, s: u64, t: u64) -> f64 {
         let lo = (j * 1024).max(s);
         let hi = ((j + 1) * 1024).min(t);
         if hi > lo {
-            sum += 1024.0 * (hi - lo) as f64 * y.powi((p - j) as i32);
+            sum += 1024.0 * k * (hi - lo) as f64 * y.powi((p - j) as i32);
         }
     }
     sum / (a + c as f64)
@@ -250,6 +257,50 @@ fn pelt_is_invariant_on_little_at_lowest_opp() {
     }
     // past the little CPU's capacity (512), as in the kernel
     assert!(sim.rqs[0].cfs.avg.util_avg > 900, "{}", sim.rqs[0].cfs.avg.util_avg);
+}
+
+/// android-4.19: no clock_pelt (5.1). PELT runs on the task clock and accumulate_sum()
+/// scales each contribution by freq/f_max and util's by the CPU's capacity, so the hog of
+/// pelt_is_invariant_on_little_at_lowest_opp on little CPU 0 (capacity 512) accrues
+/// k = 512/1024 · f/f_max of a full contribution per unit of wall time, and its util tends
+/// to 1024·k (the busy CPU shows its current capacity) where v6.12's tends to 1024. Same
+/// start: util 256 at the fork (half the free capacity), running from the 500-µs
+/// cluster-sleep exit (488 units accounted as not running), PELT time = the tick instant:
+///   powersave (500 of 1000 MHz): k = 1/4, util stays at ~256: 256.0 at 128 ms, 256.2 at
+///   400 ms by the real-valued formula (the kernel's LOAD_AVG_MAX 47742 vs 47788 and its
+///   truncations put it a unit or two lower);
+///   performance (f_max): k = 1/2, util ramps from 256 towards 512: 377.3 at 32 ms, 493.9
+///   at 128 ms.
+/// Tolerance 2 as above.
+#[test]
+fn pelt_scales_the_contribution_in_android_4_19() {
+    for (governor, k, at_ms) in [("powersave", 0.25, [128u64, 400]), ("performance", 0.5, [32, 128])] {
+        let pol: PolicyConfig = serde_json::from_value(json!({"scheduler": "cfs", "governor": governor,
+            "kernel": "android-4.19"}))
+        .unwrap();
+        let mut sim = Sim::new(
+            two_cluster_platform(),
+            workload(vec![one_shot("hog", 100 * S, Some(vec![0]))], 0),
+            costs_off(pol),
+        )
+        .unwrap();
+        for wall_ms in at_ms {
+            let t = wall_ms * MS; // a tick instant
+            run_checked(&mut sim, t + 1);
+            assert_eq!(
+                (sim.rqs[0].clock_pelt, sim.rqs[0].lost_idle_time),
+                (t, 0),
+                "the task clock"
+            );
+            let expect = pelt_expected_scaled(256.0, (500 * US) >> 10, t >> 10, k);
+            for (what, got) in [
+                ("cfs_rq", sim.rqs[0].cfs.avg.util_avg),
+                ("task", sim.tasks[0].se.avg.util_avg),
+            ] {
+                assert_close(&format!("{governor}: {what} at {wall_ms} ms"), got, expect, 2.0);
+            }
+        }
+    }
 }
 
 /// Steady-state periodic task, run r, period P (PELT time): util peaks at the end of the

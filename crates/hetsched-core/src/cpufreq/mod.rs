@@ -28,7 +28,8 @@ use crate::platform::Cluster;
 /// What schedutil reads of one CPU (sugov_get_util inputs).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuUtil {
-    /// cpu_util_cfs_boost(): max(util_avg, runnable_avg, util_est), capped at capacity_orig
+    /// cpu_util_cfs_boost(): max(util_avg, runnable_avg, util_est), capped at capacity_orig;
+    /// android-4.19: cpu_util_cfs(), max(util_avg, util_est) (no runnable boost before v6.5)
     pub cfs: u64,
     /// rq->avg_rt.util_avg
     pub rt: u64,
@@ -224,8 +225,9 @@ impl Sim {
             let cap = self.platform.capacity_orig(c);
             let cfs = &rq.cfs;
             let uclamp = if self.uclamp_used { Some(rq.uclamp.value) } else { None };
+            let runnable = if self.legacy { 0 } else { cfs.avg.runnable_avg };
             buf.push(CpuUtil {
-                cfs: cfs.avg.util_avg.max(cfs.avg.runnable_avg).max(cfs.util_est).min(cap),
+                cfs: cfs.avg.util_avg.max(runnable).max(cfs.util_est).min(cap),
                 rt: rq.avg_rt.util_avg,
                 rt_runnable: !rq.rt_queue.is_empty(),
                 uclamp,
@@ -480,5 +482,51 @@ mod tests {
         );
         let io = residency_of_io_phase("iowait");
         assert!(io[3] > 0, "iowait: the boost reaches 2 GHz {io:?}");
+    }
+
+    /// What schedutil reads of a runqueue whose runnable_avg (600) exceeds its util_avg
+    /// (200) and util_est (300): big CPU 2 of the test platform (capacity 1024, 1/2 GHz),
+    /// its sibling CPU 3 empty.
+    ///  * mainline-6.12: cpu_util_cfs_boost = max(200, 600, 300) = 600; with the 1.25
+    ///    headroom 750; f = 2 GHz * 750/1024 = 1464843 kHz -> the 2-GHz OPP.
+    ///  * android-4.19: cpu_util_cfs = max(200, 300) = 300 (no runnable boost before
+    ///    v6.5); f = 1.25 * 2 GHz * 300/1024 = 732421 kHz -> the 1-GHz OPP.
+    #[test]
+    fn cpu_util_cfs_has_the_runnable_boost_in_mainline_only() {
+        use crate::cpufreq::schedutil::{cpu_util_v4_19, effective_cpu_perf, raw_freq, resolve_freq};
+        for (kernel, cfs, raw, khz) in [
+            ("mainline-6.12", 600u64, 1_464_843u64, 2_000_000u64),
+            ("android-4.19", 300, 732_421, 1_000_000),
+        ] {
+            // a task that sleeps on little CPU 0 the whole time: the big CPUs stay idle
+            let t = json!({"name": "t", "cpus": [0], "loop": 1,
+                "phases": [{"loop": 1, "events": [{"sleep": 1_000 * MS}]}]});
+            let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": [t]});
+            let pol: PolicyConfig =
+                serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil", "kernel": kernel})).unwrap();
+            let mut s = Sim::new(
+                two_cluster_platform(),
+                WorkloadSpec::from_json(&w.to_string()).unwrap(),
+                pol,
+            )
+            .unwrap();
+            s.run_until(20 * MS);
+            let rq = &mut s.rqs[2];
+            (rq.cfs.avg.util_avg, rq.cfs.avg.runnable_avg, rq.cfs.util_est) = (200, 600, 300);
+            assert_eq!(s.view().cpu_util_cfs_boost(2), cfs, "{kernel}");
+            s.cpufreq_update_util(2, 0);
+            assert_eq!(s.utils_buf.len(), 2, "{kernel}: the policy was evaluated");
+            assert_eq!(s.utils_buf[0].cfs, cfs, "{kernel}");
+            let big = &s.platform.clusters[1];
+            let legacy = kernel == "android-4.19";
+            let util = if legacy {
+                cpu_util_v4_19(&s.utils_buf[0], 1024, 0)
+            } else {
+                effective_cpu_perf(&s.utils_buf[0], 1024, 8000, 0)
+            };
+            let f = raw_freq(big, util, legacy, 8000);
+            assert_eq!(f, raw, "{kernel}");
+            assert_eq!(resolve_freq(big, &[], f), khz, "{kernel}");
+        }
     }
 }

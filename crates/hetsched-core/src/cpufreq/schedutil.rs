@@ -18,7 +18,8 @@
 //! with CPUFREQ_RELATION_LE: the lowest *efficient* OPP >= raw (the Energy Model's
 //! EM_PERF_STATE_INEFFICIENT states are skipped, em_cpufreq_update_efficiencies()).
 //!
-//! android-4.19 profile (ACK android-4.19's file): the boost starts at, and decays to zero
+//! android-4.19 profile (ACK android-4.19's file): the CFS util is cpu_util_cfs(), without
+//! v6.5's runnable boost (`CpuUtil::cfs`); the boost starts at, and decays to zero
 //! below, the lowest OPP's capacity (1024 · cpuinfo.min_freq / cpuinfo.max_freq) rather than
 //! IOWAIT_BOOST_MIN; the util is clamped by uclamp before the 1.25 headroom, which is applied
 //! to the frequency (map_util_freq); the single-CPU busy hold has no uclamp exception; no
