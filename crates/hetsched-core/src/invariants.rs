@@ -182,8 +182,9 @@ impl Sim {
             if matches!(task.state, TaskState::Running | TaskState::Runnable) {
                 ensure!(
                     task.allowed & (1u64 << task.cpu) != 0,
-                    "task {t} ({}) is on cpu{} outside its affinity {:#x}",
+                    "task {t} ({}) is {:?} on cpu{} outside its affinity {:#x}",
                     task.name,
+                    task.state,
                     task.cpu,
                     task.allowed
                 );

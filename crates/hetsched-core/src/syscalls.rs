@@ -76,9 +76,15 @@ impl Sim {
             None => task.allowed,
         };
         if let (Some(hp), Some(_)) = (self.hotplug.as_mut(), &a.cpus) {
-            // the request is kept; only online CPUs take effect (hotplug.rs)
-            hp.user_allowed[t as usize] = allowed;
-            allowed = hp.effective(allowed);
+            if allowed & hp.online == 0 {
+                // __set_cpus_allowed_ptr() refuses a mask without an active CPU (-EINVAL):
+                // the affinity stays as it was
+                allowed = task.allowed;
+            } else {
+                // the request is kept; only online CPUs take effect (hotplug.rs)
+                hp.user_allowed[t as usize] = allowed;
+                allowed = hp.effective(allowed);
+            }
         }
         let clamps = |p: Policy| {
             let (dmin, dmax) = match p {
