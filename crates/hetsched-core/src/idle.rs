@@ -560,7 +560,11 @@ impl Sim {
         }
         rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
-        self.fair_server[cpu].idle_mark = Some(now); // set_next_task_idle()
+        // set_next_task_idle(), only when schedule() picked the idle task: an idle loop that
+        // goes back to cpuidle (after an idle tick or a timer expiry) keeps its start
+        if self.fair_server[cpu].idle_mark.is_none() {
+            self.fair_server[cpu].idle_mark = Some(now);
+        }
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
     }
