@@ -11,9 +11,12 @@
 //! A sleep timer expires on the CPU that armed it, which leaves its idle state to run the
 //! wakeup before any target CPU is woken (core.rs `timer_expired`).
 //!
+//! menu also decides whether the tick may stop: a prediction under a tick keeps it, and an
+//! idle CPU whose tick runs is woken at each jiffy (`idle_tick`), records the idle as
+//! menu_update()'s tick case and chooses again (kernel/time/tick-sched.c, menu.c).
+//!
 //! menu differences: no iowait buckets or multiplier (no I/O is simulated), no PM QoS
-//! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout, so no
-//! idle ends with a tick). A
+//! latency limit, no RESIDENCY_THRESHOLD_NS short-cut (the timer is always read). A
 //! CPU with no timer armed predicts from the typical interval alone (next timer: infinite).
 //!
 //! docs/mechanisms/idle.md works the menu correction by hand.
@@ -140,7 +143,11 @@ impl Menu {
         self.bucket = which_bucket(next);
         // the next clock event: the tick if it runs, else the timer (tick_nohz_get_sleep_length's
         // delta_next)
-        let delta_tick = if tick.stopped { next } else { next.min(tick.to_next_tick_ns) };
+        let delta_tick = if tick.stopped {
+            next
+        } else {
+            next.min(tick.to_next_tick_ns)
+        };
         // the timer comes before state 1 could pay off: WFI, and the tick may stop (WFI
         // is not a polling state)
         if states.len() <= 1 || next < states[1].target_residency_ns {
@@ -190,7 +197,10 @@ impl Menu {
         if predicted < tick.tick_ns && !tick.stopped {
             // the tick stays: no state deeper than the time to the next event (tick included)
             if idx > 0 && states[idx].target_residency_ns > delta_tick {
-                idx = states[..idx].iter().rposition(|s| s.target_residency_ns <= delta_tick).unwrap_or(0);
+                idx = states[..idx]
+                    .iter()
+                    .rposition(|s| s.target_residency_ns <= delta_tick)
+                    .unwrap_or(0);
             }
             return (idx, false);
         }
@@ -238,7 +248,11 @@ mod tests {
     /// CONFIG_HZ=250
     const TICK_NS: u64 = 4_000_000;
     /// a tick still running, the next jiffy a full period away
-    const RUNNING_TICK: TickContext = TickContext { tick_ns: TICK_NS, to_next_tick_ns: TICK_NS, stopped: false };
+    const RUNNING_TICK: TickContext = TickContext {
+        tick_ns: TICK_NS,
+        to_next_tick_ns: TICK_NS,
+        stopped: false,
+    };
 
     #[test]
     fn deepest_state_that_fits() {
@@ -321,7 +335,11 @@ mod tests {
 
     /// A tick running, `to_next_tick_ns` to the next jiffy.
     fn running_tick(to_next_tick_ns: u64) -> TickContext {
-        TickContext { tick_ns: TICK_NS, to_next_tick_ns, stopped: false }
+        TickContext {
+            tick_ns: TICK_NS,
+            to_next_tick_ns,
+            stopped: false,
+        }
     }
 
     #[test]
@@ -332,7 +350,10 @@ mod tests {
         // (4, 8, 12 ms), the timer then 16, 12, 8 ms away.
         let p = two_cluster_platform();
         let little = &p.clusters[0];
-        let mut m = Menu { intervals: [300; INTERVALS], ..Default::default() };
+        let mut m = Menu {
+            intervals: [300; INTERVALS],
+            ..Default::default()
+        };
         // 1) timer 20 ms: bucket 4, factor 8192 (unity) -> 20 ms; typical interval 300 µs
         // (variance 0) -> predicted 300 µs, latency limit 300 µs. WFI fits; cluster-sleep's
         // 2 ms residency does not, and 300 µs < TICK_NSEC: stop there, keep the tick.
@@ -382,9 +403,16 @@ mod tests {
         // cluster-sleep, and the tick stays stopped
         let p = two_cluster_platform();
         let little = &p.clusters[0];
-        let mut m = Menu { intervals: [300; INTERVALS], ..Default::default() };
+        let mut m = Menu {
+            intervals: [300; INTERVALS],
+            ..Default::default()
+        };
         assert_eq!(m.select(little, Some(20_000_000), &RUNNING_TICK), (0, false));
-        let stopped = TickContext { tick_ns: TICK_NS, to_next_tick_ns: TICK_NS, stopped: true };
+        let stopped = TickContext {
+            tick_ns: TICK_NS,
+            to_next_tick_ns: TICK_NS,
+            stopped: true,
+        };
         assert_eq!(m.select(little, Some(20_000_000), &stopped), (1, true));
         assert_eq!(m.predicted_ns, 20_000_000);
     }
@@ -420,7 +448,11 @@ mod tests {
                 name: "c".into(),
                 cpus: vec![0],
                 capacity_orig: 1024,
-                opps: vec![OppSpec { khz: 1_000_000, power_uw: 200_000, cluster_power_uw: 50_000 }],
+                opps: vec![OppSpec {
+                    khz: 1_000_000,
+                    power_uw: 200_000,
+                    cluster_power_uw: 50_000,
+                }],
                 idle_states: vec![
                     idle("WFI", IdleLevel::Cpu, 10, 1, 10, 15),
                     idle("cluster-sleep", IdleLevel::Cluster, 500, 2000, 0, 2),
@@ -434,7 +466,12 @@ mod tests {
         let pol: PolicyConfig =
             serde_json::from_value(serde_json::json!({"scheduler": "cfs", "governor": "schedutil"})).unwrap();
         let mut sim = Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
-        for k in ["cost.context_switch_ns", "cost.migration_ns", "cost.feec_step_ns", "cost.balance_cpu_ns"] {
+        for k in [
+            "cost.context_switch_ns",
+            "cost.migration_ns",
+            "cost.feec_step_ns",
+            "cost.balance_cpu_ns",
+        ] {
             sim.set_knob(k, 0.0).unwrap();
         }
         sim
@@ -609,7 +646,8 @@ impl Sim {
         let tick_ns = self.knobs.derived.tick_ns;
         let rq = &mut self.rqs[cpu];
         let residency = self.now + exit_ns - rq.idle_since;
-        rq.menu.update(residency, target_exit_latency, rq.idle_tick_wakeup, tick_ns);
+        rq.menu
+            .update(residency, target_exit_latency, rq.idle_tick_wakeup, tick_ns);
     }
 
     /// The tick of an idle CPU whose tick was kept (menu's short prediction): the timer
