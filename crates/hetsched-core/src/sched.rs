@@ -232,7 +232,11 @@ impl<'a> SchedView<'a> {
     /// idle_cpu(): nothing running, nothing queued, not already being woken.
     pub fn idle_cpu(&self, cpu: usize) -> bool {
         let rq = &self.rqs[cpu];
-        rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none()
+        // a CPU leaving its idle state for a wakeup has one pending (rq->ttwu_pending); one
+        // leaving it for the tick alone is still idle
+        rq.curr.is_none()
+            && rq.nr_running() == 0
+            && (rq.waking_until.is_none() || (rq.idle_tick_wakeup && rq.pending.is_empty()))
     }
     /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
     pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
