@@ -398,8 +398,15 @@ def test_cluster_term_of_a_pinned_task_from_first_principles():
             # At the 9th the history is [800, 6400 x 7] µs: no steady pattern (mean 5700,
             # variance 3 430 000 µs²), and dropping the largest value drops all seven 6400s,
             # leaving 800 µs alone (variance 0): the typical interval caps the prediction at
-            # 800 µs, under the cluster state's residency, so that one idle is spent in WFI.
-            assert cpu1["idle_residency_s"]["WFI"] == pytest.approx(6.4e-3, abs=1e-9)
+            # 800 µs, under the cluster state's residency: WFI, and under a tick (4 ms), so
+            # menu keeps the tick. That idle began at 73.6 ms; the jiffy at 76 ms ends it
+            # after 2.4 ms in WFI (1 µs exit). The tick wakeup, its timer 6.4 ms > a tick
+            # away, is recorded as 45 ms capped at 6.4 ms: history 6400 x 8; with the timer
+            # 3.999 ms away the prediction is 3.999 ms: the cluster state (residency 2.5 ms,
+            # exit 1.6 ms) with the tick kept, the next jiffy (80 ms) no sooner than the
+            # timer, which ends it.
+            assert cpu1["idle_residency_s"]["WFI"] == pytest.approx(2.4e-3, abs=1e-9)
+            assert d["counters"]["idle_ticks"] == 1
         task = d["tasks"][0]
         assert task["cpu_time_s"] == {"1": task["runtime_s"]}
         if gov == "performance":
@@ -408,12 +415,12 @@ def test_cluster_term_of_a_pinned_task_from_first_principles():
             assert n == round(T * 1e6 / period_us)
             assert task["runtime_s"] == pytest.approx(n * run_us * 1e-6, rel=1e-6)
             # the CPU sleeps 10 - 2 - exit ms between jobs, past every target residency,
-            # so each wakeup pays the deepest state's exit latency as busy time, but the
-            # one from the 9th idle, spent in WFI (above)
+            # so each wakeup pays the deepest state's exit latency as busy time; the 9th
+            # idle's tick (above) adds one WFI exit
             lat = big["idle_states"][-1]["exit_latency_ns"] * 1e-9
             wfi_lat = big["idle_states"][0]["exit_latency_ns"] * 1e-9
             assert idle_c[big["idle_states"][-1]["name"]] >= 0
-            assert cpu1["busy_s"] - task["runtime_s"] == pytest.approx((n - 1) * lat + wfi_lat, rel=1e-6)
+            assert cpu1["busy_s"] - task["runtime_s"] == pytest.approx(n * lat + wfi_lat, rel=1e-6)
         if gov == "powersave":
             # the lowest OPP delivers capacity * f_min / f_max per µs
             fmin, fmax = min(opp_c), max(opp_c)
@@ -435,10 +442,13 @@ def test_exit_latency_follows_the_state_actually_reached():
     # one idle is spent in WFI: the first (from t = 0, ended at once) measures the exit
     # alone, 1.5 ms, within twice the chosen cluster state's exit latency, so menu keeps it
     # halved, 750 µs; at the 9th idle the history is [750, 6500 x 7] µs and the outlier
-    # rule leaves 750 µs as the typical interval, too short for cpu-sleep-0
+    # rule leaves 750 µs as the typical interval, too short for cpu-sleep-0. That idle
+    # begins after the job woken at 70 ms (70 ms + the exit + 2 ms of work); the prediction
+    # is under a tick, so menu keeps the tick, and the jiffy at 76 ms ends WFI (menu then
+    # goes deeper for the rest of the idle)
     wfi = big["idle_states"][0]["name"]
-    assert cpu2["idle_residency_s"][wfi] == pytest.approx(10e-3 - 2e-3 - cpu_level["exit_latency_ns"] * 1e-9,
-                                                          abs=1e-9)
+    ninth_idle_begins = 70e-3 + cpu_level["exit_latency_ns"] * 1e-9 + 2e-3
+    assert cpu2["idle_residency_s"][wfi] == pytest.approx(76e-3 - ninth_idle_begins, abs=1e-9)
     assert cpu2["idle_residency_s"][cpu_level["name"]] == pytest.approx(
         1.0 - cpu2["busy_s"] - cpu2["idle_residency_s"][wfi], abs=1e-9)
     task = d["tasks"][1]

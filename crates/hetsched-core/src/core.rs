@@ -303,6 +303,8 @@ impl Sim {
                 timers: SortedVec::default(),
                 nr_switches: 0,
                 idle_calls: 0,
+                tick_stopped: false,
+                idle_tick_wakeup: false,
                 work_done: 0,
                 slice_start: 0,
                 yield_skip: None,
@@ -659,6 +661,8 @@ impl Sim {
         }
         // put_prev_task_idle() (the CPU may have left its idle state before: an exit latency)
         self.dl_server_update_idle_time(cpu, true);
+        // tick_nohz_idle_exit(): leaving the idle loop for a task restarts a stopped tick
+        self.rqs[cpu].tick_stopped = false;
         if from_idle {
             self.menu_reflect(cpu, 0);
             let rq = &mut self.rqs[cpu];
@@ -936,6 +940,18 @@ impl Sim {
                 continue; // offline: no tick, no balancing
             }
             let busy = self.rqs[cpu].curr.is_some();
+            if !busy {
+                let rq = &self.rqs[cpu];
+                // an idle CPU whose tick runs (menu kept it) takes this tick; one that entered
+                // idle at this very instant took it while still busy
+                if !rq.tick_stopped && rq.idle_state.is_some() && rq.waking_until.is_none() && rq.idle_since < now {
+                    self.idle_tick(cpu);
+                    continue;
+                }
+                if !rq.tick_stopped {
+                    continue; // between a block and the next pick, or leaving an idle state
+                }
+            }
             if busy && !self.hmp_load.is_empty() {
                 let t = self.rqs[cpu].curr.unwrap();
                 self.hmp_track(t, true);
@@ -952,7 +968,7 @@ impl Sim {
             }
             // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
             // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
-            // asleep.
+            // asleep. An idle CPU whose tick runs balanced itself above (idle_tick).
             if !busy && self.cpu_isolated & (1u64 << cpu) != 0 {
                 continue; // vendor.cpu_isolation: an isolated CPU does not balance
             }
@@ -1016,6 +1032,7 @@ impl Sim {
                     rq.waking_until = None;
                     let cpu = cpu as usize;
                     let pending = std::mem::take(&mut self.rqs[cpu].pending);
+                    let woken_for_tasks = !pending.is_empty();
                     for &(t, fork) in &pending {
                         self.enqueue_task(cpu, t, !fork, fork);
                     }
@@ -1028,9 +1045,13 @@ impl Sim {
                         self.try_to_wake_up(t, Some(cpu), false);
                     }
                     let timers_only = !expired.is_empty() && self.rqs[cpu].nr_running() == 0;
+                    let tick_only = expired.is_empty() && !woken_for_tasks && self.rqs[cpu].idle_tick_wakeup;
+                    self.rqs[cpu].idle_tick_wakeup = false;
                     self.rqs[cpu].expired_timers = expired;
                     self.rqs[cpu].expired_timers.clear();
-                    if timers_only {
+                    if tick_only {
+                        self.idle_tick_handled(cpu);
+                    } else if timers_only {
                         // every task went elsewhere: nothing set need_resched, so the idle
                         // loop goes straight back to cpuidle (no schedule(), no newidle
                         // balance)

@@ -11,9 +11,12 @@
 //! A sleep timer expires on the CPU that armed it, which leaves its idle state to run the
 //! wakeup before any target CPU is woken (core.rs `timer_expired`).
 //!
+//! menu also decides whether the tick may stop: a prediction under a tick keeps it, and an
+//! idle CPU whose tick runs is woken at each jiffy (`idle_tick`), records the idle as
+//! menu_update()'s tick case and chooses again (kernel/time/tick-sched.c, menu.c).
+//!
 //! menu differences: no iowait buckets or multiplier (no I/O is simulated), no PM QoS
-//! latency limit, the tick is not kept for short predictions (NO_HZ idle throughout, so no
-//! idle ends with a tick). A
+//! latency limit, no RESIDENCY_THRESHOLD_NS short-cut (the timer is always read). A
 //! CPU with no timer armed predicts from the typical interval alone (next timer: infinite).
 //!
 //! docs/mechanisms/idle.md works the menu correction by hand.
@@ -51,6 +54,15 @@ fn which_bucket(duration_ns: u64) -> usize {
         d if d < 100_000_000 => 4,
         _ => 5,
     }
+}
+
+/// What menu_select() reads of the tick (tick-sched.c): the period (TICK_NSEC), the time
+/// to the next jiffy, and whether this CPU's tick is already stopped.
+#[derive(Debug, Clone, Copy)]
+pub struct TickContext {
+    pub tick_ns: u64,
+    pub to_next_tick_ns: u64,
+    pub stopped: bool,
 }
 
 /// Per-CPU state of the menu governor (struct menu_device).
@@ -118,11 +130,30 @@ impl Menu {
     }
 
     /// menu_select(): the state for an idle period whose next timer is `next_timer_ns`
-    /// away (None: no timer).
-    pub fn select(&mut self, cluster: &Cluster, next_timer_ns: Option<u64>) -> usize {
+    /// away (None: no timer), and whether the tick may be stopped for it (`stop_tick`).
+    /// The prediction is the timer distance corrected by the bucket's factor, capped by
+    /// the typical interval. With the tick still running a short prediction keeps it, so a
+    /// wrong guess costs at most one tick in a shallow state; once the tick is stopped (an
+    /// idle period resumed without leaving the idle loop) a short prediction is distrusted
+    /// and the time to the next timer used instead, since nothing would end a shallow state.
+    pub fn select(&mut self, cluster: &Cluster, next_timer_ns: Option<u64>, tick: &TickContext) -> (usize, bool) {
+        let states = &cluster.idle_states;
         let next = next_timer_ns.unwrap_or(u64::MAX);
         self.next_timer_ns = next;
         self.bucket = which_bucket(next);
+        // the next clock event: the tick if it runs, else the timer (tick_nohz_get_sleep_length's
+        // delta_next)
+        let delta_tick = if tick.stopped {
+            next
+        } else {
+            next.min(tick.to_next_tick_ns)
+        };
+        // the timer comes before state 1 could pay off: WFI, and the tick may stop (WFI
+        // is not a polling state)
+        if states.len() <= 1 || next < states[1].target_residency_ns {
+            self.predicted_ns = next;
+            return (0, true);
+        }
         let corrected = if next == u64::MAX {
             u64::MAX
         } else {
@@ -130,17 +161,50 @@ impl Menu {
             ((next as u128 * f + (RESOLUTION * DECAY / 2) as u128) / (RESOLUTION * DECAY) as u128) as u64
         };
         let typical = self.typical_interval_us();
-        let predicted = corrected.min(typical.saturating_mul(1000));
-        self.predicted_ns = predicted;
-        if predicted == u64::MAX {
-            return cluster.idle_states.len() - 1;
+        let mut predicted = corrected.min(typical.saturating_mul(1000));
+        let mut latency_req = u64::MAX;
+        if tick.stopped {
+            if predicted < tick.tick_ns {
+                predicted = next;
+            }
+        } else {
+            latency_req = predicted;
         }
-        // the deepest state whose residency and exit latency fit the prediction
-        cluster
-            .idle_states
-            .iter()
-            .rposition(|s| s.target_residency_ns <= predicted && s.exit_latency_ns <= predicted)
-            .unwrap_or(0)
+        let mut idx = 0;
+        for (i, s) in states.iter().enumerate() {
+            if s.target_residency_ns > predicted {
+                if predicted < tick.tick_ns {
+                    break;
+                }
+                if !tick.stopped {
+                    // a shallow choice that the tick will end early: keep the tick and
+                    // choose again then
+                    predicted = states[idx].target_residency_ns;
+                    break;
+                }
+                if states[idx].target_residency_ns < tick.tick_ns && s.target_residency_ns <= delta_tick {
+                    idx = i;
+                }
+                self.predicted_ns = predicted;
+                return (idx, true);
+            }
+            if s.exit_latency_ns > latency_req {
+                break;
+            }
+            idx = i;
+        }
+        self.predicted_ns = predicted;
+        if predicted < tick.tick_ns && !tick.stopped {
+            // the tick stays: no state deeper than the time to the next event (tick included)
+            if idx > 0 && states[idx].target_residency_ns > delta_tick {
+                idx = states[..idx]
+                    .iter()
+                    .rposition(|s| s.target_residency_ns <= delta_tick)
+                    .unwrap_or(0);
+            }
+            return (idx, false);
+        }
+        (idx, true)
     }
 
     /// menu_update(): learn from an idle period. `residency_ns` is what cpuidle measures,
@@ -150,8 +214,14 @@ impl Menu {
     /// exit latency is read as a state barely reached and counts half. Capped at the time
     /// to the timer (a factor above 1 would only come from a late timer), the value trains
     /// the bucket's factor and is also what the pattern history keeps.
-    pub fn update(&mut self, residency_ns: u64, exit_latency_ns: u64) {
-        let measured = if residency_ns > 2 * exit_latency_ns {
+    /// An idle period ended by the tick (`tick_wakeup`: the tick was kept at selection)
+    /// while the timer was more than a tick away says the prediction was too short: it
+    /// counts as 9/10 of MAX_INTERESTING (45 ms, then capped at the timer), pushing the
+    /// next choices deeper.
+    pub fn update(&mut self, residency_ns: u64, exit_latency_ns: u64, tick_wakeup: bool, tick_ns: u64) {
+        let measured = if tick_wakeup && self.next_timer_ns > tick_ns {
+            9 * MAX_INTERESTING_NS / 10
+        } else if residency_ns > 2 * exit_latency_ns {
             residency_ns - exit_latency_ns
         } else {
             residency_ns / 2
@@ -175,6 +245,15 @@ mod tests {
     use super::*;
     use crate::testutils::two_cluster_platform;
 
+    /// CONFIG_HZ=250
+    const TICK_NS: u64 = 4_000_000;
+    /// a tick still running, the next jiffy a full period away
+    const RUNNING_TICK: TickContext = TickContext {
+        tick_ns: TICK_NS,
+        to_next_tick_ns: TICK_NS,
+        stopped: false,
+    };
+
     #[test]
     fn deepest_state_that_fits() {
         let p = two_cluster_platform();
@@ -191,19 +270,19 @@ mod tests {
         let little = &p.clusters[0]; // cluster-sleep: residency 2 ms, exit 500 µs
         let mut m = Menu::default();
         // timer 5 ms away, no history: the factor is 1 and the prediction 5 ms -> deep
-        assert_eq!(m.select(little, Some(5_000_000)), 1);
+        assert_eq!(m.select(little, Some(5_000_000), &RUNNING_TICK).0, 1);
         // every wakeup comes 300 µs into the idle (other CPUs' wakeups, not the timer);
         // the measured residency adds the exit latency of the state the CPU was in
         for _ in 0..40 {
-            let s = m.select(little, Some(5_000_000));
+            let s = m.select(little, Some(5_000_000), &RUNNING_TICK).0;
             let lat = little.idle_states[s].exit_latency_ns;
-            m.update(300_000 + lat, lat);
+            m.update(300_000 + lat, lat, false, TICK_NS);
         }
         // in cluster-sleep 800 µs <= 2·500 µs counts half (400 µs); once in WFI 301 - 1 =
         // 300 µs. factor -> 1024·8·(300/5000) ≈ 491: prediction ≈ 300 µs, and the last 8
         // idles say 300 µs steadily: WFI
         assert_eq!(m.typical_interval_us(), 300);
-        assert_eq!(m.select(little, Some(5_000_000)), 0);
+        assert_eq!(m.select(little, Some(5_000_000), &RUNNING_TICK).0, 0);
     }
 
     /// menu_update() on a fresh bucket (factor 8192) after a selection with the timer 5 ms
@@ -212,9 +291,9 @@ mod tests {
         let p = two_cluster_platform();
         let little = &p.clusters[0];
         let mut m = Menu::default();
-        assert_eq!(m.select(little, Some(5_000_000)), 1);
+        assert_eq!(m.select(little, Some(5_000_000), &RUNNING_TICK).0, 1);
         assert_eq!(m.bucket, 3);
-        m.update(residency_ns, little.idle_states[1].exit_latency_ns);
+        m.update(residency_ns, little.idle_states[1].exit_latency_ns, false, TICK_NS);
         m
     }
 
@@ -252,6 +331,206 @@ mod tests {
         let m = one_update(6_000_000);
         assert_eq!(m.correction_factor[3], 8192);
         assert_eq!(m.intervals[0], 5000);
+    }
+
+    /// A tick running, `to_next_tick_ns` to the next jiffy.
+    fn running_tick(to_next_tick_ns: u64) -> TickContext {
+        TickContext {
+            tick_ns: TICK_NS,
+            to_next_tick_ns,
+            stopped: false,
+        }
+    }
+
+    #[test]
+    fn a_short_prediction_keeps_the_tick_until_tick_wakeups_push_menu_deeper() {
+        // Little cluster: WFI (exit 1 µs, residency 1 µs), cluster-sleep (exit 500 µs,
+        // residency 2 ms); TICK_NSEC 4 ms. The last 8 idles lasted 300 µs; a timer is due
+        // 20 ms after idle entry, and the CPU re-enters idle right after each tick
+        // (4, 8, 12 ms), the timer then 16, 12, 8 ms away.
+        let p = two_cluster_platform();
+        let little = &p.clusters[0];
+        let mut m = Menu {
+            intervals: [300; INTERVALS],
+            ..Default::default()
+        };
+        // 1) timer 20 ms: bucket 4, factor 8192 (unity) -> 20 ms; typical interval 300 µs
+        // (variance 0) -> predicted 300 µs, latency limit 300 µs. WFI fits; cluster-sleep's
+        // 2 ms residency does not, and 300 µs < TICK_NSEC: stop there, keep the tick.
+        assert_eq!(m.select(little, Some(20_000_000), &RUNNING_TICK), (0, false));
+        assert_eq!(m.predicted_ns, 300_000);
+        // the tick ends it 4 ms in: a tick wakeup with the timer (20 ms) beyond a tick, so
+        // measured = 9/10·50 ms = 45 ms, capped at the 20 ms timer; 20 ms < MAX_INTERESTING:
+        // factor = 8192 - 8192/8 + 1024·20/20 = 8192; history keeps 20000 µs
+        m.update(4_000_000 + 1_000, 1_000, true, TICK_NS);
+        assert_eq!(m.correction_factor[4], 8192);
+        assert_eq!(m.intervals[0], 20_000);
+        // 2) timer 16 ms: [20000, 300 x7] has no pattern (variance ~3.6e7 µs², avg 2762 µs),
+        // dropping 20000 leaves 300 x7: typical 300 µs -> WFI, tick kept again
+        assert_eq!(m.select(little, Some(16_000_000), &RUNNING_TICK), (0, false));
+        m.update(4_000_000 + 1_000, 1_000, true, TICK_NS); // 45 ms capped at 16 ms
+        assert_eq!(m.intervals[1], 16_000);
+        // 3) timer 12 ms: [20000, 16000, 300 x6]: fails, drop 20000; [16000, 300 x6]: avg
+        // 2542, variance 30182449 (avg² 6.5e6 < 36·var), 7 samples > 6: drop 16000; 300 x6
+        // variance 0 -> 300 µs, WFI with the tick
+        assert_eq!(m.select(little, Some(12_000_000), &RUNNING_TICK), (0, false));
+        m.update(4_000_000 + 1_000, 1_000, true, TICK_NS); // capped at 12 ms
+        assert_eq!(m.intervals[2], 12_000);
+        // 4) timer 8 ms (bucket 3, unity factor): [20000, 16000, 12000, 300 x5] fails; drop
+        // 20000, fails; drop 16000: [12000, 300 x5] avg 2250, variance 19012500, fails, and
+        // 6 samples is 3/4 of 8: no pattern. Predicted = the 8 ms timer >= TICK_NSEC:
+        // cluster-sleep (2 ms <= 8 ms, exit 500 µs <= 8 ms), and the tick may stop.
+        assert_eq!(m.select(little, Some(8_000_000), &RUNNING_TICK), (1, true));
+        assert_eq!(m.predicted_ns, 8_000_000);
+    }
+
+    #[test]
+    fn an_idle_ended_by_the_tick_with_the_timer_within_a_tick_is_measured() {
+        // timer 3 ms away (<= TICK_NSEC 4 ms), bucket 3: the tick-wakeup rule does not apply;
+        // 1.001 ms in WFI (exit 1 µs) -> 1 ms measured; factor = 7168 + 1024·1/3 = 7509
+        let p = two_cluster_platform();
+        let mut m = Menu::default();
+        m.select(&p.clusters[0], Some(3_000_000), &RUNNING_TICK);
+        m.update(1_001_000, 1_000, true, TICK_NS);
+        assert_eq!(m.correction_factor[3], 7168 + 341);
+        assert_eq!(m.intervals[0], 1_000);
+    }
+
+    #[test]
+    fn a_stopped_tick_makes_menu_use_the_timer_for_a_short_prediction() {
+        // history 300 µs, timer 20 ms: with the tick running, WFI and the tick kept; with the
+        // tick already stopped, 300 µs < TICK_NSEC is replaced by the 20 ms timer:
+        // cluster-sleep, and the tick stays stopped
+        let p = two_cluster_platform();
+        let little = &p.clusters[0];
+        let mut m = Menu {
+            intervals: [300; INTERVALS],
+            ..Default::default()
+        };
+        assert_eq!(m.select(little, Some(20_000_000), &RUNNING_TICK), (0, false));
+        let stopped = TickContext {
+            tick_ns: TICK_NS,
+            to_next_tick_ns: TICK_NS,
+            stopped: true,
+        };
+        assert_eq!(m.select(little, Some(20_000_000), &stopped), (1, true));
+        assert_eq!(m.predicted_ns, 20_000_000);
+    }
+
+    #[test]
+    fn a_kept_tick_bounds_the_state_by_the_next_tick() {
+        // no history, timer 3 ms: predicted 3 ms (unity factor) fits cluster-sleep (2 ms),
+        // but 3 ms < TICK_NSEC keeps the tick. Next jiffy 4 ms away: the next event is the
+        // timer (3 ms >= 2 ms), cluster-sleep stays; next jiffy 1 ms away: 2 ms > 1 ms, back
+        // to WFI
+        let p = two_cluster_platform();
+        let little = &p.clusters[0];
+        let mut m = Menu::default();
+        assert_eq!(m.select(little, Some(3_000_000), &running_tick(4_000_000)), (1, false));
+        assert_eq!(m.select(little, Some(3_000_000), &running_tick(1_000_000)), (0, false));
+        // a timer closer than cluster-sleep's residency: WFI outright, the tick may stop
+        assert_eq!(m.select(little, Some(1_500_000), &running_tick(1_000_000)), (0, true));
+    }
+
+    /// One CPU, one OPP (1 GHz: 200 mW, cluster 50 mW); WFI (exit 10 µs, residency 1 µs,
+    /// 10 mW, cluster 15 mW) and cluster-sleep (exit 500 µs, residency 2 ms, 0 mW, cluster
+    /// 2 mW). One task, forked only at 1 s; the scheduler's own costs at 0.
+    fn one_cpu_idle_sim() -> Sim {
+        use crate::platform::{ClusterSpec, IdleLevel, OppSpec, PlatformSpec};
+        use crate::testutils::idle;
+        use crate::{Platform, PolicyConfig, WorkloadSpec};
+        let p = Platform::from_spec(PlatformSpec {
+            switcher: false,
+            idle_domains: vec![],
+            shared_llc: false,
+            name: "one".into(),
+            power_model: "dt".into(),
+            clusters: vec![ClusterSpec {
+                name: "c".into(),
+                cpus: vec![0],
+                capacity_orig: 1024,
+                opps: vec![OppSpec {
+                    khz: 1_000_000,
+                    power_uw: 200_000,
+                    cluster_power_uw: 50_000,
+                }],
+                idle_states: vec![
+                    idle("WFI", IdleLevel::Cpu, 10, 1, 10, 15),
+                    idle("cluster-sleep", IdleLevel::Cluster, 500, 2000, 0, 2),
+                ],
+                context_switch_ns: None,
+            }],
+        })
+        .unwrap();
+        let w = serde_json::json!({"name": "idle", "duration_ns": null, "timers": 0, "tasks": [
+            {"name": "late", "delay_ns": 1_000_000_000u64, "loop": 1, "phases": [{"events": [{"run": 1000}]}]}]});
+        let pol: PolicyConfig =
+            serde_json::from_value(serde_json::json!({"scheduler": "cfs", "governor": "schedutil"})).unwrap();
+        let mut sim = Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
+        for k in [
+            "cost.context_switch_ns",
+            "cost.migration_ns",
+            "cost.feec_step_ns",
+            "cost.balance_cpu_ns",
+        ] {
+            sim.set_knob(k, 0.0).unwrap();
+        }
+        sim
+    }
+
+    #[test]
+    fn an_idle_cpu_with_a_kept_tick_wakes_each_jiffy_until_menu_goes_deep() {
+        // The CPU sits in WFI from t=0 with the tick running. Its last idles: 4 of 45 ms
+        // and, the 4 most recent slots to be overwritten next, 300 µs; no timer armed.
+        // Each tick (4, 8, 12, 16 ms) takes it out of WFI (10 µs at busy power) and
+        // menu_update() records 45 ms (a tick wakeup, the timer infinitely far):
+        //   after the tick at 4 ms:  [45000 x5, 300 x3] -> no pattern; dropping every
+        //     45000 leaves 300 x3, variance 0: typical 300 µs -> WFI, tick kept
+        //   at 8 ms: [45000 x6, 300 x2] -> 300 µs, WFI; at 12 ms: x7 and 300 -> WFI
+        //   at 16 ms: 45000 x8, variance 0: typical 45 ms >= TICK_NSEC -> cluster-sleep
+        //     (residency 2 ms, exit 500 µs fit), the tick stops: no more ticks by 20 ms.
+        let mut sim = one_cpu_idle_sim();
+        sim.rqs[0].menu.intervals = [45_000, 45_000, 45_000, 45_000, 300, 300, 300, 300];
+        sim.rqs[0].menu.interval_ptr = 4;
+        // the idle entry at t=0, as the idle loop makes it after running a task: the tick
+        // runs. [45000 x4, 300 x4]: avg 22650, variance 22350² -> no pattern; dropping the
+        // 45000s leaves 300 x4: 300 µs, WFI with the tick kept
+        sim.rqs[0].tick_stopped = false;
+        sim.enter_idle(0);
+        assert_eq!(sim.rqs[0].idle_state, Some(0));
+        assert!(!sim.rqs[0].tick_stopped);
+        sim.run_until(20_000_000);
+        assert_eq!(sim.counters.idle_ticks, 4);
+        assert_eq!(sim.rqs[0].idle_state, Some(1));
+        assert!(sim.rqs[0].tick_stopped);
+        sim.meter.sync(&sim.platform, 20_000_000);
+        // WFI: [0, 4] + 3 x [x.01, x+4] = 4 + 3·3.99 = 15.97 ms
+        // exits: 4 x 10 µs = 40 µs busy;  cluster-sleep: [16.01, 20] = 3.99 ms
+        let m = &sim.meter.cpus[0];
+        assert_eq!(m.idle_residency_ns, vec![15_970_000, 3_990_000]);
+        assert_eq!(m.busy_ns, 40_000);
+        // energy: WFI 15.97 ms x (10 + 15) mW = 399.25 µJ; busy 40 µs x (200 + 50) mW =
+        // 10 µJ; cluster-sleep 3.99 ms x (0 + 2) mW = 7.98 µJ; 417.23 µJ in all (fJ below)
+        assert_eq!(sim.meter.total_fj(), 417_230_000_000);
+    }
+
+    #[test]
+    fn an_idle_cpu_with_a_long_prediction_stops_the_tick_and_sleeps_through() {
+        // Same CPU, idle history 45 ms x8 (typical 45 ms, variance 0), no timer: the idle
+        // entry at t=0 predicts 45 ms >= TICK_NSEC: cluster-sleep with the tick stopped, and
+        // nothing wakes it by 20 ms (the jiffies at 4..16 ms pass it by).
+        // energy: 20 ms x (0 + 2) mW = 40 µJ
+        let mut sim = one_cpu_idle_sim();
+        sim.rqs[0].menu.intervals = [45_000; INTERVALS];
+        sim.rqs[0].tick_stopped = false;
+        sim.enter_idle(0);
+        assert_eq!(sim.rqs[0].idle_state, Some(1));
+        assert!(sim.rqs[0].tick_stopped);
+        sim.run_until(20_000_000);
+        assert_eq!(sim.counters.idle_ticks, 0);
+        sim.meter.sync(&sim.platform, 20_000_000);
+        assert_eq!(sim.meter.cpus[0].idle_residency_ns, vec![0, 20_000_000]);
+        assert_eq!(sim.meter.total_fj(), 40_000_000_000);
     }
 
     #[test]
@@ -293,32 +572,42 @@ impl Sim {
         self.update_idle_rq_clock_pelt(cpu);
         let next_timer = self.rqs[cpu].timers.first().map(|&(t, _)| t.saturating_sub(now));
         let cluster = &self.platform.clusters[self.platform.cpu_cluster[cpu]];
-        let state = if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
-            cluster.idle_states.len() - 1 // hot-unplugged: powered down (hotplug.rs)
+        let tick_ns = self.knobs.derived.tick_ns;
+        // the jiffy grid is global: the next tick is the next multiple of the period
+        let tick = TickContext {
+            tick_ns,
+            to_next_tick_ns: (now / tick_ns + 1) * tick_ns - now,
+            stopped: self.rqs[cpu].tick_stopped,
+        };
+        let offline = self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu));
+        let (state, stop_tick) = if offline {
+            (cluster.idle_states.len() - 1, true) // hot-unplugged: powered down (hotplug.rs)
         } else if self.config.idle_governor == "menu" {
-            self.rqs[cpu].menu.select(cluster, next_timer)
+            self.rqs[cpu].menu.select(cluster, next_timer, &tick)
         } else {
-            select_idle_state(cluster, next_timer)
+            // the oracle knows when its idle ends: nothing for a tick to correct
+            (select_idle_state(cluster, next_timer), true)
         };
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
-        // cpuidle_idle_call(): the tick is stopped, and tick_nohz_idle_stop_tick() counts an
-        // idle call, unless menu expects less than a tick of idle (stop_tick = false); a
-        // next timer closer than state 1's residency means WFI with the tick stopped
-        let tick_ns = self.knobs.derived.tick_ns;
-        let predicted = if self.config.idle_governor == "menu" {
-            rq.menu.predicted_ns
-        } else {
-            next_timer.unwrap_or(u64::MAX)
-        };
-        let shallow_only = cluster.idle_states.len() <= 1
-            || next_timer.is_some_and(|t| t < cluster.idle_states[1].target_residency_ns);
-        if shallow_only || predicted >= tick_ns {
+        // cpuidle_idle_call() -> tick_nohz_idle_stop_tick() when the governor lets the tick
+        // stop: that counts an idle call, and the tick stops unless the next timer is within
+        // a tick anyway (tick_nohz_next_event() then keeps it); once stopped it stays so
+        // until the CPU leaves the idle loop for a task
+        if stop_tick {
             rq.idle_calls += 1;
+            let keep = self.config.idle_governor == "menu" && !offline && next_timer.is_some_and(|t| t <= tick_ns);
+            if !keep {
+                rq.tick_stopped = true;
+            }
         }
         rq.idle_since = now;
         rq.gen = rq.gen.wrapping_add(1);
-        self.fair_server[cpu].idle_mark = Some(now); // set_next_task_idle()
+        // set_next_task_idle(), only when schedule() picked the idle task: an idle loop that
+        // goes back to cpuidle (after an idle tick or a timer expiry) keeps its start
+        if self.fair_server[cpu].idle_mark.is_none() {
+            self.fair_server[cpu].idle_mark = Some(now);
+        }
         self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Idle(state));
         self.trace_power(cpu);
     }
@@ -355,13 +644,58 @@ impl Sim {
 
     /// cpuidle_reflect() and the menu update it leads to: the idle period of `cpu` ends
     /// once the exit now starting, `exit_ns` long, is over (cpuidle's last_residency_ns runs
-    /// from idle entry to the return from the state).
+    /// from idle entry to the return from the state). `rq.idle_tick_wakeup` says whether the
+    /// tick ended it (tick_nohz_idle_got_tick()).
     pub(crate) fn menu_reflect(&mut self, cpu: usize, exit_ns: u64) {
         let Some(state) = self.rqs[cpu].idle_state else { return };
         let target_exit_latency = self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns;
+        let tick_ns = self.knobs.derived.tick_ns;
         let rq = &mut self.rqs[cpu];
         let residency = self.now + exit_ns - rq.idle_since;
-        rq.menu.update(residency, target_exit_latency);
+        rq.menu
+            .update(residency, target_exit_latency, rq.idle_tick_wakeup, tick_ns);
+    }
+
+    /// The tick of an idle CPU whose tick was kept (menu's short prediction): the timer
+    /// interrupt takes the CPU out of its idle state (the exit latency, as busy power), the
+    /// tick runs once it is out (`idle_tick_handled`), and the idle loop, with nothing
+    /// to run, asks the governor again.
+    pub(crate) fn idle_tick(&mut self, cpu: usize) {
+        self.counters.idle_ticks += 1;
+        self.rqs[cpu].idle_tick_wakeup = true;
+        if self.exit_latency_ns(cpu) == 0 {
+            self.menu_reflect(cpu, 0);
+            self.idle_tick_handled(cpu);
+        } else {
+            self.kick_idle_cpu(cpu);
+        }
+    }
+
+    /// sched_tick() on a CPU out of idle for its tick, with the idle task current:
+    /// update_rq_clock(), task_tick_idle() (nothing), then sched_balance_trigger(): the
+    /// CPU's own periodic balance as CPU_IDLE when its next_balance has passed (an idle CPU
+    /// does not kick the NOHZ balancer: its tick runs, so it is not in nohz.idle_cpus_mask).
+    /// Then back to cpuidle, unless the balance pulled work.
+    pub(crate) fn idle_tick_handled(&mut self, cpu: usize) {
+        self.rqs[cpu].idle_tick_wakeup = false;
+        let now = self.now;
+        self.update_rq_clock(cpu);
+        let isolated = self.cpu_isolated & (1u64 << cpu) != 0;
+        if !isolated && self.balancer.as_ref().is_some_and(|lb| lb.periodic_due(cpu, now)) {
+            let tick_ns = self.knobs.derived.tick_ns;
+            let lb = self.balancer.as_mut().unwrap();
+            let acts = lb.periodic(&view!(self), cpu, false, tick_ns);
+            self.charge_balance_pass(cpu, true);
+            self.update_rd_flags();
+            self.apply_lb(acts, true);
+        }
+        let rq = &self.rqs[cpu];
+        if rq.nr_running() > 0 || rq.curr.is_some() {
+            self.resched_cpu(cpu);
+        } else {
+            self.resched[cpu] = false;
+            self.enter_idle(cpu);
+        }
     }
 
     /// Whether `cpu` sits in an idle state it must leave, paying an exit latency, before it

@@ -183,6 +183,7 @@ impl Sim {
                 "misfit_balance_attempts": lb.misfit.attempts,
                 "misfit_balance_successes": lb.misfit.successes,
                 "periodic_balance_attempts": lb.periodic.attempts,
+                "idle_ticks": c.idle_ticks,
                 "periodic_balance_successes": lb.periodic.successes,
                 "newidle_balance_attempts": lb.newidle.attempts,
                 "newidle_balance_successes": lb.newidle.successes,

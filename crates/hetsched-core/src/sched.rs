@@ -156,8 +156,13 @@ pub struct Rq {
     /// wakeups armed on this CPU: (time, task); the next one drives idle-state choice
     pub(crate) timers: SortedVec<(u64, TaskId)>,
     pub nr_switches: u64,
-    /// tick_nohz's idle_calls: idle entries (an idle CPU always stops its tick here)
+    /// tick_nohz's idle_calls: idle entries whose governor let the tick stop
     pub(crate) idle_calls: u64,
+    /// tick_nohz's tick_stopped: the idle CPU's tick is off (until it leaves the idle loop
+    /// for a task); while it runs, the CPU is woken at each jiffy
+    pub(crate) tick_stopped: bool,
+    /// the CPU is leaving its idle state for the tick (tick_nohz_idle_got_tick())
+    pub(crate) idle_tick_wakeup: bool,
     /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
     pub work_done: u64,
     /// start of the slice being traced
@@ -242,7 +247,11 @@ impl<'a> SchedView<'a> {
     /// idle_cpu(): nothing running, nothing queued, not already being woken.
     pub fn idle_cpu(&self, cpu: usize) -> bool {
         let rq = &self.rqs[cpu];
-        rq.curr.is_none() && rq.nr_running() == 0 && rq.waking_until.is_none()
+        // a CPU leaving its idle state for a wakeup has one pending (rq->ttwu_pending); one
+        // leaving it for the tick alone is still idle
+        rq.curr.is_none()
+            && rq.nr_running() == 0
+            && (rq.waking_until.is_none() || (rq.idle_tick_wakeup && rq.pending.is_empty()))
     }
     /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
     pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
@@ -409,6 +418,8 @@ pub struct Counters {
     pub cost_migration: u64,
     pub cost_placement: u64,
     pub cost_balance: u64,
+    /// ticks taken by an idle CPU whose governor kept the tick (each one an idle exit)
+    pub idle_ticks: u64,
 }
 
 /// A cluster's frequency state.
