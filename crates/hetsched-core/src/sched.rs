@@ -363,6 +363,12 @@ pub struct Counters {
     pub cost_migration: u64,
     pub cost_placement: u64,
     pub cost_balance: u64,
+    /// sleeps DELAY_DEQUEUE left queued (sched_delayed)
+    pub delayed_dequeues: u64,
+    /// wakeups that found their task still queued as delayed (ttwu_runnable)
+    pub delayed_requeues: u64,
+    /// curr protections cancelled by a shorter-slice waker (PREEMPT_SHORT)
+    pub preempt_short: u64,
 }
 
 /// A cluster's frequency state.
