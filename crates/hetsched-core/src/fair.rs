@@ -1,16 +1,17 @@
-//! The fair class, after kernel/sched/fair.c, in two forms chosen by the knob `fair.eevdf`: CFS
-//! as v6.5 had it (the default: nice weights, vruntime, `sched_slice()` from the period,
-//! `check_preempt_tick()` and wakeup preemption, `place_entity()` with `min_vruntime`), and
-//! EEVDF as v6.12 runs it (`fair.eevdf=1`: `avg_vruntime()`, `pick_eevdf()` with
-//! RUN_TO_PARITY, `update_deadline()`, lag-preserving `place_entity()`). CFS stays the default
-//! so that both kernel profiles compare on one fair class. Also here: the PELT updates of the
-//! class, util_est's enqueue and dequeue, `update_curr()` (and the deadline budget), and
-//! `task_tick_fair()`.
+//! The fair class, after kernel/sched/fair.c, in two forms chosen by the knob `fair.eevdf`
+//! (-1: the kernel profile's): EEVDF as v6.12 runs it, the mainline-6.12 form
+//! (`avg_vruntime()`, `pick_eevdf()` with RUN_TO_PARITY, `update_deadline()`, lag-preserving
+//! `place_entity()`, DELAY_DEQUEUE with DELAY_ZERO, PREEMPT_SHORT), and CFS as v6.5 had it,
+//! the android-4.19 form (nice weights, vruntime, `sched_slice()` from the period,
+//! `check_preempt_tick()` and wakeup preemption, `place_entity()` with `min_vruntime`). Also
+//! here: the PELT updates of the class, util_est's enqueue and dequeue, `update_curr()` (and
+//! the deadline budget), and `task_tick_fair()`.
 //!
 //! Differences: no task groups (one flat cfs_rq per CPU); no next/last buddies (the skip buddy
-//! only for sched_yield); no HRTICK; EEVDF without DELAY_DEQUEUE and with a linear-scan pick;
-//! inverse weights computed as 2^32/w, one unit below the kernel's table for some nice levels.
-//! docs/mechanisms/fair.md works the slices, the eligibility test and util_est by hand.
+//! only for sched_yield); no HRTICK; EEVDF with a linear-scan pick, and delayed tasks left
+//! where they are by the balancers; inverse weights computed as 2^32/w, one unit below the
+//! kernel's table for some nice levels. docs/mechanisms/fair.md works the slices, the
+//! eligibility test, delayed dequeue and util_est by hand.
 
 use crate::core::*;
 use crate::features::Knob;
