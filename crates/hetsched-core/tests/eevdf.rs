@@ -22,7 +22,12 @@ fn sim(tasks: Vec<Value>, knobs: Value) -> Sim {
     let w = json!({"name": "t", "duration_ns": null, "timers": 0, "tasks": tasks});
     let pol: PolicyConfig =
         serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "knobs": knobs})).unwrap();
-    Sim::new(two_cluster_platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), costs_off(pol)).unwrap()
+    Sim::new(
+        two_cluster_platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        costs_off(pol),
+    )
+    .unwrap()
 }
 
 fn run_checked(sim: &mut Sim, t_ns: u64) {
@@ -76,7 +81,11 @@ fn a_task_that_sleeps_ineligible_stays_queued_until_picked() {
     assert_eq!(s.se.deadline, M + 3 * MS / 2 + 9 * MS / 4);
     assert_eq!(h.state, TaskState::Running);
     assert_eq!(sim.rqs[2].cfs.nr_running, 2);
-    assert_eq!(sim.rqs[2].nr_running(), 2, "h_nr_running counts the delayed task (v6.12)");
+    assert_eq!(
+        sim.rqs[2].nr_running(),
+        2,
+        "h_nr_running counts the delayed task (v6.12)"
+    );
     assert_eq!(sim.counters.delayed_dequeues, 1);
     // the estimate left at the sleep (util_est_dequeue before the delay)
     assert_eq!(sim.rqs[2].cfs.util_est, h.se.avg.ewma());
@@ -84,7 +93,12 @@ fn a_task_that_sleeps_ineligible_stays_queued_until_picked() {
     run_checked(&mut sim, 10 * MS + 1);
     let (s, h) = (&sim.tasks[0], &sim.tasks[1]);
     assert!(!s.se.on_rq && !s.se.sched_delayed, "dequeued at the pick");
-    assert_eq!(s.se.vlag, 0, "DELAY_ZERO: the lag (7 ms - t0)/2 = {} is clipped", (7 * MS - t0) / 2);
+    assert_eq!(
+        s.se.vlag,
+        0,
+        "DELAY_ZERO: the lag (7 ms - t0)/2 = {} is clipped",
+        (7 * MS - t0) / 2
+    );
     assert_eq!(h.state, TaskState::Running);
     assert_eq!(h.se.vruntime, M + 17 * MS / 2 - t0);
     assert_eq!(sim.rqs[2].cfs.nr_running, 1);
@@ -142,8 +156,18 @@ fn a_delayed_task_keeps_its_cpu_runnable() {
     let want = 1024.0 * (1.0 - 0.5f64.powf(n / 32.0));
     let (a, b) = (&on.rqs[2].cfs.avg, &off.rqs[2].cfs.avg);
     let got = a.runnable_avg as f64 - b.runnable_avg as f64;
-    assert!((got - want).abs() <= 8.0, "runnable {} - {} = {got}, want {want:.1}", a.runnable_avg, b.runnable_avg);
-    assert!((a.util_avg as i64 - b.util_avg as i64).abs() <= 2, "util {} vs {}", a.util_avg, b.util_avg);
+    assert!(
+        (got - want).abs() <= 8.0,
+        "runnable {} - {} = {got}, want {want:.1}",
+        a.runnable_avg,
+        b.runnable_avg
+    );
+    assert!(
+        (a.util_avg as i64 - b.util_avg as i64).abs() <= 2,
+        "util {} vs {}",
+        a.util_avg,
+        b.util_avg
+    );
 }
 
 /// PREEMPT_SHORT: two hogs share CPU 2 (HZ=250: with no HRTICK each runs a whole tick,
@@ -158,12 +182,16 @@ fn a_delayed_task_keeps_its_cpu_runnable() {
 /// only adds immediate ones.
 #[test]
 fn a_shorter_slice_waker_cancels_curr_protection() {
-    let hog = |n: &str| json!({"name": n, "cpus": [2], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10_000 * MS}]}]});
+    let hog =
+        |n: &str| json!({"name": n, "cpus": [2], "loop": 1, "phases": [{"loop": 1, "events": [{"run": 10_000 * MS}]}]});
     let w = json!({"name": "W", "cpus": [2], "slice_ns": MS / 2, "loop": -1, "phases": [{"loop": 1, "events": [
         {"sleep": 7 * MS}, {"run": MS / 10}]}]});
     let mut at_once = [0usize; 2];
     for (i, short) in [1.0, 0.0].into_iter().enumerate() {
-        let mut s = sim(vec![hog("H1"), hog("H2"), w.clone()], json!({"fair.preempt_short": short}));
+        let mut s = sim(
+            vec![hog("H1"), hog("H2"), w.clone()],
+            json!({"fair.preempt_short": short}),
+        );
         run_checked(&mut s, 300 * MS);
         let lat = &s.tasks[2].stats.wakeup_latency_ns;
         assert!(lat.len() >= 40, "{}", lat.len());
@@ -171,5 +199,8 @@ fn a_shorter_slice_waker_cancels_curr_protection() {
         at_once[i] = lat.iter().filter(|&&l| l == 0).count();
         assert_eq!(s.counters.preempt_short > 0, short > 0.0, "{:?}", s.counters);
     }
-    assert!(at_once[0] > at_once[1], "immediate wakeups with/without PREEMPT_SHORT: {at_once:?}");
+    assert!(
+        at_once[0] > at_once[1],
+        "immediate wakeups with/without PREEMPT_SHORT: {at_once:?}"
+    );
 }
