@@ -841,6 +841,13 @@ impl Sim {
         if !fork {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
         }
+        if !fork && self.tasks[t as usize].se.sched_delayed && self.tasks[t as usize].allowed & (1u64 << prev) == 0 {
+            // its CPU went offline while it slept queued (the balancers leave delayed tasks
+            // in place; the kernel's hotplug migrates them): the dequeue completes here and
+            // the wakeup takes the ordinary path
+            self.update_rq_clock(prev);
+            self.finish_delayed_dequeue(prev, t);
+        }
         if !fork && self.tasks[t as usize].se.sched_delayed {
             // ttwu_runnable(): still queued (DELAY_DEQUEUE), so no select_task_rq(): it is
             // requeued where it is and may preempt
