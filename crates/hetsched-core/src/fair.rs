@@ -302,7 +302,9 @@ impl Sim {
         let running = rq.cfs.curr == Some(t);
         let task = &mut self.tasks[t as usize];
         let on_rq = task.se.on_rq as u64;
-        if task.se.avg.update(now, on_rq, on_rq, running, task.se.weight) {
+        // se_runnable() (v6.12): a delayed entity still weighs in load but is not runnable
+        let runnable = (task.se.on_rq && !task.se.sched_delayed) as u64;
+        if task.se.avg.update(now, on_rq, runnable, running, task.se.weight) {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
             task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED;
         }

@@ -143,7 +143,7 @@ fn a_delayed_task_that_wakes_is_requeued_in_place() {
 /// where without DELAY_DEQUEUE it is 1; util (H running) is the same. The signals are
 /// linear in their input, so at 10 ms the difference is the step response of one more
 /// runnable task over that window: 1024 (1 - y^n), y^32 = 1/2, n = (10 ms - t_b) in
-/// 1024-us periods (about 165 for t0 = 0).
+/// 1024-us periods (about 165 for t0 = 0). S's own runnable does not count while delayed.
 #[test]
 fn a_delayed_task_keeps_its_cpu_runnable() {
     let mut on = pair(20 * MS, json!({}));
@@ -167,6 +167,24 @@ fn a_delayed_task_keeps_its_cpu_runnable() {
         "util {} vs {}",
         a.util_avg,
         b.util_avg
+    );
+    // S itself, dequeued at 10 ms in `on` and last updated at its sleep in `off`: queued but
+    // not runnable (se_runnable() is false for a delayed entity), its runnable decays by
+    // y^n over the window while its load (weight 1024, on_rq) moves a fraction 1 - y^n of
+    // the way to 1024
+    let yn = 0.5f64.powf(n / 32.0);
+    let (sa, sb) = (&on.tasks[0].se.avg, &off.tasks[0].se.avg);
+    let want_r = sb.runnable_avg as f64 * yn;
+    assert!(
+        (sa.runnable_avg as f64 - want_r).abs() <= 3.0,
+        "S runnable {} want {want_r:.1}",
+        sa.runnable_avg
+    );
+    let want_l = sb.load_avg as f64 * yn + 1024.0 * (1.0 - yn);
+    assert!(
+        (sa.load_avg as f64 - want_l).abs() <= 3.0,
+        "S load {} want {want_l:.1}",
+        sa.load_avg
     );
 }
 
