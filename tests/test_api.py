@@ -489,14 +489,20 @@ def test_finite_workload_without_duration_runs_until_every_task_ends(tmp_path):
 
 
 def test_eevdf_is_deterministic_and_differs_from_cfs(tools):
-    """fair.eevdf=1 replaces the fair class: same inputs give the same result, and under
-    contention (periodic tasks at 80% of the platform) the schedule differs from CFS's
-    while every task still gets CPU time."""
+    """EEVDF is the mainline-6.12 fair class (fair.eevdf=-1 resolves to it; 1 asks for it):
+    same inputs give the same result, and under contention (periodic tasks at 80% of the
+    platform) the schedule differs from CFS's (fair.eevdf=0) while every task still gets
+    CPU time. android-4.19 resolves to CFS."""
     kw = dict(platform="gs101", workload="periodic:n=40,util=0.8", seed=2)
-    cfs = Simulation(**kw).run(1.0).doc
+    cfs = Simulation(**kw, knobs={"fair.eevdf": 0}).run(1.0).doc
+    e0 = Simulation(**kw).run(1.0).doc
     e1 = Simulation(**kw, knobs={"fair.eevdf": 1}).run(1.0).doc
     e2 = Simulation(**kw, knobs={"fair.eevdf": 1}).run(1.0).doc
-    assert e1["knobs"]["fair.eevdf"] == 1.0 and cfs["knobs"]["fair.eevdf"] == 0.0
+    assert e0["knobs"]["fair.eevdf"] == -1.0 and e1["knobs"]["fair.eevdf"] == 1.0
+    assert (e0["policy"]["fair_class"], e1["policy"]["fair_class"], cfs["policy"]["fair_class"]) == ("eevdf", "eevdf", "cfs")
     assert tools.without_wall(e1) == tools.without_wall(e2)
+    assert e0["tasks"] == e1["tasks"]
     assert e1["tasks"] != cfs["tasks"]
+    legacy = Simulation(platform="gs101", workload="periodic:n=4", knobs={"kernel": "android-4.19"}).run(0.1).doc
+    assert legacy["policy"]["fair_class"] == "cfs" and legacy["counters"]["delayed_dequeues"] == 0
     assert all(sum(t["cpu_time_s"].values()) > 0 for t in e1["tasks"])

@@ -290,3 +290,14 @@ def test_simulation_passes_an_engine_panic_on_as_engine_error(monkeypatch, capsy
     assert err.count("\n") == 1 and err.startswith("hetsched: error: engine panic at ")
     assert err.rstrip().endswith(": stuck in the CLI")
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_the_fair_class_cannot_change_while_the_simulation_runs():
+    # vruntime, deadlines and delayed tasks belong to one form of the fair class
+    sim = Simulation(platform="juno-r0", workload="periodic:n=4")
+    sim.run_until(10_000_000)
+    with pytest.raises(InputError) as e:
+        sim.set_knob("fair.eevdf", 0)
+    assert (e.value.source, e.value.field) == ("policy", "knobs.fair.eevdf")
+    assert "when the simulation is built" in e.value.expected
+    sim.set_knob("fair.eevdf", -1)  # the value it has: accepted

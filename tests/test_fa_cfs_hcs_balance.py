@@ -61,7 +61,7 @@ def test_facfs_counts_a_rescale_per_migration_between_frequencies():
     assert het["counters"]["policy"]["rescales"] == het["counters"]["migrations"]
     # equal frequencies: nothing rescaled, the run is cfs's
     hom = run("fa-cfs", platform="hetero-2cpu-homogeneous")
-    base = run("cfs", platform="hetero-2cpu-homogeneous")
+    base = run("cfs", platform="hetero-2cpu-homogeneous", knobs={"fair.eevdf": 0})  # fa-cfs is CFS
     assert hom["counters"]["policy"]["rescales"] == 0
     assert without_policy(hom.doc) == without_policy(base.doc)
     assert "rescales" not in base["counters"]["policy"]
@@ -71,7 +71,7 @@ def test_facfs_changes_the_run_when_frequencies_differ():
     # with hogs migrating (placement + balancer) between 2.8 and 1.05 GHz, rescaled slices
     # change the schedule: fa-cfs is not cfs here
     w = "spec-repeat:repeats=3,copies=2"
-    fa, cfs = run("fa-cfs", workload=w), run("cfs", workload=w)
+    fa, cfs = run("fa-cfs", workload=w), run("cfs", workload=w, knobs={"fair.eevdf": 0})
     assert fa["counters"]["policy"]["rescales"] > 0
     assert without_policy(fa.doc) != without_policy(cfs.doc)
 
@@ -79,7 +79,8 @@ def test_facfs_changes_the_run_when_frequencies_differ():
 # --- hcs-balance --------------------------------------------------------------------------
 
 def test_hcs_balance_spreads_jobs_and_lowers_jitter():
-    cfs, hcs = run("cfs"), run("hcs-balance")
+    # paper 004 measured against CFS (v6.5 form)
+    cfs, hcs = run("cfs", knobs={"fair.eevdf": 0}), run("hcs-balance", knobs={"fair.eevdf": 0})
     mc, mh = hcs_of(cfs), hcs_of(hcs)
     # each job's run time is split evenly over the two cores: CAB_J = |f0 - 1/2| small
     assert mh["cab_max"] < 0.05 < mc["cab_max"]

@@ -63,8 +63,8 @@ def cases() -> list[dict]:
     out.append(_case("eas", "sm8150", "game", knobs={"kernel": "android-4.19"}))
     out.append(_case("eas", "gs101", "phone-mix", knobs={"kernel": "android-4.19"}))
     for s in ("cfs", "eas"):
-        out.append(_case(s, "gs101", "phone-mix", knobs={"fair.eevdf": 1}))
-        out.append(_case(s, "hikey960", "hackbench:groups=2,loops=40", knobs={"fair.eevdf": 1}))
+        out.append(_case(s, "gs101", "phone-mix", knobs={"fair.eevdf": 0}))
+        out.append(_case(s, "hikey960", "hackbench:groups=2,loops=40", knobs={"fair.eevdf": 0}))
     out.append(_case("eas", "gs101", "game", knobs={"schedutil.target_load.cluster1": 0.9,
                                                      "sched_migration_cost_ns": 100000}))
     out.append(_case("hcs-balance", "hikey960", "spec-repeat:set=int4,repeats=1,scale_ms=5",

@@ -137,7 +137,13 @@ impl SimplePull {
         let src = busiest.1 .0;
         let rq = &v.rqs[src];
         // least recently run first, like detach_tasks() walking cfs_tasks from the tail
-        let mut cands: Vec<TaskId> = rq.cfs.timeline.iter().map(|&(_, t)| t).collect();
+        let mut cands: Vec<TaskId> = rq
+            .cfs
+            .timeline
+            .iter()
+            .map(|&(_, t)| t)
+            .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
+            .collect();
         cands.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
         for t in cands {
             let task = &v.tasks[t as usize];
@@ -309,6 +315,9 @@ impl Sim {
     pub(crate) fn migrate_queued(&mut self, m: Migration, preempt: bool) {
         let Migration { task: t, src, dst } = m;
         debug_assert_ne!(self.rqs[src].curr, Some(t));
+        if self.tasks[t as usize].se.sched_delayed {
+            return; // a delayed task is asleep; it stays with its timer (fair.md, Differences)
+        }
         self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.dequeue_task(src, t, false);
         self.detach_pelt_for_migration(src, t, Detach::Queued);

@@ -525,7 +525,14 @@ impl KernelLb {
         };
         // detach_tasks(): queued fair tasks, least recently run first, if src has more
         // than one task
-        let mut cands: Vec<TaskId> = v.rqs[src].cfs.timeline.iter().map(|&(_, t)| t).collect();
+        // a delayed (sleeping) task stays where its timer is: see fair.md, Differences
+        let mut cands: Vec<TaskId> = v.rqs[src]
+            .cfs
+            .timeline
+            .iter()
+            .map(|&(_, t)| t)
+            .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
+            .collect();
         cands.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
         let mut src_nr = v.rqs[src].nr_running();
         let loop_max = if src_nr > 1 { NR_MIGRATE.min(src_nr as usize) } else { 0 };
@@ -606,7 +613,13 @@ impl KernelLb {
                 // active_load_balance_cpu_stop(): the stopper preempts src's task, then
                 // detach_one_task() takes the least recently run fair task allowed here,
                 // hot or not (the preempted one was picked last)
-                let mut fair: Vec<TaskId> = src_rq.cfs.timeline.iter().map(|&(_, t)| t).collect();
+                let mut fair: Vec<TaskId> = src_rq
+                    .cfs
+                    .timeline
+                    .iter()
+                    .map(|&(_, t)| t)
+                    .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
+                    .collect();
                 fair.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
                 fair.extend(src_rq.curr.filter(|&t| v.tasks[t as usize].policy == Policy::Other));
                 if let Some(t) = fair

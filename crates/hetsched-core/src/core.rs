@@ -101,6 +101,8 @@ pub struct Sim {
     pub uclamp_used: bool,
     /// the android-4.19 kernel profile
     pub legacy: bool,
+    /// the fair class runs as EEVDF (fair.eevdf resolved against the profile and the policy)
+    pub fair_eevdf: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
     pub eas_status: Option<std::result::Result<(), String>>,
     /// each task's HMP tracked load; empty unless the policy or hps reads it (policies/gts.rs)
@@ -235,7 +237,8 @@ impl Sim {
             });
         }
         crate::switcher::check(&platform, &policy)?;
-        crate::policies::check(info, &platform, knobs.get(Knob::FairEevdf) > 0.0)?;
+        let fair_eevdf = crate::policies::fair_variant(info, knobs.get(Knob::FairEevdf), legacy);
+        crate::policies::check(info, &platform, fair_eevdf)?;
         let nclusters = platform.clusters.len();
         let sched_policy = (info.build)(&crate::policies::PolicyCtx {
             platform: &platform,
@@ -384,6 +387,7 @@ impl Sim {
             lb_ends: Vec::new(),
             lb_next: 0,
             legacy,
+            fair_eevdf,
             eas_status,
             hmp_load: Vec::new(),
             hotplug: None,
@@ -518,6 +522,24 @@ impl Sim {
         }
     }
 
+    /// enqueue_task(ENQUEUE_DELAYED): the delayed task is runnable again on the runqueue it
+    /// never left.
+    pub(crate) fn requeue_delayed(&mut self, cpu: usize, t: TaskId) {
+        self.hmp_track(t, false);
+        self.update_rq_clock(cpu);
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Runnable;
+        task.queued_since = self.now;
+        let clamps = task.uclamp;
+        if self.uclamp_used && self.legacy {
+            self.rqs[cpu].uclamp.inc(clamps);
+        }
+        self.requeue_delayed_entity(cpu, t);
+        if self.uclamp_used && !self.legacy {
+            self.rqs[cpu].uclamp.inc(clamps);
+        }
+    }
+
     /// dequeue_task(): `sleep` = the task blocks (util_est is updated), else it migrates.
     pub(crate) fn dequeue_task(&mut self, cpu: usize, t: TaskId, sleep: bool) {
         self.hmp_track(t, true);
@@ -574,6 +596,18 @@ impl Sim {
         left
     }
 
+    /// pick_task_fair()'s retry: a delayed task that pick_next_entity() meets is dequeued
+    /// for good (it was asleep all along) and the pick starts over.
+    fn pick_next_undelayed(&mut self, cpu: usize) -> Option<TaskId> {
+        loop {
+            let next = self.pick_next(cpu);
+            match next {
+                Some(n) if self.tasks[n as usize].se.sched_delayed => self.finish_delayed_dequeue(cpu, n),
+                _ => return next,
+            }
+        }
+    }
+
     /// __schedule(): put prev, pick next (RT before fair), switch; with nothing to run,
     /// newidle balance, then idle with the idle-state choice.
     pub(crate) fn schedule(&mut self, cpu: usize) {
@@ -606,7 +640,7 @@ impl Sim {
         }
         // put_prev_task_balance(): the RT class's balance (pull) before the pick
         self.balance_rt(cpu);
-        let mut next = self.pick_next(cpu);
+        let mut next = self.pick_next_undelayed(cpu);
         if next.is_none() {
             next = self.newidle_balance(cpu);
         }
@@ -769,11 +803,12 @@ impl Sim {
     }
 
     pub(crate) fn task_exit(&mut self, cpu: usize, t: TaskId) {
+        // TASK_DEAD first: a special state, which dequeue_task_fair() never delays
+        self.tasks[t as usize].state = TaskState::Exited;
         self.dequeue_task(cpu, t, true);
         // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
         self.detach_pelt_for_migration(cpu, t, Detach::Removed);
         self.trace_slice_end(cpu, t);
-        self.tasks[t as usize].state = TaskState::Exited;
         self.nr_exited += 1;
         self.policy.task_dead(t);
         self.resched_cpu(cpu);
@@ -852,6 +887,23 @@ impl Sim {
         let due = task.wake_due;
         if !fork {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
+        }
+        if !fork && self.tasks[t as usize].se.sched_delayed && self.tasks[t as usize].allowed & (1u64 << prev) == 0 {
+            // its CPU went offline while it slept queued (the balancers leave delayed tasks
+            // in place; the kernel's hotplug migrates them): the dequeue completes here and
+            // the wakeup takes the ordinary path
+            self.update_rq_clock(prev);
+            self.finish_delayed_dequeue(prev, t);
+        }
+        if !fork && self.tasks[t as usize].se.sched_delayed {
+            // ttwu_runnable(): still queued (DELAY_DEQUEUE), so no select_task_rq(): it is
+            // requeued where it is and may preempt
+            self.counters.wakeups += 1;
+            self.counters.delayed_requeues += 1;
+            self.tasks[t as usize].stats.nr_wakeups += 1;
+            self.requeue_delayed(prev, t);
+            self.check_preempt(prev, t);
+            return;
         }
         let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
         if fork && self.hotplug.is_some() {
@@ -1152,6 +1204,14 @@ impl Sim {
     }
 
     pub fn set_knob(&mut self, name: &str, value: f64) -> Result<()> {
+        if name == "fair.eevdf" && value != self.knobs.get(Knob::FairEevdf) {
+            // the entities' vruntime, deadline and delayed state belong to one form
+            return Err(crate::error::config(
+                "policy",
+                "knobs.fair.eevdf",
+                "set when the simulation is built, not while it runs".to_string(),
+            ));
+        }
         self.knobs.set(name, value)?;
         self.tunables = CfsTunables::from_knobs(self.rqs.len(), &self.knobs);
         if let Some(lb) = self.balancer.as_mut() {

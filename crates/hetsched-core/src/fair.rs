@@ -1,16 +1,17 @@
-//! The fair class, after kernel/sched/fair.c, in two forms chosen by the knob `fair.eevdf`: CFS
-//! as v6.5 had it (the default: nice weights, vruntime, `sched_slice()` from the period,
-//! `check_preempt_tick()` and wakeup preemption, `place_entity()` with `min_vruntime`), and
-//! EEVDF as v6.12 runs it (`fair.eevdf=1`: `avg_vruntime()`, `pick_eevdf()` with
-//! RUN_TO_PARITY, `update_deadline()`, lag-preserving `place_entity()`). CFS stays the default
-//! so that both kernel profiles compare on one fair class. Also here: the PELT updates of the
-//! class, util_est's enqueue and dequeue, `update_curr()` (and the deadline budget), and
-//! `task_tick_fair()`.
+//! The fair class, after kernel/sched/fair.c, in two forms chosen by the knob `fair.eevdf`
+//! (-1: the kernel profile's): EEVDF as v6.12 runs it, the mainline-6.12 form
+//! (`avg_vruntime()`, `pick_eevdf()` with RUN_TO_PARITY, `update_deadline()`, lag-preserving
+//! `place_entity()`, DELAY_DEQUEUE with DELAY_ZERO, PREEMPT_SHORT), and CFS as v6.5 had it,
+//! the android-4.19 form (nice weights, vruntime, `sched_slice()` from the period,
+//! `check_preempt_tick()` and wakeup preemption, `place_entity()` with `min_vruntime`). Also
+//! here: the PELT updates of the class, util_est's enqueue and dequeue, `update_curr()` (and
+//! the deadline budget), and `task_tick_fair()`.
 //!
 //! Differences: no task groups (one flat cfs_rq per CPU); no next/last buddies (the skip buddy
-//! only for sched_yield); no HRTICK; EEVDF without DELAY_DEQUEUE and with a linear-scan pick;
-//! inverse weights computed as 2^32/w, one unit below the kernel's table for some nice levels.
-//! docs/mechanisms/fair.md works the slices, the eligibility test and util_est by hand.
+//! only for sched_yield); no HRTICK; EEVDF with a linear-scan pick, and delayed tasks left
+//! where they are by the balancers; inverse weights computed as 2^32/w, one unit below the
+//! kernel's table for some nice levels. docs/mechanisms/fair.md works the slices, the
+//! eligibility test, delayed dequeue and util_est by hand.
 
 use crate::core::*;
 use crate::features::Knob;
@@ -88,6 +89,9 @@ pub struct SchedEntity {
     pub rel_deadline: bool,
     /// the custom slice (sched_attr.sched_runtime, 6.12); 0 = sysctl_sched_base_slice
     pub slice: u64,
+    /// DELAY_DEQUEUE: the task slept while ineligible and stays queued (se.on_rq) until it
+    /// is picked or woken
+    pub sched_delayed: bool,
 }
 
 /// Tunables after SCHED_TUNABLESCALING_LOG: base value * (1 + ilog2(min(ncpu, 8))).
@@ -310,10 +314,12 @@ impl Sim {
         let running = rq.cfs.curr == Some(t);
         let task = &mut self.tasks[t as usize];
         let on_rq = task.se.on_rq as u64;
+        // se_runnable() (v6.12): a delayed entity still weighs in load but is not runnable
+        let runnable = (task.se.on_rq && !task.se.sched_delayed) as u64;
         if task
             .se
             .avg
-            .update_scaled(now, on_rq, on_rq, running, task.se.weight, scale)
+            .update_scaled(now, on_rq, runnable, running, task.se.weight, scale)
         {
             task.se.avg.util_est &= !UTIL_AVG_UNCHANGED;
             task.se.avg.util_est_enqueued &= !UTIL_AVG_UNCHANGED_V4_19;
@@ -413,16 +419,26 @@ impl Sim {
             let vd = calc_delta_fair(delta, task.se.weight, task.se.wmult);
             task.se.vruntime += self.policy.calc_delta_fair(t, vd);
             let v = task.se.vruntime;
-            if self.knobs.get(Knob::FairEevdf) > 0.0 && v >= task.se.deadline {
+            let mut resched = false;
+            if self.fair_eevdf && v >= task.se.deadline {
                 // update_deadline(): a new slice; reschedule if anyone else is queued
                 let slice = base_slice(&task.se, self.tunables.min_granularity);
                 task.se.deadline = v + calc_delta_fair(slice, task.se.weight, task.se.wmult);
                 task.se.protect = false;
-                if self.rqs[cpu].cfs.nr_running > 1 {
+                resched = true;
+            }
+            let unprotected = !task.se.protect;
+            self.rqs[cpu].cfs.update_min_vruntime(Some(v));
+            if self.fair_eevdf && self.rqs[cpu].cfs.nr_running > 1 {
+                // did_preempt_short(): a curr whose protection is gone (a new deadline, or
+                // cancelled by a shorter-slice waker) yields once it is no longer eligible
+                if !resched && unprotected && self.knobs.get(Knob::FairPreemptShort) > 0.0 {
+                    resched = !self.entity_eligible(cpu, t);
+                }
+                if resched {
                     self.resched_cpu(cpu);
                 }
             }
-            self.rqs[cpu].cfs.update_min_vruntime(Some(v));
             // a fair task's running time is charged to the fair server, whether it ran
             // under the server or not
             self.fair_server_update(cpu, delta);
@@ -506,7 +522,14 @@ impl Sim {
 
     #[inline]
     pub(crate) fn eevdf(&self) -> bool {
-        self.knobs.get(Knob::FairEevdf) > 0.0
+        self.fair_eevdf
+    }
+
+    /// entity_eligible(): v <= V, tested as Σ w (v_j − v0) >= (v − v0) Σ w (no division).
+    pub(crate) fn entity_eligible(&self, cpu: usize, t: TaskId) -> bool {
+        let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
+        let key = self.tasks[t as usize].se.vruntime as i128 - self.rqs[cpu].cfs.min_vruntime as i128;
+        key * load <= sum
     }
 
     /// The fair entities EEVDF weighs on `cpu`: the queued ones and, if it runs, curr:
@@ -666,7 +689,8 @@ impl Sim {
     }
 
     /// dequeue_task_fair(): `sleep` = the task blocks (util_est is updated), else it
-    /// migrates or changes class.
+    /// migrates or changes class. With DELAY_DEQUEUE a task that blocks while ineligible
+    /// stays queued, marked sched_delayed (dequeue_entity() returning early).
     pub(crate) fn dequeue_task_fair(&mut self, cpu: usize, t: TaskId, sleep: bool) {
         self.update_curr(cpu);
         self.policy.dequeue_task(&view!(self), cpu, t, sleep);
@@ -674,11 +698,35 @@ impl Sim {
         if !self.legacy {
             let rq = &mut self.rqs[cpu];
             let task = &mut self.tasks[t as usize];
-            // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update
-            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+            // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update;
+            // a delayed task's estimate left at its sleep
+            if !task.se.sched_delayed {
+                rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+            }
             if sleep {
                 pelt::util_est_update(&mut task.se.avg, cap);
             }
+        }
+        // DEQUEUE_SPECIAL (a dying task) is never delayed: nothing would wake it
+        if sleep
+            && self.tasks[t as usize].state != TaskState::Exited
+            && self.fair_eevdf
+            && self.knobs.get(Knob::FairDelayDequeue) > 0.0
+            && !self.entity_eligible(cpu, t)
+        {
+            // it keeps its place, its weight in the load and its count in nr_running (so
+            // in runnable PELT) until pick_next_entity() meets it or it wakes
+            self.update_load_avg(cpu, Some(t), false);
+            self.tasks[t as usize].se.sched_delayed = true;
+            self.counters.delayed_dequeues += 1;
+            let rq = &mut self.rqs[cpu];
+            if rq.cfs.curr == Some(t) {
+                // schedule()'s put_prev_entity(): back into the tree
+                rq.cfs.curr = None;
+                rq.curr = None;
+                rq.cfs.timeline.insert((self.tasks[t as usize].se.vruntime, t));
+            }
+            return;
         }
         // a sleep: the hook only if PELT decayed; a migration or class change (DO_DETACH):
         // the detach that follows (detach_pelt_for_migration) calls it instead
@@ -727,12 +775,67 @@ impl Sim {
         }
     }
 
+    /// The dequeue pick_next_entity() completes for a delayed task it picked
+    /// (DEQUEUE_SLEEP | DEQUEUE_DELAYED): its lag is saved as at any dequeue, then
+    /// finish_delayed_dequeue_entity() clips a positive one to 0 (DELAY_ZERO). util_est
+    /// and the policy saw the sleep already.
+    pub(crate) fn finish_delayed_dequeue(&mut self, cpu: usize, t: TaskId) {
+        self.update_curr(cpu);
+        self.update_load_avg(cpu, Some(t), false);
+        self.update_entity_lag(cpu, t);
+        let rq = &mut self.rqs[cpu];
+        let task = &mut self.tasks[t as usize];
+        debug_assert!(task.se.sched_delayed && rq.cfs.curr != Some(t));
+        rq.cfs.timeline.remove(&(task.se.vruntime, t));
+        rq.cfs.load_weight -= task.se.weight;
+        rq.cfs.nr_running -= 1;
+        task.se.on_rq = false;
+        task.se.sched_delayed = false;
+        task.se.vlag = task.se.vlag.min(0);
+        rq.cfs.update_min_vruntime(None);
+        if rq.cfs.nr_running == 0 {
+            self.dl_server_stop(cpu);
+        }
+    }
+
+    /// enqueue_task_fair(ENQUEUE_DELAYED) from ttwu_runnable(): util_est_enqueue(), then
+    /// requeue_delayed_entity(): DELAY_ZERO replaces a positive lag by 0 (placed at V with a
+    /// fresh deadline), a negative one keeps the entity where it is.
+    pub(crate) fn requeue_delayed_entity(&mut self, cpu: usize, t: TaskId) {
+        let ewma = self.tasks[t as usize].se.avg.ewma();
+        self.rqs[cpu].cfs.util_est += ewma;
+        self.update_entity_lag(cpu, t);
+        if self.tasks[t as usize].se.vlag > 0 {
+            let key = (self.tasks[t as usize].se.vruntime, t);
+            self.rqs[cpu].cfs.timeline.remove(&key);
+            self.tasks[t as usize].se.vlag = 0;
+            self.place_entity_eevdf(cpu, t, false);
+            let key = (self.tasks[t as usize].se.vruntime, t);
+            self.rqs[cpu].cfs.timeline.insert(key);
+        }
+        self.update_load_avg(cpu, Some(t), false);
+        self.tasks[t as usize].se.sched_delayed = false;
+    }
+
     /// check_preempt_wakeup_fair(): the woken fair task `p` preempts `c` if EEVDF would
     /// pick it now, or (CFS) it is far enough behind in vruntime.
     pub(crate) fn check_preempt_wakeup_fair(&mut self, cpu: usize, p: TaskId, c: TaskId) {
         self.update_rq_clock(cpu);
         self.update_curr(cpu);
         if self.eevdf() {
+            // do_preempt_short(): a waker with a shorter slice that is eligible and has the
+            // earlier deadline (or curr is no longer eligible) ends curr's protection
+            if self.knobs.get(Knob::FairPreemptShort) > 0.0 && self.tasks[c as usize].se.protect {
+                let min_gran = self.tunables.min_granularity;
+                let (ps, cs) = (&self.tasks[p as usize].se, &self.tasks[c as usize].se);
+                if base_slice(ps, min_gran) < base_slice(cs, min_gran)
+                    && self.entity_eligible(cpu, p)
+                    && (ps.deadline < cs.deadline || !self.entity_eligible(cpu, c))
+                {
+                    self.tasks[c as usize].se.protect = false; // cancel_protect_slice()
+                    self.counters.preempt_short += 1;
+                }
+            }
             if self.pick_eevdf(cpu, Some(c)) == Some(p) {
                 self.resched_cpu(cpu);
             }

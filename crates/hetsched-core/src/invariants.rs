@@ -14,8 +14,10 @@
 //!   is the `curr` of exactly one CPU; `cfs.curr` is `curr` when that is a fair task;
 //! * CFS bookkeeping: `nr_running`, `load_weight` and `util_est` are the count, the sum of
 //!   weights and the sum of util_est ewmas of the fair tasks with `se.on_rq` and
-//!   `cpu == rq`; every such task but `cfs.curr` is in the timeline exactly once under its
-//!   current vruntime, and the timeline holds nothing else;
+//!   `cpu == rq` (util_est without the delayed ones: DELAY_DEQUEUE keeps a sleeping task
+//!   queued, its estimate gone); every such task but `cfs.curr` is in the timeline exactly
+//!   once under its current vruntime, and the timeline holds nothing else; a task is
+//!   `sched_delayed` only asleep under EEVDF;
 //! * RT: `rt_queue` (rt.rs) holds exactly the runnable RT tasks of that CPU, keyed by their
 //!   priority; the running task is the highest-priority one when any RT task is runnable
 //!   (or a fair task, while the CPU's fair server is runnable);
@@ -216,12 +218,21 @@ impl Sim {
                     ensure!(here == 0, "RT task {t} is {:?} but in {here} rt_queues", task.state);
                 }
             } else {
+                // a delayed task (DELAY_DEQUEUE) sleeps on the runqueue
                 ensure!(
-                    task.se.on_rq == active,
-                    "fair task {t} ({}) is {:?} with se.on_rq = {}",
+                    task.se.on_rq == (active || task.se.sched_delayed),
+                    "fair task {t} ({}) is {:?} with se.on_rq = {}, sched_delayed = {}",
                     task.name,
                     task.state,
-                    task.se.on_rq
+                    task.se.on_rq,
+                    task.se.sched_delayed
+                );
+                ensure!(
+                    !task.se.sched_delayed || (task.state == TaskState::Sleeping && self.fair_eevdf),
+                    "fair task {t} ({}) is {:?} and sched_delayed (eevdf {})",
+                    task.name,
+                    task.state,
+                    self.fair_eevdf
                 );
             }
         }
@@ -237,7 +248,9 @@ impl Sim {
                 }
                 nr += 1;
                 load += task.se.weight;
-                util_est += task.se.avg.ewma();
+                if !task.se.sched_delayed {
+                    util_est += task.se.avg.ewma(); // a delayed task's left at its sleep
+                }
                 let key = (task.se.vruntime, task.id);
                 if rq.cfs.curr == Some(task.id) {
                     ensure!(

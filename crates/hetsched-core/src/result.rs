@@ -179,6 +179,9 @@ impl Sim {
                     d.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
                 }),
                 "overutilized_set": c.overutilized_set,
+                "delayed_dequeues": c.delayed_dequeues,
+                "delayed_requeues": c.delayed_requeues,
+                "preempt_short": c.preempt_short,
                 "sync_misuse": self.sync.misuse,
                 "misfit_balance_attempts": lb.misfit.attempts,
                 "misfit_balance_successes": lb.misfit.successes,
@@ -207,6 +210,7 @@ impl Sim {
                 "name": self.config.scheduler,
                 "placement": self.placement_name(),
                 "balancer": self.balancer_name(),
+                "fair_class": if self.fair_eevdf { "eevdf" } else { "cfs" },
                 "governor": self.governor_name(),
                 "idle_governor": self.config.idle_governor,
             },

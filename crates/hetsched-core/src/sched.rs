@@ -420,6 +420,12 @@ pub struct Counters {
     pub cost_balance: u64,
     /// ticks taken by an idle CPU whose governor kept the tick (each one an idle exit)
     pub idle_ticks: u64,
+    /// sleeps DELAY_DEQUEUE left queued (sched_delayed)
+    pub delayed_dequeues: u64,
+    /// wakeups that found their task still queued as delayed (ttwu_runnable)
+    pub delayed_requeues: u64,
+    /// curr protections cancelled by a shorter-slice waker (PREEMPT_SHORT)
+    pub preempt_short: u64,
 }
 
 /// A cluster's frequency state.

@@ -42,6 +42,10 @@ fn ping_pong(cpu: usize, work: u64, knobs: Value) -> (Vec<u64>, Sim) {
     let b = cat(vec![suspend(1), json!([{"run": work}, {"mark": 1}]), resume(0)]);
     let w = json!({"mutexes": 2, "conds": 2, "marks": ["a", "b"], "duration_ns": null,
                    "tasks": [task("a", &[cpu], 6, a), task("b", &[cpu], 6, b)]});
+    // CFS: its tick preemption lets b reach its wait before a's first broadcast; under
+    // EEVDF a runs its first 1 ms within one slice and the broadcast finds no waiter
+    let mut knobs = knobs;
+    knobs["fair.eevdf"] = json!(0);
     let mut s = sim(two_cluster_platform(), w, "cfs", "performance", knobs);
     s.run_until(40 * MS);
     let m = s.marks.clone();

@@ -1260,12 +1260,14 @@ fn rd_overloaded_is_kept_until_a_root_domain_pass() {
         json!({"name": name, "cpus": [0], "loop": 1,
                "phases": [{"loop": 1, "events": [{"run": 500 * US}, {"sleep": S}]}]})
     };
-    let mut sim = make_sim(
-        two_cluster_platform(),
-        vec![hog("h2", 2), hog("h3", 3), short("x"), short("y")],
-        0,
-        "performance",
-    );
+    // CFS: under EEVDF the first of x and y to sleep does so ineligible and DELAY_DEQUEUE
+    // keeps it counted on CPU 0 until the other sleeps
+    let pol: PolicyConfig = serde_json::from_value(json!({
+        "scheduler": "cfs", "governor": "performance", "knobs": {"fair.eevdf": 0.0}
+    }))
+    .unwrap();
+    let tasks = vec![hog("h2", 2), hog("h3", 3), short("x"), short("y")];
+    let mut sim = Sim::new(two_cluster_platform(), workload(tasks, 0), costs_off(pol)).unwrap();
     run_checked(&mut sim, 1000 * US);
     assert_eq!(sim.rqs[0].nr_running(), 2);
     assert!(sim.overloaded, "two tasks on CPU 0: set by add_nr_running");

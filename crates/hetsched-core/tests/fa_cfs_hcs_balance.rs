@@ -51,7 +51,7 @@ fn scenario(scheduler: &str, khz: u64) -> Sim {
                    "tasks": [hog("H1", json!([0])), hog("H2", json!([0])), c]});
     let pol: PolicyConfig = serde_json::from_value(json!({
         "scheduler": scheduler, "governor": "userspace",
-        "knobs": {"userspace.khz": khz as f64, "tick_hz": 1000.0}
+        "knobs": {"userspace.khz": khz as f64, "tick_hz": 1000.0, "fair.eevdf": 0.0}
     }))
     .unwrap();
     Sim::new(two_domains(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap()

@@ -363,6 +363,13 @@ impl Sim {
         queued.extend(rq.rt_queue.iter().map(|k| k.2).filter(|&t| Some(t) != rq.curr));
         let curr = rq.curr;
         for t in queued {
+            if self.tasks[t as usize].se.sched_delayed {
+                // asleep on the runqueue (DELAY_DEQUEUE): its dequeue completes here rather
+                // than travelling with it (fair.md, Differences)
+                self.update_rq_clock(cpu);
+                self.finish_delayed_dequeue(cpu, t);
+                continue;
+            }
             let dst = select_fallback_rq(&self.tasks[t as usize]);
             self.migrate_queued(Migration { task: t, src: cpu, dst }, true);
         }

@@ -47,9 +47,9 @@ pub enum WakeKind {
 /// The fair class a policy needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FairVariant {
-    /// CFS as v6.5 has it (`fair.eevdf=0`, the default)
+    /// CFS as v6.5 has it (`fair.eevdf=0`; the android-4.19 profile's)
     Cfs,
-    /// EEVDF as v6.12 has it (`fair.eevdf=1`)
+    /// EEVDF as v6.12 has it (`fair.eevdf=1`; the mainline-6.12 profile's)
     Eevdf,
 }
 
@@ -135,6 +135,18 @@ pub fn lookup(name: &str) -> Result<&'static PolicyInfo> {
             name: name.to_string(),
             choices: REGISTRY.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
         })
+}
+
+/// The fair class a run gets from `fair.eevdf`: an explicit 0 or 1 as given; -1 the form
+/// the policy needs, else the kernel profile's (v6.12 has EEVDF, 4.19 CFS).
+pub fn fair_variant(info: &PolicyInfo, knob: f64, legacy: bool) -> bool {
+    if knob >= 0.0 {
+        return knob > 0.0;
+    }
+    match info.requires.fair {
+        Some((variant, _)) => variant == FairVariant::Eevdf,
+        None => !legacy,
+    }
 }
 
 /// Whether the run meets the policy's requirements.
