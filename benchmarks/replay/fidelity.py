@@ -75,8 +75,8 @@ def one(name: str, cmd: list[str], scheduler: str, governor: str, workdir: Path,
                 os.close(saved)
     tr = load_trace(path)
     out = []
-    # --deduct-switch: the bursts hold the switch into them, which the engine charges on
-    # host itself (cost.context_switch_ns); take it off each burst that follows a wakeup
+    # the bursts hold the switch into them, which the engine charges on host itself
+    # (cost.context_switch_ns): take it off each burst that follows a wakeup (--keep-switch: don't)
     cost = switch_cost_ns() if deduct else 0
     for mode, opts in (("tree", ReplayOptions(tasks="tree", switch_cost_ns=cost)),
                        ("all", ReplayOptions(tasks="all", include_kthreads=True, switch_cost_ns=cost))):
@@ -98,8 +98,10 @@ def main() -> None:
     ap.add_argument("--governor", default="schedutil")
     ap.add_argument("--program", action="append", help="only these PROGRAMS keys (prefix match)")
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--deduct-switch", action="store_true",
-                    help="take host's measured context switch off each run burst that follows a wakeup")
+    ap.add_argument("--keep-switch", action="store_true",
+                    help="leave host's measured context switch in each recorded burst; by default it is taken off "
+                         "each run burst that follows a wakeup, since the engine charges the switch itself "
+                         "(cost.context_switch_ns)")
     ap.add_argument("--keep", type=Path, help="keep the traces in this directory")
     ap.add_argument("--replay", type=Path,
                     help="replay the traces an earlier --keep left in this directory instead of recording "
@@ -120,7 +122,7 @@ def main() -> None:
         wd.mkdir(parents=True, exist_ok=True)
         for name, cmd in progs.items():
             for i in range(a.repeats):
-                rows.extend(one(name, cmd, a.scheduler, a.governor, wd, i, a.deduct_switch, a.replay is not None))
+                rows.extend(one(name, cmd, a.scheduler, a.governor, wd, i, not a.keep_switch, a.replay is not None))
     print(f"host replay, {a.scheduler}/{a.governor}; error = (sim - trace) / trace")
     hdr = f"{'program':34} {'replay':>6} {'run':>3} {'tasks':>5} {'events':>7} {'busy trace s':>12} {'busy sim s':>11} " \
           f"{'busy err':>8} {'mksp trace s':>12} {'mksp sim s':>11} {'mksp err':>8} {'inferred':>8} {'lost':>5}"
