@@ -464,18 +464,10 @@ mod tests {
         .unwrap();
         let w = serde_json::json!({"name": "idle", "duration_ns": null, "timers": 0, "tasks": [
             {"name": "late", "delay_ns": 1_000_000_000u64, "loop": 1, "phases": [{"events": [{"run": 1000}]}]}]});
-        let pol: PolicyConfig =
-            serde_json::from_value(serde_json::json!({"scheduler": "cfs", "governor": "schedutil"})).unwrap();
-        let mut sim = Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
-        for k in [
-            "cost.context_switch_ns",
-            "cost.migration_ns",
-            "cost.feec_step_ns",
-            "cost.balance_cpu_ns",
-        ] {
-            sim.set_knob(k, 0.0).unwrap();
-        }
-        sim
+        let pol: PolicyConfig = crate::testutils::costs_off(
+            serde_json::from_value(serde_json::json!({"scheduler": "cfs", "governor": "schedutil"})).unwrap(),
+        );
+        Sim::new(p, WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap()
     }
 
     #[test]

@@ -1397,12 +1397,8 @@ fn find_src_rq_takes_the_first_cpu_on_a_tie() {
 
 /// The hand-worked RT timings count the work and the exits, not the scheduler's costs.
 fn rt_policy(knobs: Value) -> PolicyConfig {
-    let mut k = json!({"cost.context_switch_ns": 0.0, "cost.migration_ns": 0.0, "cost.feec_step_ns": 0.0,
-                       "cost.balance_cpu_ns": 0.0});
-    for (name, v) in knobs.as_object().unwrap() {
-        k[name] = v.clone();
-    }
-    serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "knobs": k})).unwrap()
+    let pol = serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "knobs": knobs})).unwrap();
+    hetsched_core::testutils::costs_off(pol)
 }
 
 fn rt_one_shot(name: &str, prio: u32, run_ns: u64, cpus: Vec<usize>, delay_ns: u64) -> Value {
@@ -1669,11 +1665,12 @@ fn shared_llc_top_domain_moves_tasks_not_util() {
 #[test]
 fn rt_throttling_of_the_4_19_profile() {
     for (share, fair_ns) in [(0.0, 148 * MS + 3 * US), (1.0, 0)] {
-        let pol: PolicyConfig = serde_json::from_value(json!({
-            "scheduler": "cfs", "governor": "performance", "kernel": "android-4.19",
-            "knobs": {"sched_feat.rt_runtime_share": share, "cost.context_switch_ns": 0.0,
-                      "cost.migration_ns": 0.0, "cost.feec_step_ns": 0.0, "cost.balance_cpu_ns": 0.0}}))
-        .unwrap();
+        let pol = hetsched_core::testutils::costs_off(
+            serde_json::from_value(json!({
+                "scheduler": "cfs", "governor": "performance", "kernel": "android-4.19",
+                "knobs": {"sched_feat.rt_runtime_share": share}}))
+            .unwrap(),
+        );
         let hog = json!({"name": "rt", "policy": "fifo", "rt_priority": 10, "cpus": [2], "loop": 1,
                          "phases": [{"loop": 1, "events": [{"run": 10 * S}]}]});
         let fair =

@@ -95,12 +95,11 @@ fn run(wake_to: Option<usize>, t_end: u64, busy: bool) -> Sim {
             "phases": [{"loop": 1, "events": [{"run": 20 * MS}]}]}));
     }
     let w = json!({"name": "test", "duration_ns": null, "timers": 0, "tasks": tasks});
-    let pol: PolicyConfig =
-        // the hand-worked energies count the work and the exits, not the scheduler's costs
-        serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "idle_governor": "oracle",
-            "knobs": {"cost.context_switch_ns": 0.0, "cost.migration_ns": 0.0, "cost.feec_step_ns": 0.0,
-                      "cost.balance_cpu_ns": 0.0}}))
-            .unwrap();
+    // the hand-worked energies count the work and the exits, not the scheduler's costs
+    let pol: PolicyConfig = hetsched_core::testutils::costs_off(
+        serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance", "idle_governor": "oracle"}))
+            .unwrap(),
+    );
     let mut sim = Sim::with_policy(
         platform(),
         WorkloadSpec::from_json(&w.to_string()).unwrap(),
