@@ -83,17 +83,9 @@ def little_share(doc, name):
     return sum(v for k, v in t["cpu_time_s"].items() if caps[int(k)] < 1024) / total
 
 
-# Under v6.12's EEVDF with DELAY_DEQUEUE (the mainline default), EAS leaves two of the
-# small tasks on the idle big CPU they forked on, on juno-r0 (little share 0) and partly on
-# hikey960 (0.6-0.7), for 16-18 % more energy; with fair.delay_dequeue=0 or CFS they pack
-# on little. Not yet explained from the kernel's logic (docs/mechanisms/fair.md), so these
-# cases are expected to fail until it is; strict, so a change that fixes them shows.
-DELAY_DEQUEUE_PACKING = pytest.mark.xfail(strict=True, reason="EAS and DELAY_DEQUEUE: small tasks stay on a big CPU")
-
-
 @pytest.mark.parametrize("platform,fair", [
-    pytest.param("juno-r0", {}, marks=DELAY_DEQUEUE_PACKING), ("juno-r0", {"fair.eevdf": 0}),
-    pytest.param("hikey960", {}, marks=DELAY_DEQUEUE_PACKING), ("hikey960", {"fair.eevdf": 0}),
+    ("juno-r0", {"fair.delay_dequeue": 0}), ("juno-r0", {"fair.eevdf": 0}),
+    ("hikey960", {"fair.delay_dequeue": 0}), ("hikey960", {"fair.eevdf": 0}),
     ("gs101", {}), ("gs101", {"fair.eevdf": 0})])
 def test_eas_packs_small_tasks_on_little_and_keeps_the_big_one_big(platform, fair):
     """Three 5%-duty tasks (util ~51) and one 56%-duty task (util ~580): the small ones fit
@@ -109,6 +101,24 @@ def test_eas_packs_small_tasks_on_little_and_keeps_the_big_one_big(platform, fai
     assert eas["counters"]["policy"]["feec_calls"] > 100
     assert eas["energy_j"] < cfs["energy_j"]
     assert eas["metrics"]["missed_activation_pct"] < 1.0
+
+
+def test_delayed_dequeue_keeps_alternating_small_tasks_big_on_juno():
+    """v6.12's DELAY_DEQUEUE with EAS on juno-r0: small0 and small1 fork onto big CPU 2 and
+    wake together each period. A task that sleeps ineligible keeps its negative lag, so the
+    two take turns waiting; each then shows runnable_avg above util_avg by more than 10, and
+    util_est_update() keeps its ewma ("the task did not get all the CPU it wanted"), so their
+    util_est stays at its post-fork 383 and 429 (0x17f, 0x1ad) above what fits a little CPU,
+    446 x 1024 / 1280 = 357: feec keeps them on CPU 2. Without delayed dequeue small0 runs
+    first each time, its ewma decays (430, 369, 313) and it goes to little at 97.5 ms."""
+    delayed = Simulation(platform="juno-r0", workload=mix(), scheduler="eas").run(3.0).doc
+    plain = Simulation(platform="juno-r0", workload=mix(), scheduler="eas",
+                       knobs={"fair.delay_dequeue": 0}).run(3.0).doc
+    assert delayed["counters"]["delayed_dequeues"] > 0 and plain["counters"]["delayed_dequeues"] == 0
+    for i in (0, 1):
+        assert little_share(delayed, f"small{i}") < 0.1
+        assert little_share(plain, f"small{i}") > 0.9
+    assert delayed["energy_j"] > plain["energy_j"]
 
 
 def test_eas_cannot_run_without_schedutil_or_asymmetry(tmp_path):
