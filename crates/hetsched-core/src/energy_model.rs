@@ -69,13 +69,10 @@ fn compute_costs(states: &mut [PerfState]) {
     }
 }
 
-/// The EM's EM_PERF_STATE_INEFFICIENT flags for one cluster's OPP table (v6.12): what
-/// em_cpufreq_update_efficiencies() hands to cpufreq as CPUFREQ_INEFFICIENT_FREQ, so that
-/// schedutil's frequency resolution (CPUFREQ_RELATION_E) skips the same states the energy
-/// estimate does. Built as `from_platform` builds a pd: performance = capacity · f / f_max.
-pub fn inefficient_opps(c: &crate::platform::Cluster) -> Vec<bool> {
-    let mut states: Vec<PerfState> = c
-        .opps
+/// One cluster's OPPs as the EM's performance states, costs not yet computed
+/// (em_create_perf_table(): performance = capacity · f / f_max).
+fn perf_states(c: &crate::platform::Cluster) -> Vec<PerfState> {
+    c.opps
         .iter()
         .map(|o| PerfState {
             khz: o.khz,
@@ -84,7 +81,15 @@ pub fn inefficient_opps(c: &crate::platform::Cluster) -> Vec<bool> {
             cost: 0,
             inefficient: false,
         })
-        .collect();
+        .collect()
+}
+
+/// The EM's EM_PERF_STATE_INEFFICIENT flags for one cluster's OPP table (v6.12): what
+/// em_cpufreq_update_efficiencies() hands to cpufreq as CPUFREQ_INEFFICIENT_FREQ, so that
+/// schedutil's frequency resolution (CPUFREQ_RELATION_E) skips the same states the energy
+/// estimate does. Built from the same performance states as `from_platform`.
+pub fn inefficient_opps(c: &crate::platform::Cluster) -> Vec<bool> {
+    let mut states = perf_states(c);
     compute_costs(&mut states);
     states.iter().map(|s| s.inefficient).collect()
 }
@@ -94,20 +99,7 @@ impl EnergyModel {
         let doms = p
             .clusters
             .iter()
-            .map(|c| {
-                let states = c
-                    .opps
-                    .iter()
-                    .map(|o| PerfState {
-                        khz: o.khz,
-                        performance: c.capacity_orig * o.khz / c.fmax_khz,
-                        power_uw: o.power_uw,
-                        cost: 0,
-                        inefficient: false,
-                    })
-                    .collect();
-                (c.cpus.clone(), c.capacity_orig, states)
-            })
+            .map(|c| (c.cpus.clone(), c.capacity_orig, perf_states(c)))
             .collect();
         Self::build(doms)
     }
