@@ -318,6 +318,7 @@ impl Sim {
         if self.tasks[t as usize].se.sched_delayed {
             return; // a delayed task is asleep; it stays with its timer (fair.md, Differences)
         }
+        self.walt_migrate(t, src, dst);
         self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.dequeue_task(src, t, false);
         self.detach_pelt_for_migration(src, t, Detach::Queued);
@@ -342,6 +343,7 @@ impl Sim {
         debug_assert_eq!(self.rqs[src].curr, Some(t));
         self.update_rq_clock(src);
         self.update_curr(src);
+        self.walt_migrate(t, src, dst);
         self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.trace_slice_end(src, t);
         self.dequeue_task(src, t, false);

@@ -118,6 +118,9 @@ pub struct Sim {
     pub sw: Option<crate::switcher::Switcher>,
     /// the CPU whose running task is waking others (a wakeup's placement cost is its)
     pub(crate) waker_cpu: Option<usize>,
+    /// the msm-4.14 profile: WALT (walt.rs) and schedtune (schedtune.rs)
+    pub walt: Option<Box<crate::walt::Walt>>,
+    pub stune: Option<Box<crate::schedtune::SchedTune>>,
     /// the wakeup select_task_rq() is placing (try_to_wake_up's CPU and flags)
     pub(crate) wake_ctx: crate::sched::WakeCtx,
 }
@@ -161,6 +164,8 @@ macro_rules! view {
             meter: &$s.meter,
             switcher: $s.sw.as_ref(),
             wake: $s.wake_ctx,
+            walt: $s.walt.as_deref(),
+            stune: $s.stune.as_deref(),
         }
     };
 }
@@ -196,12 +201,25 @@ impl Sim {
                 choices: KERNEL_PROFILES.iter().map(|k| k.0).collect::<Vec<_>>().join(", "),
             });
         }
-        let legacy = policy.kernel == "android-4.19";
+        let msm = policy.kernel == "msm-4.14";
+        // the 4.14 and 4.19 Android kernels share the PELT and EAS forms the profile names
+        let legacy = policy.kernel == "android-4.19" || msm;
         let mut knobs = Knobs::default();
         knobs.set_legacy(legacy);
+        if msm {
+            // what the device's init scripts write at boot (walt.rs's device table)
+            for &(k, v) in crate::walt::device_init_knobs(&platform.name) {
+                knobs.set(k, v)?;
+            }
+        }
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
         }
+        let walt_tun = if msm {
+            Some(crate::walt::tunables(&knobs)?)
+        } else {
+            None
+        };
         let rt_runtime_ns = knobs.derived.rt_runtime_ns;
         // sched_rt_global_validate() refuses an RT runtime longer than the period
         let rt_runtime = knobs.get(Knob::SchedRtRuntimeUs);
@@ -264,18 +282,34 @@ impl Sim {
         }
         // writing the sysctl enables sched_uclamp_used (sysctl_sched_uclamp_handler)
         let rt_default_written = knobs.derived.uclamp_min_rt_default != 1024;
-        let uclamp_used = rt_default_written
-            || workload.tasks.iter().any(|t| {
-                t.util_min.is_some()
-                    || t.util_max.is_some()
-                    || t.phases.iter().flat_map(|p| &p.events).any(|e| {
-                        matches!(
-                            e,
-                            Ev::Setattr(SetAttr { util_min: Some(_), .. })
-                                | Ev::Setattr(SetAttr { util_max: Some(_), .. })
-                        )
-                    })
-            });
+        // 4.14 has no uclamp (schedtune boosts instead): the clamps a workload asks for
+        // are not applied under msm-4.14
+        if msm {
+            for t in tasks.iter_mut() {
+                t.uclamp = [0, 1024];
+            }
+        }
+        let uclamp_used = !msm
+            && (rt_default_written
+                || workload.tasks.iter().any(|t| {
+                    t.util_min.is_some()
+                        || t.util_max.is_some()
+                        || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                            matches!(
+                                e,
+                                Ev::Setattr(SetAttr { util_min: Some(_), .. })
+                                    | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                            )
+                        })
+                }));
+        let stune = if msm {
+            let mut st = crate::schedtune::SchedTune::new(n, crate::schedtune::task_groups(&workload)?);
+            st.read_knobs(&knobs)?;
+            Some(Box::new(st))
+        } else {
+            None
+        };
+        let walt = walt_tun.map(|tun| Box::new(crate::walt::Walt::new(&platform, workload.tasks.len(), tun)));
         let initial_opp: Vec<usize> = platform
             .clusters
             .iter()
@@ -396,6 +430,8 @@ impl Sim {
             sw: None,
             waker_cpu: None,
             wake_ctx: Default::default(),
+            walt,
+            stune,
         };
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
         let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
@@ -509,6 +545,7 @@ impl Sim {
         if self.uclamp_used && self.legacy {
             self.rqs[cpu].uclamp.inc(clamps);
         }
+        self.walt_enqueue(cpu, t); // inc_rq_walt_stats() of either class
         if is_rt {
             self.enqueue_task_rt(cpu, t);
         } else {
@@ -551,6 +588,7 @@ impl Sim {
             let c = self.tasks[t as usize].uclamp;
             self.rqs[cpu].uclamp.dec(c); // uclamp_rq_dec()
         }
+        self.walt_dequeue(t);
         if self.tasks[t as usize].is_rt() {
             self.dequeue_task_rt(cpu, t);
         } else {
@@ -644,6 +682,10 @@ impl Sim {
         if next.is_none() {
             next = self.newidle_balance(cpu);
         }
+        if next == prev {
+            // __schedule() with nothing to switch: one TASK_UPDATE of what runs
+            self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
+        }
         if next.is_some() && next == prev {
             if let Some(p) = prev {
                 if !self.tasks[p as usize].is_rt() {
@@ -655,6 +697,14 @@ impl Sim {
                 // same task, same speed: its completion event still holds
             }
             return;
+        }
+        // update_task_ravg(prev, PUT_PREV_TASK) and (next, PICK_NEXT_TASK), rq->curr
+        // still prev
+        if self.walt_on() {
+            use crate::walt::{RavgEvent, Who};
+            let who = |t: Option<TaskId>| t.map_or(Who::Idle(cpu), Who::Task);
+            self.walt_update_curr(cpu, RavgEvent::PutPrevTask);
+            self.walt_update(who(next), cpu, RavgEvent::PickNextTask);
         }
         // switch out prev
         if let Some(p) = prev {
@@ -803,7 +853,8 @@ impl Sim {
     }
 
     pub(crate) fn task_exit(&mut self, cpu: usize, t: TaskId) {
-        // TASK_DEAD first: a special state, which dequeue_task_fair() never delays
+        self.walt_exit(cpu, t); // sched_exit()
+                                // TASK_DEAD first: a special state, which dequeue_task_fair() never delays
         self.tasks[t as usize].state = TaskState::Exited;
         self.dequeue_task(cpu, t, true);
         // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
@@ -906,6 +957,9 @@ impl Sim {
             return;
         }
         let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
+        if !fork {
+            self.walt_wake(t, prev);
+        }
         if fork && self.hotplug.is_some() {
             self.hotplug_refresh_affinity(); // a new task: only online CPUs
         }
@@ -924,10 +978,12 @@ impl Sim {
         }
         self.counters.wakeups += 1;
         if fork {
+            self.walt_new_task(t);
             self.post_init_entity_util_avg(cpu, t);
         } else {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
+                self.walt_migrate(t, prev, cpu);
                 self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
                 self.detach_pelt_for_migration(prev, t, Detach::Removed);
                 let task = &mut self.tasks[t as usize];
@@ -1011,6 +1067,7 @@ impl Sim {
             if busy {
                 self.update_rq_clock(cpu);
                 self.update_curr(cpu);
+                self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
                 let t = self.rqs[cpu].curr.unwrap();
                 if self.tasks[t as usize].is_rt() {
                     self.task_tick_rt(cpu, t);
@@ -1130,6 +1187,9 @@ impl Sim {
                 let period = self.knobs.derived.timeseries_period_ns;
                 self.events.push(self.now + period, EventKind::Sample);
             }
+        }
+        if self.walt.as_ref().is_some_and(|w| w.irq_work.is_some()) {
+            self.walt_irq_work();
         }
         while self.any_resched {
             self.any_resched = false;

@@ -262,6 +262,11 @@ pub struct FeecInput {
     pub rq_uclamp_idle: Vec<bool>,
     /// DVFS headroom in 1/10000 (0 or 12500: the kernel's util + util/4)
     pub headroom_permyriad: u64,
+    /// msm-4.14 (WALT): `util_avg` holds each CPU's cumulative_runnable_avg_scaled, which a
+    /// waking task is in nowhere (cpu_util_next_walt() adds it on the destination only);
+    /// the fit test takes at least `task_min_util`, the boosted_task_util()
+    pub walt: bool,
+    pub task_min_util: u64,
 }
 
 /// The outcome: the CPU, and every candidate evaluated with its energy delta over its pd's
@@ -275,6 +280,10 @@ pub struct FeecResult {
 impl FeecInput {
     /// cpu_util(cpu, p, dst, boost)
     pub fn cpu_util(&self, cpu: usize, dst: Option<usize>, boost: bool) -> u64 {
+        if self.walt {
+            let add = if dst == Some(cpu) { self.task_util } else { 0 };
+            return (self.util_avg[cpu] + add).min(self.capacity_orig[cpu]);
+        }
         let mut u = self.util_avg[cpu];
         if boost {
             u = u.max(self.runnable_avg[cpu]);
@@ -495,6 +504,8 @@ impl EnergyModel {
                 let util = inp.cpu_util(c, Some(c), false);
                 let cap = inp.capacity[c];
                 let spare = cap.saturating_sub(util);
+                // find_best_target(): new_util = max(cpu_util + task_util, boosted_task_util)
+                let util = if inp.walt { util.max(inp.task_min_util) } else { util };
                 // uclamp_rq_util_with()
                 let clamped = if inp.uclamp_used {
                     let (rq, p) = (inp.rq_uclamp[c], inp.p_uclamp);

@@ -672,6 +672,7 @@ impl Sim {
         self.rqs[cpu].idle_tick_wakeup = false;
         let now = self.now;
         self.update_rq_clock(cpu);
+        self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate); // scheduler_tick()
         let isolated = self.cpu_isolated & (1u64 << cpu) != 0;
         if !isolated && self.balancer.as_ref().is_some_and(|lb| lb.periodic_due(cpu, now)) {
             let tick_ns = self.knobs.derived.tick_ns;

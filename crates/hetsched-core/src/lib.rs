@@ -31,6 +31,7 @@ pub mod result;
 pub mod rt;
 pub mod sched;
 mod sched_pelt;
+pub mod schedtune;
 pub mod sorted_vec;
 pub mod switcher;
 pub mod sync;
@@ -38,6 +39,7 @@ pub mod syscalls;
 pub mod trace;
 pub mod uclamp;
 pub mod vendor;
+pub mod walt;
 pub mod workload;
 
 #[cfg(any(test, feature = "testutils"))]

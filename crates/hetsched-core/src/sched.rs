@@ -213,6 +213,9 @@ pub struct SchedView<'a> {
     pub switcher: Option<&'a crate::switcher::Switcher>,
     /// the wakeup being placed: the CPU running try_to_wake_up() and its wake flags
     pub wake: WakeCtx,
+    /// the msm-4.14 profile: WALT and schedtune
+    pub walt: Option<&'a crate::walt::Walt>,
+    pub stune: Option<&'a crate::schedtune::SchedTune>,
 }
 
 /// What select_task_rq_fair() knows of the wakeup besides the task: smp_processor_id(),
@@ -255,6 +258,10 @@ impl<'a> SchedView<'a> {
     }
     /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
     pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
+        if let Some(w) = self.walt {
+            // msm-4.14's cpu_util(): the queued tasks' WALT demands
+            return w.cpu_util(cpu).min(self.capacity_orig(cpu));
+        }
         let c = &self.rqs[cpu].cfs;
         c.avg.util_avg.max(c.util_est).min(self.capacity_orig(cpu))
     }
@@ -262,7 +269,7 @@ impl<'a> SchedView<'a> {
     /// runnable_avg, util_est), capped at capacity_orig. The boost came with v6.5; the
     /// android-4.19 profile reads plain cpu_util_cfs().
     pub fn cpu_util_cfs_boost(&self, cpu: usize) -> u64 {
-        if self.legacy {
+        if self.legacy || self.walt.is_some() {
             return self.cpu_util_cfs(cpu);
         }
         let c = &self.rqs[cpu].cfs;
@@ -274,9 +281,24 @@ impl<'a> SchedView<'a> {
     }
     /// task_util_est(): max(util_avg, util_est ewma) of a task.
     pub fn task_util_est(&self, p: TaskId) -> u64 {
+        if self.walt.is_some() {
+            // msm-4.14 fits tasks by boosted_task_util() (task_fits_capacity)
+            return self.boosted_task_util(p);
+        }
         let a = &self.tasks[p as usize].se.avg;
         a.util_avg.max(a.ewma())
     }
+    /// boosted_task_util(): WALT's demand plus the task's schedtune margin (msm-4.14).
+    pub fn boosted_task_util(&self, p: TaskId) -> u64 {
+        let Some(w) = self.walt else { return 0 };
+        let u = w.task_util(p);
+        let b = self.stune.map_or(0, |st| st.task_boost(p as usize));
+        if b == 0 {
+            return u;
+        }
+        (u as i64 + crate::schedtune::schedtune_margin(u, b)).max(0) as u64
+    }
+
     /// cpus_share_cache(): the two CPUs share their last-level cache. A DynamIQ SoC's L3 is
     /// in the DSU, shared by every CPU (`platform.shared_llc`); a classic big.LITTLE SoC has
     /// one L2 per cluster and no cache above it, so the LLC domain is the cluster's.
@@ -386,6 +408,10 @@ pub const KERNEL_PROFILES: &[(&str, &str)] = &[
     (
         "android-4.19",
         "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
+    ),
+    (
+        "msm-4.14",
+        "Qualcomm's Android 4.14 kernel of the Snapdragon 855 phones: android-4.19's EAS forms driven by WALT (20 ms windows) instead of PELT, schedtune boost groups instead of uclamp, schedutil with hispeed_freq and predicted load, core_ctl; on a known SoC the device's init-script values (walt.rs)",
     ),
 ];
 

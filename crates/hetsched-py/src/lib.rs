@@ -367,6 +367,8 @@ fn feec(
         rq_uclamp: vec![[0, 1024]; n],
         rq_uclamp_idle: vec![true; n],
         headroom_permyriad: (headroom * 10_000.0).round() as u64,
+        walt: false,
+        task_min_util: 0,
     };
     let r = em.find_energy_efficient_cpu(&inp);
     let base = em.energy_without_task(&inp);

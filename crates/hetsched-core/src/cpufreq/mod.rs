@@ -25,6 +25,13 @@ use crate::event::EventKind;
 use crate::features::Knobs;
 use crate::platform::Cluster;
 
+/// SCHED_CPUFREQ_WALT (msm-4.14 include/linux/sched/cpufreq.h): WALT's window-rollover
+/// report of a CPU's load.
+pub const SCHED_CPUFREQ_WALT: u32 = 1 << 4;
+/// SCHED_CPUFREQ_FORCE_UPDATE (msm-4.14): a report that passes the once-per-window filter
+/// (an inter-cluster migration's irq work).
+pub const SCHED_CPUFREQ_FORCE_UPDATE: u32 = 1 << 7;
+
 /// What schedutil reads of one CPU (sugov_get_util inputs).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuUtil {
@@ -41,6 +48,9 @@ pub struct CpuUtil {
     pub uclamp_capped: bool,
     /// tick_nohz_get_idle_calls_cpu(): idle entries so far (sugov_hold_freq())
     pub idle_calls: u64,
+    /// the msm-4.14 profile: WALT's load of the CPU (cpu_util_freq_walt() with nl and pl)
+    /// and its schedtune boost margin; `cfs` then holds the boosted util
+    pub walt: Option<crate::walt::WaltCpuLoad>,
 }
 
 pub trait Governor: Send {
@@ -211,6 +221,9 @@ impl Sim {
         let Some(idx) = self.platform.clusters[ci].cpus.iter().position(|&c| c == cpu) else {
             return;
         };
+        if self.walt_on() && !self.walt_cpufreq_filter(cpu, flags) {
+            return;
+        }
         #[cfg(test)]
         {
             self.cpufreq_hook_calls += 1;
@@ -223,6 +236,18 @@ impl Sim {
         for &c in &self.platform.clusters[ci].cpus {
             let rq = &self.rqs[c];
             let cap = self.platform.capacity_orig(c);
+            if let Some(w) = self.walt.as_ref() {
+                // boosted_cpu_util(): WALT's load plus the CPU's schedtune margin
+                let load = w.cpu_load(c, cap);
+                let margin = self.schedtune_cpu_margin(c, load.util);
+                buf.push(CpuUtil {
+                    cfs: ((load.util as i64 + margin).max(0) as u64).min(cap),
+                    idle_calls: rq.idle_calls,
+                    walt: Some(load),
+                    ..Default::default()
+                });
+                continue;
+            }
             let cfs = &rq.cfs;
             let uclamp = if self.uclamp_used { Some(rq.uclamp.value) } else { None };
             let runnable = if self.legacy { 0 } else { cfs.avg.runnable_avg };
@@ -236,6 +261,7 @@ impl Sim {
                     umax != 1024 && cfs.avg.util_avg.max(cfs.util_est).min(cap) + rq.avg_rt.util_avg >= umax
                 }),
                 idle_calls: rq.idle_calls,
+                walt: None,
             });
         }
         let r = self
@@ -314,9 +340,11 @@ impl Sim {
         let nr = self.platform.clusters[ci].cpus.len();
         for i in 0..nr {
             let cpu = self.platform.clusters[ci].cpus[i];
-            // account progress and PELT time at the old speed up to now
+            // account progress and PELT time at the old speed up to now (WALT too:
+            // cpufreq_notifier_trans)
             self.update_rq_clock(cpu);
             self.update_curr(cpu);
+            self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
         }
         let faster = opp > self.clusters[ci].opp;
         self.clusters[ci].opp = opp;

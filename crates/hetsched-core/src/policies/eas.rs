@@ -184,7 +184,23 @@ impl Eas {
         inp.rt_runnable.clear();
         inp.capacity_orig.clear();
         inp.capacity.clear();
+        inp.walt = v.walt.is_some();
+        if let Some(w) = v.walt {
+            // WALT's signals: every class's queued demand, no separate RT or util_est
+            for c in 0..n {
+                inp.util_avg.push(w.cpu_util(c));
+                inp.runnable_avg.push(0);
+                inp.util_est.push(0);
+                inp.util_rt.push(0);
+                inp.rt_runnable.push(false);
+                inp.capacity_orig.push(v.capacity_orig(c));
+                inp.capacity.push(v.capacity_of(c));
+            }
+        }
         for c in 0..n {
+            if inp.walt {
+                break;
+            }
             let rq = &v.rqs[c];
             inp.util_avg.push(rq.cfs.avg.util_avg);
             inp.runnable_avg.push(rq.cfs.avg.runnable_avg);
@@ -205,9 +221,15 @@ impl Eas {
         inp.p_uclamp = if v.uclamp_used { t.uclamp } else { [0, 1024] };
         // find_energy_efficient_cpu() starts with sync_entity_load_avg(): the task's util
         // decayed over its sleep, not the value it had when it blocked
-        let avg = v.sync_entity_load_avg(p);
-        inp.task_util = avg.util_avg;
-        inp.task_ewma = avg.ewma();
+        if let Some(w) = v.walt {
+            inp.task_util = w.task_util(p);
+            inp.task_ewma = 0;
+            inp.task_min_util = v.boosted_task_util(p);
+        } else {
+            let avg = v.sync_entity_load_avg(p);
+            inp.task_util = avg.util_avg;
+            inp.task_ewma = avg.ewma();
+        }
         inp.task_queued = false;
         inp.prev_cpu = prev;
         inp.allowed = t.allowed;

@@ -160,6 +160,10 @@ pub struct TaskSpec {
     pub dl_period_ns: u64,
     #[serde(default)]
     pub dl_deadline_ns: u64,
+    /// the schedtune boost group (/dev/stune/<group>) the task runs in under the msm-4.14
+    /// profile: foreground, background, top-app or rt; none is the root group
+    #[serde(default)]
+    pub stune: Option<String>,
 }
 
 fn other() -> Policy {

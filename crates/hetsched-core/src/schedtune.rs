@@ -1,0 +1,146 @@
+//! schedtune, the Android boost controller of the 4.14 kernels (kernel/sched/tune.c of the
+//! Android common kernel, as msm-4.14 carries it): tasks sit in boost groups (the cgroup
+//! directories Android's init creates under /dev/stune: the root, foreground, background,
+//! top-app and rt), each with a `schedtune.boost` percentage and a
+//! `schedtune.prefer_idle` flag. A boost raises a signal by that share of its headroom to
+//! SCHED_CAPACITY_SCALE (signal-proportional compensation, schedtune_margin()); a task's
+//! placement reads boosted_task_util() and a CPU's frequency boosted_cpu_util(), the CPU
+//! taking the largest boost among the groups with a task queued there (the root group
+//! always counts). It is part of the `msm-4.14` kernel profile only (mainline replaced it
+//! with uclamp in v5.3).
+//!
+//! Differences: the groups are fixed (no nesting); `sched_boost_no_override` and
+//! `colocate` are not modelled. docs/mechanisms/walt.md.
+
+use crate::error::{Error, Result};
+
+/// The boost groups, as Android's init.rc creates them; index 0 is the root.
+pub const GROUPS: [&str; 5] = ["root", "foreground", "background", "top-app", "rt"];
+
+/// The group a workload names (`stune` of a task), None if unknown.
+pub fn group_index(name: &str) -> Option<usize> {
+    GROUPS.iter().position(|g| *g == name)
+}
+
+/// schedtune_margin(): the boost's share of the headroom above `signal` (boost >= 0), or
+/// of the signal itself (a negative boost), in capacity units.
+pub fn schedtune_margin(signal: u64, boost: i64) -> i64 {
+    if boost >= 0 {
+        let headroom = 1024i64 - signal as i64;
+        headroom * boost / 100
+    } else {
+        -((signal as i64) * (-boost) / 100)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SchedTune {
+    /// schedtune.boost per group (-100..100)
+    pub boost: [i64; GROUPS.len()],
+    /// schedtune.prefer_idle per group
+    pub prefer_idle: [bool; GROUPS.len()],
+    /// each task's group
+    pub task_group: Vec<usize>,
+    /// per CPU, the queued tasks of each group (schedtune_enqueue_task / dequeue)
+    cpu_tasks: Vec<[u32; GROUPS.len()]>,
+}
+
+impl SchedTune {
+    pub fn new(nr_cpus: usize, task_group: Vec<usize>) -> SchedTune {
+        SchedTune {
+            boost: [0; GROUPS.len()],
+            prefer_idle: [false; GROUPS.len()],
+            task_group,
+            cpu_tasks: vec![[0; GROUPS.len()]; nr_cpus],
+        }
+    }
+
+    /// Reads the schedtune.<group>.boost and .prefer_idle knobs.
+    pub fn read_knobs(&mut self, knobs: &crate::features::Knobs) -> Result<()> {
+        for (g, name) in GROUPS.iter().enumerate() {
+            let b = knobs.get_named(&format!("schedtune.{name}.boost")).unwrap_or(0.0);
+            self.boost[g] = b as i64;
+            self.prefer_idle[g] = knobs.get_named(&format!("schedtune.{name}.prefer_idle")).unwrap_or(0.0) > 0.0;
+        }
+        Ok(())
+    }
+
+    pub fn enqueue(&mut self, t: usize, cpu: usize) {
+        let g = self.task_group[t];
+        self.cpu_tasks[cpu][g] += 1;
+    }
+
+    pub fn dequeue(&mut self, t: usize, cpu: usize) {
+        let g = self.task_group[t];
+        self.cpu_tasks[cpu][g] = self.cpu_tasks[cpu][g].saturating_sub(1);
+    }
+
+    /// schedtune_cpu_boost(): the root group's boost, raised to that of any group with a
+    /// task queued on the CPU (schedtune_cpu_update's boost_max).
+    pub fn cpu_boost(&self, cpu: usize) -> i64 {
+        let mut b = self.boost[0];
+        for g in 1..GROUPS.len() {
+            if self.cpu_tasks[cpu][g] > 0 {
+                b = b.max(self.boost[g]);
+            }
+        }
+        b
+    }
+
+    /// schedtune_task_boost()
+    pub fn task_boost(&self, t: usize) -> i64 {
+        self.boost[self.task_group[t]]
+    }
+
+    /// schedtune_prefer_idle()
+    pub fn prefer_idle(&self, t: usize) -> bool {
+        self.prefer_idle[self.task_group[t]]
+    }
+}
+
+/// The group of each task of a workload (`stune`), an error naming the task if unknown.
+pub fn task_groups(spec: &crate::workload::WorkloadSpec) -> Result<Vec<usize>> {
+    spec.tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match &t.stune {
+            None => Ok(0),
+            Some(name) => group_index(name).ok_or_else(|| Error::Unknown {
+                field: format!("tasks[{i}].stune"),
+                kind: "schedtune group",
+                name: name.clone(),
+                choices: GROUPS.join(", "),
+            }),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn margin_is_the_boosts_share_of_the_headroom() {
+        // top-app boost 10 (Pixel 4's init.hardware.rc) on a task of util 200:
+        // (1024 - 200) * 10 / 100 = 82
+        assert_eq!(schedtune_margin(200, 10), 82);
+        assert_eq!(schedtune_margin(1024, 10), 0);
+        assert_eq!(schedtune_margin(0, 100), 1024);
+        // a negative boost takes its share of the signal: -(300 * 20 / 100)
+        assert_eq!(schedtune_margin(300, -20), -60);
+    }
+
+    #[test]
+    fn cpu_boost_is_the_largest_among_groups_with_queued_tasks() {
+        let mut st = SchedTune::new(2, vec![3, 1, 0]);
+        st.boost = [0, 5, 0, 10, 0];
+        assert_eq!(st.cpu_boost(0), 0);
+        st.enqueue(1, 0); // foreground
+        assert_eq!(st.cpu_boost(0), 5);
+        st.enqueue(0, 0); // top-app
+        assert_eq!(st.cpu_boost(0), 10);
+        st.dequeue(0, 0);
+        assert_eq!(st.cpu_boost(0), 5);
+        assert_eq!(st.cpu_boost(1), 0);
+    }
+}
