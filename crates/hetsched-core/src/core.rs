@@ -267,7 +267,10 @@ impl Sim {
         });
         let sched_policy = wrap(sched_policy);
         let eas_status = sched_policy.energy_aware();
-        let governor = make_governor(&policy.governor, &platform, legacy)?;
+        let mut governor = make_governor(&policy.governor, &platform, legacy)?;
+        if msm {
+            governor.set_msm();
+        }
         let n = platform.nr_cpus();
         let mut tasks = Vec::with_capacity(workload.tasks.len());
         for (i, t) in workload.tasks.iter().enumerate() {
@@ -682,10 +685,9 @@ impl Sim {
         if next.is_none() {
             next = self.newidle_balance(cpu);
         }
-        if next == prev {
-            // __schedule() with nothing to switch: one TASK_UPDATE of what runs
-            self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
-        }
+        // WALT's view of the switch: rq->curr is still the task that blocked or was
+        // preempted (walt.rs keeps it) until the context switch
+        self.walt_schedule(cpu, next);
         if next.is_some() && next == prev {
             if let Some(p) = prev {
                 if !self.tasks[p as usize].is_rt() {
@@ -697,14 +699,6 @@ impl Sim {
                 // same task, same speed: its completion event still holds
             }
             return;
-        }
-        // update_task_ravg(prev, PUT_PREV_TASK) and (next, PICK_NEXT_TASK), rq->curr
-        // still prev
-        if self.walt_on() {
-            use crate::walt::{RavgEvent, Who};
-            let who = |t: Option<TaskId>| t.map_or(Who::Idle(cpu), Who::Task);
-            self.walt_update_curr(cpu, RavgEvent::PutPrevTask);
-            self.walt_update(who(next), cpu, RavgEvent::PickNextTask);
         }
         // switch out prev
         if let Some(p) = prev {

@@ -381,6 +381,14 @@ pub struct Derived {
     /// RT bandwidth control (android-4.19): period and runtime in ns, u64::MAX = RUNTIME_INF
     pub rt_period_ns: u64,
     pub rt_runtime_ns: u64,
+    /// msm-4.14 schedutil, per cluster: hispeed_freq (kHz, 0 none), up and down rate limits
+    pub hispeed_khz: [u64; 4],
+    pub up_rate_ns: [u64; 4],
+    pub down_rate_ns: [u64; 4],
+    pub hispeed_load: u64,
+    pub pl: bool,
+    /// WALT's window (sched_ravg_window resolved: 0 is 20 ms, or 6 ticks at HZ=300)
+    pub walt_window_ns: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -505,7 +513,49 @@ impl Knobs {
             } else {
                 (g(Knob::SchedRtRuntimeUs) * 1000.0) as u64
             },
+            hispeed_khz: [
+                Knob::SchedutilHispeedFreqCluster0,
+                Knob::SchedutilHispeedFreqCluster1,
+                Knob::SchedutilHispeedFreqCluster2,
+                Knob::SchedutilHispeedFreqCluster3,
+            ]
+            .map(|k| g(k) as u64),
+            up_rate_ns: [0; 4],
+            down_rate_ns: [0; 4],
+            hispeed_load: g(Knob::SchedutilHispeedLoad) as u64,
+            pl: g(Knob::SchedutilPl) > 0.0,
+            walt_window_ns: match g(Knob::SchedRavgWindow) as u64 {
+                0 => crate::walt::min_sched_ravg_window(g(Knob::TickHz)),
+                w => w,
+            },
         };
+        // msm-4.14's up/down rate limits: the cluster's knob, else the global one, else the
+        // kernel default (the policy's transition delay, as rate_limit_us)
+        let default_ns = self.derived.rate_limit_ns;
+        let resolve = |cl: Knob, global: Knob| {
+            let v = if g(cl) >= 0.0 { g(cl) } else { g(global) };
+            if v >= 0.0 {
+                (v * 1000.0) as u64
+            } else {
+                default_ns
+            }
+        };
+        let up = [
+            Knob::SchedutilUpRateLimitUsCluster0,
+            Knob::SchedutilUpRateLimitUsCluster1,
+            Knob::SchedutilUpRateLimitUsCluster2,
+            Knob::SchedutilUpRateLimitUsCluster3,
+        ];
+        let down = [
+            Knob::SchedutilDownRateLimitUsCluster0,
+            Knob::SchedutilDownRateLimitUsCluster1,
+            Knob::SchedutilDownRateLimitUsCluster2,
+            Knob::SchedutilDownRateLimitUsCluster3,
+        ];
+        for i in 0..4 {
+            self.derived.up_rate_ns[i] = resolve(up[i], Knob::SchedutilUpRateLimitUs);
+            self.derived.down_rate_ns[i] = resolve(down[i], Knob::SchedutilDownRateLimitUs);
+        }
     }
 
     /// The TARGET_LOAD (1/10000) schedutil applies to cluster `ci` (Learning EAS sets one per cluster).

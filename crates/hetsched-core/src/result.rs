@@ -226,6 +226,38 @@ impl Sim {
                 "balance": c.cost_balance,
             });
         }
+        if let Some(w) = self.walt.as_ref() {
+            // the msm-4.14 profile: WALT's and schedtune's activity
+            let wc = &w.counters;
+            r["counters"]["walt"] = json!({
+                "sched_ravg_window_ns": w.tun.window,
+                "windows": wc.windows,
+                "inter_cluster_fixups": wc.inter_cluster_fixups,
+                "freq_reports": wc.freq_updates,
+                "freq_reports_filtered": wc.freq_updates_filtered,
+                "hispeed_raises": self.governor.walt_raises()[0],
+                "nl_max": self.governor.walt_raises()[1],
+                "pl_raises": self.governor.walt_raises()[2],
+            });
+            if let Some(st) = self.stune.as_ref() {
+                let groups: Map<String, Value> = crate::schedtune::GROUPS
+                    .iter()
+                    .enumerate()
+                    .map(|(g, name)| {
+                        let tasks = st.task_group.iter().filter(|&&x| x == g).count();
+                        (
+                            name.to_string(),
+                            json!({"boost": st.boost[g], "prefer_idle": st.prefer_idle[g], "tasks": tasks}),
+                        )
+                    })
+                    .collect();
+                r["counters"]["schedtune"] = json!({
+                    "groups": groups,
+                    "boosted_placements": st.counters.boosted_placements,
+                    "prefer_idle_placements": st.counters.prefer_idle_placements,
+                });
+            }
+        }
         self.result_policy(&mut r);
         for e in &self.extensions {
             e.result(self, &mut r);

@@ -43,6 +43,15 @@ pub struct SchedTune {
     pub task_group: Vec<usize>,
     /// per CPU, the queued tasks of each group (schedtune_enqueue_task / dequeue)
     cpu_tasks: Vec<[u32; GROUPS.len()]>,
+    pub counters: SchedTuneCounters,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SchedTuneCounters {
+    /// wakeups placed with a boost margin on the task's util
+    pub boosted_placements: u64,
+    /// wakeups of prefer_idle tasks placed on an idle CPU by that rule
+    pub prefer_idle_placements: u64,
 }
 
 impl SchedTune {
@@ -52,6 +61,7 @@ impl SchedTune {
             prefer_idle: [false; GROUPS.len()],
             task_group,
             cpu_tasks: vec![[0; GROUPS.len()]; nr_cpus],
+            counters: SchedTuneCounters::default(),
         }
     }
 

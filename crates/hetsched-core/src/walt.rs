@@ -126,6 +126,9 @@ pub struct WaltRq {
     /// top tasks: busy-time bucket -> number of tasks, for the current and previous table
     pub top_tasks: [BTreeMap<u64, u32>; 2],
     pub curr_table: usize,
+    /// rq->curr as WALT sees it: the task last switched to (None: the idle task). A task
+    /// that blocks stays curr until the switch, as in the kernel's __schedule().
+    pub curr: Option<TaskId>,
     /// load subtractions of inter-cluster migrations, by window start (NUM_TRACKED_WINDOWS 2)
     pub load_subs: [(u64, u64, u64); 2],
     /// rq->old_busy_time / old_estimated_time: the busy time and prediction schedutil
@@ -144,6 +147,8 @@ pub struct WaltCpuLoad {
     pub nl: u64,
     /// pl: the queued tasks' predicted demands
     pub pl: u64,
+    /// the CPU's window start (walt_load->ws)
+    pub ws: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -828,6 +833,7 @@ impl Walt {
             util: (load / div).min(capacity_orig),
             nl: rq.nt_prev_runnable_sum / div,
             pl: rq.pred_demands_sum_scaled,
+            ws: rq.window_start,
         }
     }
 }
@@ -916,15 +922,16 @@ impl Sim {
         }
         let now = self.now;
         let khz = self.khz(cpu);
+        let wcurr = self.walt.as_ref().unwrap().rqs[cpu].curr;
         let is_curr = match who {
-            Who::Task(t) => self.rqs[cpu].curr == Some(t),
-            Who::Idle(_) => self.rqs[cpu].curr.is_none(),
+            Who::Task(t) => wcurr == Some(t),
+            Who::Idle(_) => wcurr.is_none(),
         };
         let queued = match who {
             Who::Task(t) => self.walt.as_ref().unwrap().tasks[t as usize].queued_on.is_some(),
             Who::Idle(_) => false,
         };
-        let cpu_idle_before = self.rqs[cpu].curr.is_none();
+        let cpu_idle_before = wcurr.is_none();
         let io_busy = matches!(who, Who::Idle(_)) && self.walt_io_busy(cpu);
         let w = self.walt.as_mut().unwrap();
         let mark_start = match who {
@@ -967,11 +974,26 @@ impl Sim {
 
     /// update_task_ravg() for what runs on `cpu` (rq->curr: a task or the idle task).
     pub(crate) fn walt_update_curr(&mut self, cpu: usize, event: RavgEvent) {
-        let who = match self.rqs[cpu].curr {
+        let Some(w) = self.walt.as_ref() else { return };
+        let who = match w.rqs[cpu].curr {
             Some(t) => Who::Task(t),
             None => Who::Idle(cpu),
         };
         self.walt_update(who, cpu, event);
+    }
+
+    /// __schedule()'s WALT updates: the same task again is one TASK_UPDATE; a switch is
+    /// PUT_PREV_TASK of rq->curr and PICK_NEXT_TASK of the next one at the same instant,
+    /// and the next becomes rq->curr.
+    pub(crate) fn walt_schedule(&mut self, cpu: usize, next: Option<TaskId>) {
+        let Some(w) = self.walt.as_ref() else { return };
+        if w.rqs[cpu].curr == next {
+            self.walt_update_curr(cpu, RavgEvent::TaskUpdate);
+            return;
+        }
+        self.walt_update_curr(cpu, RavgEvent::PutPrevTask);
+        self.walt_update(next.map_or(Who::Idle(cpu), Who::Task), cpu, RavgEvent::PickNextTask);
+        self.walt.as_mut().unwrap().rqs[cpu].curr = next;
     }
 
     /// walt_try_to_wake_up(): the waking task's sleep ends on the CPU it slept on.

@@ -59,6 +59,11 @@ NICE_BACKGROUND = 10
 # launches the UI thread and RenderThread get a per-task uclamp.min of 512
 # (power-libperfmgr's hint sessions).  Static per-task util_min stands for them here: a
 # clamp acts only while its task is runnable, so it costs nothing while a thread sleeps.
+# Under the msm-4.14 kernel profile (4.14 has no uclamp) the same threads are placed by
+# their schedtune group instead (``stune``): every thread of the foreground app is in
+# top-app, as ActivityManager moves the top app's process there; SurfaceFlinger in
+# foreground (frameworks/native/services/surfaceflinger/surfaceflinger.rc, Android 9:
+# ``writepid /dev/stune/foreground/tasks``); the rest in the root group.
 TA_UCLAMP_LAUNCH = 553
 TA_UCLAMP_60HZ = 62
 UI_UCLAMP_INTERACTION = 512
@@ -106,7 +111,7 @@ def _vsync_task(b: SpecBuilder, name: str, period_ns: int, cond: str) -> None:
     """SurfaceFlinger's vsync source (SCHED_FIFO 2): an absolute timer that broadcasts."""
     b.add(task(name, [_phase([{"timer": {"id": b.timer(name), "period_ns": int(period_ns), "mode": "absolute"}},
                               {"broad": b.cond(cond)}])],
-               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT))
+               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT, stune="foreground"))
 
 
 def _app_event_thread(b: SpecBuilder, name: str, cond: str, mutex: str, request: str, event: str) -> None:
@@ -116,14 +121,14 @@ def _app_event_thread(b: SpecBuilder, name: str, cond: str, mutex: str, request:
     the thread busy is not lost, and vsyncs that pass before the next request merge."""
     b.add(task(name, [_phase([{"sem_wait": b.sem(request)}] + _wait_vsync(b, cond, mutex)
                              + [{"sem_post": b.sem(event)}])],
-               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT))
+               policy="fifo", rt_priority=SF_RT_PRIO, loop=-1, perf=PERF_LIGHT, stune="foreground"))
 
 
 def _composer_task(b: SpecBuilder, name: str, queue: str, compose_ms: float, count: int = -1) -> None:
     """SurfaceFlinger composing each buffer queued to it (``count`` buffers, -1 forever)."""
     ev = [{"sem_wait": b.sem(queue)}, _run(compose_ms)]
     b.add(task(name, [_phase(ev)], policy="fifo", rt_priority=SF_RT_PRIO,
-               loop=-1 if count < 0 else count, perf=PERF_LIGHT))
+               loop=-1 if count < 0 else count, perf=PERF_LIGHT, stune="foreground"))
 
 
 def _check_platform(platform_spec: dict, source: str) -> None:
@@ -205,10 +210,10 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
         rt_idx = b.add(task(f"{app}-RenderThread-{tag}", [_phase([
             {"sem_wait": b.sem(rt_go)}, _run(prof["rt"][0] * j()), {"sem_post": b.sem(rt_sync)},
             _run(prof["rt"][1] * j()), {"mark": b.mark(first_m)}, {"sem_post": b.sem(sfq)},
-            {"sem_post": b.sem(done)}])], nice=NICE_TOP_APP, start=False, perf=PERF_RENDER, util_min=ta))
+            {"sem_post": b.sem(done)}])], nice=NICE_TOP_APP, start=False, perf=PERF_RENDER, util_min=ta, stune="top-app"))
         jit_idx = b.add(task(f"{app}-jit-{tag}", [_phase([{"sem_wait": b.sem(jit_go)}] + [
             _run(prof["jit"] / 4 * j()) for _ in range(4)])], nice=NICE_JIT, start=False, perf=PERF_COMPUTE,
-            util_min=ta))
+            util_min=ta, stune="top-app"))
         worker_idx = []
         for w in range(n_w):
             ev: list[dict] = []
@@ -216,7 +221,7 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
                 ev += [{"iowait": _ms(w_io * j())}, _run(w_run * j())]
             ev.append({"barrier": b.barrier(f"{app}.loaders")})
             worker_idx.append(b.add(task(f"{app}-loader{w}-{tag}", [_phase(ev)], nice=NICE_NORMAL,
-                                         start=False, perf=PERF_STREAM, util_min=ta)))
+                                         start=False, perf=PERF_STREAM, util_min=ta, stune="top-app")))
         n_io, io_ms, cl_ms = prof["io"]
         main_ev: list[dict] = []
         for _ in range(n_io):
@@ -231,11 +236,11 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
                     {"fork": rt_idx}, _run(prof["traverse"] * j()),
                     {"sem_post": b.sem(rt_go)}, {"sem_wait": b.sem(rt_sync)}]
         main_idx = b.add(task(f"{app}-main-{tag}", [_phase(main_ev)], nice=NICE_TOP_APP, start=False,
-                              perf=PERF_UI, util_min=ta))
+                              perf=PERF_UI, util_min=ta, stune="top-app"))
         ss_ev += [{"sem_wait": b.sem(req)}, _run(prof["ss"] * j()), {"fork": main_idx}]
         ss_ev += [e for _ in range(prof["binder"][0])
                   for e in ({"sem_wait": b.sem(breq)}, _run(prof["binder"][1] * j()), {"sem_post": b.sem(brep)})]
-    b.add(task(f"{app}-launcher", [_phase(launcher_ev)], nice=NICE_TOP_APP, perf=PERF_UI))
+    b.add(task(f"{app}-launcher", [_phase(launcher_ev)], nice=NICE_TOP_APP, perf=PERF_UI, stune="top-app"))
     b.add(task(f"{app}-system_server-binder", [_phase(ss_ev)], nice=NICE_NORMAL, perf=PERF_UI))
     _composer_task(b, f"{app}-surfaceflinger", sfq, LAUNCH_COMPOSE_MS, count=n_launch)
     b.metric("app-launch", dict(p), tasks=[f"{app}-launcher", f"{app}-RenderThread"],
@@ -330,16 +335,16 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
         rend_ev += [{"sem_wait": go}, _run(render), {"mark": end_m}, {"sem_post": free}, {"sem_post": sfq}]
     _vsync_task(b, "game-vsync", period, tick)
     _app_event_thread(b, "game-vsync-app", tick, mtx, "game.vsync.request", "game.vsync.event")
-    b.add(task("UnityMain", [_phase(main_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ta))
-    b.add(task("UnityGfxDeviceW", [_phase(rend_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ta))
+    b.add(task("UnityMain", [_phase(main_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ta, stune="top-app"))
+    b.add(task("UnityGfxDeviceW", [_phase(rend_ev)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ta, stune="top-app"))
     for w in range(2):
         # the two workers take jobs from one semaphore; per-frame amounts are equal within
         # a frame, so which worker takes which job does not matter
         b.add(task(f"Job.Worker {w}", [_phase(jobs_ev[w])], nice=NICE_NORMAL, loop=-1, perf=PERF_COMPUTE,
-                   util_min=ta))
+                   util_min=ta, stune="top-app"))
     b.add(task("game-audio", [_phase([{"timer": {"id": b.timer("game-audio"), "period_ns": _ms(GAME_AUDIO_PERIOD_MS),
                                                  "mode": "absolute"}}, _run(GAME_AUDIO_MS)])],
-               nice=NICE_AUDIO, loop=-1, perf=PERF_LIGHT, util_min=ta))
+               nice=NICE_AUDIO, loop=-1, perf=PERF_LIGHT, util_min=ta, stune="top-app"))
     _composer_task(b, "game-surfaceflinger", "game.sf.queue", GAME_COMPOSE_MS)
     b.metric("game", dict(p), tasks=["UnityGfxDeviceW"], marks=["game.frame.end"], period_ns=period)
     return b.build()
@@ -465,11 +470,11 @@ def _browsing(p: dict, platform_spec: dict, seed: int) -> dict:
                       f == 0, f == n - 1)
     _vsync_task(b, "web-vsync", VSYNC_60HZ_NS, vs)
     _app_event_thread(b, "web-vsync-app", vs, mtx, "web.vsync.request", "web.vsync.event")
-    b.add(task("CrBrowserMain", [_phase(ui)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ui_boost))
-    b.add(task("web-RenderThread", [_phase(rt)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ui_boost))
-    b.add(task("CrRendererMain", [_phase(rend)], nice=NICE_NORMAL, loop=-1, perf=PERF_COMPUTE, util_min=ta))
-    b.add(task("Chrome_IOThread", [_phase(net)], nice=NICE_NORMAL, loop=-1, perf=PERF_LIGHT, util_min=ta))
-    b.add(task("CompositorTileW", [_phase(raster)], nice=NICE_NORMAL, loop=-1, perf=PERF_STREAM, util_min=ta))
+    b.add(task("CrBrowserMain", [_phase(ui)], nice=NICE_TOP_APP, loop=-1, perf=PERF_UI, util_min=ui_boost, stune="top-app"))
+    b.add(task("web-RenderThread", [_phase(rt)], nice=NICE_TOP_APP, loop=-1, perf=PERF_RENDER, util_min=ui_boost, stune="top-app"))
+    b.add(task("CrRendererMain", [_phase(rend)], nice=NICE_NORMAL, loop=-1, perf=PERF_COMPUTE, util_min=ta, stune="top-app"))
+    b.add(task("Chrome_IOThread", [_phase(net)], nice=NICE_NORMAL, loop=-1, perf=PERF_LIGHT, util_min=ta, stune="top-app"))
+    b.add(task("CompositorTileW", [_phase(raster)], nice=NICE_NORMAL, loop=-1, perf=PERF_STREAM, util_min=ta, stune="top-app"))
     _composer_task(b, "web-surfaceflinger", "web.sf.queue", BROWSE_COMPOSE_MS)
     b.metric("browsing", dict(p), tasks=["CrBrowserMain", "web-RenderThread"],
              marks=["web.frame.start", "web.frame.end"], period_ns=VSYNC_60HZ_NS)
@@ -576,10 +581,10 @@ def _pcmark(p: dict, platform_spec: dict, seed: int) -> dict:
                 ui += [_run(post), {"mark": em}]
                 # reference: the critical path at capacity 1024, f_max; run() rounds to ns
                 refs[t].append(io + pre + max(mid if mid else 0.0, w if n else 0.0) + post)
-    b.add(task("pcmark-ui", [_phase(ui)], nice=NICE_TOP_APP, perf=PERF_UI, util_min=ta))
+    b.add(task("pcmark-ui", [_phase(ui)], nice=NICE_TOP_APP, perf=PERF_UI, util_min=ta, stune="top-app"))
     for k, ev in enumerate(workers):
         if ev:
-            b.add(task(f"pcmark-worker{k}", [_phase(ev)], nice=NICE_NORMAL, perf=PERF_COMPUTE, util_min=ta))
+            b.add(task(f"pcmark-worker{k}", [_phase(ev)], nice=NICE_NORMAL, perf=PERF_COMPUTE, util_min=ta, stune="top-app"))
     b.metric("pcmark", dict(p), tasks=["pcmark-ui"],
              marks=[m for t in tests for m in (f"pcm.{t}.start", f"pcm.{t}.end")], refs_ms=refs)
     return b.build()

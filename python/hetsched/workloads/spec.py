@@ -27,8 +27,10 @@ SYNC_EVENTS = {
 def task(name: str, phases: list[dict], *, policy: str = "other", nice: int = 0,
          rt_priority: int = 0, cpus: Sequence[int] | None = None, util_min: int | None = None,
          util_max: int | None = None, delay_ns: int = 0, loop: int = 1, start: bool = True,
-         perf: dict | None = None, slice_ns: int | None = None) -> dict:
-    """A task dict of the WorkloadSpec with its defaults spelled out."""
+         perf: dict | None = None, slice_ns: int | None = None, stune: str | None = None) -> dict:
+    """A task dict of the WorkloadSpec with its defaults spelled out. ``stune`` is the
+    schedtune boost group (foreground, background, top-app, rt) the task runs in under the
+    msm-4.14 kernel profile."""
     t = {"name": name, "policy": policy, "nice": nice, "rt_priority": rt_priority,
          "cpus": list(cpus) if cpus is not None else None, "util_min": util_min,
          "util_max": util_max, "delay_ns": int(delay_ns), "loop": loop, "phases": phases}
@@ -38,6 +40,8 @@ def task(name: str, phases: list[dict], *, policy: str = "other", nice: int = 0,
         t["perf"] = dict(perf)
     if slice_ns is not None:
         t["slice_ns"] = int(slice_ns)
+    if stune is not None:
+        t["stune"] = stune
     return t
 
 

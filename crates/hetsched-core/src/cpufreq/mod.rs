@@ -66,6 +66,13 @@ pub trait Governor: Send {
     fn hook(&mut self, _ci: usize, _idx: usize, _now: u64, _flags: u32, _knobs: &Knobs) -> bool {
         true
     }
+    /// The msm-4.14 profile: Qualcomm's variant of the governor (schedutil on WALT).
+    fn set_msm(&mut self) {}
+    /// msm-4.14 schedutil: how often sugov_walt_adjust() raised a CPU's util by hispeed,
+    /// by the new tasks' load, by the predicted load.
+    fn walt_raises(&self) -> [u64; 3] {
+        [0; 3]
+    }
     /// OPP index a cluster starts at (the lowest by default).
     fn initial_opp(&self, _cluster: &Cluster, _knobs: &Knobs) -> usize {
         0

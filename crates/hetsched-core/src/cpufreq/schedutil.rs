@@ -109,11 +109,66 @@ struct PolicyState {
     inefficient: Vec<bool>,
     /// the boost's start and floor: IOWAIT_BOOST_MIN, or 4.19's lowest-OPP capacity
     boost_floor: u64,
+    /// msm-4.14: the frequency cycles of the current WALT window (sugov_track_cycles),
+    /// the window they count in, and the capacity the last whole window delivered
+    curr_cycles: u128,
+    last_cyc_update_time: u64,
+    last_ws: u64,
+    avg_cap: u64,
 }
 
 pub struct Schedutil {
     policies: Vec<PolicyState>,
     legacy: bool,
+    /// the msm-4.14 profile: Qualcomm's schedutil on WALT (msm_update)
+    msm: bool,
+    /// sugov_walt_adjust()'s raises: hispeed, nl, pl
+    pub walt_raises: [u64; 3],
+}
+
+/// NL_RATIO: new tasks' share of a high load that sends the policy to its top (msm-4.14)
+pub const NL_RATIO: u64 = 75;
+
+/// What sugov_walt_adjust() changed (result.json counters.walt).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WaltAdjust {
+    pub hispeed: bool,
+    pub nl: bool,
+    pub pl: bool,
+}
+
+/// sugov_walt_adjust() (msm-4.14) for one CPU: a CPU busy for at least hispeed_load % of
+/// the capacity its policy delivered over the last window (avg_cap) asks for at least
+/// hispeed_freq (not on an inter-cluster migration's report); if new tasks make
+/// NL_RATIO % of that load, for the top; with `pl`, at least the queued tasks' predicted
+/// demand.
+#[allow(clippy::too_many_arguments)]
+pub fn walt_adjust(
+    util: u64,
+    cpu_util: u64,
+    max: u64,
+    load: &crate::walt::WaltCpuLoad,
+    avg_cap: u64,
+    hispeed_load: u64,
+    hispeed_util: u64,
+    pl_on: bool,
+) -> (u64, WaltAdjust) {
+    let mut u = util;
+    let mut a = WaltAdjust::default();
+    let hiload = cpu_util >= avg_cap * hispeed_load / 100;
+    if hiload && hispeed_util > u {
+        u = hispeed_util;
+        a.hispeed = true;
+    }
+    if hiload && load.nl >= cpu_util * NL_RATIO / 100 && u < max {
+        u = max;
+        a.nl = true;
+    }
+    if pl_on && load.pl > u {
+        u = load.pl;
+        a.pl = true;
+    }
+    (u, a)
 }
 
 impl Schedutil {
@@ -137,7 +192,89 @@ impl Schedutil {
                 ..Default::default()
             })
             .collect();
-        Schedutil { policies, legacy }
+        Schedutil {
+            policies,
+            legacy,
+            msm: false,
+            walt_raises: [0; 3],
+        }
+    }
+
+    /// sugov_track_cycles(): the policy ran at `prev_khz` up to `upto`.
+    fn track_cycles(pol: &mut PolicyState, prev_khz: u64, upto: u64) {
+        let delta = upto.saturating_sub(pol.last_cyc_update_time) as u128;
+        pol.curr_cycles += delta * prev_khz as u128 / 1_000_000;
+        pol.last_cyc_update_time = upto;
+    }
+
+    /// sugov_calc_avg_cap(): at the first report of a new window, the capacity the policy
+    /// delivered over the window that ended (its mean frequency as util); after skipped
+    /// windows, the current frequency's.
+    fn calc_avg_cap(pol: &mut PolicyState, ws: u64, prev_khz: u64, window: u64, cluster: &Cluster) {
+        if ws <= pol.last_ws && pol.avg_cap != 0 {
+            return;
+        }
+        // the first report (the kernel's first window start is past last_ws = 0) counts as
+        // after skipped windows: the current frequency's capacity
+        let avg_khz = if ws > pol.last_ws + window || pol.avg_cap == 0 {
+            pol.last_cyc_update_time = ws;
+            prev_khz
+        } else {
+            Self::track_cycles(pol, prev_khz, ws);
+            (pol.curr_cycles / (window as u128 / 1_000_000).max(1)) as u64
+        };
+        pol.avg_cap = cluster.capacity_orig * avg_khz / cluster.fmax_khz;
+        pol.curr_cycles = 0;
+        pol.last_ws = ws;
+    }
+
+    /// Qualcomm's schedutil of msm-4.14 on WALT (sugov_update_shared, sugov_next_freq_shared,
+    /// sugov_walt_adjust, get_next_freq, sugov_update_commit): each CPU's util is WALT's
+    /// boosted load, raised by the hispeed, new-task and predicted-load rules; the frequency
+    /// is 1.25 · f_max · util / capacity, resolved to the lowest OPP at or above it, and a
+    /// change waits for the up or down rate limit since the last one.
+    fn msm_update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
+        let d = &knobs.derived;
+        let i = ci.min(3);
+        let pol = &mut self.policies[ci];
+        if pol.next_freq == 0 {
+            pol.next_freq = cluster.opps[0].khz;
+        }
+        let cap = cluster.capacity_orig;
+        let ws = utils.iter().filter_map(|u| u.walt).map(|l| l.ws).max().unwrap_or(0);
+        let cur = pol.next_freq;
+        Self::calc_avg_cap(pol, ws, cur, d.walt_window_ns, cluster);
+        // freq_to_util(hispeed_freq)
+        let hs_util = cap * d.hispeed_khz[i] / cluster.fmax_khz;
+        let mut util = 0;
+        for u in utils {
+            let Some(load) = u.walt.as_ref() else { continue };
+            let (v, a) = walt_adjust(u.cfs, u.cfs, cap, load, pol.avg_cap, d.hispeed_load, hs_util, d.pl);
+            self.walt_raises[0] += a.hispeed as u64;
+            self.walt_raises[1] += a.nl as u64;
+            self.walt_raises[2] += a.pl as u64;
+            util = util.max(v);
+        }
+        // get_next_freq(): (f_max + f_max/4) · util / max, cached
+        let raw = (cluster.fmax_khz + (cluster.fmax_khz >> 2)) * util / cap;
+        let f = if raw == pol.cached_raw_freq {
+            pol.next_freq
+        } else {
+            pol.cached_raw_freq = raw;
+            resolve_freq(cluster, &pol.inefficient, raw)
+        };
+        // sugov_update_commit(): sugov_up_down_rate_limit()
+        let since = pol.last_freq_update_time.map_or(u64::MAX, |t| now - t);
+        if (f > pol.next_freq && since < d.up_rate_ns[i]) || (f < pol.next_freq && since < d.down_rate_ns[i]) {
+            return None;
+        }
+        if f == pol.next_freq {
+            return None;
+        }
+        Self::track_cycles(pol, pol.next_freq, now);
+        pol.next_freq = f;
+        pol.last_freq_update_time = Some(now);
+        Some(f)
     }
 
     /// The boost state of CPU `idx` of cluster `ci` (for tests and traces).
@@ -229,7 +366,23 @@ impl Governor for Schedutil {
         true
     }
 
+    fn set_msm(&mut self) {
+        self.msm = true;
+    }
+
+    fn walt_raises(&self) -> [u64; 3] {
+        self.walt_raises
+    }
+
     fn hook(&mut self, ci: usize, idx: usize, now: u64, flags: u32, knobs: &Knobs) -> bool {
+        if self.msm {
+            // sugov_should_update_freq(): the shorter of the two rate limits
+            let i = ci.min(3);
+            let min_rate = knobs.derived.up_rate_ns[i].min(knobs.derived.down_rate_ns[i]);
+            return self.policies[ci]
+                .last_freq_update_time
+                .is_none_or(|last| now - last >= min_rate);
+        }
         let pol = &mut self.policies[ci];
         if idx >= pol.cpus.len() {
             pol.cpus.resize(idx + 1, SgCpu::default()); // switcher: a cluster grew
@@ -254,6 +407,9 @@ impl Governor for Schedutil {
         utils: &[CpuUtil],
         knobs: &Knobs,
     ) -> Option<u64> {
+        if self.msm {
+            return self.msm_update(ci, now, cluster, utils, knobs);
+        }
         let legacy = self.legacy;
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {

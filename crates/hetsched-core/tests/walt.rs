@@ -1,0 +1,269 @@
+//! WALT under the msm-4.14 profile, checked against values worked by hand from
+//! msm-4.14 kernel/sched/walt.c: a task's demand from its window history
+//! (WINDOW_STATS_MAX_RECENT_AVG over 5 windows), a new task's initial load (15 % of the
+//! window), and a migration mid-window carrying the task's busy time to the other
+//! frequency domain. Placement is fixed in advance so that only WALT is under test.
+
+use hetsched_core::balance::LoadBalancer;
+use hetsched_core::policies::{SchedPolicy, WakeKind};
+use hetsched_core::testutils::{costs_off, two_cluster_platform};
+use hetsched_core::{PolicyConfig, SchedView, Sim, TaskId, WorkloadSpec};
+use serde_json::json;
+
+const US: u64 = 1_000;
+const MS: u64 = 1_000_000;
+/// scale_demand(): demand / (sched_ravg_window >> 10) = demand / 19531 at 20 ms
+const DIV: u64 = 20_000_000 >> 10;
+
+/// A new task on `fork_to`, a woken one on `wake_to` (None: where it was); no balancing.
+struct Fixed {
+    fork_to: usize,
+    wake_to: Option<usize>,
+}
+
+impl SchedPolicy for Fixed {
+    fn placement(&self) -> &'static str {
+        "fixed"
+    }
+    fn load_balancer(&self, _v: &SchedView) -> Option<Box<dyn LoadBalancer>> {
+        None
+    }
+    fn select_task_rq(&mut self, _v: &SchedView, _p: TaskId, prev_cpu: usize, wake: WakeKind) -> usize {
+        match wake {
+            WakeKind::Fork => self.fork_to,
+            WakeKind::Wakeup => self.wake_to.unwrap_or(prev_cpu),
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// test-2x2 (little CPUs 0-1: capacity 512, 0.5/1 GHz; big CPUs 2-3: capacity 1024,
+/// 1/2 GHz) under msm-4.14 with the performance governor: every CPU at its top OPP.
+/// Both clusters have the same capacity per MHz, so exec_scale_factor is 1024 for both and
+/// scale_exec_time() is delta · f / 2 GHz: a little CPU's busy ns count half, a big one's
+/// in full.
+fn sim(tasks: Vec<serde_json::Value>, timers: usize, fixed: Fixed) -> Sim {
+    let w = json!({"name": "walt", "duration_ns": null, "timers": timers, "tasks": tasks});
+    let pol: PolicyConfig = costs_off(
+        serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance",
+            "idle_governor": "oracle", "kernel": "msm-4.14"}))
+        .unwrap(),
+    );
+    Sim::with_policy(
+        two_cluster_platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+        |_| Box::new(fixed),
+    )
+    .unwrap()
+}
+
+fn demand_scaled(s: &Sim, t: usize) -> u64 {
+    s.walt.as_ref().unwrap().tasks[t].demand_scaled
+}
+
+#[test]
+fn demand_is_the_larger_of_the_last_window_and_the_history_average() {
+    // P on big CPU 2 at 2 GHz: woken by its 20 ms timer at the start of every window (the
+    // CPU leaves WFI in 1 µs), it runs 10 ms in each of the first 5 windows, then 2 ms.
+    // Its history starts at the initial load, 3 ms (15 % of 20 ms), in all 5 slots; each
+    // wakeup in a new window pushes the last window's busy time (10 ms = 10e6 scaled, the
+    // CPU being the most efficient at the top frequency) and recomputes
+    // demand = max(runtime, sum / 5):
+    //   20 ms: [10,3,3,3,3] avg 4.4 -> 10 ms -> 10e6 / 19531 = 512
+    //   100 ms: [10,10,10,10,10] -> 512
+    //   120 ms: [2,10,10,10,10] avg 8.4 -> 8.4e6 / 19531 = 430
+    //   140 ms: [2,2,10,10,10] avg 6.8 -> 348;  160 ms: 5.2 -> 266;  180 ms: 3.6 -> 184
+    //   200 ms: [2,2,2,2,2] -> 2e6 / 19531 = 102
+    let p = json!({"name": "P", "loop": 1, "phases": [
+        {"loop": 5, "events": [{"run": 10 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]},
+        {"loop": 20, "events": [{"run": 2 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]}]});
+    let mut s = sim(
+        vec![p],
+        1,
+        Fixed {
+            fork_to: 2,
+            wake_to: None,
+        },
+    );
+    // a new task: init_new_task_load(), 15 % of the window: 3e6 / 19531 = 153
+    s.run_until(10 * US);
+    assert_eq!(demand_scaled(&s, 0), 3 * MS / DIV);
+    assert_eq!(demand_scaled(&s, 0), 153);
+    let expect = [
+        (20, 10 * MS),
+        (40, 10 * MS),
+        (100, 10 * MS),
+        (120, 8_400_000),
+        (140, 6_800_000),
+        (160, 5_200_000),
+        (180, 3_600_000),
+        (200, 2 * MS),
+        (240, 2 * MS),
+    ];
+    for (t_ms, demand) in expect {
+        s.run_until(t_ms * MS + 10 * US);
+        let r = &s.walt.as_ref().unwrap().tasks[0];
+        assert_eq!(r.demand, demand, "demand at {t_ms} ms");
+        assert_eq!(r.demand_scaled, demand / DIV, "demand_scaled at {t_ms} ms");
+    }
+    assert_eq!(demand_scaled(&s, 0), 102);
+}
+
+#[test]
+fn the_cpu_busy_time_of_the_last_window_is_prev_runnable_sum() {
+    // The same P: in window [100, 120) ms it ran 2 ms (wall = scaled on big at 2 GHz).
+    // The first update of CPU 2 in the next window rolls curr into prev: at 120 ms (P's
+    // wakeup) prev_runnable_sum is 2e6, and curr has nothing yet.
+    let p = json!({"name": "P", "loop": 1, "phases": [
+        {"loop": 5, "events": [{"run": 10 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]},
+        {"loop": 20, "events": [{"run": 2 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]}]});
+    let mut s = sim(
+        vec![p],
+        1,
+        Fixed {
+            fork_to: 2,
+            wake_to: None,
+        },
+    );
+    s.run_until(100 * MS + 10 * US);
+    assert_eq!(s.walt.as_ref().unwrap().rqs[2].prev_runnable_sum, 10 * MS);
+    s.run_until(120 * MS + 500 * US);
+    let rq = &s.walt.as_ref().unwrap().rqs[2];
+    assert_eq!(rq.window_start, 120 * MS);
+    assert_eq!(rq.prev_runnable_sum, 2 * MS);
+    // the sums are brought up to date at events only: P was picked at 120.001 ms (the
+    // idle exit is not busy time) and nothing has been accounted since
+    assert_eq!(rq.curr_runnable_sum, 0);
+    // the queued demand of CPU 2 is P's (cumulative_runnable_avg_scaled): 430
+    assert_eq!(rq.cumulative_runnable_avg_scaled, 8_400_000 / DIV);
+    // P blocks at 122.001 ms (PUT_PREV_TASK): its 2 ms are in the current window, and it
+    // has left the runqueue's sum
+    s.run_until(123 * MS);
+    let rq = &s.walt.as_ref().unwrap().rqs[2];
+    assert_eq!(rq.curr_runnable_sum, 2 * MS);
+    assert_eq!(rq.cumulative_runnable_avg_scaled, 0);
+}
+
+#[test]
+fn a_migration_to_another_frequency_domain_carries_the_windows() {
+    // P forked on little CPU 0 at t = 0 (the cluster is in cluster-sleep: 500 µs exit),
+    // runs 2 ms of invariant work = 4 ms at capacity 512, [0.5, 4.5] ms, which WALT scales
+    // to 4 ms · 1 GHz / 2 GHz = 2 ms; sleeps 1 ms (CPU 0 in WFI, its timer 1 ms away is
+    // too close for cluster-sleep); the timer fires at 5.5 ms on CPU 0, out of WFI at
+    // 5.501 ms, which wakes P onto big CPU 2 (fixed placement; WFI exit 1 µs); P runs 3 ms
+    // there, [5.502, 8.502] ms, then sleeps. All in window 0.
+    let p = json!({"name": "P", "loop": 1, "phases": [{"loop": 1, "events": [
+        {"run": 2 * MS}, {"sleep": MS}, {"run": 3 * MS}, {"sleep": 100 * MS}]}]});
+    let mut s = sim(
+        vec![p],
+        0,
+        Fixed {
+            fork_to: 0,
+            wake_to: Some(2),
+        },
+    );
+    s.run_until(5 * MS);
+    {
+        let w = s.walt.as_ref().unwrap();
+        assert_eq!(w.rqs[0].curr_runnable_sum, 2 * MS);
+        assert_eq!(w.rqs[2].curr_runnable_sum, 0);
+        assert_eq!(w.tasks[0].curr_window, 2 * MS);
+        assert_eq!(w.tasks[0].curr_window_cpu[0], 2 * MS);
+    }
+    // just after the wakeup, before P runs on CPU 2: inter_cluster_migration_fixup() moved
+    // its 2 ms from CPU 0's sum to CPU 2's
+    s.run_until(5 * MS + 501 * US + 500);
+    {
+        let w = s.walt.as_ref().unwrap();
+        assert_eq!(w.rqs[0].curr_runnable_sum, 0);
+        assert_eq!(w.rqs[2].curr_runnable_sum, 2 * MS);
+        assert_eq!(w.tasks[0].curr_window_cpu[0], 0);
+        assert_eq!(w.tasks[0].curr_window_cpu[2], 2 * MS);
+        assert_eq!(w.counters.inter_cluster_fixups, 1);
+        // new tasks (fewer than 5 active windows) also count in nt_*
+        assert_eq!(w.rqs[2].nt_curr_runnable_sum, 2 * MS);
+    }
+    // it ran 3 ms more on CPU 2 (accounted when it slept at 8.502 ms): 5 ms there, and its
+    // own window is 5 ms
+    s.run_until(10 * MS);
+    let w = s.walt.as_ref().unwrap();
+    assert_eq!(w.rqs[2].curr_runnable_sum, 5 * MS);
+    assert_eq!(w.tasks[0].curr_window, 5 * MS);
+}
+
+/// B: 50 ms busy (wall clock) on big CPU 2 from t = 0, then asleep; L keeps little CPU 0
+/// busy so that its ticks roll the windows over (with every CPU idle, nothing would).
+/// schedutil with no rate limit (the kernel's up/down_rate_limit_us written 0, as the
+/// sm8150 init script does for policy0). Returns the big cluster's frequency changes.
+fn burst(kernel: &str) -> Vec<(u64, u64)> {
+    let b = json!({"name": "B", "loop": 1, "phases": [{"loop": 1, "events": [
+        {"runtime": 50 * MS}, {"sleep": 400 * MS}]}]});
+    let l = json!({"name": "L", "loop": 1, "cpus": [0], "phases": [{"loop": 1, "events": [
+        {"runtime": 400 * MS}]}]});
+    let w = json!({"name": "burst", "duration_ns": null, "timers": 0, "tasks": [b, l]});
+    let pol: PolicyConfig = costs_off(
+        serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil",
+            "idle_governor": "oracle", "kernel": kernel,
+            "knobs": {"schedutil.rate_limit_us": 0.0, "schedutil.up_rate_limit_us": 0.0,
+                      "schedutil.down_rate_limit_us": 0.0}}))
+        .unwrap(),
+    );
+    let mut s = Sim::with_policy(
+        two_cluster_platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+        |_| {
+            Box::new(Fixed {
+                fork_to: 2,
+                wake_to: None,
+            })
+        },
+    )
+    .unwrap();
+    let mut changes = vec![];
+    let mut last = s.cpu_freq_khz(2);
+    while let Some(t) = s.events.peek_time() {
+        if t >= 300 * MS {
+            break;
+        }
+        s.step();
+        let f = s.cpu_freq_khz(2);
+        if f != last {
+            changes.push((s.now, f));
+            last = f;
+        }
+    }
+    changes
+}
+
+#[test]
+fn after_a_burst_walt_drops_the_frequency_at_the_first_window_that_fits() {
+    // WALT (msm-4.14): the big cluster starts at 1 GHz. At the 20 ms rollover (L's tick on
+    // CPU 0), CPU 2's previous window holds 19.999 ms busy at 1 GHz = 9.9995e6 scaled:
+    // util 511, raw 1.25 · 2 GHz · 511 / 1024 = 1.2476 GHz -> 2 GHz, effective after the
+    // 100 µs transition: 20.1 ms. Windows [20, 40) and [40, 60) keep it there (the latter
+    // holds 10.001 ms busy: util 512, raw 1.25 GHz). At 80 ms the window [60, 80) was idle:
+    // util 0 -> 1 GHz at 80.1 ms, 30.1 ms after the burst ended at 50.001 ms.
+    let walt = burst("msm-4.14");
+    assert_eq!(walt, vec![(20_100 * US, 2_000_000), (80_100 * US, 1_000_000)]);
+    // PELT (android-4.19) on the same run: CPU 2's util only decays, by 2^(-t/32 ms) from
+    // its value at 50 ms, and schedutil sees an idle CPU at its NOHZ blocked-load update
+    // (every 32 ms). The drop to 1 GHz needs util <= 409 (409 · 1.25 · 2 GHz / 1024 <= 1 GHz).
+    let pelt = burst("android-4.19");
+    let drop = pelt
+        .iter()
+        .rev()
+        .find(|&&(_, f)| f == 1_000_000)
+        .map(|&(t, _)| t)
+        .unwrap();
+    let walt_drop = 80_100 * US;
+    assert!(drop > walt_drop, "PELT's drop at {drop} ns, WALT's at {walt_drop} ns");
+    // measured: 96.1 ms, the NOHZ update at 96 ms (+100 µs transition). The one at 64 ms
+    // came 14 ms after the burst, when util was still above 409 (x 2^(-14/32) = 0.74 of a
+    // util of at least 554); by 96 ms it had decayed 46 ms (x 0.37). PELT's drop comes
+    // 46.1 ms after the burst, WALT's 30.1 ms.
+    assert_eq!(drop, 96_100 * US);
+}
