@@ -253,8 +253,7 @@ impl Sim {
                     .collect();
                 r["counters"]["schedtune"] = json!({
                     "groups": groups,
-                    "boosted_placements": st.counters.boosted_placements,
-                    "prefer_idle_placements": st.counters.prefer_idle_placements,
+                    "prefer_idle_placements": self.policy_counter("schedtune.prefer_idle"),
                 });
             }
         }

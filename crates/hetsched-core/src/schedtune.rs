@@ -43,15 +43,6 @@ pub struct SchedTune {
     pub task_group: Vec<usize>,
     /// per CPU, the queued tasks of each group (schedtune_enqueue_task / dequeue)
     cpu_tasks: Vec<[u32; GROUPS.len()]>,
-    pub counters: SchedTuneCounters,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct SchedTuneCounters {
-    /// wakeups placed with a boost margin on the task's util
-    pub boosted_placements: u64,
-    /// wakeups of prefer_idle tasks placed on an idle CPU by that rule
-    pub prefer_idle_placements: u64,
 }
 
 impl SchedTune {
@@ -61,7 +52,6 @@ impl SchedTune {
             prefer_idle: [false; GROUPS.len()],
             task_group,
             cpu_tasks: vec![[0; GROUPS.len()]; nr_cpus],
-            counters: SchedTuneCounters::default(),
         }
     }
 
@@ -106,6 +96,71 @@ impl SchedTune {
     pub fn prefer_idle(&self, t: usize) -> bool {
         self.prefer_idle[self.task_group[t]]
     }
+}
+
+/// find_best_target()'s case A for a prefer_idle task (Android 4.14 fair.c, as msm-4.14
+/// keeps it): the CPUs are visited from the smallest cluster up (from the biggest for a
+/// boosted task, start_cpu()); among those the task fits (max(cpu_util + task_util,
+/// boosted_task_util) within capacity_orig, by the migration margin when it is on), the
+/// first idle CPU of the smallest capacity (the biggest when boosted), a shallower idle
+/// state winning a tie (sched_cstate_aware); with no idle CPU, the busy CPU left with the
+/// most spare capacity whose current capacity holds the task. feec then returns it without
+/// comparing energies. None when no CPU fits (the energy path decides).
+pub fn prefer_idle_target(v: &crate::core::SchedView, p: crate::sched::TaskId, isolated: u64) -> Option<usize> {
+    let w = v.walt?;
+    let st = v.stune?;
+    let boosted = st.task_boost(p as usize) > 0;
+    let task_util = w.task_util(p);
+    let min_util = v.boosted_task_util(p);
+    let allowed = v.tasks[p as usize].allowed & !isolated;
+    let mut order: Vec<usize> = (0..v.nr_cpus()).filter(|&c| allowed & (1u64 << c) != 0).collect();
+    // start_cpu(): the min-capacity CPU's group first, or the max-capacity one's if boosted
+    order.sort_by_key(|&c| {
+        let cap = v.capacity_orig(c) as i64;
+        (if boosted { -cap } else { cap }, c)
+    });
+    let margin = v.knobs.get(crate::features::Knob::VendorMigrationMargins) > 0.0;
+    let up_pct = v.knobs.get(crate::features::Knob::VendorSchedUpmigrate).round() as u64;
+    let (mut best_idle, mut target_cap, mut best_cstate) = (None, None::<u64>, usize::MAX);
+    let (mut target, mut target_spare) = (None, 0u64);
+    for c in order {
+        let cap = v.capacity_orig(c);
+        let new_util = (w.cpu_util(c) + task_util).max(min_util);
+        let fits = if margin {
+            new_util * 100 < cap * up_pct
+        } else {
+            new_util <= cap
+        };
+        if !fits {
+            continue;
+        }
+        if v.idle_cpu(c) {
+            let idx = v.rqs[c].idle_state.unwrap_or(0);
+            if let Some(tc) = target_cap {
+                if (boosted && cap < tc) || (!boosted && cap > tc) {
+                    continue;
+                }
+                if cap == tc && best_cstate <= idx {
+                    continue;
+                }
+            }
+            target_cap = Some(cap);
+            best_cstate = idx;
+            best_idle = Some(c);
+            continue;
+        }
+        if best_idle.is_some() {
+            continue;
+        }
+        // capacity_curr_of(): capacity at the current frequency
+        let ci = v.platform.cpu_cluster[c];
+        let curr = cap * v.cpu_freq_khz(c) / v.platform.clusters[ci].fmax_khz;
+        if curr > new_util && cap - new_util > target_spare {
+            target_spare = cap - new_util;
+            target = Some(c);
+        }
+    }
+    best_idle.or(target)
 }
 
 /// The group of each task of a workload (`stune`), an error naming the task if unknown.

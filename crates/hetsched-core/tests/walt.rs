@@ -267,3 +267,44 @@ fn after_a_burst_walt_drops_the_frequency_at_the_first_window_that_fits() {
     // 46.1 ms after the burst, WALT's 30.1 ms.
     assert_eq!(drop, 96_100 * US);
 }
+
+/// T: a top-app task (schedtune group top-app) that runs 1 ms of work every 10 ms, under
+/// eas on test-4-3-1 (little 0-3 capacity 256, mid 4-6 768, big 7 1024) with msm-4.14.
+/// Returns T's run time on each CPU after 200 ms.
+fn top_app(knobs: serde_json::Value) -> Vec<u64> {
+    let t = json!({"name": "T", "stune": "top-app", "loop": -1, "phases": [{"loop": 1, "events": [
+        {"run": MS}, {"timer": {"id": 0, "period_ns": 10 * MS}}]}]});
+    let w = json!({"name": "top-app", "duration_ns": null, "timers": 1, "tasks": [t]});
+    let pol: PolicyConfig = costs_off(
+        serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil",
+            "idle_governor": "menu", "kernel": "msm-4.14", "knobs": knobs}))
+        .unwrap(),
+    );
+    let mut s = Sim::new(
+        hetsched_core::testutils::three_cluster_platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+    )
+    .unwrap();
+    s.run_until(200 * MS);
+    s.task_cpu_time(0)
+}
+
+#[test]
+fn prefer_idle_sends_a_top_app_task_to_an_idle_cpu_from_the_smallest_up_or_the_biggest_down_if_boosted() {
+    // prefer_idle without boost: find_best_target() visits the little cluster first and
+    // every CPU is idle at T's wakeups, so T always wakes on a little CPU (it fits there:
+    // WALT scales busy time to the biggest CPU at its top frequency, so 1 ms of work per
+    // 10 ms is about 2 ms a window, a demand near 100 of capacity 256). Its fork
+    // is cfs's: the idle CPU with the most spare capacity, big CPU 7, where 1 ms of work at
+    // the initial 1.5 GHz (capacity 512) takes 2 ms.
+    let per_cpu = top_app(json!({"schedtune.top-app.prefer_idle": 1.0}));
+    assert_eq!(per_cpu[7], 2 * MS, "{per_cpu:?}");
+    assert_eq!(per_cpu[4..7].iter().sum::<u64>(), 0, "{per_cpu:?}");
+    assert!(per_cpu[..4].iter().sum::<u64>() > 0);
+    // boosted (schedtune.boost 10, Pixel 4's top-app value): start_cpu() is the biggest
+    // CPU, and it is idle at every wakeup
+    let per_cpu = top_app(json!({"schedtune.top-app.prefer_idle": 1.0, "schedtune.top-app.boost": 10.0}));
+    let total: u64 = per_cpu.iter().sum();
+    assert_eq!(per_cpu[7], total, "{per_cpu:?}");
+}

@@ -84,6 +84,8 @@ pub struct Eas {
     placement_steps: u64,
     /// vendor knobs (paper 003, vendor.rs): how often each fired
     pub vendor: crate::vendor::VendorCounters,
+    /// schedtune.prefer_idle placements (msm-4.14)
+    pub prefer_idle_placements: u64,
 }
 
 impl Eas {
@@ -98,6 +100,7 @@ impl Eas {
             feec_calls: 0,
             feec_moves: 0,
             vendor: Default::default(),
+            prefer_idle_placements: 0,
         }
     }
 
@@ -120,7 +123,17 @@ impl Eas {
         if ttwu_fair {
             self.fallback.record_wakee(v, p, prev_cpu);
         }
-        let cpu = if ttwu_fair && !v.overutilized {
+        let prefer_idle = ttwu_fair && v.stune.is_some_and(|st| st.prefer_idle(p as usize));
+        let cpu = if prefer_idle && !v.overutilized {
+            // schedtune.prefer_idle (msm-4.14): find_best_target()'s case A, no energies
+            match crate::schedtune::prefer_idle_target(v, p, iso) {
+                Some(c) => {
+                    self.prefer_idle_placements += 1;
+                    c
+                }
+                None => self.fallback.select_wakeup_after_record(v, p, prev_cpu),
+            }
+        } else if ttwu_fair && !v.overutilized {
             self.fill(v, p, prev_cpu);
             if iso != 0 && self.inp.allowed & !iso != 0 {
                 self.inp.allowed &= !iso;
@@ -260,6 +273,13 @@ impl SchedPolicy for Eas {
         }
         // WF_TTWU: the waker records its wakee whichever way the task is placed
         self.fallback.record_wakee(v, p, prev_cpu);
+        if !v.overutilized && v.stune.is_some_and(|st| st.prefer_idle(p as usize)) {
+            // schedtune.prefer_idle (msm-4.14): find_best_target()'s case A, no energies
+            if let Some(c) = crate::schedtune::prefer_idle_target(v, p, 0) {
+                self.prefer_idle_placements += 1;
+                return c;
+            }
+        }
         if !v.overutilized {
             self.fill(v, p, prev_cpu);
             let r = self.em.find_energy_efficient_cpu(&self.inp);
@@ -288,6 +308,9 @@ impl SchedPolicy for Eas {
             ("vendor.rt_placement", vc.rt_placement.into()),
             ("vendor.isolation_redirects", vc.isolation_redirects.into()),
         ];
+        if self.prefer_idle_placements > 0 {
+            c.push(("schedtune.prefer_idle", self.prefer_idle_placements.into()));
+        }
         c.extend(self.fallback.counters());
         c
     }
