@@ -255,8 +255,9 @@ impl Schedutil {
             self.walt_raises[2] += a.pl as u64;
             util = util.max(v);
         }
-        // get_next_freq(): (f_max + f_max/4) · util / max, cached
-        let raw = (cluster.fmax_khz + (cluster.fmax_khz >> 2)) * util / cap;
+        // get_next_freq(): (f_max + f_max/4) · util / max (TARGET_LOAD 80; Learning EAS's
+        // per-cluster TARGET_LOAD replaces the 80), cached
+        let raw = raw_freq(cluster, util, true, knobs.target_load_permyriad_for(ci));
         let f = if raw == pol.cached_raw_freq {
             pol.next_freq
         } else {
