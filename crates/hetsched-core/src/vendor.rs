@@ -101,6 +101,8 @@ pub fn task_fits_cpu(v: &SchedView, p: TaskId, cpu: usize) -> Option<bool> {
 /// Does the task fit `c` (with its util added), by the margins or the kernel's test.
 fn fits(v: &SchedView, inp: &FeecInput, vk: &VendorKnobs, p: TaskId, c: usize) -> bool {
     let u = inp.cpu_util(c, Some(c), false);
+    // msm-4.14: at least the boosted_task_util() (find_best_target's new_util)
+    let u = if inp.walt { u.max(inp.task_min_util) } else { u };
     if vk.margins {
         let pct = if v.capacity_orig(c) < v.capacity_orig(inp.prev_cpu) {
             vk.down_pct
@@ -194,7 +196,12 @@ pub fn select_task_rq_rt(v: &SchedView, p: TaskId, prev: usize, isolated: u64) -
             .filter(|&c| ok(c) && v.rqs[c].rt_queue.highest_level().unwrap_or(0) == lvl)
             .min_by_key(|&c| {
                 let rq = &v.rqs[c];
-                let util = v.cpu_util_cfs(c) + rq.avg_rt.util_avg;
+                // msm-4.14: WALT's cpu_util() holds the RT tasks' demand already
+                let util = if v.walt.is_some() {
+                    v.cpu_util_cfs(c)
+                } else {
+                    v.cpu_util_cfs(c) + rq.avg_rt.util_avg
+                };
                 let idle = match rq.idle_state {
                     Some(s) if rq.curr.is_none() => s as i64,
                     _ => -1,
