@@ -22,8 +22,12 @@ impl Sim {
         spec.start = true;
         spec.delay_ns = self.now;
         let id = self.tasks.len() as TaskId;
-        let task = make_task(id, &spec, &self.platform, format!("tasks[{k}]")).expect("validated at load");
+        let mut task = make_task(id, &spec, &self.platform, format!("tasks[{k}]")).expect("validated at load");
+        if self.walt.is_some() {
+            task.uclamp = [0, 1024]; // msm-4.14: no uclamp
+        }
         self.tasks.push(task);
+        self.walt_fork(k, id);
         self.wake_up(id);
     }
 

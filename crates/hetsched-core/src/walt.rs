@@ -881,7 +881,8 @@ pub fn tunables(knobs: &crate::features::Knobs) -> crate::error::Result<WaltTuna
 /// policy0, 4 and 7; down_rate_limit_us 0 written three times to policy0 (the lines meant
 /// for gold and gold+ name policy0 too, so those keep the kernel default);
 /// hispeed_freq 1209600 / 1612800 / 1612800 kHz; pl 1; sched_upmigrate 95 and
-/// sched_downmigrate 85 (the migration margins of the msm kernel, always on there).
+/// sched_downmigrate 85 (the migration margins of the msm kernel, always on there); core_ctl
+/// configured on the gold and prime clusters, so it runs (vendor.cpu_isolation).
 pub fn device_init_knobs(platform: &str) -> &'static [(&'static str, f64)] {
     match platform {
         "sm8150" => &[
@@ -891,6 +892,7 @@ pub fn device_init_knobs(platform: &str) -> &'static [(&'static str, f64)] {
             ("schedutil.hispeed_freq.cluster1", 1_612_800.0),
             ("schedutil.hispeed_freq.cluster2", 1_612_800.0),
             ("schedutil.pl", 1.0),
+            ("vendor.cpu_isolation", 1.0),
             ("vendor.migration_margins", 1.0),
             ("vendor.sched_upmigrate", 95.0),
             ("vendor.sched_downmigrate", 85.0),
@@ -1015,6 +1017,27 @@ impl Sim {
         self.walt_update_curr(dst, RavgEvent::TaskUpdate);
         self.walt_update(Who::Task(t), src, RavgEvent::TaskMigrate);
         self.walt.as_mut().unwrap().migration_fixup(t, src, dst);
+    }
+
+    /// A task forked from template `k` at run time: WALT's and schedtune's per-task state
+    /// grow with it, the child in its parent's boost group (cgroups are inherited).
+    pub(crate) fn walt_fork(&mut self, k: TaskId, child: TaskId) {
+        if let Some(w) = self.walt.as_mut() {
+            let n = w.nr_cpus;
+            while w.tasks.len() <= child as usize {
+                w.tasks.push(Ravg {
+                    curr_window_cpu: vec![0; n],
+                    prev_window_cpu: vec![0; n],
+                    ..Default::default()
+                });
+            }
+        }
+        if let Some(st) = self.stune.as_mut() {
+            let g = st.task_group[k as usize];
+            while st.task_group.len() <= child as usize {
+                st.task_group.push(g);
+            }
+        }
     }
 
     /// wake_up_new_task(): init_new_task_load() and mark_task_starting().

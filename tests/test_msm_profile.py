@@ -1,0 +1,72 @@
+"""The msm-4.14 kernel profile (docs/mechanisms/walt.md): every built-in workload runs on
+sm8150 with WALT, schedtune and core_ctl active and counted in result.json, and the
+profile's knobs reach the engine with the device's init-script values underneath."""
+
+from __future__ import annotations
+
+import pytest
+
+from hetsched.sim import KERNEL_PROFILES, Simulation
+from hetsched.workloads.builtin import WORKLOADS
+
+
+def test_the_profile_is_listed():
+    assert "msm-4.14" in KERNEL_PROFILES
+    assert "WALT" in KERNEL_PROFILES["msm-4.14"]
+
+
+@pytest.mark.parametrize("workload", sorted(WORKLOADS))
+def test_every_builtin_workload_runs_with_walt_schedtune_and_core_ctl(workload):
+    doc = Simulation(platform="sm8150", workload=workload, scheduler="eas",
+                     knobs={"kernel": "msm-4.14"}, seed=1, lower_bound=False).run(0.5).doc
+    assert doc["kernel"] == "msm-4.14"
+    c = doc["counters"]
+    # 0.5 s of 20 ms windows: the rollover ran (the first CPU into each window queues it)
+    assert c["walt"]["sched_ravg_window_ns"] == 20_000_000
+    assert 1 <= c["walt"]["windows"] <= 25
+    assert set(c["schedtune"]["groups"]) == {"root", "foreground", "background", "top-app", "rt"}
+    assert sum(g["tasks"] for g in c["schedtune"]["groups"].values()) == len(doc["tasks"])
+    # core_ctl evaluates at every window (the sm8150 init script enables it on gold and prime)
+    assert c["vendor"]["core_ctl_evaluations"] >= 1
+    # the sm8150 init script's values are the knobs' values unless set
+    k = doc["knobs"]
+    assert k["schedutil.hispeed_freq.cluster0"] == 1_209_600
+    assert k["schedutil.hispeed_freq.cluster1"] == 1_612_800
+    assert k["schedutil.pl"] == 1
+    assert k["schedutil.up_rate_limit_us"] == 0
+
+
+def test_mobile_threads_are_in_their_schedtune_groups():
+    doc = Simulation(platform="sm8150", workload="game", scheduler="eas",
+                     knobs={"kernel": "msm-4.14"}, seed=1, lower_bound=False).run(0.2).doc
+    g = doc["counters"]["schedtune"]["groups"]
+    # UnityMain, UnityGfxDeviceW, the job workers and the audio thread; SurfaceFlinger's
+    assert g["top-app"]["tasks"] >= 4
+    assert g["foreground"]["tasks"] >= 1
+
+
+def test_a_users_knob_overrides_the_devices_value():
+    doc = Simulation(platform="sm8150", workload="periodic", scheduler="eas",
+                     knobs={"kernel": "msm-4.14", "schedutil.pl": 0, "schedtune.top-app.boost": 10},
+                     seed=1, lower_bound=False).run(0.1).doc
+    assert doc["knobs"]["schedutil.pl"] == 0
+    assert doc["counters"]["schedtune"]["groups"]["top-app"]["boost"] == 10
+
+
+def test_walt_knobs_are_validated_with_the_kernels_bounds():
+    from hetsched.errors import InputError
+
+    with pytest.raises(InputError, match="sched_ravg_window"):
+        Simulation(platform="sm8150", workload="periodic", scheduler="eas",
+                   knobs={"kernel": "msm-4.14", "sched_ravg_window": 5_000_000}).run(0.1)
+
+
+def test_a_workloads_unknown_schedtune_group_is_one_clear_error():
+    from hetsched.errors import InputError
+    from hetsched.workloads.spec import SpecBuilder, task
+
+    b = SpecBuilder("bad")
+    b.add(task("t", [{"loop": 1, "events": [{"run": 1000}]}], stune="topapp"))
+    with pytest.raises(InputError, match="stune"):
+        Simulation(platform="sm8150", workload=b.build(), scheduler="eas",
+                   knobs={"kernel": "msm-4.14"}).run(0.01)
