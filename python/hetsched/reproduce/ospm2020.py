@@ -32,7 +32,23 @@ PAPER = ("Arm, \"EAS scheduler changes\", OSPM 2020 talk slides, OCR text: "
 
 ALPHA = 0.01            # slide "Setup": "P-value > 0.01 excluded"
 PLATFORM = "sm8150"     # the Pixel 4's SoC
-KERNEL = "android-4.19"  # the phone-era EAS (v4.19/5.4 EM and feec); the Pixel 4 ran android-4.14
+# The Pixel 4 ran Qualcomm's Android 4.14 kernel (Google's android-msm-coral-4.14): EAS on
+# WALT, schedtune, Qualcomm's schedutil: the msm-4.14 profile (docs/mechanisms/walt.md)
+KERNEL = "msm-4.14"
+# What the Pixel 4 writes at boot, init.hardware.rc of device/google/coral
+# (github.com/LineageOS/android_device_google_coral): schedutil up_rate_limit_us 500 and
+# down_rate_limit_us 20000 on every policy; top-app boost 10 and prefer_idle 1, foreground
+# prefer_idle 1. It writes no hispeed_freq or pl (the kernel's 0), where the sm8150 profile
+# defaults carry Qualcomm's reference script; the slides' baseline is EAS without the vendor
+# changes, so every vendor knob is 0 except the one a change turns on.
+PIXEL4_INIT: dict[str, float] = {
+    "schedutil.up_rate_limit_us": 500, "schedutil.down_rate_limit_us": 20_000,
+    "schedutil.down_rate_limit_us.cluster0": 20_000,
+    "schedutil.hispeed_freq.cluster0": 0, "schedutil.hispeed_freq.cluster1": 0,
+    "schedutil.hispeed_freq.cluster2": 0, "schedutil.pl": 0,
+    "schedtune.top-app.boost": 10, "schedtune.top-app.prefer_idle": 1,
+    "schedtune.foreground.prefer_idle": 1,
+}
 WORKLOAD = ("pcmark", "phone-mix")
 # pcmark beside phone-mix ends after 3.0-3.4 s on sm8150 (3 of 36 runs were still going at
 # 3.0 s, none at 3.4 s); 4 s leaves room, and a run whose suite did not finish is dropped
@@ -164,16 +180,23 @@ class Config:
     kernel: str
     window_s: float | None   # None: until the suite ends (pcmark alone is finite)
     why: str
+    knobs: tuple[tuple[str, float], ...] = ()
 
 
-PRIMARY = Config("sm8150, pcmark + phone-mix, android-4.19", PLATFORM, WORKLOAD, KERNEL, WINDOW_S,
-                 "the study's configuration")
+VENDOR_OFF = (("vendor.cpu_isolation", 0), ("vendor.migration_margins", 0), ("vendor.task_packing", 0),
+              ("vendor.prev_cpu_fastpath", 0), ("vendor.rt_placement", 0))
+_PIXEL4 = tuple(PIXEL4_INIT.items()) + VENDOR_OFF
+
+PRIMARY = Config("sm8150, pcmark + phone-mix, msm-4.14 (Pixel 4)", PLATFORM, WORKLOAD, KERNEL, WINDOW_S,
+                 "the study's configuration: the Pixel 4's kernel and init values", _PIXEL4)
 SENSITIVITY: tuple[Config, ...] = (
-    Config("sm8150, pcmark alone, android-4.19", PLATFORM, ("pcmark",), KERNEL, None,
-           "no background: the suite's own threads only (no RT task, so rt_placement cannot fire)"),
+    Config("sm8150, pcmark alone, msm-4.14 (Pixel 4)", PLATFORM, ("pcmark",), KERNEL, None,
+           "no background: the suite's own threads only (no RT task, so rt_placement cannot fire)", _PIXEL4),
+    Config("sm8150, pcmark + phone-mix, android-4.19", PLATFORM, WORKLOAD, "android-4.19", WINDOW_S,
+           "the phone-era EAS on PELT (the study's configuration before the msm-4.14 profile existed)"),
     Config("sm8150, pcmark + phone-mix, mainline-6.12", PLATFORM, WORKLOAD, "mainline-6.12", WINDOW_S,
-           "today's mainline EAS as the baseline instead of the phone-era one"),
-    Config("gs101, pcmark + phone-mix, android-4.19", "gs101", WORKLOAD, KERNEL, WINDOW_S,
+           "today's mainline EAS as the baseline instead of the phone's"),
+    Config("gs101, pcmark + phone-mix, android-4.19", "gs101", WORKLOAD, "android-4.19", WINDOW_S,
            "Tensor (Pixel 6): a power model from the device tree, where sm8150's is estimated"),
 )
 
@@ -267,17 +290,17 @@ def sizes(ctx: Context) -> Sizes:
 
 
 def measure(*, seed: int, platform: str, workload: tuple[str, ...], kernel: str, knob: str | None,
-            window_s: float | None) -> dict:
+            window_s: float | None, knobs: tuple[tuple[str, float], ...] = ()) -> dict:
     """One run of the study, in a worker: what ``Run.sim`` returns (the flat metrics of
     ``core.flat_metrics``, without the energy lower bound, which this study does not use),
     plus each cluster's energy and mean frequency for the notes' explanations."""
     from hetsched import sim as sim_module
 
-    knobs: dict = {"kernel": kernel}
+    run_knobs: dict = {"kernel": kernel, **dict(knobs)}
     if knob:
-        knobs[knob] = 1
+        run_knobs[knob] = 1
     s = sim_module.Simulation(platform=platform, workload=list(workload), scheduler="eas", governor="schedutil",
-                              knobs=knobs, seed=seed, lower_bound=False)
+                              knobs=run_knobs, seed=seed, lower_bound=False)
     doc = s.run(window_s).doc
     out = flat_metrics(doc)
     # where the energy went, for the notes' explanations: per cluster, its energy and its
@@ -294,7 +317,7 @@ def measure(*, seed: int, platform: str, workload: tuple[str, ...], kernel: str,
 
 def _runs(cfg: Config, knob: str | None, n: int) -> list[Run]:
     return [Run.call(f"{__name__}:measure", seed=s, platform=cfg.platform, workload=cfg.workload,
-                     kernel=cfg.kernel, knob=knob, window_s=cfg.window_s,
+                     kernel=cfg.kernel, knob=knob, window_s=cfg.window_s, knobs=cfg.knobs,
                      label=f"{STUDY}: {cfg.name}, {knob or 'mainline eas'}, seed {s}")
             for s in range(n)]
 
@@ -477,8 +500,10 @@ def _notes(ctx: Context, rows: list[Row], grid: dict, sens: dict, prim: dict, sz
     notes.append(
         f"**How the slides' evaluation is rebuilt.** Each vendor change is one knob of `eas` "
         f"(`vendor.*`, docs/schedulers.md), switched on alone against plain `eas` with schedutil and the "
-        f"`{KERNEL}` kernel profile (the phone-era EAS: the Pixel 4 ran android-4.14 with mainline EAS "
-        f"backported, which this profile's v4.19/5.4 Energy Model and feec are closest to), on `{PLATFORM}`. "
+        f"`{KERNEL}` kernel profile (the Pixel 4's Qualcomm Android 4.14 kernel: EAS on WALT's window demand, "
+        f"schedtune, Qualcomm's schedutil; docs/mechanisms/walt.md) with the Pixel 4's init values "
+        f"(init.hardware.rc: schedutil rate limits 500 / 20000 µs, top-app boost 10 and prefer_idle), every "
+        f"other vendor knob off, on `{PLATFORM}`. "
         f"The workload is the PCMark-Work-2.0-like `pcmark` suite (this project's, with its own scoring: its "
         f"scores are not PCMark's) beside `phone-mix` (Android's UI pipeline, binder, background threads and a "
         f"SCHED_FIFO audio mixer, as a phone runs during PCMark; without an RT task the RT change cannot act) "
@@ -525,7 +550,7 @@ def _notes(ctx: Context, rows: list[Row], grid: dict, sens: dict, prim: dict, sz
             lines.append(f"- *{c.slide}* — " + "; ".join(nums) + f". Likely reason: {_reason(c.key, prim, sz)}")
         lines.append("\nCommon to all: the suite is PCMark-like, not PCMark (a few long operations, ~2 000 wake-ups "
                      "per run with phone-mix against ~500 000 in the real suite), the engine charges no "
-                     "scheduler overhead, there is no WALT, and sm8150's power model is estimated.")
+                     "scheduler overhead, and sm8150's power model is estimated.")
         notes.append("\n".join(lines))
     agree = [r for r in rows if r.agree is True]
     if agree:
