@@ -30,8 +30,8 @@ def test_files_and_plots_written(smoke):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and caption
     doc = json.loads((out / "ospm2020.json").read_text())
     assert doc["study"] == "ospm2020" and doc["level"] == "smoke" and doc["seeds"] == 2
-    # 4 configurations x (mainline + 5 changes) x 2 seeds
-    assert res.runs == 4 * 6 * 2
+    # 5 configurations (msm-4.14 and its sensitivity checks) x (mainline + 5 changes) x 2 seeds
+    assert res.runs == 5 * 6 * 2
 
 
 def test_every_published_number_has_a_row(smoke):
