@@ -650,6 +650,8 @@ mod tests {
             rq_uclamp: vec![[0, 1024]; 4],
             rq_uclamp_idle: vec![true; 4],
             headroom_permyriad: 12_500,
+            walt: false,
+            task_min_util: 0,
         }
     }
 

@@ -121,14 +121,14 @@ pub struct WaltRq {
     pub pred_demands_sum_scaled: u64,
     /// the idle task's mark_start
     pub idle_mark_start: u64,
-    /// the window whose load was last reported to cpufreq (cpufreq_update_util's filter)
-    pub load_reported_window: Option<u64>,
     /// top tasks: busy-time bucket -> number of tasks, for the current and previous table
     pub top_tasks: [BTreeMap<u64, u32>; 2],
     pub curr_table: usize,
     /// rq->curr as WALT sees it: the task last switched to (None: the idle task). A task
     /// that blocks stays curr until the switch, as in the kernel's __schedule().
     pub curr: Option<TaskId>,
+    /// a task moved to or from this CPU across frequency domains since the last report
+    pub notif_pending: bool,
     /// load subtractions of inter-cluster migrations, by window start (NUM_TRACKED_WINDOWS 2)
     pub load_subs: [(u64, u64, u64); 2],
     /// rq->old_busy_time / old_estimated_time: the busy time and prediction schedutil
@@ -729,6 +729,8 @@ impl Walt {
             return;
         }
         self.counters.inter_cluster_fixups += 1;
+        self.rqs[src].notif_pending = true;
+        self.rqs[dst].notif_pending = true;
         let (src_c, src_p) = {
             let r = &mut self.tasks[t as usize];
             r.curr_window_cpu[dst] = cw;
@@ -1119,34 +1121,34 @@ impl Sim {
         if let Some(w) = self.walt.as_mut() {
             w.irq_work = None;
         }
-        let flag = if is_migration {
-            crate::cpufreq::SCHED_CPUFREQ_FORCE_UPDATE
-        } else {
-            0
-        };
         for ci in 0..self.platform.clusters.len() {
-            if let Some(&last) = self.platform.clusters[ci].cpus.last() {
-                self.cpufreq_update_util(last, crate::cpufreq::SCHED_CPUFREQ_WALT | flag);
+            let Some(&last) = self.platform.clusters[ci].cpus.last() else {
+                continue;
+            };
+            // a migration's report marks the domains the task left and joined
+            let mut flag = crate::cpufreq::SCHED_CPUFREQ_WALT;
+            if is_migration {
+                let w = self.walt.as_mut().unwrap();
+                let mut pending = false;
+                for &c in &self.platform.clusters[ci].cpus {
+                    pending |= std::mem::take(&mut w.rqs[c].notif_pending);
+                }
+                if pending {
+                    flag |= crate::cpufreq::SCHED_CPUFREQ_INTERCLUSTER_MIG;
+                }
             }
+            self.cpufreq_update_util(last, flag);
         }
     }
 
-    /// The filter msm-4.14's cpufreq_update_util() applies under WALT: a CPU reports its
-    /// load once per window (the first call in it), unless the call is forced (an
-    /// inter-cluster migration, predicted load). The whole frequency domain is reported at
-    /// once here, so the filter is kept per domain. Returns false when the call is dropped.
-    pub(crate) fn walt_cpufreq_filter(&mut self, cpu: usize, flags: u32) -> bool {
-        let ci = self.platform.cpu_cluster[cpu];
-        let first = self.platform.clusters[ci].cpus[0];
+    /// msm-4.14's cpufreq_update_util() under WALT passes only WALT's own reports
+    /// (SCHED_CPUFREQ_WALT: the rollover and migration work); the scheduler's other calls
+    /// (enqueue, PELT decay, RT) are dropped. Returns false when the call is dropped.
+    pub(crate) fn walt_cpufreq_filter(&mut self, _cpu: usize, flags: u32) -> bool {
         let Some(w) = self.walt.as_mut() else { return true };
-        let ws = w.rqs[first].window_start;
-        let forced = flags & crate::cpufreq::SCHED_CPUFREQ_FORCE_UPDATE != 0;
-        if !forced && w.rqs[first].load_reported_window == Some(ws) {
+        if flags & crate::cpufreq::SCHED_CPUFREQ_WALT == 0 {
             w.counters.freq_updates_filtered += 1;
             return false;
-        }
-        for &c in &self.platform.clusters[ci].cpus {
-            w.rqs[c].load_reported_window = Some(w.rqs[c].window_start);
         }
         w.counters.freq_updates += 1;
         true

@@ -28,9 +28,9 @@ use crate::platform::Cluster;
 /// SCHED_CPUFREQ_WALT (msm-4.14 include/linux/sched/cpufreq.h): WALT's window-rollover
 /// report of a CPU's load.
 pub const SCHED_CPUFREQ_WALT: u32 = 1 << 4;
-/// SCHED_CPUFREQ_FORCE_UPDATE (msm-4.14): a report that passes the once-per-window filter
-/// (an inter-cluster migration's irq work).
-pub const SCHED_CPUFREQ_FORCE_UPDATE: u32 = 1 << 7;
+/// SCHED_CPUFREQ_INTERCLUSTER_MIG (msm-4.14): the report of a CPU a task just left or
+/// joined from another frequency domain (walt_irq_work for a migration)
+pub const SCHED_CPUFREQ_INTERCLUSTER_MIG: u32 = 1 << 3;
 
 /// What schedutil reads of one CPU (sugov_get_util inputs).
 #[derive(Debug, Clone, Copy, Default)]

@@ -115,6 +115,8 @@ struct PolicyState {
     last_cyc_update_time: u64,
     last_ws: u64,
     avg_cap: u64,
+    /// the report being evaluated is an inter-cluster migration's (SCHED_CPUFREQ_INTERCLUSTER_MIG)
+    migration_report: bool,
 }
 
 pub struct Schedutil {
@@ -200,8 +202,10 @@ impl Schedutil {
         }
     }
 
-    /// sugov_track_cycles(): the policy ran at `prev_khz` up to `upto`.
-    fn track_cycles(pol: &mut PolicyState, prev_khz: u64, upto: u64) {
+    /// sugov_track_cycles(): the policy ran at `prev_khz` up to `upto`, counted no further
+    /// than the end of the window being tracked.
+    fn track_cycles(pol: &mut PolicyState, prev_khz: u64, upto: u64, window: u64) {
+        let upto = upto.min(pol.last_ws + window);
         let delta = upto.saturating_sub(pol.last_cyc_update_time) as u128;
         pol.curr_cycles += delta * prev_khz as u128 / 1_000_000;
         pol.last_cyc_update_time = upto;
@@ -220,7 +224,7 @@ impl Schedutil {
             pol.last_cyc_update_time = ws;
             prev_khz
         } else {
-            Self::track_cycles(pol, prev_khz, ws);
+            Self::track_cycles(pol, prev_khz, ws, window);
             (pol.curr_cycles / (window as u128 / 1_000_000).max(1)) as u64
         };
         pol.avg_cap = cluster.capacity_orig * avg_khz / cluster.fmax_khz;
@@ -233,7 +237,15 @@ impl Schedutil {
     /// boosted load, raised by the hispeed, new-task and predicted-load rules; the frequency
     /// is 1.25 · f_max · util / capacity, resolved to the lowest OPP at or above it, and a
     /// change waits for the up or down rate limit since the last one.
-    fn msm_update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
+    fn msm_update(
+        &mut self,
+        ci: usize,
+        now: u64,
+        cluster: &Cluster,
+        utils: &[CpuUtil],
+        knobs: &Knobs,
+        migration: bool,
+    ) -> Option<u64> {
         let d = &knobs.derived;
         let i = ci.min(3);
         let pol = &mut self.policies[ci];
@@ -244,12 +256,15 @@ impl Schedutil {
         let ws = utils.iter().filter_map(|u| u.walt).map(|l| l.ws).max().unwrap_or(0);
         let cur = pol.next_freq;
         Self::calc_avg_cap(pol, ws, cur, d.walt_window_ns, cluster);
-        // freq_to_util(hispeed_freq)
-        let hs_util = cap * d.hispeed_khz[i] / cluster.fmax_khz;
+        // hispeed_util: freq_to_util(hispeed_freq) · TARGET_LOAD / 100, so that the 1.25
+        // headroom brings the request back to hispeed_freq
+        let hs_util = cap * d.hispeed_khz[i] / cluster.fmax_khz * 80 / 100;
         let mut util = 0;
         for u in utils {
             let Some(load) = u.walt.as_ref() else { continue };
-            let (v, a) = walt_adjust(u.cfs, u.cfs, cap, load, pol.avg_cap, d.hispeed_load, hs_util, d.pl);
+            // an inter-cluster migration's report takes no hispeed raise
+            let hs = if migration { 0 } else { hs_util };
+            let (v, a) = walt_adjust(u.cfs, u.cfs, cap, load, pol.avg_cap, d.hispeed_load, hs, d.pl);
             self.walt_raises[0] += a.hispeed as u64;
             self.walt_raises[1] += a.nl as u64;
             self.walt_raises[2] += a.pl as u64;
@@ -272,7 +287,7 @@ impl Schedutil {
         if f == pol.next_freq {
             return None;
         }
-        Self::track_cycles(pol, pol.next_freq, now);
+        Self::track_cycles(pol, pol.next_freq, now, d.walt_window_ns);
         pol.next_freq = f;
         pol.last_freq_update_time = Some(now);
         Some(f)
@@ -377,6 +392,7 @@ impl Governor for Schedutil {
 
     fn hook(&mut self, ci: usize, idx: usize, now: u64, flags: u32, knobs: &Knobs) -> bool {
         if self.msm {
+            self.policies[ci].migration_report = flags & super::SCHED_CPUFREQ_INTERCLUSTER_MIG != 0;
             // sugov_should_update_freq(): the shorter of the two rate limits
             let i = ci.min(3);
             let min_rate = knobs.derived.up_rate_ns[i].min(knobs.derived.down_rate_ns[i]);
@@ -409,7 +425,8 @@ impl Governor for Schedutil {
         knobs: &Knobs,
     ) -> Option<u64> {
         if self.msm {
-            return self.msm_update(ci, now, cluster, utils, knobs);
+            let migration = self.policies[ci].migration_report;
+            return self.msm_update(ci, now, cluster, utils, knobs, migration);
         }
         let legacy = self.legacy;
         let pol = &mut self.policies[ci];
@@ -720,5 +737,40 @@ mod tests {
         let mut g = Schedutil::new(&p2, false);
         assert_eq!(kick(&mut g, &p2, 0, ms, 0, &[cu(700), cu(0)], &k), 2_000_000);
         assert_eq!(kick(&mut g, &p2, 0, 2 * ms, 0, &[cu(300), cu(0)], &k), 1_000_000);
+    }
+}
+
+#[cfg(test)]
+mod msm_tests {
+    use super::*;
+    use crate::walt::WaltCpuLoad;
+
+    fn load(util: u64, nl: u64, pl: u64) -> WaltCpuLoad {
+        WaltCpuLoad { util, nl, pl, ws: 0 }
+    }
+
+    #[test]
+    fn hispeed_raises_a_cpu_busy_for_90_percent_of_what_the_window_delivered() {
+        // sm8150 gold: capacity 871 at f_max 2419200 kHz, hispeed_freq 1612800:
+        // hispeed_util = 871 · 1612800 / 2419200 · 80 / 100 = 580 · 0.8 = 464
+        let hs = 871 * 1_612_800 / 2_419_200 * 80 / 100;
+        assert_eq!(hs, 464);
+        // the window ran at 825600 kHz: avg_cap = 871 · 825600 / 2419200 = 297; a CPU with
+        // util 280 >= 90 % of 297 (267) is high-loaded: raised to 464
+        let avg_cap = 871 * 825_600 / 2_419_200;
+        assert_eq!(avg_cap, 297);
+        let (u, a) = walt_adjust(280, 280, 871, &load(280, 0, 0), avg_cap, 90, hs, false);
+        assert_eq!((u, a.hispeed, a.nl), (464, true, false));
+        // util 260 < 267: not high-loaded, unchanged
+        let (u, a) = walt_adjust(260, 260, 871, &load(260, 0, 0), avg_cap, 90, hs, false);
+        assert_eq!((u, a.hispeed), (260, false));
+        // high-loaded and new tasks made 75 % of it (210 of 280): the top
+        let (u, a) = walt_adjust(280, 280, 871, &load(280, 210, 0), avg_cap, 90, hs, false);
+        assert_eq!((u, a.nl), (871, true));
+        // pl above the util, with the pl tunable: the prediction
+        let (u, a) = walt_adjust(100, 100, 871, &load(100, 0, 300), avg_cap, 90, hs, true);
+        assert_eq!((u, a.pl), (300, true));
+        let (u, _) = walt_adjust(100, 100, 871, &load(100, 0, 300), avg_cap, 90, hs, false);
+        assert_eq!(u, 100);
     }
 }
