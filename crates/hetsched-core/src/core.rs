@@ -120,6 +120,8 @@ pub struct Sim {
     pub(crate) waker_cpu: Option<usize>,
     /// the msm-4.14 profile: WALT (walt.rs) and schedtune (schedtune.rs)
     pub walt: Option<Box<crate::walt::Walt>>,
+    /// core_ctl's runqueue averages per CPU (sched_avg.c); empty when core_ctl cannot act
+    pub(crate) nr_avg: Vec<crate::extensions::core_ctl::NrAvg>,
     pub stune: Option<Box<crate::schedtune::SchedTune>>,
     /// the wakeup select_task_rq() is placing (try_to_wake_up's CPU and flags)
     pub(crate) wake_ctx: crate::sched::WakeCtx,
@@ -313,6 +315,7 @@ impl Sim {
             None
         };
         let walt = walt_tun.map(|tun| Box::new(crate::walt::Walt::new(&platform, workload.tasks.len(), tun)));
+        let core_ctl_can_act = msm || knobs.get(Knob::VendorCpuIsolation) > 0.0;
         let initial_opp: Vec<usize> = platform
             .clusters
             .iter()
@@ -435,6 +438,11 @@ impl Sim {
             wake_ctx: Default::default(),
             walt,
             stune,
+            nr_avg: if core_ctl_can_act {
+                vec![Default::default(); n]
+            } else {
+                Vec::new()
+            },
         };
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
         let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
@@ -560,6 +568,7 @@ impl Sim {
         if self.rqs[cpu].nr_running() >= 2 {
             self.overloaded = true; // add_nr_running(): set_rd_overloaded()
         }
+        self.core_ctl_nr_update(cpu);
     }
 
     /// enqueue_task(ENQUEUE_DELAYED): the delayed task is runnable again on the runqueue it
@@ -597,6 +606,7 @@ impl Sim {
         } else {
             self.dequeue_task_fair(cpu, t, sleep);
         }
+        self.core_ctl_nr_update(cpu);
     }
 
     // ------------------------------------------------------------------ schedule()
@@ -880,7 +890,8 @@ impl Sim {
             && task.iowait_since.is_none()
             && task.wake_due == Some(now)
             && self.rqs[armed_on].timers.contains(&(now, t))
-            && self.hotplug.as_ref().is_none_or(|h| h.is_online(armed_on));
+            && self.hotplug.as_ref().is_none_or(|h| h.is_online(armed_on))
+            && self.cpu_isolated & (1u64 << armed_on) == 0; // isolation migrates timers
         if !armed {
             self.wake_up(t);
             return;

@@ -571,7 +571,9 @@ impl Sim {
             to_next_tick_ns: (now / tick_ns + 1) * tick_ns - now,
             stopped: self.rqs[cpu].tick_stopped,
         };
-        let offline = self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu));
+        // hot-unplugged, or isolated by core_ctl with nothing left to wake it
+        let offline =
+            self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) || self.cpu_isolated & (1u64 << cpu) != 0;
         let (state, stop_tick) = if offline {
             (cluster.idle_states.len() - 1, true) // hot-unplugged: powered down (hotplug.rs)
         } else if self.config.idle_governor == "menu" {

@@ -884,7 +884,9 @@ pub fn tunables(knobs: &crate::features::Knobs) -> crate::error::Result<WaltTuna
 /// for gold and gold+ name policy0 too, so those keep the kernel default);
 /// hispeed_freq 1209600 / 1612800 / 1612800 kHz; pl 1; sched_upmigrate 95 and
 /// sched_downmigrate 85 (the migration margins of the msm kernel, always on there); core_ctl
-/// configured on the gold and prime clusters, so it runs (vendor.cpu_isolation).
+/// (vendor.cpu_isolation) on gold (min_cpus 2, busy 60/30 %, offline delay 100 ms,
+/// task_thres 3) and gold+ (min_cpus 0, the same thresholds, task_thres 1,
+/// nr_prev_assist_thresh 1), disabled on silver.
 pub fn device_init_knobs(platform: &str) -> &'static [(&'static str, f64)] {
     match platform {
         "sm8150" => &[
@@ -895,6 +897,18 @@ pub fn device_init_knobs(platform: &str) -> &'static [(&'static str, f64)] {
             ("schedutil.hispeed_freq.cluster2", 1_612_800.0),
             ("schedutil.pl", 1.0),
             ("vendor.cpu_isolation", 1.0),
+            ("core_ctl.enable.cluster0", 0.0),
+            ("core_ctl.min_cpus.cluster1", 2.0),
+            ("core_ctl.busy_up_thres.cluster1", 60.0),
+            ("core_ctl.busy_down_thres.cluster1", 30.0),
+            ("core_ctl.offline_delay_ms.cluster1", 100.0),
+            ("core_ctl.task_thres.cluster1", 3.0),
+            ("core_ctl.min_cpus.cluster2", 0.0),
+            ("core_ctl.busy_up_thres.cluster2", 60.0),
+            ("core_ctl.busy_down_thres.cluster2", 30.0),
+            ("core_ctl.offline_delay_ms.cluster2", 100.0),
+            ("core_ctl.task_thres.cluster2", 1.0),
+            ("core_ctl.nr_prev_assist_thresh.cluster2", 1.0),
             ("vendor.migration_margins", 1.0),
             ("vendor.sched_upmigrate", 95.0),
             ("vendor.sched_downmigrate", 85.0),
@@ -1117,6 +1131,7 @@ impl Sim {
         if !is_migration {
             self.walt.as_mut().unwrap().counters.windows += 1;
         }
+        // core_ctl_check() of a rollover comes after cpufreq's reports (below)
         // the same work queued again by the updates just made is this one
         if let Some(w) = self.walt.as_mut() {
             w.irq_work = None;
@@ -1138,6 +1153,13 @@ impl Sim {
                 }
             }
             self.cpufreq_update_util(last, flag);
+        }
+        if !is_migration {
+            let mut extensions = std::mem::take(&mut self.extensions);
+            for e in extensions.iter_mut() {
+                e.window_rollover(self);
+            }
+            self.extensions = extensions;
         }
     }
 

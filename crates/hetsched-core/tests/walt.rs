@@ -308,3 +308,82 @@ fn prefer_idle_sends_a_top_app_task_to_an_idle_cpu_from_the_smallest_up_or_the_b
     let total: u64 = per_cpu.iter().sum();
     assert_eq!(per_cpu[7], total, "{per_cpu:?}");
 }
+
+/// test-4-3-1 under msm-4.14 with the sm8150 init script's core_ctl values on its clusters:
+/// little disabled; mid (as gold) min_cpus 2, busy 60/30 %, offline delay 100 ms,
+/// task_thres 3; big (as gold+) min_cpus 0, task_thres 1, nr_prev_assist_thresh 1.
+/// T (pinned to little CPU 0) runs 1 ms every 10 ms; from 150 ms four hogs pinned to the mid
+/// CPUs run without a break. Returns the isolated mask after each step that changed it.
+fn core_ctl_run(t_end: u64) -> (Vec<(u64, u64)>, Sim) {
+    let t = json!({"name": "T", "cpus": [0], "loop": -1, "phases": [{"loop": 1, "events": [
+        {"run": MS}, {"timer": {"id": 0, "period_ns": 10 * MS}}]}]});
+    let mut tasks = vec![t];
+    for i in 0..4 {
+        tasks.push(
+            json!({"name": format!("hog{i}"), "cpus": [4, 5, 6], "delay_ns": 150 * MS, "loop": 1,
+            "phases": [{"loop": 1, "events": [{"runtime": 1_000 * MS}]}]}),
+        );
+    }
+    let w = json!({"name": "core_ctl", "duration_ns": null, "timers": 1, "tasks": tasks});
+    let knobs = json!({
+        "vendor.cpu_isolation": 1.0, "core_ctl.enable.cluster0": 0.0,
+        "core_ctl.min_cpus.cluster1": 2.0, "core_ctl.busy_up_thres.cluster1": 60.0,
+        "core_ctl.busy_down_thres.cluster1": 30.0, "core_ctl.offline_delay_ms.cluster1": 100.0,
+        "core_ctl.task_thres.cluster1": 3.0,
+        "core_ctl.min_cpus.cluster2": 0.0, "core_ctl.busy_up_thres.cluster2": 60.0,
+        "core_ctl.busy_down_thres.cluster2": 30.0, "core_ctl.offline_delay_ms.cluster2": 100.0,
+        "core_ctl.task_thres.cluster2": 1.0, "core_ctl.nr_prev_assist_thresh.cluster2": 1.0});
+    let pol: PolicyConfig = costs_off(
+        serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil",
+            "idle_governor": "menu", "kernel": "msm-4.14", "knobs": knobs}))
+        .unwrap(),
+    );
+    let mut s = Sim::new(
+        hetsched_core::testutils::three_cluster_platform(),
+        WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+    )
+    .unwrap();
+    let mut out = vec![];
+    let mut last = 0;
+    while let Some(t) = s.events.peek_time() {
+        if t >= t_end {
+            break;
+        }
+        s.step();
+        if s.cpu_isolated != last {
+            last = s.cpu_isolated;
+            out.push((s.now, last));
+        }
+    }
+    (out, s)
+}
+
+#[test]
+fn core_ctl_isolates_and_unisolates_at_the_init_scripts_thresholds() {
+    // Windows of 20 ms; core_ctl evaluates at each rollover, which T's wakeup at the start
+    // of each window triggers once little CPU 0 is out of cluster-sleep (300 µs).
+    // Up to 150 ms only T runs: every window's runqueue average is 0.1 task on CPU 0
+    // (rounded down: floor(0.1 + 0.15)), mid and big CPUs are idle (busy 0 %). Mid: need =
+    // 0 busy, nrrun 0: 0, clamped to min_cpus 2, below its 3 active CPUs; big: 0 below 1.
+    // A lower need waits offline_delay_ms (100 ms) from the last change of need (t = 0):
+    // at the 100 ms rollover (100.3 ms) mid isolates its first CPU in LRU order (4) and big
+    // its only one (7): mask 0b1001_0000.
+    // The hogs start at 150 ms on the active mid CPUs 5 and 6 (two each). The window
+    // [160, 180) holds them throughout: nr 2 + 2 = 4 >= task_thres 3, so mid needs all 3
+    // CPUs, above its 2 active: CPU 4 returns at once at 180 ms. Big is not helped yet:
+    // while mid had an isolated CPU its nr_prev_assist is 0.
+    // In [180, 200) one hog moves to CPU 4 partway (the balancer's pull), so that window's
+    // rounded averages add up to 3; in [200, 220) they are 2 + 1 + 1 = 4 on 3 active CPUs:
+    // nr_prev_assist = 1 >= nr_prev_assist_thresh 1, big's need 1 > 0: CPU 7 returns at 220 ms.
+    let (changes, _) = core_ctl_run(300 * MS);
+    assert_eq!(
+        changes,
+        vec![(100_300 * US, 0b1001_0000), (180 * MS, 0b1000_0000), (220 * MS, 0)]
+    );
+    // while isolated, a CPU idles in its cluster's deepest state (big: CPU-off, index 1)
+    let (_, s) = core_ctl_run(150 * MS);
+    let deepest = s.platform.clusters[2].idle_states.len() - 1;
+    assert_eq!(s.rqs[7].idle_state, Some(deepest));
+    assert_eq!(s.rqs[4].idle_state, Some(s.platform.clusters[1].idle_states.len() - 1));
+}

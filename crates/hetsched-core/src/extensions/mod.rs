@@ -24,6 +24,8 @@ pub trait Extension: Send {
     fn result(&self, _s: &Sim, _out: &mut serde_json::Value) {}
     /// The extension as `Any`, for a test or an inspection API to read its state.
     fn as_any(&self) -> &dyn std::any::Any;
+    /// At each WALT window rollover (walt_irq_work), under the msm-4.14 profile.
+    fn window_rollover(&mut self, _s: &mut Sim) {}
 }
 
 /// One registry line.
