@@ -425,35 +425,34 @@ def _where(base: Sequence[dict], new: Sequence[dict]) -> str:
 # for the rows that disagree.
 MECHANISM = {
     "cpu_isolation": (
-        "isolating idle gold CPUs moves their work to the silver and prime clusters and raises the OPP of the "
-        "gold CPUs left, so the suite's operations run faster and the energy rises; core_ctl's savings on a phone (hotplug-like power collapse of isolated cores, fewer "
-        "wake-ups of deep-idle CPUs, WALT's accounting) are not modelled: an isolated CPU here is an idle CPU, "
-        "which the meter already charges only its idle power. Only idle CPUs are isolated, and the busy "
-        "measure is PELT, not WALT's window demand."),
+        "core_ctl, with the Snapdragon 855 reference script's values (the Pixel 4's init writes none: gold "
+        "min_cpus 2, gold+ min_cpus 0, busy 60/30 %), isolates idle gold CPUs and the prime when the window's "
+        "busy time and runqueue averages are low; the suite's bursts then land on fewer gold CPUs, whose WALT "
+        "windows are busier, so schedutil (hispeed, predicted load) raises their OPP and the silver's: the "
+        "operations finish sooner and the energy rises. Isolated CPUs are power-collapsed here (their deepest "
+        "idle state), which saves less than the higher OPPs cost on this estimated power model; the slides' "
+        "phone measured no significant change."),
     "migration_margins": (
-        "the 95/85 % thresholds change a decision only when a task's utilisation lies between 80 % and 95 % of "
-        "a CPU's capacity, which the suite's workers and phone-mix's threads seldom do: the knob changed "
-        "{fired:.0f} placements or tick decisions per run, too few to move the scores significantly, though "
-        "each can change which OPP a cluster runs at, where any energy difference comes from (the figures "
-        "below); the phone's kernel applies the margins to WALT's windowed demand, which crosses them far "
-        "more often."),
+        "the 95/85 % thresholds change a decision only when a task's WALT demand (the larger of its last "
+        "window and its 5-window average) lies between 80 % and 95 % of a CPU's capacity, which the suite's "
+        "workers and phone-mix's threads seldom do: the knob changed {fired:.0f} placements or tick decisions "
+        "per run, too few to move the scores significantly."),
     "prev_cpu_fastpath": (
-        "the engine charges no time for running the scheduler, so the phone's gain, skipping "
-        "find_energy_efficient_cpu on ~500 000 wake-ups, does not exist here; only the placement change "
-        "remains: a task whose idle prev_cpu still fits stays there (often a silver CPU), where feec would have "
-        "moved it, so fewer tasks migrate, the silver cluster runs at higher OPPs, and suite workers that feec "
-        "would have lifted to a bigger CPU stay small."),
+        "the engine charges find_energy_efficient_cpu a modelled cost, far below the phone's (its ~500 000 "
+        "wake-ups per run against ~2 000 here), so the placement change dominates: a task whose idle "
+        "prev_cpu still fits stays there (often a silver CPU) where feec would have moved it, fewer tasks "
+        "migrate, the silver cluster's WALT windows fill and its OPP rises, and suite workers that feec would "
+        "have lifted to a bigger CPU stay small."),
     "rt_placement": (
-        "mainline keeps the SCHED_FIFO audio mixer on the prime CPU (uclamp_min 1024 for RT by default: only the "
-        "biggest CPU fits), and a runnable RT task drives schedutil to f_max in the engine, so the prime CPU runs "
-        "fast for the suite's worker beside it; the vendor path moves the mixer to the least-utilised CPU, the "
-        "prime cluster slows down, saving energy and costing score. phone-mix's audio mixer (its work is our "
-        "assumption) stands in for the phone's RT threads during PCMark, which the slides do not describe."),
+        "under msm-4.14 no uclamp pins the SCHED_FIFO audio mixer to the prime CPU and no RT task drives "
+        "schedutil to f_max (Qualcomm's schedutil drops the RT flag); the vendor order moves the mixer to the "
+        "least-utilised CPU, a small change that stays below significance at 100 pairs. phone-mix's audio "
+        "mixer (its work is our assumption) stands in for the phone's RT threads during PCMark, which the "
+        "slides do not describe."),
     "task_packing": (
-        "packing judges the next OPP from the utilisation at the wake-up; once two tasks share the CPU its "
-        "utilisation grows and schedutil raises the OPP after all, and the woken task runs at once on a CPU "
-        "already at a high OPP (no idle exit latency), so scores and energy both rise; on the phone the 16k "
-        "packings per run are of many tiny tasks, which do not move the OPP."),
+        "packing fired {fired:.0f} times per run here against the slides' 16k: too few to move the scores; "
+        "once two tasks share a CPU its next window is busier and schedutil raises the OPP after all, so "
+        "what packing saves at the wake-up is given back."),
 }
 
 
