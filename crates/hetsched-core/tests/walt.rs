@@ -60,6 +60,14 @@ fn sim(tasks: Vec<serde_json::Value>, timers: usize, fixed: Fixed) -> Sim {
     .unwrap()
 }
 
+/// P: woken by its 20 ms timer at the start of every window, 10 ms of work in each of the
+/// first 5 windows, then 2 ms.
+fn ten_then_two() -> serde_json::Value {
+    json!({"name": "P", "loop": 1, "phases": [
+        {"loop": 5, "events": [{"run": 10 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]},
+        {"loop": 20, "events": [{"run": 2 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]}]})
+}
+
 fn demand_scaled(s: &Sim, t: usize) -> u64 {
     s.walt.as_ref().unwrap().tasks[t].demand_scaled
 }
@@ -77,11 +85,8 @@ fn demand_is_the_larger_of_the_last_window_and_the_history_average() {
     //   120 ms: [2,10,10,10,10] avg 8.4 -> 8.4e6 / 19531 = 430
     //   140 ms: [2,2,10,10,10] avg 6.8 -> 348;  160 ms: 5.2 -> 266;  180 ms: 3.6 -> 184
     //   200 ms: [2,2,2,2,2] -> 2e6 / 19531 = 102
-    let p = json!({"name": "P", "loop": 1, "phases": [
-        {"loop": 5, "events": [{"run": 10 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]},
-        {"loop": 20, "events": [{"run": 2 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]}]});
     let mut s = sim(
-        vec![p],
+        vec![ten_then_two()],
         1,
         Fixed {
             fork_to: 2,
@@ -117,11 +122,8 @@ fn the_cpu_busy_time_of_the_last_window_is_prev_runnable_sum() {
     // The same P: in window [100, 120) ms it ran 2 ms (wall = scaled on big at 2 GHz).
     // The first update of CPU 2 in the next window rolls curr into prev: at 120 ms (P's
     // wakeup) prev_runnable_sum is 2e6, and curr has nothing yet.
-    let p = json!({"name": "P", "loop": 1, "phases": [
-        {"loop": 5, "events": [{"run": 10 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]},
-        {"loop": 20, "events": [{"run": 2 * MS}, {"timer": {"id": 0, "period_ns": 20 * MS}}]}]});
     let mut s = sim(
-        vec![p],
+        vec![ten_then_two()],
         1,
         Fixed {
             fork_to: 2,
