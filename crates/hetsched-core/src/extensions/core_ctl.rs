@@ -31,9 +31,12 @@
 //! phones' scripts do. The msm-4.14 profile on sm8150 applies the init script's values
 //! (walt.rs, device_init_knobs).
 //!
-//! Differences: a non-busy CPU that is running or waking a task when it is to be isolated is
-//! left for the next evaluation (the kernel migrates its tasks away); isolation is immediate
-//! (the kernel's core_ctl thread does it shortly after); no boost or not_preferred CPUs.
+//! A CPU isolated with tasks on it hands them to the first allowed CPU that is not isolated
+//! (migrate_tasks() with select_fallback_rq()); tasks that may run nowhere else stay.
+//!
+//! Differences: isolation is immediate (the kernel's core_ctl thread does it shortly after);
+//! a CPU leaving an idle state with a wakeup pending is left for the next evaluation; no
+//! boost or not_preferred CPUs.
 //! The same extension counts the ticks at which `vendor.migration_margins` decides
 //! overutilized or misfit differently from mainline.
 
@@ -400,9 +403,8 @@ fn try_to_isolate(cc: &mut CoreCtl, s: &mut Sim, ci: usize, need: usize, mut n_a
         if s.cpu_isolated & (1u64 << c) != 0 || cc.busy & (1u64 << c) != 0 {
             continue;
         }
-        let rq = &s.rqs[c];
-        if rq.curr.is_some() || rq.nr_running() > 0 || rq.waking_until.is_some() {
-            continue; // the kernel would migrate its tasks away; left for the next evaluation
+        if s.rqs[c].waking_until.is_some() {
+            continue; // leaving an idle state with a wakeup pending: left for the next evaluation
         }
         s.isolate_cpu(c);
         cc.isolations += 1;
@@ -433,10 +435,36 @@ fn try_to_unisolate(cc: &mut CoreCtl, s: &mut Sim, ci: usize, need: usize, mut n
 }
 
 impl Sim {
-    /// sched_isolate_cpu() of an idle CPU: no placements from now on, and (nothing left to
-    /// wake it) its deepest idle state at once.
+    /// sched_isolate_cpu(): no placements from now on; its tasks, but those that may run
+    /// nowhere else, move to the first allowed CPU that is not isolated (migrate_tasks()
+    /// with select_fallback_rq(): the lowest-numbered, on one node); an idle CPU, with nothing
+    /// left to wake it, goes to its deepest idle state at once.
     pub(crate) fn isolate_cpu(&mut self, cpu: usize) {
         self.cpu_isolated |= 1u64 << cpu;
+        let fallback = |s: &Sim, t: crate::sched::TaskId| {
+            let allowed = s.tasks[t as usize].allowed & !s.cpu_isolated & !(1u64 << cpu);
+            (allowed != 0).then(|| allowed.trailing_zeros() as usize)
+        };
+        let queued: Vec<crate::sched::TaskId> = {
+            let rq = &self.rqs[cpu];
+            rq.cfs
+                .timeline
+                .iter()
+                .map(|&(_, t)| t)
+                .chain(rq.rt_queue.iter().map(|&(_, _, t)| t))
+                .filter(|&t| Some(t) != rq.curr)
+                .collect()
+        };
+        for t in queued {
+            if let Some(dst) = fallback(self, t) {
+                self.migrate_queued(crate::balance::Migration { task: t, src: cpu, dst }, true);
+            }
+        }
+        if let Some(t) = self.rqs[cpu].curr {
+            if let Some(dst) = fallback(self, t) {
+                self.migrate_running(crate::balance::Migration { task: t, src: cpu, dst });
+            }
+        }
         let ci = self.platform.cpu_cluster[cpu];
         let deepest = self.platform.clusters[ci].idle_states.len().saturating_sub(1);
         let now = self.now;
