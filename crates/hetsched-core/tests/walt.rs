@@ -389,3 +389,34 @@ fn core_ctl_isolates_and_unisolates_at_the_init_scripts_thresholds() {
     assert_eq!(s.rqs[7].idle_state, Some(deepest));
     assert_eq!(s.rqs[4].idle_state, Some(s.platform.clusters[1].idle_states.len() - 1));
 }
+
+#[test]
+fn the_reported_load_is_the_larger_of_the_busy_time_and_the_biggest_task() {
+    // FREQ_REPORT_MAX_CPU_LOAD_TOP_TASK. P forks on big CPU 2 (WFI exit 1 µs) and runs 4 ms
+    // at 2 GHz, [0.001, 4.001] ms; sleeps 2 ms; its timer wakes it at 6.001 ms onto big CPU 3
+    // (the same frequency domain: the busy time stays in CPU 2's sum, but P's top-task entry,
+    // 4 ms, moves to CPU 3's table); it runs 1 ms there and sleeps. L's ticks on little CPU 0
+    // roll the window over at 20 ms. Then:
+    //   CPU 2: prev_runnable_sum 4e6, no task in its table: load 4e6 -> util 4e6/19531 = 204;
+    //   CPU 3: prev_runnable_sum 1e6, P's 5 ms in bucket 5e6/20000 = 250, whose top is
+    //   (250 + 1) · 20000 = 5.02e6: load 5.02e6 -> util 257.
+    let p = json!({"name": "P", "loop": 1, "phases": [{"loop": 1, "events": [
+        {"run": 4 * MS}, {"sleep": 2 * MS}, {"run": MS}, {"sleep": 500 * MS}]}]});
+    let l = json!({"name": "L", "cpus": [0], "loop": 1, "phases": [{"loop": 1, "events": [
+        {"runtime": 100 * MS}]}]});
+    let mut s = sim(
+        vec![p, l],
+        0,
+        Fixed {
+            fork_to: 2,
+            wake_to: Some(3),
+        },
+    );
+    s.run_until(21 * MS);
+    let w = s.walt.as_ref().unwrap();
+    assert_eq!(w.rqs[2].prev_runnable_sum, 4 * MS);
+    assert_eq!(w.rqs[3].prev_runnable_sum, MS);
+    assert_eq!(w.cpu_load(2, 1024).util, 4 * MS / DIV);
+    assert_eq!(w.cpu_load(3, 1024).util, 5_020_000 / DIV);
+    assert_eq!(w.cpu_load(3, 1024).util, 257);
+}
