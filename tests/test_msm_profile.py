@@ -70,3 +70,22 @@ def test_a_workloads_unknown_schedtune_group_is_one_clear_error():
     with pytest.raises(InputError, match="stune"):
         Simulation(platform="sm8150", workload=b.build(), scheduler="eas",
                    knobs={"kernel": "msm-4.14"}).run(0.01)
+
+
+def test_a_vendor_knob_that_never_fires_leaves_the_run_identical():
+    """core_ctl at the kernel's own values (busy thresholds 0: every CPU busy) isolates
+    nothing, so turning vendor.cpu_isolation on must not move a single placement. It did
+    once: with any vendor knob on, a prefer_idle wakeup that found no CPU went to
+    select_idle_sibling instead of on to feec as the plain path does."""
+    base = {"kernel": "msm-4.14", "schedtune.top-app.boost": 10, "schedtune.top-app.prefer_idle": 1,
+            "schedtune.foreground.prefer_idle": 1, "vendor.migration_margins": 0, "vendor.cpu_isolation": 0}
+    for c in range(3):
+        base |= {f"core_ctl.busy_up_thres.cluster{c}": 0, f"core_ctl.busy_down_thres.cluster{c}": 0,
+                 f"core_ctl.min_cpus.cluster{c}": 1}
+    off = Simulation("sm8150", ["pcmark", "phone-mix"], "eas", knobs=base, seed=2).run(2.0).doc
+    on = Simulation("sm8150", ["pcmark", "phone-mix"], "eas", knobs=base | {"vendor.cpu_isolation": 1},
+                    seed=2).run(2.0).doc
+    assert on["counters"]["vendor"]["core_ctl_evaluations"] > 0 and on["counters"]["vendor"]["cpu_isolation"] == 0
+    assert off["counters"]["schedtune"]["prefer_idle_placements"] > 0
+    assert on["energy_fj"] == off["energy_fj"]
+    assert [t["cpu_time_s"] for t in on["tasks"]] == [t["cpu_time_s"] for t in off["tasks"]]

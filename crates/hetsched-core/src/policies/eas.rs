@@ -124,15 +124,16 @@ impl Eas {
             self.fallback.record_wakee(v, p, prev_cpu);
         }
         let prefer_idle = ttwu_fair && v.stune.is_some_and(|st| st.prefer_idle(p as usize));
-        let cpu = if prefer_idle && !v.overutilized {
-            // schedtune.prefer_idle (msm-4.14): find_best_target()'s case A, no energies
-            match crate::schedtune::prefer_idle_target(v, p, iso) {
-                Some(c) => {
-                    self.prefer_idle_placements += 1;
-                    c
-                }
-                None => self.fallback.select_wakeup_after_record(v, p, prev_cpu),
-            }
+        // schedtune.prefer_idle (msm-4.14): find_best_target()'s case A, no energies; where
+        // it finds no CPU the wakeup goes on to feec, as on the path without vendor knobs
+        let prefer_idle_cpu = if prefer_idle && !v.overutilized {
+            crate::schedtune::prefer_idle_target(v, p, iso)
+        } else {
+            None
+        };
+        let cpu = if let Some(c) = prefer_idle_cpu {
+            self.prefer_idle_placements += 1;
+            c
         } else if ttwu_fair && !v.overutilized {
             self.fill(v, p, prev_cpu);
             if iso != 0 && self.inp.allowed & !iso != 0 {
