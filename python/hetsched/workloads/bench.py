@@ -256,13 +256,21 @@ def _job_stream(p: dict, platform_spec: dict, seed: int) -> dict:
         span = times[-1]
         k = int(span * p["h264ref_rate"] / 1e9) + 1
         stream += [(round(i / p["h264ref_rate"] * 1e9), "h264ref") for i in range(k)]
-    stream.sort(key=lambda x: x[0])
     names, arrivals, profiles = [], [], []
-    for i, (t, prof) in enumerate(stream):
+    # a study that calibrates the jobs to a measured service rate sets their size directly
+    # (0: the profile's own size)
+    main_ns = round(p["job_ms"] * MS) if p["job_ms"] > 0 else None
+    side_ns = round(p["h264ref_ms"] * MS) if p["h264ref_ms"] > 0 else None
+    n_main = len(times)
+    stream = [(t, prof, i < n_main) for i, (t, prof) in enumerate(stream)]
+    stream.sort(key=lambda x: x[0])
+    for i, (t, prof, main) in enumerate(stream):
         nm = f"job-{prof}-{i:04d}"
+        work = main_ns if main else side_ns
         # a job is a task created at its arrival time (delay_ns) that runs its work and exits
         b.add(task(nm, [{"loop": 1, "events": [{"mark": m_start},
-                                               {"run": _profile_work_ns(prof, p["scale_ms"])},
+                                               {"run": work if work is not None
+                                                else _profile_work_ns(prof, p["scale_ms"])},
                                                {"mark": m_end}]}],
                    nice=p["nice"], delay_ns=t, perf=_perf(prof)))
         names.append(nm)
@@ -546,6 +554,10 @@ WORKLOADS: dict[str, WorkloadDef] = {
             Param("nice", int, 0, -20, 19, "nice level of every job"),
             Param("scale_ms", float, 100.0, 0.01, 1_000_000.0,
                   "ms of work per 1000 s of SPEC2000 reference time (SPEC2000 profiles)"),
+            Param("job_ms", float, 0.0, 0.0, 1_000_000.0,
+                  "ms of work of every job of the main stream (at the biggest core's f_max), 0 = the profile's"),
+            Param("h264ref_ms", float, 0.0, 0.0, 1_000_000.0,
+                  "ms of work of every job of the h264ref stream, 0 = the profile's (1200)"),
         ),
         _job_stream,
         "CPU-bound jobs (SPEC-like profiles) arriving at a rate; metrics: completion times, throughput",
