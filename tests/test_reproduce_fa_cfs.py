@@ -103,7 +103,7 @@ def smoke(tmp_path_factory):
     from hetsched.reproduce import reproduce
 
     out = tmp_path_factory.mktemp("repro-facfs")
-    (res,) = reproduce(["fa-cfs"], out_dir=out, level="smoke", seeds=2, jobs=2, progress=False)
+    (res,) = reproduce(["fa-cfs"], out_dir=out, level="smoke", seeds=2, jobs=1, progress=False)
     return out, res
 
 
@@ -113,7 +113,11 @@ def test_smoke_writes_files_and_plots(smoke):
         assert (out / name).stat().st_size > 0, name
     assert len(res.plots) == 3
     for name, caption in res.plots:
-        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        assert name.endswith(".svg"), name
+        data = (out / name).read_bytes()
+        assert b"<svg" in data[:400], name
+        # text as text, and no date: the same sessions give the same bytes
+        assert b"<dc:date>" not in data and b"<text" in data, name
         assert caption
     assert any("fig3_4" in n for n, _ in res.plots)
     doc = json.loads((out / "fa-cfs.json").read_text())
@@ -139,7 +143,8 @@ def test_smoke_has_a_row_for_every_published_number(smoke):
                 assert float(c["paper"]) == cfs and float(f["paper"]) == fa
                 assert float(f["paper_ratio"]) == pytest.approx(fa / cfs)
                 # a simulated counterpart with a ratio against the simulated CFS
-                assert c["sim"] != "" and f["sim"] != "" and f["sim_ratio"] != "" and f["agree"] != ""
+                assert c["sim"] != "" and f["sim"] != "" and f["sim_ratio"] != "" and f["verdict"] != ""
+                assert c["verdict"] == ""  # a CFS row is a baseline, without a change to judge
     assert sum(1 for r in rows if r["table"].startswith("Table") and "bold" not in r["table"]) == 4 * 3 * 11 * 2
     # the text's frames over 16.6 ms (bold numbers) and Figs. 3-4
     bold = [r for r in rows if "bold" in r["table"]]
@@ -162,9 +167,93 @@ def test_smoke_rows_are_computed_from_the_sessions(smoke):
     wl = (fa_cfs.WORKLOAD,)
     per_seed = [fa_cfs.session(seed=s, platform=d.platform, governor="ondemand", scheduler="cfs", workload=wl,
                                duration_s=3.0) for s in (0, 1)]
+    # the paper's conditions were in force: no clamp on any thread, the kernel profile without schedtune
+    assert all(p["util_min_max"] == 0 and p["kernel"] == fa_cfs.KERNEL for p in per_seed)
     want = sum(top_peak_ratio(p["frame_ms"], 5) for p in per_seed) / 2
     (row,) = [r for r in res.rows if r.table.startswith(d.table) and r.row == f"{d.name} · ondemand · CFS"
               and r.metric == "TPR 5 %"]
     assert row.sim == pytest.approx(want)
     assert row.n == 2
     assert res.notes and any("no counterpart" in n for n in res.notes)
+    assert res.finding and "Verdicts:" in res.finding
+
+
+# ----------------------------------------------------------------------------- the paper's own noise, by hand
+
+def test_control_band_from_the_printed_performance_columns():
+    # the largest |±| of each table's performance column, read off the paper:
+    # Table 2: 6.5 (row 1); Table 3: 5.9 (row 2); Table 4: 8.3 (row 3); Table 5: 7.6 (Max)
+    assert fa_cfs.control_band("Table 2") == 6.5
+    assert fa_cfs.control_band("Table 3") == 5.9
+    assert fa_cfs.control_band("Table 4") == 8.3
+    assert fa_cfs.control_band("Table 5") == 7.6
+    assert fa_cfs.control_band("Table 2", choice="whole table") == 8.3
+    assert fa_cfs.control_band("Table 2", "10", choice="per device and row") == 1.0
+
+
+def test_not_decidable_marking_from_the_paper_numbers():
+    und = fa_cfs.tpr_undecidable
+    # the control rows themselves
+    assert "control condition" in und("Table 2", "performance", "3", -1.9)
+    # Table 3 interactive TPR 3 %: -2.0 % is within ±5.9 %; TPR 10 %: -14.6 % is not
+    assert "±5.9 %" in und("Table 3", "interactive", "3", -2.0)
+    assert und("Table 3", "interactive", "10", -14.6) == ""
+    # Table 4 ondemand TPR 2 %: +0.7 %, within ±8.3 %; Max: -8.8 %, just outside
+    assert und("Table 4", "ondemand", "2", 0.7) != ""
+    assert und("Table 4", "ondemand", "Max", -8.8) == ""
+    # on the band itself counts as within: Table 2's band is 6.5
+    assert und("Table 2", "ondemand", "x", -6.5) != ""
+    # Table 2 interactive TPR 3 %: -36.8 %, far outside ±6.5 %
+    assert und("Table 2", "interactive", "3", -36.8) == ""
+    # per row, Table 2 TPR 10 % has the band |−1.0| only: -16.9 % decidable, -0.9 % not
+    assert und("Table 2", "interactive", "10", -16.9, "per device and row") == ""
+    assert und("Table 2", "interactive", "10", -0.9, "per device and row") != ""
+
+
+def test_bold_rule_reproduces_the_text_and_gives_the_control():
+    tables = paper_tables()
+    # the rule "the minimum TPR at which ... less than the 16.6ms limit" gives every bold number in the text
+    for (t, g), (p_cfs, p_fa) in fa_cfs.PAPER_OVER_LIMIT_PCT.items():
+        col = tables[t][g]
+        assert fa_cfs.bold_x(col, 0) == (None if p_cfs is None else int(p_cfs)), (t, g)
+        assert fa_cfs.bold_x(col, 1) == int(p_fa), (t, g)
+    # on the performance columns, by hand: Table 2 CFS 15.62 at x = 4 (16.79 at 3), FA-CFS 16.47 at 3;
+    # Table 3 both first under 16.6 at x = 5 (15.88, 15.71); Table 4 CFS 16.42 at 2, FA-CFS 16.42 at 3
+    assert fa_cfs.over_limit_control("Table 2") == (4, 3)
+    assert fa_cfs.over_limit_control("Table 3") == (5, 5)
+    assert fa_cfs.over_limit_control("Table 4") == (2, 3)
+    # Nexus 4 interactive 4 -> 3 is within its control's one point; ondemand 6 -> 4 is not;
+    # the Tab A6's control does not move, so its 8 -> 7 is decidable; Nexus 7's 10+ -> 4 is not within 1
+    assert fa_cfs.over_limit_undecidable("Table 4", 4.0, 3.0) != ""
+    assert fa_cfs.over_limit_undecidable("Table 4", 6.0, 4.0) == ""
+    assert fa_cfs.over_limit_undecidable("Table 3", 8.0, 7.0) == ""
+    assert fa_cfs.over_limit_undecidable("Table 2", None, 4.0) == ""
+
+
+def test_construction_only_where_every_cluster_has_the_same_fmax():
+    # mt8183: both clusters top out at 1989 MHz; hikey960: 1844 vs 2362 MHz
+    assert fa_cfs.equal_fmax("mt8183") == 1_989_000
+    assert fa_cfs.equal_fmax("hikey960") is None
+
+
+def test_smoke_verdicts_follow_the_control(smoke):
+    _, res = smoke
+    fa_rows = [r for r in res.rows if r.table.startswith("Table") and "bold" not in r.table
+               and r.row.endswith("FA-CFS")]
+    perf = [r for r in fa_rows if "· performance ·" in r.row]
+    assert len(perf) == 44 and all(r.verdict == "not decidable" for r in perf)
+    # by construction exactly where the stand-in's clusters share f_max (mt8183, the Redmi Note 4X)
+    assert {r.row for r in perf if r.construction} == {"Redmi Note 4X · performance · FA-CFS"}
+    # Table 3 interactive TPR 3 % (-2.0 %) is within the band; TPR 10 % (-14.6 %) is judged
+    (r3,) = [r for r in fa_rows if r.row == "Galaxy Tab A6 · interactive · FA-CFS" and r.metric == "TPR 3 %"]
+    (r10,) = [r for r in fa_rows if r.row == "Galaxy Tab A6 · interactive · FA-CFS" and r.metric == "TPR 10 %"]
+    assert r3.verdict == "not decidable" and r10.verdict in ("agrees", "disagrees", "inconclusive")
+    # a tie (the same value in every seed) is never an agreement
+    for r in fa_rows:
+        if r.values and r.base_values and r.values == r.base_values:
+            assert r.verdict in ("inconclusive", "not decidable"), r
+    # the calibrations and the sensitivity are reported: the loads at two other values, the band readings
+    assert len(res.calibrations) >= 4 and all(len(c) == 3 and c[2] for c in res.calibrations)
+    loads = [s for s in res.sensitivity if s["parameter"].startswith("load")]
+    assert [s["chosen"] for s in loads] == [True, False, False]
+    assert sum(1 for s in res.sensitivity if s["parameter"].startswith("noise band")) == 3

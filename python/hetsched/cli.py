@@ -553,8 +553,9 @@ def reproduce(
     smoke: bool = typer.Option(False, "--smoke", hidden=True, help="seconds-long runs, for the tests"),
 ):
     """Rebuild a study's evaluation on the nearest built-in platforms, over several seeds,
-    and write its published numbers beside the simulated ones (95 % CI, ratios, whether
-    the direction agrees), its plots, and OUT/report.html gathering every study in OUT."""
+    and write its published numbers beside the simulated ones (95 % CI, the changes and a
+    verdict on each: agrees, disagrees, inconclusive or not decidable), its plots, and
+    OUT/report.html gathering every study in OUT."""
     from hetsched.reproduce import reproduce as run_reproduce, study_module
 
     names = ["all"] if study == "all" else [study]
@@ -564,9 +565,9 @@ def reproduce(
     n_seeds = seeds or {"smoke": 2, "quick": 3, "full": 10}[level]
 
     def on_study(res):
-        agree, total = res.agreement()
-        console.print(f"{res.study}: {len(res.rows)} published numbers, direction agrees on {agree} of "
-                      f"{total}; {res.runs} runs in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}")
+        console.print(f"{res.study}: {len(res.rows)} published numbers; {res.counts_line()}; "
+                      f"{res.runs} runs in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}",
+                      markup=False, highlight=False)
 
     run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
                   progress=err_console.is_terminal, on_study=on_study)

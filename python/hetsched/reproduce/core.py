@@ -23,12 +23,20 @@ from hetsched.runner import RunFailed, RunSpec, flat_result
 from hetsched.runner import execute as run_one
 
 __all__ = ["Run", "execute", "Runner", "RunFailed", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
-           "ratio", "direction_agrees", "row_from", "write_study", "read_study", "LEVELS", "metric_values"]
+           "ratio", "change_interval", "judge", "row_from", "write_study", "read_study", "LEVELS", "metric_values",
+           "VERDICTS", "AGREES", "DISAGREES", "INCONCLUSIVE", "NOT_DECIDABLE"]
 
 # smoke: seconds, for tests; quick: a few minutes a study on 2 cores; full: the paper's scale
 LEVELS = ("smoke", "quick", "full")
-# a change smaller than this (relative) counts as "no change" when directions are compared
-SAME_TOLERANCE = 0.01
+
+# The four verdicts a published change can get (docs/reproduce.md, "Verdicts"):
+AGREES = "agrees"                # the simulated change has the paper's sign, its 95 % interval excludes none
+DISAGREES = "disagrees"          # the interval excludes no change, with the opposite sign
+INCONCLUSIVE = "inconclusive"    # the interval includes no change
+NOT_DECIDABLE = "not decidable"  # the paper's own change lies within the paper's own noise
+VERDICTS = (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE)
+# the confidence level of the simulated change's interval
+CHANGE_LEVEL = 0.95
 
 
 # ----------------------------------------------------------------------------- runs
@@ -162,17 +170,90 @@ def ratio(value: float | None, base: float | None) -> float | None:
     return value / base
 
 
-def direction_agrees(paper_ratio: float | None, sim_ratio: float | None,
-                     tolerance: float = SAME_TOLERANCE) -> bool | None:
-    """Whether both ratios say the same thing: both above 1, both below, or both within
-    ``tolerance`` of 1 (no change). None when either is missing."""
-    if paper_ratio is None or sim_ratio is None:
+def _t_half(xs: Sequence[float], level: float) -> float:
+    """Half the width of Student's t interval of the mean of ``xs`` (n >= 2)."""
+    from scipy import stats
+
+    n = len(xs)
+    m = sum(xs) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    return float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+
+
+def change_interval(values: Sequence[float], base_values: Sequence[float] | None = None, *,
+                    pct: bool = False, level: float = CHANGE_LEVEL) -> tuple[float, float, float] | None:
+    """(ratio, lower, upper): the simulated change as a ratio to its baseline with its
+    ``level`` confidence interval, or None where there is no interval (fewer than two values
+    on either side, or a baseline mean of 0).
+
+    With ``base_values``: the ratio is mean(values) / mean(base). Equal lengths are taken as
+    paired by seed (a study runs a configuration and its baseline on the same seeds, so the
+    same random draws): the interval is Student's t on the per-seed differences, divided by
+    the baseline's mean. Unequal lengths: Welch's interval of the difference of the means,
+    divided the same way. The baseline's mean is taken as known; its own spread enters
+    through the differences.
+
+    ``pct``: ``values`` are themselves changes in percent (no change = 0), as a study that
+    computes a per-pair change reports them; the ratio is 1 + mean / 100."""
+    xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    if pct:
+        if len(xs) < 2:
+            return None
+        m = sum(xs) / len(xs)
+        h = _t_half(xs, level)
+        return 1.0 + m / 100.0, 1.0 + (m - h) / 100.0, 1.0 + (m + h) / 100.0
+    if base_values is None:
+        raise ValueError("change_interval: a baseline is needed unless the values are changes (pct=True)")
+    bs = [float(v) for v in base_values if v is not None and not math.isnan(float(v))]
+    if len(xs) < 2 or len(bs) < 2:
         return None
+    mb = sum(bs) / len(bs)
+    if mb == 0:
+        return None
+    if len(xs) == len(bs) == len(list(values)) == len(list(base_values)):
+        d = [x - b for x, b in zip(xs, bs)]
+        md = sum(d) / len(d)
+        h = _t_half(d, level)
+    else:
+        from scipy import stats
 
-    def sign(r: float) -> int:
-        return 0 if abs(r - 1.0) <= tolerance else (1 if r > 1.0 else -1)
+        nx, nb = len(xs), len(bs)
+        mx = sum(xs) / nx
+        vx = sum((x - mx) ** 2 for x in xs) / (nx - 1) / nx
+        vb = sum((b - mb) ** 2 for b in bs) / (nb - 1) / nb
+        md = mx - mb
+        se = math.sqrt(vx + vb)
+        if se == 0:
+            h = 0.0
+        else:
+            df = (vx + vb) ** 2 / (vx ** 2 / (nx - 1) + vb ** 2 / (nb - 1))
+            h = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return 1.0 + md / mb, 1.0 + (md - h) / mb, 1.0 + (md + h) / mb
 
-    return sign(paper_ratio) == sign(sim_ratio)
+
+def judge(paper_ratio: float | None, lo: float | None, hi: float | None, *, undecidable: str = "") -> str | None:
+    """The verdict on one published change (docs/reproduce.md, "Verdicts"):
+
+    * ``not decidable`` when ``undecidable`` says why the paper's own change lies within
+      the paper's own noise (a noise band or a control condition it shows);
+    * ``inconclusive`` when the simulated interval [lo, hi] includes no change (1), or
+      there is no interval;
+    * ``agrees`` when it excludes no change on the paper's side, ``disagrees`` on the other.
+
+    A paper that prints no change at all (ratio exactly 1) can be disagreed with but never
+    agreed with: an interval that includes no change is inconclusive, whatever its width.
+    None: there is nothing to compare (no published or no simulated change)."""
+    if paper_ratio is None or (isinstance(paper_ratio, float) and math.isnan(paper_ratio)):
+        return None
+    if undecidable:
+        return NOT_DECIDABLE
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return INCONCLUSIVE
+    if lo <= 1.0 <= hi:
+        return INCONCLUSIVE
+    sim_sign = 1 if lo > 1.0 else -1
+    paper_sign = 0 if paper_ratio == 1.0 else (1 if paper_ratio > 1.0 else -1)
+    return AGREES if sim_sign == paper_sign else DISAGREES
 
 
 def metric_values(results: Sequence[dict], key: str) -> list[float]:
@@ -193,9 +274,13 @@ class Row:
 
     ``paper_ratio`` / ``sim_ratio``: the value over its baseline row's (the paper's
     improvement ratio; e.g. 0.85 = 15 % less than the baseline); None for a baseline row
-    or a number without a baseline. ``agree``: whether the directions agree (see
-    :func:`direction_agrees`); None when there is nothing to compare. ``note``: why a
-    number has no simulated counterpart, or what differs."""
+    or a number without a baseline. ``change_lo`` / ``change_hi``: the 95 % interval of
+    ``sim_ratio`` (:func:`change_interval`). ``verdict``: one of :data:`VERDICTS`
+    (:func:`judge`); None when there is nothing to compare. ``undecidable``: why the
+    paper's own change is within its own noise (which noise band or control condition);
+    ``construction``: why agreement follows from the model's construction, so that the
+    row is counted apart. ``note``: why a number has no simulated counterpart, or what
+    differs."""
 
     table: str
     row: str
@@ -207,12 +292,35 @@ class Row:
     ci_hi: float | None = None
     paper_ratio: float | None = None
     sim_ratio: float | None = None
-    agree: bool | None = None
+    change_lo: float | None = None
+    change_hi: float | None = None
+    verdict: str | None = None
     n: int = 0
     note: str = ""
+    undecidable: str = ""
+    construction: str = ""
+    # the per-seed simulated values and, for a row with a baseline, the baseline's, in seed
+    # order (runs of one seed are paired): what the verdict's interval is computed from
+    values: list[float] | None = None
+    base_values: list[float] | None = None
 
     CSV_FIELDS = ("table", "row", "metric", "unit", "paper", "sim", "ci_lo", "ci_hi", "paper_ratio",
-                  "sim_ratio", "agree", "n", "note")
+                  "sim_ratio", "change_lo", "change_hi", "verdict", "construction", "undecidable", "n", "note")
+
+    def judge(self) -> "Row":
+        """Set ``verdict`` from the ratios, the interval and ``undecidable`` (:func:`judge`)."""
+        self.verdict = judge(self.paper_ratio, self.change_lo, self.change_hi, undecidable=self.undecidable) \
+            if self.sim_ratio is not None or self.undecidable else None
+        return self
+
+    def rejudge(self, *, pct: bool = False) -> "Row":
+        """Recompute ``sim_ratio``, its interval and the verdict from ``values`` and
+        ``base_values`` (``pct``: the values are changes in percent)."""
+        if self.values is not None and (pct or self.base_values is not None):
+            ci = change_interval(self.values, self.base_values, pct=pct)
+            if ci is not None:
+                self.sim_ratio, self.change_lo, self.change_hi = ci
+        return self.judge()
 
 
 def _nan_none(x: float | None) -> float | None:
@@ -221,23 +329,40 @@ def _nan_none(x: float | None) -> float | None:
 
 def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
              sim_values: Sequence[float] | None, *, paper_base: float | None = None,
-             sim_base_values: Sequence[float] | None = None, note: str = "") -> Row:
+             sim_base_values: Sequence[float] | None = None, note: str = "", undecidable: str = "",
+             construction: str = "", pct: bool = False) -> Row:
     """A :class:`Row` from the simulated values over seeds (mean and 95 % CI) and, for a
-    row with a baseline, the baseline's published value and simulated values: the ratios
-    and whether their directions agree. ``sim_values`` None: no simulated counterpart
-    (``note`` must say why)."""
-    pr = ratio(paper, paper_base) if paper_base is not None else None
+    row with a baseline, the baseline's published value and simulated values: the ratios,
+    the simulated change's interval and the verdict. ``sim_values`` None: no simulated
+    counterpart (``note`` must say why).
+
+    ``pct``: the row is itself a change in percent (the paper's value and each simulated
+    value, e.g. a per-seed paired change); its ratios are 1 + value / 100.
+    ``undecidable`` / ``construction``: see :class:`Row`."""
+    if pct:
+        pr = None if paper is None else 1.0 + float(paper) / 100.0
+    else:
+        pr = ratio(paper, paper_base) if paper_base is not None else None
     if sim_values is None:
         if not note:
             raise ValueError(f"{table} / {row} / {metric}: a number without a simulated value needs a note")
         # the paper's improvement is kept: the reader still sees what the paper claimed
         return Row(table, row, metric, unit, paper, None, paper_ratio=pr, note=note)
     m, lo, hi = mean_ci(sim_values)
-    sr = None
-    if sim_base_values is not None:
-        sr = ratio(m, mean_ci(sim_base_values)[0])
-    return Row(table, row, metric, unit, paper, _nan_none(m), _nan_none(lo), _nan_none(hi), pr, sr,
-               direction_agrees(pr, sr), len(list(sim_values)), note)
+    sr = clo = chi = None
+    if pct or sim_base_values is not None:
+        if pct:
+            sr = None if math.isnan(m) else 1.0 + m / 100.0
+        else:
+            sr = ratio(m, mean_ci(sim_base_values)[0])
+        ci = change_interval(sim_values, sim_base_values, pct=pct)
+        if ci is not None:
+            sr, clo, chi = ci
+    r = Row(table, row, metric, unit, paper, _nan_none(m), _nan_none(lo), _nan_none(hi), pr, sr, clo, chi,
+            None, len(list(sim_values)), note, undecidable, construction,
+            values=[float(v) for v in sim_values],
+            base_values=None if sim_base_values is None else [float(v) for v in sim_base_values])
+    return r.judge() if pr is not None else r
 
 
 # ----------------------------------------------------------------------------- a study's result
@@ -245,8 +370,14 @@ def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
 @dataclass
 class StudyResult:
     """What a study's reproduction produced. ``plots``: (file name in the output folder,
-    caption). ``notes``: Markdown paragraphs, among them the explanation of every
-    disagreement with the paper. ``platforms``: the built-in platforms used and why."""
+    caption; SVG files are embedded as vector graphics). ``notes``: Markdown paragraphs,
+    among them the explanation of every disagreement with the paper. ``platforms``: the
+    built-in platforms used and why. ``finding``: the study's answer in two or three
+    sentences (Markdown), drawn from the run's verdicts and counters; the report opens
+    with it. ``calibrations``: each condition set from the paper's own statements, as
+    (what was set, the value, the paper's sentence with its section). ``sensitivity``: for
+    a value the paper does not state, one dict per value tried:
+    ``{"parameter": ..., "value": ..., "chosen": bool, "counts": {verdict: n}}``."""
 
     study: str
     title: str
@@ -255,15 +386,37 @@ class StudyResult:
     rows: list[Row]
     plots: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    finding: str = ""
+    calibrations: list[tuple[str, str, str]] = field(default_factory=list)
+    sensitivity: list[dict] = field(default_factory=list)
     level: str = "quick"
     seeds: int = 0
     runs: int = 0
     wall_s: float = 0.0
 
+    def counts(self, *, construction: bool = False) -> dict[str, int]:
+        """How many rows got each verdict (:data:`VERDICTS`, in that order), over the rows
+        that do not agree by construction (``construction=True``: over those that do)."""
+        out = {v: 0 for v in VERDICTS}
+        for r in self.rows:
+            if r.verdict is not None and bool(r.construction) == construction:
+                out[r.verdict] += 1
+        return out
+
     def agreement(self) -> tuple[int, int]:
-        """(rows whose direction agrees, rows with a direction to compare)."""
-        cmp = [r for r in self.rows if r.agree is not None]
-        return sum(1 for r in cmp if r.agree), len(cmp)
+        """(rows that agree, rows with a verdict), rows that agree by construction left out."""
+        c = self.counts()
+        return c[AGREES], sum(c.values())
+
+    def counts_line(self) -> str:
+        """The four counts in one line, and the rows that agree by construction apart."""
+        c = self.counts()
+        k = self.counts(construction=True)
+        line = ", ".join(f"{v} {c[v]}" for v in VERDICTS)
+        nk = sum(k.values())
+        if nk:
+            line += f"; by construction {nk} ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])})"
+        return line
 
 
 def _fmt(x: Any, digits: int = 4) -> str:
@@ -278,27 +431,63 @@ def _fmt(x: Any, digits: int = 4) -> str:
     return str(x)
 
 
+def _md_cell(x: Any) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def verdict_label(r: Row) -> str:
+    """The verdict as the tables print it: the verdict, and "by construction" where so."""
+    if r.verdict is None:
+        return "—"
+    v = f"**{r.verdict}**" if r.verdict == DISAGREES else r.verdict
+    return v + " (by construction)" if r.construction else v
+
+
+def change_text(r: Row) -> str:
+    """The simulated change in percent with its interval: "-7.1 % [-9.0, -5.2]"."""
+    if r.sim_ratio is None:
+        return "—"
+    s = f"{(r.sim_ratio - 1) * 100:+.1f} %"
+    if r.change_lo is not None and r.change_hi is not None:
+        s += f" [{(r.change_lo - 1) * 100:+.1f}, {(r.change_hi - 1) * 100:+.1f}]"
+    return s
+
+
 def rows_markdown(rows: Sequence[Row]) -> str:
-    head = ("| table | row | metric | unit | paper | simulated (95 % CI) | paper ratio | sim ratio | "
-            "direction agrees | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    head = ("| table | row | metric | unit | paper | simulated (95 % CI) | paper change | simulated change "
+            "(95 % CI) | verdict | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         sim = _fmt(r.sim)
         if r.ci_lo is not None and r.ci_hi is not None:
             sim += f" [{_fmt(r.ci_lo)}, {_fmt(r.ci_hi)}]"
-        note = r.note.replace("|", "\\|").replace("\n", " ")
+        why = " · ".join(x for x in (r.undecidable, r.construction, r.note) if x)
+        note = why.replace("|", "\\|").replace("\n", " ")
+        pc = "—" if r.paper_ratio is None else f"{(r.paper_ratio - 1) * 100:+.1f} %"
         lines.append(f"| {r.table} | {r.row} | {r.metric} | {r.unit} | {_fmt(r.paper)} | {sim} | "
-                     f"{_fmt(r.paper_ratio, 3)} | {_fmt(r.sim_ratio, 3)} | {_fmt(r.agree)} | {note} |")
+                     f"{pc} | {change_text(r)} | {verdict_label(r)} | {note} |")
     return head + "\n".join(lines) + "\n"
 
 
 def study_markdown(res: StudyResult) -> str:
-    agree, total = res.agreement()
     parts = [f"# {res.title}\n", f"Paper: {res.paper}\n",
              f"Platforms: {res.platforms}\n",
              f"Level `{res.level}`, {res.seeds} seed(s) per configuration, {res.runs} runs, "
-             f"{res.wall_s:.0f} s wall. Direction agrees on {agree} of {total} compared rows.\n",
-             "## Published numbers beside the simulation\n", rows_markdown(res.rows)]
+             f"{res.wall_s:.0f} s wall. Verdicts: {res.counts_line()}.\n"]
+    if res.finding:
+        parts += ["## Finding\n", res.finding.rstrip() + "\n"]
+    if res.calibrations:
+        parts.append("## Calibrated to the paper's stated conditions\n")
+        parts.append("| what | value | the paper |\n|---|---|---|\n" + "\n".join(
+            "| " + " | ".join(_md_cell(x) for x in c) + " |" for c in res.calibrations) + "\n")
+    if res.sensitivity:
+        parts.append("## Sensitivity to values the paper does not state\n")
+        parts.append("| parameter | value | " + " | ".join(VERDICTS) + " |\n|---|---|" + "---|" * len(VERDICTS)
+                     + "\n" + "\n".join(
+                         f"| {s['parameter']} | {s['value']}{' (chosen)' if s.get('chosen') else ''} | "
+                         + " | ".join(str(s['counts'].get(v, 0)) for v in VERDICTS) + " |"
+                         for s in res.sensitivity) + "\n")
+    parts += ["## Published numbers beside the simulation\n", rows_markdown(res.rows)]
     if res.plots:
         parts.append("## Plots\n")
         for name, caption in res.plots:
@@ -350,4 +539,5 @@ def read_study(path: Path) -> StudyResult:
     doc = json.loads(Path(path).read_text())
     rows = [Row(**r) for r in doc.pop("rows")]
     doc["plots"] = [tuple(p) for p in doc.get("plots", [])]
+    doc["calibrations"] = [tuple(c) for c in doc.get("calibrations", [])]
     return StudyResult(rows=rows, **doc)

@@ -8,9 +8,10 @@ knob of the ``eas`` scheduler runs alone against plain ``eas`` (schedutil), pair
 on the PCMark-like ``pcmark`` suite with ``phone-mix`` beside it (Android's threads; its
 SCHED_FIFO audio mixer is the only RT task, which ``vendor.rt_placement`` needs), in a
 fixed 4 s window. Per metric: the per-seed relative change (%), its mean with a 95 %
-interval, its median, the two-sided Wilcoxon p, and "not significant (p > 0.01)" as the
-slides exclude it. The method follows ``benchmarks/vendor/knobs.py`` (not imported: a
-study module stands alone). docs/studies/ospm2020.md has the choices and the results.
+interval, its median and the two-sided Wilcoxon p. The verdict on each published change
+follows ``core.judge`` on that interval; the slides' own criterion (p <= 0.01) decides only
+which published changes are within the slides' noise (not decidable) and is kept in the
+notes. docs/studies/ospm2020.md has the choices and the results.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-from hetsched.reproduce.core import Context, Row, Run, StudyResult, flat_metrics, mean_ci, row_from, wilcoxon_p
+from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Context, Row, Run,
+                                     StudyResult, change_text, flat_metrics, mean_ci, row_from, wilcoxon_p)
 
 __all__ = ["STUDY", "TITLE", "PAPER", "run", "min_pairs", "Cell", "paired_cell", "significance",
-           "PUBLISHED", "CHANGES", "METRICS"]
+           "PUBLISHED", "CHANGES", "METRICS", "PIXEL4_INIT", "CORE_CTL_KERNEL_DEFAULTS", "UNDECIDABLE",
+           "published_row", "verdict_counts"]
 
 STUDY = "ospm2020"
 TITLE = "Arm OSPM 2020: vendor changes to EAS, one by one against mainline EAS (paper 003)"
@@ -32,27 +35,56 @@ PAPER = ("Arm, \"EAS scheduler changes\", OSPM 2020 talk slides, OCR text: "
 
 ALPHA = 0.01            # slide "Setup": "P-value > 0.01 excluded"
 PLATFORM = "sm8150"     # the Pixel 4's SoC
-# The Pixel 4 ran Qualcomm's Android 4.14 kernel (Google's android-msm-coral-4.14): EAS on
-# WALT, schedtune, Qualcomm's schedutil: the msm-4.14 profile (docs/mechanisms/walt.md)
+# A published change the slides' own test called no change is within the slides' noise
+UNDECIDABLE = "the slides' Wilcoxon test found no significant change (p > 0.01)"
+# The Pixel 4 ran Google's android-msm-coral-4.14, Qualcomm's Android 4.14 line: the closest
+# profile is msm-4.14 (EAS, schedtune, Qualcomm's schedutil). Its floral_defconfig
+# (aosp-mirror/kernel_msm 00226042, GrapheneOS-Archive/kernel_msm-coral 00024f47) sets
+# neither CONFIG_SCHED_WALT nor CONFIG_SCHED_CORE_CTL (both "bool" without a default in
+# its init/Kconfig), so the phone tracked load with PELT, where the profile uses WALT; no
+# profile has msm-4.14 on PELT, so the other kernels are a sensitivity check.
 KERNEL = "msm-4.14"
-# What the Pixel 4 writes at boot, init.hardware.rc of device/google/coral
-# (github.com/LineageOS/android_device_google_coral): schedutil up_rate_limit_us 500 and
-# down_rate_limit_us 20000 on every policy; top-app boost 10 and prefer_idle 1, foreground
-# prefer_idle 1. It writes no hispeed_freq or pl (the kernel's 0), where the sm8150 profile
-# defaults carry Qualcomm's reference script; the slides' baseline is EAS without the vendor
-# changes, so every vendor knob is 0 except the one a change turns on.
-PIXEL4_INIT: dict[str, float] = {
+# What the Pixel 4 writes at boot: LineageOS/android_device_google_coral, branch lineage-17.1
+# (Android 10, the slides' time), commit 5b5a5d8c, init.hardware.rc lines 106-118
+# ("write /sys/devices/system/cpu/cpu{0,4,7}/cpufreq/schedutil/up_rate_limit_us 500",
+# "... down_rate_limit_us 20000") and 127-130 ("write /dev/stune/foreground/
+# schedtune.prefer_idle 1", "write /dev/stune/top-app/schedtune.boost 10",
+# "write /dev/stune/top-app/schedtune.prefer_idle 1"). It writes no hispeed_freq or pl
+# (the kernel's 0), where the sm8150 profile defaults carry Qualcomm's reference script; the
+# slides' baseline is EAS without the vendor changes, so every vendor knob is 0 except the
+# one a change turns on.
+PIXEL4_SCHEDUTIL: dict[str, float] = {
     "schedutil.up_rate_limit_us": 500, "schedutil.down_rate_limit_us": 20_000,
     "schedutil.down_rate_limit_us.cluster0": 20_000,
+}
+PIXEL4_MSM: dict[str, float] = {
     "schedutil.hispeed_freq.cluster0": 0, "schedutil.hispeed_freq.cluster1": 0,
     "schedutil.hispeed_freq.cluster2": 0, "schedutil.pl": 0,
     "schedtune.top-app.boost": 10, "schedtune.top-app.prefer_idle": 1,
     "schedtune.foreground.prefer_idle": 1,
 }
+# core_ctl: no file of the Pixel 4's device tree writes a core_ctl value (git grep
+# "core_ctl" over every branch of LineageOS/android_device_google_coral, lineage-17.0 to
+# lineage-22.0, and its history: no match); init.hardware.rc lines 95-103 write instead
+# "# bring back all cores" / "write /sys/devices/system/cpu/cpuN/online 1" for CPUs 0-7, and
+# init.power.rc writes bus and idle settings only. So core_ctl keeps the kernel's own values
+# (core_ctl.c cluster_init(): enable true, min_cpus 1, max_cpus all, offline_delay_ms 100,
+# task_thres and nr_prev_assist_thresh UINT_MAX, busy thresholds 0 until written), with
+# which every CPU counts as busy and none is isolated.
+SM8150_CLUSTERS = 3
+CORE_CTL_KERNEL_DEFAULTS: dict[str, float] = {
+    f"core_ctl.{param}.cluster{c}": value
+    for c in range(SM8150_CLUSTERS)
+    for param, value in (("enable", 1), ("min_cpus", 1), ("max_cpus", -1), ("busy_up_thres", 0),
+                         ("busy_down_thres", 0), ("task_thres", 1e10), ("nr_prev_assist_thresh", -1),
+                         ("offline_delay_ms", 100))
+}
+PIXEL4_INIT: dict[str, float] = {**PIXEL4_SCHEDUTIL, **PIXEL4_MSM, **CORE_CTL_KERNEL_DEFAULTS}
 WORKLOAD = ("pcmark", "phone-mix")
-# pcmark beside phone-mix ends after 3.0-3.4 s on sm8150 (3 of 36 runs were still going at
-# 3.0 s, none at 3.4 s); 4 s leaves room, and a run whose suite did not finish is dropped
-# with its pair and counted in the notes
+# The slides do not say what ran beside PCMark or over what time energy was taken; chosen
+# before any result: phone-mix (a phone's own threads; its RT mixer lets the RT change act)
+# and 4 s: pcmark beside phone-mix ends after 3.0-3.4 s on sm8150 (3 of 36 runs were still
+# going at 3.0 s, none at 3.4 s). A run whose suite did not finish is dropped with its pair.
 WINDOW_S = 4.0
 UNIT_PCT = "% change vs mainline EAS"
 
@@ -86,7 +118,6 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("PcmaWorkv2Score", "pcmark.score"),
     ("CPU_power", "energy_j"),
 )
-SCORE_KEYS = tuple(k for _, k in METRICS if k != "energy_j")
 SHORT = {"pcmark.web_score": "web", "pcmark.video_score": "video", "pcmark.writing_score": "writing",
          "pcmark.photo_score": "photo", "pcmark.data_score": "data", "pcmark.score": "work (overall)",
          "energy_j": "CPU energy"}
@@ -96,7 +127,8 @@ SHORT = {"pcmark.web_score": "web", "pcmark.video_score": "video", "pcmark.writi
 class Published:
     """One number read off the slides. ``paper_sign``: the direction the slides report
     (every drawn bar passed p <= 0.01, so its sign is the published direction; 0 = no
-    significant change); None for a count, which has no direction."""
+    significant change, which is within the slides' noise); None for a count, which has no
+    direction."""
 
     table: str
     change: str
@@ -155,7 +187,7 @@ PUBLISHED: tuple[Published, ...] = (
               "OCR of slide '1. CPU Isolation' (lines 115-129): the only number is '0.012515318690073973' "
               "beside the metrics PcmaWritingV2Score and energy-estimate, then '%'. Read as a writing-score "
               "change of +0.0125 %; it may instead be a Wilcoxon p of 0.0125 (> 0.01, excluded). Either "
-              "reading says: no significant change, the direction compared here."),
+              "reading says: no significant change."),
     Published(ISOLATION, "cpu_isolation", "energy-estimate", "energy_j", UNIT_PCT, None, None,
               "The slide plots an energy-estimate (from CPU frequencies and idle states, not the CPU rails) "
               "but no value of it is legible in the OCR; the simulated change is shown without a paper value."),
@@ -172,33 +204,50 @@ PUBLISHED: tuple[Published, ...] = (
 
 @dataclass(frozen=True)
 class Config:
-    """One set of runs: the study's own (``primary``) or a sensitivity check."""
+    """One set of runs: the study's own or one value of a parameter the slides leave open."""
 
     name: str
-    platform: str
     workload: tuple[str, ...]
     kernel: str
-    window_s: float | None   # None: until the suite ends (pcmark alone is finite)
-    why: str
-    knobs: tuple[tuple[str, float], ...] = ()
+    window_s: float
+    knobs: tuple[tuple[str, float], ...]
+    parameter: str = ""   # the open parameter this configuration varies ("" = the study's)
+    value: str = ""       # its value here, as the sensitivity table prints it
+    changes: tuple[str, ...] = tuple(c.knob for c in CHANGES)
 
 
 VENDOR_OFF = (("vendor.cpu_isolation", 0), ("vendor.migration_margins", 0), ("vendor.task_packing", 0),
               ("vendor.prev_cpu_fastpath", 0), ("vendor.rt_placement", 0))
 _PIXEL4 = tuple(PIXEL4_INIT.items()) + VENDOR_OFF
+# another kernel profile has no schedtune, hispeed or pl: the device's rate limits and
+# core_ctl's kernel values only
+_PIXEL4_GENERIC = tuple({**PIXEL4_SCHEDUTIL, **CORE_CTL_KERNEL_DEFAULTS}.items()) + VENDOR_OFF
 
-PRIMARY = Config("sm8150, pcmark + phone-mix, msm-4.14 (Pixel 4)", PLATFORM, WORKLOAD, KERNEL, WINDOW_S,
-                 "the study's configuration: the Pixel 4's kernel and init values", _PIXEL4)
+BACKGROUND = "background load beside PCMark"
+WINDOW = "run window (s)"
+KERNEL_PROFILE = "kernel profile"
+
+PRIMARY = Config("sm8150, pcmark + phone-mix, msm-4.14 with the Pixel 4's values, 4 s", WORKLOAD, KERNEL,
+                 WINDOW_S, _PIXEL4)
+# the values the slides leave open, each at two values besides the chosen one
 SENSITIVITY: tuple[Config, ...] = (
-    Config("sm8150, pcmark alone, msm-4.14 (Pixel 4)", PLATFORM, ("pcmark",), KERNEL, None,
-           "no background: the suite's own threads only (no RT task, so rt_placement cannot fire)", _PIXEL4),
-    Config("sm8150, pcmark + phone-mix, android-4.19", PLATFORM, WORKLOAD, "android-4.19", WINDOW_S,
-           "the phone-era EAS on PELT (the study's configuration before the msm-4.14 profile existed)"),
-    Config("sm8150, pcmark + phone-mix, mainline-6.12", PLATFORM, WORKLOAD, "mainline-6.12", WINDOW_S,
-           "today's mainline EAS as the baseline instead of the phone's"),
-    Config("gs101, pcmark + phone-mix, android-4.19", "gs101", WORKLOAD, "android-4.19", WINDOW_S,
-           "Tensor (Pixel 6): a power model from the device tree, where sm8150's is estimated"),
+    Config("pcmark alone", ("pcmark",), KERNEL, WINDOW_S, _PIXEL4, BACKGROUND, "none (pcmark alone)"),
+    Config("pcmark + phone-mix at twice its load", ("pcmark", "phone-mix:load=2"), KERNEL, WINDOW_S, _PIXEL4,
+           BACKGROUND, "phone-mix at load 2"),
+    Config("3.5 s window", WORKLOAD, KERNEL, 3.5, _PIXEL4, WINDOW, "3.5"),
+    Config("6 s window", WORKLOAD, KERNEL, 6.0, _PIXEL4, WINDOW, "6"),
+    Config("android-4.19 (EAS on PELT, uclamp)", WORKLOAD, "android-4.19", WINDOW_S, _PIXEL4_GENERIC,
+           KERNEL_PROFILE, "android-4.19"),
+    Config("mainline-6.12", WORKLOAD, "mainline-6.12", WINDOW_S, _PIXEL4_GENERIC, KERNEL_PROFILE,
+           "mainline-6.12"),
 )
+CHOSEN_VALUE = {BACKGROUND: "phone-mix", WINDOW: f"{WINDOW_S:g}", KERNEL_PROFILE: KERNEL}
+# core_ctl as Qualcomm's Snapdragon 855 reference script sets it (the sm8150 profile's
+# defaults): what CPU isolation does where a device writes thresholds. Only the isolation
+# change runs (its baseline, with core_ctl off, is the study's own).
+CORE_CTL_REFERENCE = Config("core_ctl at the Snapdragon 855 reference script's values", WORKLOAD, KERNEL, WINDOW_S,
+                            tuple({**PIXEL4_SCHEDUTIL, **PIXEL4_MSM}.items()) + VENDOR_OFF,
+                            changes=("vendor.cpu_isolation",))
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -268,25 +317,28 @@ def _fmt_p(p: float | None) -> str:
     return "—" if p is None else (f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}")
 
 
+def _pct(x: float | None) -> str:
+    return "—" if x is None or math.isnan(x) else f"{x:+.2f} %"
+
+
 # ----------------------------------------------------------------------------- the study
 
 @dataclass
 class Sizes:
     scores: int   # runs per configuration whose scores are compared (the slides: 100)
     energy: int   # the first of them whose energy is compared (the slides: 10)
-    sens: int     # runs per configuration of each sensitivity check
 
 
 def sizes(ctx: Context) -> Sizes:
     """Runs per level. full: the slides' 10 : 1 (``--seeds`` 10 gives their 100 PCMark runs
     and 10 energy runs). quick: as many energy runs as a Wilcoxon test needs to ever reach
     p <= 0.01 (8), at least ``--seeds``, and ten times that for the scores (a run takes
-    10-30 ms, so 80 pairs cost seconds). smoke: ``--seeds`` runs of everything. The
-    sensitivity checks run as many pairs as the study's own scores."""
+    10-40 ms, so 80 pairs cost seconds). smoke: ``--seeds`` runs of everything. Every
+    configuration of the sensitivity checks runs as many."""
     floor = min_pairs(ALPHA)
     n_e = ctx.pick(ctx.seeds, max(ctx.seeds, floor), ctx.seeds)
     n_s = ctx.pick(ctx.seeds, 10 * n_e, 10 * n_e)
-    return Sizes(scores=n_s, energy=n_e, sens=n_s)
+    return Sizes(scores=n_s, energy=n_e)
 
 
 def measure(*, seed: int, platform: str, workload: tuple[str, ...], kernel: str, knob: str | None,
@@ -316,83 +368,160 @@ def measure(*, seed: int, platform: str, workload: tuple[str, ...], kernel: str,
 
 
 def _runs(cfg: Config, knob: str | None, n: int) -> list[Run]:
-    return [Run.call(f"{__name__}:measure", seed=s, platform=cfg.platform, workload=cfg.workload,
+    return [Run.call(f"{__name__}:measure", seed=s, platform=PLATFORM, workload=cfg.workload,
                      kernel=cfg.kernel, knob=knob, window_s=cfg.window_s, knobs=cfg.knobs,
                      label=f"{STUDY}: {cfg.name}, {knob or 'mainline eas'}, seed {s}")
             for s in range(n)]
 
 
-def _grid(results: dict[str | None, list[dict]], n_scores: int, n_energy: int) -> dict[tuple[str, str], Cell]:
-    """change x metric -> Cell; scores over the first ``n_scores`` pairs, energy over the
-    first ``n_energy`` (the slides measure energy on fewer runs)."""
+def _grid(results: dict[str | None, list[dict]], sz: Sizes) -> dict[tuple[str, str], Cell]:
+    """change x metric -> Cell; scores over the first ``sz.scores`` pairs, energy over the
+    first ``sz.energy`` (the slides measure energy on fewer runs)."""
     out = {}
     base = results[None]
     for c in CHANGES:
+        if c.knob not in results:
+            continue
         new = results[c.knob]
         for _, key in METRICS:
-            n = n_energy if key == "energy_j" else n_scores
+            n = sz.energy if key == "energy_j" else sz.scores
             out[(c.key, key)] = paired_cell(base[:n], new[:n], key)
     return out
 
 
+def _fired(results: dict[str | None, list[dict]], change: str, n: int) -> float:
+    """Mean times per run the change fired (counters.vendor.<counter>)."""
+    c = CHANGE[change]
+    return statistics.mean(float(r[f"counters.vendor.{c.counter}"]) for r in results[c.knob][:n])
+
+
+def published_row(pub: Published, grid: dict[tuple[str, str], Cell], results: dict[str | None, list[dict]],
+                  sz: Sizes, *, swap_top_row: bool = False) -> Row:
+    """The row of one published number. A % change: the per-pair changes' interval judged by
+    core.judge (``pct``), "not decidable" where the slides' test found no significant change;
+    the Wilcoxon p stays in the note. A count: the simulated count, with no verdict (the
+    slides' count has no baseline to make it a change). ``swap_top_row``: 3.32 / 2.35 read
+    as the prev_cpu fastpath panel's (the other reading of the OCR)."""
+    change = pub.change
+    if swap_top_row and change == "migration_margins" and pub.sim_key != "energy_j":
+        change = "prev_cpu_fastpath"
+    ch = CHANGE[change]
+    label = f"{ch.slide} (`{ch.knob}`)"
+    if pub.sim_key.startswith("counters."):
+        vals = [float(r[pub.sim_key]) for r in results[ch.knob][:sz.scores]]
+        m = statistics.mean(vals)
+        note = (f"{pub.note} Here {m:.0f} per {WINDOW_S:g} s run (pcmark beside phone-mix), "
+                f"{m / pub.value:.2g} x the slides' count: the PCMark-like suite and phone-mix wake tasks "
+                "about 2 000 times per run where the real suite does about 500 000 (not comparable in size).")
+        return row_from(pub.table, label, pub.metric, pub.unit, pub.value, vals, note=note)
+    cell = grid[(change, pub.sim_key)]
+    what = "energy over the first" if pub.sim_key == "energy_j" else "scores over"
+    stat = (f"Simulated: mean of the per-pair change, {what} {cell.n} paired runs; median {cell.median:+.2f} %; "
+            f"Wilcoxon p = {_fmt_p(cell.p)} ({significance(cell.p)}, the slides' criterion, for information: "
+            f"the verdict is the interval's); {ch.key} fired {_fired(results, change, sz.scores):.0f} times per run")
+    if cell.dropped:
+        stat += f"; {cell.dropped} pair(s) dropped (the suite did not finish in the window)"
+    note = f"{pub.note} {stat}."
+    undecidable = UNDECIDABLE if pub.paper_sign == 0 else ""
+    return row_from(pub.table, label, pub.metric, pub.unit, pub.value, cell.changes, note=note,
+                    undecidable=undecidable, pct=True)
+
+
+def verdict_counts(rows: Sequence[Row]) -> dict[str, int]:
+    """{verdict: rows}, over the rows with a verdict (no row here agrees by construction)."""
+    out = {v: 0 for v in VERDICTS}
+    for r in rows:
+        if r.verdict is not None:
+            out[r.verdict] += 1
+    return out
+
+
+def _counts_text(c: dict[str, int]) -> str:
+    return ", ".join(f"{v} {c[v]}" for v in VERDICTS)
+
+
 def run(ctx: Context) -> StudyResult:
     sz = sizes(ctx)
-    configs = [(PRIMARY, sz.scores)] + [(cfg, sz.sens) for cfg in SENSITIVITY]
+    configs = [PRIMARY, *SENSITIVITY, CORE_CTL_REFERENCE]
     plan: list[tuple[Config, str | None, list[Run]]] = []
-    for cfg, n in configs:
-        for knob in [None] + [c.knob for c in CHANGES]:
-            plan.append((cfg, knob, _runs(cfg, knob, n)))
-    # every run is independent: one call, so the pool keeps both workers busy throughout
+    for cfg in configs:
+        knobs = ([None] if cfg is not CORE_CTL_REFERENCE else []) + list(cfg.changes)
+        for knob in knobs:
+            plan.append((cfg, knob, _runs(cfg, knob, sz.scores)))
+    # every run is independent: one call, so the pool keeps every worker busy throughout
     flat = ctx.runner.run([r for _, _, rs in plan for r in rs], label=f"{STUDY}: {sum(len(rs) for *_, rs in plan)} runs")
     results: dict[str, dict[str | None, list[dict]]] = {}
     i = 0
     for cfg, knob, rs in plan:
         results.setdefault(cfg.name, {})[knob] = flat[i:i + len(rs)]
         i += len(rs)
+    # the reference values' isolation runs against the study's own baseline (core_ctl off
+    # in both, so the baseline does not depend on its values)
+    results[CORE_CTL_REFERENCE.name][None] = results[PRIMARY.name][None]
 
     prim = results[PRIMARY.name]
-    grid = _grid(prim, sz.scores, sz.energy)
-    sens = {cfg.name: _grid(results[cfg.name], sz.sens, min(sz.energy, sz.sens)) for cfg in SENSITIVITY}
+    grid = _grid(prim, sz)
+    rows = [published_row(p, grid, prim, sz) for p in PUBLISHED]
+    sens_grids = {cfg.name: _grid(results[cfg.name], sz) for cfg in SENSITIVITY}
+    sens_rows = {cfg.name: [published_row(p, sens_grids[cfg.name], results[cfg.name], sz) for p in PUBLISHED]
+                 for cfg in SENSITIVITY}
+    ref_grid = _grid(results[CORE_CTL_REFERENCE.name], sz)
+    swapped = [published_row(p, grid, prim, sz, swap_top_row=True) for p in PUBLISHED]
 
-    rows = [_row(p, grid, prim, sz) for p in PUBLISHED]
-    plots = [_plot_changes(ctx, grid, sz), _plot_sensitivity(ctx, grid, sens, sz)]
-    notes = _notes(ctx, rows, grid, sens, prim, sz)
+    sensitivity = _sensitivity(rows, sens_rows)
+    plots = [_plot_changes(ctx, grid, sz), _plot_sensitivity(ctx, rows, sens_rows)]
+    notes = _notes(rows, grid, prim, sz, sens_grids, sens_rows, ref_grid, results[CORE_CTL_REFERENCE.name], swapped)
     platforms = (f"`{PLATFORM}` (Qualcomm Snapdragon 855, the Pixel 4's SoC: the slides' phone, with its three "
                  "clusters, 4 silver + 3 gold + 1 prime, the little/mid/big of the slides' setup plot, and its "
-                 "device-tree OPPs; its power model is estimated, so the energy rows are indicative). "
-                 "`gs101` (Tensor, Pixel 6: 4+2+2, power from its device tree) only as a sensitivity check "
-                 "of the energy results.")
-    return StudyResult(STUDY, TITLE, PAPER, platforms, rows, plots, notes)
+                 "device-tree OPPs; its power model is estimated, so the energy rows are indicative).")
+    return StudyResult(STUDY, TITLE, PAPER, platforms, rows, plots, notes,
+                       finding=_finding(rows, grid, prim, sz),
+                       calibrations=_calibrations(sz), sensitivity=sensitivity)
 
 
-def _row(pub: Published, grid: dict[tuple[str, str], Cell], prim: dict, sz: Sizes) -> Row:
-    ch = CHANGE[pub.change]
-    label = f"{ch.slide} (`{ch.knob}`)"
-    if pub.sim_key.startswith("counters."):
-        vals = [float(r[pub.sim_key]) for r in prim[ch.knob][:sz.scores]]
-        m = statistics.mean(vals)
-        note = (f"{pub.note} Here {m:.0f} per {WINDOW_S:g} s run (pcmark beside phone-mix), "
-                f"{m / pub.value:.2g} x the slides' count: the PCMark-like suite and phone-mix wake tasks "
-                "about 2 000 times per run where the real suite does about 500 000 (not comparable in size).")
-        return row_from(pub.table, label, pub.metric, pub.unit, pub.value, vals, note=note)
-    cell = grid[(pub.change, pub.sim_key)]
-    what = "energy over the first" if pub.sim_key == "energy_j" else "scores over"
-    stat = (f"Simulated: mean of the per-seed change, {what} {cell.n} paired runs; median {cell.median:+.2f} %, "
-            f"Wilcoxon p = {_fmt_p(cell.p)}: {significance(cell.p)}")
-    if cell.dropped:
-        stat += f"; {cell.dropped} pair(s) dropped (the suite did not finish in the window)"
-    note = f"{pub.note} {stat}."
-    if pub.value is None:
-        return row_from(pub.table, label, pub.metric, pub.unit, None, cell.changes, note=note)
-    r = row_from(pub.table, label, pub.metric, pub.unit, pub.value, cell.changes, note=note)
-    # The slides draw a change only when p <= 0.01, so their direction is the sign of a
-    # significant change; the simulation's is judged the same way (a non-significant mean,
-    # however large, is "no change"). core.direction_agrees' 1 % tolerance would call the
-    # slides' significant -0.57 % "no change", so the directions are compared here.
-    r.paper_ratio = 1.0 + pub.value / 100.0
-    r.sim_ratio = None if math.isnan(cell.mean) else 1.0 + cell.mean / 100.0
-    r.agree = None if r.sim_ratio is None else (pub.paper_sign == cell.sign)
-    return r
+def _sensitivity(rows: list[Row], sens_rows: dict[str, list[Row]]) -> list[dict]:
+    out = []
+    for param in (BACKGROUND, WINDOW, KERNEL_PROFILE):
+        out.append({"parameter": param, "value": CHOSEN_VALUE[param], "chosen": True,
+                    "counts": verdict_counts(rows)})
+        for cfg in SENSITIVITY:
+            if cfg.parameter == param:
+                out.append({"parameter": param, "value": cfg.value, "chosen": False,
+                            "counts": verdict_counts(sens_rows[cfg.name])})
+    return out
+
+
+def _calibrations(sz: Sizes) -> list[tuple[str, str, str]]:
+    return [
+        ("platform", f"`{PLATFORM}` (Snapdragon 855)", "Slide \"Setup\": \"Google Pixel4\" (the Pixel 4's SoC is "
+         "the Snapdragon 855)."),
+        ("score pairs", f"{sz.scores} at this level (full: 10 x --seeds, 100 at the default 10)",
+         "Slide \"Setup\": \"Performance results: PCMark Benchmark. 100 runs.\""),
+        ("energy pairs", f"the first {sz.energy} (full: --seeds, 10 at the default)",
+         "Slide \"Setup\": \"Energy results: Power measurement made on the PMIC CPU rails. 10 runs.\""),
+        ("which published changes are within the slides' noise", f"p > {ALPHA:g}: not decidable",
+         "Slide \"Setup\": \"Statistics: Wilcoxon signed rank test p-value\", \"P-value > 0.01 excluded\"."),
+        ("baseline", "plain `eas`, every `vendor.*` knob 0; each change alone",
+         "Results slide: one panel per change (\"vendor migration margins\", ...); slide \"5. RT Capacity "
+         "Awareness\": \"Mainline\" beside \"Vendor\"."),
+        ("kernel", f"`{KERNEL}` (EAS, schedtune, Qualcomm's schedutil; WALT, which the Pixel 4 did not build)",
+         "Slide \"Setup\": \"Google Pixel4\": its kernel is android-msm-coral-4.14, whose floral_defconfig "
+         "(aosp-mirror/kernel_msm 00226042) sets CONFIG_SCHED_TUNE and CONFIG_DEFAULT_USE_ENERGY_AWARE but "
+         "neither CONFIG_SCHED_WALT nor CONFIG_SCHED_CORE_CTL."),
+        ("schedutil rate limits", "up 500 µs, down 20 000 µs on every policy",
+         "\"Google Pixel4\": init.hardware.rc (LineageOS/android_device_google_coral, lineage-17.1, 5b5a5d8c) "
+         "lines 107-108, 112-113, 117-118: \"write /sys/devices/system/cpu/cpu0/cpufreq/schedutil/"
+         "up_rate_limit_us 500\", \"... down_rate_limit_us 20000\" (cpu4, cpu7 likewise)."),
+        ("schedtune", "top-app boost 10 and prefer_idle 1, foreground prefer_idle 1",
+         "\"Google Pixel4\": init.hardware.rc lines 128-130: \"write /dev/stune/foreground/schedtune.prefer_idle "
+         "1\", \"write /dev/stune/top-app/schedtune.boost 10\", \"write /dev/stune/top-app/schedtune.prefer_idle 1\"."),
+        ("core_ctl (CPU isolation)", "the kernel's values on every cluster: enable 1, min_cpus 1, max_cpus all, "
+         "busy_up_thres 0, busy_down_thres 0, task_thres and nr_prev_assist_thresh never, offline_delay_ms 100",
+         "\"Google Pixel4\": no file of the device tree writes core_ctl (git grep over every branch, "
+         "lineage-17.0 to 22.0, and the history: no match); init.hardware.rc lines 95-103 write instead "
+         "\"# bring back all cores\" / \"write /sys/devices/system/cpu/cpu0/online 1\" (to cpu7), so "
+         "core_ctl.c cluster_init()'s values stand (and the phone's kernel does not build core_ctl at all)."),
+    ]
 
 
 # ----------------------------------------------------------------------------- notes
@@ -406,122 +535,169 @@ def _clusters(results: Sequence[dict]) -> list[str]:
     return sorted(names, key=lambda c: (_CLUSTER_ORDER.get(c, 9), c))
 
 
+def _m(rs: Sequence[dict], k: str) -> float:
+    return statistics.mean(float(r[k]) for r in rs)
+
+
 def _where(base: Sequence[dict], new: Sequence[dict]) -> str:
     """Per cluster, mean energy (J) and mean frequency (MHz), base -> with the change; and
-    the migrations per run: what the explanations below rest on."""
-    def m(rs: Sequence[dict], k: str) -> float:
-        return statistics.mean(float(r[k]) for r in rs)
-
+    the migrations and feec calls per run: what the explanations below rest on."""
     parts = []
     for c in _clusters(base):
-        parts.append(f"{c} {m(base, f'cluster.{c}.energy_j'):.2f} → {m(new, f'cluster.{c}.energy_j'):.2f} J at "
-                     f"{m(base, f'cluster.{c}.mean_mhz'):.0f} → {m(new, f'cluster.{c}.mean_mhz'):.0f} MHz")
-    parts.append(f"migrations {m(base, 'counters.migrations'):.0f} → {m(new, 'counters.migrations'):.0f} per run")
+        parts.append(f"{c} {_m(base, f'cluster.{c}.energy_j'):.2f} → {_m(new, f'cluster.{c}.energy_j'):.2f} J at "
+                     f"{_m(base, f'cluster.{c}.mean_mhz'):.0f} → {_m(new, f'cluster.{c}.mean_mhz'):.0f} MHz")
+    parts.append(f"migrations {_m(base, 'counters.migrations'):.0f} → {_m(new, 'counters.migrations'):.0f} per run")
+    parts.append(f"feec calls {_m(base, 'counters.policy.feec_calls'):.0f} → "
+                 f"{_m(new, 'counters.policy.feec_calls'):.0f} per run")
     return "; ".join(parts)
 
 
-# Why a change can come out otherwise here than on the phone: the mechanism, as the runs
-# show it (the measured per-cluster figures are written beside it by _reason); used only
-# for the rows that disagree.
+# The mechanism behind a change's simulated effect, as the engine models it; the measured
+# figures are written beside it (_reason).
 MECHANISM = {
-    "cpu_isolation": (
-        "core_ctl, with the Snapdragon 855 reference script's values (the Pixel 4's init writes none: gold "
-        "min_cpus 2, gold+ min_cpus 0, busy 60/30 %), isolates idle gold CPUs and the prime when the window's "
-        "busy time and runqueue averages are low; the suite's bursts then land on fewer gold CPUs, whose WALT "
-        "windows are busier, so schedutil (hispeed, predicted load) raises their OPP and the silver's: the "
-        "operations finish sooner and the energy rises. Isolated CPUs are power-collapsed here (their deepest "
-        "idle state), which saves less than the higher OPPs cost on this estimated power model; the slides' "
-        "phone measured no significant change."),
     "migration_margins": (
-        "the 95/85 % thresholds change a decision only when a task's WALT demand (the larger of its last "
-        "window and its 5-window average) lies between 80 % and 95 % of a CPU's capacity, which the suite's "
-        "workers and phone-mix's threads seldom do: the knob changed {fired:.0f} placements or tick decisions "
-        "per run, too few to move the scores significantly."),
+        "the 95/85 % thresholds change a decision only when a task's WALT demand lies between 80 % and 95 % "
+        "of a CPU's capacity; the knob changed {fired:.0f} placements or tick decisions per run."),
     "prev_cpu_fastpath": (
-        "the engine charges find_energy_efficient_cpu a modelled cost, far below the phone's (its ~500 000 "
-        "wake-ups per run against ~2 000 here), so the placement change dominates: a task whose idle "
-        "prev_cpu still fits stays there (often a silver CPU) where feec would have moved it, fewer tasks "
-        "migrate, the silver cluster's WALT windows fill and its OPP rises, and suite workers that feec would "
-        "have lifted to a bigger CPU stay small."),
+        "a task whose idle prev_cpu still fits stays there (often a silver CPU) where feec would have moved "
+        "it; the engine charges feec a modelled cost per step, far below what the phone's ~500 000 wake-ups "
+        "per run spend in it, so the placement change dominates: it fired {fired:.0f} times per run."),
     "rt_placement": (
-        "under msm-4.14 no uclamp pins the SCHED_FIFO audio mixer to the prime CPU and no RT task drives "
-        "schedutil to f_max (Qualcomm's schedutil drops the RT flag); the vendor order moves the mixer to the "
-        "least-utilised CPU, a small change that stays below significance at 100 pairs. phone-mix's audio "
-        "mixer (its work is our assumption) stands in for the phone's RT threads during PCMark, which the "
-        "slides do not describe."),
+        "the vendor order moves the SCHED_FIFO audio mixer (phone-mix's; the slides do not say which RT "
+        "threads ran beside PCMark) to the least-utilised CPU; under msm-4.14 no uclamp pins it to the prime "
+        "CPU and no RT task drives schedutil to f_max (Qualcomm's schedutil drops the RT flag). It fired "
+        "{fired:.0f} times per run."),
     "task_packing": (
-        "packing fired {fired:.0f} times per run here against the slides' 16k: too few to move the scores; "
-        "once two tasks share a CPU its next window is busier and schedutil raises the OPP after all, so "
-        "what packing saves at the wake-up is given back."),
+        "packing fired {fired:.0f} times per run here against the slides' 16k; once two tasks share a CPU its "
+        "next window is busier and schedutil raises the OPP."),
 }
 
 
 def _reason(change: str, prim: dict, sz: Sizes) -> str:
     c = CHANGE[change]
     base, new = prim[None][:sz.energy], prim[c.knob][:sz.energy]
-    fired = statistics.mean(float(r[f"counters.vendor.{c.counter}"]) for r in prim[c.knob][:sz.scores])
-    return f"{MECHANISM[change].format(fired=fired)} Measured over the energy runs: {_where(base, new)}."
+    text = MECHANISM[change].format(fired=_fired(prim, change, sz.scores))
+    return f"{text[0].upper()}{text[1:]} Measured over the energy runs: {_where(base, new)}."
 
 
-def _agreement(grid: dict[tuple[str, str], Cell], swap_top_row: bool = False) -> tuple[int, int]:
-    """(published directions matched, published directions) under a grid of cells; with
-    ``swap_top_row`` 3.32 / 2.35 are read as prev_cpu fastpath's (the other reading)."""
-    hits = total = 0
-    for pub in PUBLISHED:
-        if pub.paper_sign is None or pub.value is None:
-            continue
-        change = pub.change
-        if swap_top_row and change == "migration_margins" and pub.sim_key != "energy_j":
-            change = "prev_cpu_fastpath"
-        total += 1
-        hits += grid[(change, pub.sim_key)].sign == pub.paper_sign
-    return hits, total
+def _null_change(grid: dict, prim: dict, sz: Sizes) -> dict:
+    """CPU isolation at the kernel's core_ctl values isolates nothing: what turning a vendor
+    knob on changes by itself (the eas vendor path against mainline's)."""
+    score, energy = grid[("cpu_isolation", "pcmark.score")], grid[("cpu_isolation", "energy_j")]
+    iso = prim["vendor.cpu_isolation"][:sz.scores]
+    base = prim[None][:sz.scores]
+    return {"isolations": _m(iso, "counters.vendor.cpu_isolation"),
+            "evaluations": _m(iso, "counters.vendor.core_ctl_evaluations"),
+            "score": score, "energy": energy,
+            "feec_base": _m(base, "counters.policy.feec_calls"), "feec_new": _m(iso, "counters.policy.feec_calls")}
+
+
+def _beyond_null(grid: dict, change: str, key: str) -> Cell:
+    """Per pair, the change's % change minus the null change's (CPU isolation that isolates
+    nothing), both against the same mainline run: what the change does beyond turning the
+    vendor path on."""
+    a, b = grid[(change, key)], grid[("cpu_isolation", key)]
+    n = min(len(a.changes), len(b.changes))
+    return Cell([x - y for x, y in zip(a.changes[:n], b.changes[:n])], None, n)
+
+
+def _no_schedtune_null(sens_grids: dict) -> str:
+    """The null change under the profiles without schedtune (no prefer_idle task)."""
+    same = [cfg.value for cfg in SENSITIVITY if cfg.parameter == KERNEL_PROFILE
+            and all(c.p is None for (k, _), c in sens_grids[cfg.name].items() if k == "cpu_isolation")]
+    if not same:
+        return ""
+    return (f"Under {' and '.join(same)}, which have no schedtune and so no prefer_idle task, the same null change "
+            "leaves every pair identical. ")
+
+
+def _interval(cell: Cell) -> str:
+    m, lo, hi = mean_ci(cell.changes)
+    if math.isnan(m):
+        return "—"
+    if math.isnan(lo):
+        return f"{m:+.2f} %"
+    return f"{m:+.2f} % [{lo:+.2f}, {hi:+.2f}]"
+
+
+def _finding(rows: list[Row], grid: dict, prim: dict, sz: Sizes) -> str:
+    c = verdict_counts(rows)
+    judged = sum(c.values())
+    dis = [r for r in rows if r.verdict == DISAGREES]
+    agr = [r for r in rows if r.verdict == AGREES]
+    nul = _null_change(grid, prim, sz)
+    names = lambda rs: "; ".join(f"{r.row.split(' (')[0]} / {r.metric}" for r in rs)  # noqa: E731
+    s1 = (f"Of the slides' {judged} published changes, {c[AGREES]} agree, {c[DISAGREES]} disagree, "
+          f"{c[INCONCLUSIVE]} are inconclusive and {c[NOT_DECIDABLE]} is not decidable (CPU isolation: the "
+          f"slides' own test found no significant change)"
+          + (f"; the disagreements: {names(dis)}" if dis else "")
+          + (f"; the agreements: {names(agr)}" if agr else "") + ".")
+    s2 = (f"At the Pixel 4's core_ctl values (the kernel's: its init scripts write none) core_ctl isolated "
+          f"{nul['isolations']:.0f} CPUs per run in {nul['evaluations']:.0f} evaluations, yet switching the change "
+          f"on moved the overall score by {_interval(nul['score'])} and CPU energy by {_interval(nul['energy'])}: "
+          f"any vendor knob sends wake-ups through the eas vendor path (feec calls {nul['feec_base']:.0f} → "
+          f"{nul['feec_new']:.0f} per run), a floor under every change here.")
+    for r, pub in ((r, pub) for pub, r in zip(PUBLISHED, rows) if r.verdict == AGREES):
+        beyond = _beyond_null(grid, pub.change, pub.sim_key)
+        _, lo, hi = mean_ci(beyond.changes)
+        if not (lo > 0 or hi < 0):
+            s2 += (f" The agreement of {r.row.split(' (')[0]} is not told apart from that floor: per pair it "
+                   f"differs from the null change by {_interval(beyond)}.")
+    fired = ", ".join(f"{CHANGE[k].slide.replace('vendor ', '')} {_fired(prim, k, sz.scores):.0f}"
+                      for k in ("prev_cpu_fastpath", "task_packing", "migration_margins", "rt_placement"))
+    s3 = (f"Per run the changes fired: {fired} (the slides: 500k fast paths and 16k packings per PCMark run; "
+          "the PCMark-like suite wakes tasks about 2 000 times per run).")
+    return " ".join([s1, s2, s3])
 
 
 def _cell_text(cell: Cell) -> str:
     if cell.p is None:
         return "= (identical)"
     s = f"{cell.mean:+.2f}"
-    return f"**{s}**" if cell.significant else f"{s} (n.s.)"
+    return f"**{s}**" if cell.significant else s
 
 
 def _grid_table(grid: dict[tuple[str, str], Cell]) -> str:
     head = "| change | " + " | ".join(SHORT[k] for _, k in METRICS) + " |\n|---|" + "---|" * len(METRICS) + "\n"
     lines = []
     for c in CHANGES:
+        if (c.key, METRICS[0][1]) not in grid:
+            continue
         lines.append(f"| {c.slide} | " + " | ".join(_cell_text(grid[(c.key, k)]) for _, k in METRICS) + " |")
     return head + "\n".join(lines)
 
 
-def _notes(ctx: Context, rows: list[Row], grid: dict, sens: dict, prim: dict, sz: Sizes) -> list[str]:
+def _row_text(r: Row) -> str:
+    return f"{r.row.split(' (')[0]} / {r.metric}: slides {r.paper:+.3g} %, here {change_text(r)}, {r.verdict}"
+
+
+def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict, sens_rows: dict,
+           ref_grid: dict, ref_results: dict, swapped: list[Row]) -> list[str]:
     notes = []
     floor = min_pairs(ALPHA)
     notes.append(
         f"**How the slides' evaluation is rebuilt.** Each vendor change is one knob of `eas` "
         f"(`vendor.*`, docs/schedulers.md), switched on alone against plain `eas` with schedutil and the "
-        f"`{KERNEL}` kernel profile (the Pixel 4's Qualcomm Android 4.14 kernel: EAS on WALT's window demand, "
-        f"schedtune, Qualcomm's schedutil; docs/mechanisms/walt.md) with the Pixel 4's init values "
-        f"(init.hardware.rc: schedutil rate limits 500 / 20000 µs, top-app boost 10 and prefer_idle), every "
-        f"other vendor knob off, on `{PLATFORM}`. "
-        f"The workload is the PCMark-Work-2.0-like `pcmark` suite (this project's, with its own scoring: its "
-        f"scores are not PCMark's) beside `phone-mix` (Android's UI pipeline, binder, background threads and a "
-        f"SCHED_FIFO audio mixer, as a phone runs during PCMark; without an RT task the RT change cannot act) "
-        f"for a fixed {WINDOW_S:g} s window in which the suite ends. Runs are paired by seed (the seed varies "
-        f"the suite's operations by ±5 % and phone-mix's phases). Scores are compared over {sz.scores} pairs, "
-        f"CPU energy (the engine's CPU energy, the slides' PMIC CPU rails) over the first {sz.energy}, as the "
-        f"slides use 100 PCMark runs and 10 energy runs. Per metric: the mean per-seed change (%) with its "
-        f"95 % interval, the median, and the two-sided Wilcoxon signed-rank p (scipy); p > {ALPHA:g} is marked "
-        f"\"not significant\", which the slides would exclude.")
+        f"`{KERNEL}` kernel profile (Qualcomm's Android 4.14: EAS, schedtune, Qualcomm's schedutil, on WALT's "
+        f"window demand; docs/mechanisms/walt.md) with the Pixel 4's init values (init.hardware.rc: schedutil "
+        f"rate limits 500 / 20000 µs, top-app boost 10 and prefer_idle, foreground prefer_idle; core_ctl at the "
+        f"kernel's values, as the device writes none), every other vendor knob off, on `{PLATFORM}`. The "
+        f"workload is the PCMark-Work-2.0-like `pcmark` suite (this project's, with its own scoring: its scores "
+        f"are not PCMark's) beside `phone-mix` (Android's UI pipeline, binder, background threads and a "
+        f"SCHED_FIFO audio mixer) for a fixed {WINDOW_S:g} s window in which the suite ends; both are choices "
+        f"made before any result, as the slides are silent on them (the sensitivity table varies them). Runs "
+        f"are paired by seed. Scores are compared over {sz.scores} pairs, CPU energy (the engine's; the slides' "
+        f"PMIC CPU rails) over the first {sz.energy}, as the slides use 100 PCMark runs and 10 energy runs.")
     notes.append(
-        f"**What each level can show.** The smallest two-sided exact Wilcoxon p of n pairs is 2/2^n, so "
-        f"p <= {ALPHA:g} needs at least n = {floor} pairs (2/2^{floor} = {2 / 2 ** floor:.4f}; "
-        f"n = {floor - 1} gives {2 / 2 ** (floor - 1):.4f}). `full` (default `--seeds 10`) runs 10 x seeds for "
-        f"the scores and seeds for energy: the slides' 100 and 10. `quick` runs max(seeds, {floor}) for energy "
-        f"and ten times that for the scores, so every metric can reach significance, but small effects "
-        f"(the slides' +-0.6 %) need more pairs than quick has to be told from noise. `smoke` (tests) uses "
-        f"the seeds as given: no p can be significant with fewer than {floor} pairs."
-        + (f" This run: {sz.energy} energy pairs, below {floor}: no energy change can be significant."
-           if sz.energy < floor else ""))
+        "**Verdicts.** Each published change is judged by the 95 % interval of the mean per-pair change "
+        "(core.row_from with pct, core.judge), as in every study: *agrees* when the interval excludes no change "
+        "on the slides' side, *disagrees* on the other, *inconclusive* when it includes no change (a tie too). "
+        f"The slides' own criterion, a Wilcoxon signed-rank p <= {ALPHA:g}, decides only which published changes "
+        "are within the slides' noise: the CPU isolation value (no significant change) is *not decidable*. The "
+        "p of each simulated change is kept in its row's note for information; with many pairs a Wilcoxon p "
+        "<= 0.01 and a t interval that excludes 0 almost always go together, but they are different tests. "
+        f"The smallest two-sided exact Wilcoxon p of n pairs is 2/2^n, so p <= {ALPHA:g} needs n >= {floor} "
+        f"pairs; `smoke` runs fewer.")
     notes.append(
         "**Reading the slides (OCR).** The slides' text is OCR of images. The results slide is a 2x2 bar chart "
         "(migration margins, prev_cpu fastpath / RT energy aware, task packing), one bar per metric with "
@@ -533,80 +709,95 @@ def _notes(ctx: Context, rows: list[Row], grid: dict, sens: dict, prim: dict, sz
         "OCR: those numbers are lost and have no row. PcmaDataManipulationScore is on no slide. The "
         "assignment of 3.32 / 2.35 to migration margins rests on the legend's order (first appearance in the "
         "data = the first panel); the other reading puts them on the prev_cpu fastpath panel (see below).")
-    # the disagreements, grouped by change: the numbers of each row, then the likely reason once
-    dis = [(pub, r) for pub, r in zip(PUBLISHED, rows) if r.agree is False]
-    if dis:
-        lines = ["**Where the simulation disagrees with the slides.**"]
-        for c in CHANGES:
-            mine = [(pub, r) for pub, r in dis if pub.change == c.key]
-            if not mine:
-                continue
-            nums = []
-            for pub, _ in mine:
-                cell = grid[(pub.change, pub.sim_key)]
-                nums.append(f"{pub.metric}: slides {pub.value:+.3g} %, here {cell.mean:+.2f} % (median "
-                            f"{cell.median:+.2f} %, p = {_fmt_p(cell.p)}, {significance(cell.p)})")
-            lines.append(f"- *{c.slide}* — " + "; ".join(nums) + f". Likely reason: {_reason(c.key, prim, sz)}")
-        lines.append("\nCommon to all: the suite is PCMark-like, not PCMark (a few long operations, ~2 000 wake-ups "
-                     "per run with phone-mix against ~500 000 in the real suite), the engine charges no "
-                     "scheduler overhead, and sm8150's power model is estimated.")
-        notes.append("\n".join(lines))
-    agree = [r for r in rows if r.agree is True]
+    nul = _null_change(grid, prim, sz)
+    notes.append(
+        f"**CPU isolation at the Pixel 4's values, a null change.** The Pixel 4's device tree writes no core_ctl "
+        f"value (and its kernel does not build core_ctl), so core_ctl runs with the kernel's values: busy "
+        f"thresholds 0 make every CPU busy and nothing is isolated ({nul['isolations']:.0f} isolations per run "
+        f"in {nul['evaluations']:.0f} evaluations). The runs still differ from mainline's: overall score "
+        f"{_interval(nul['score'])}, CPU energy {_interval(nul['energy'])}, feec calls {nul['feec_base']:.0f} → "
+        f"{nul['feec_new']:.0f} per run. Any `vendor.*` knob sends wake-ups through the eas vendor path "
+        "(policies/eas.rs, select_vendor). The one difference from the mainline path we found there: a "
+        "prefer_idle task for which find_best_target() finds no CPU goes to the fallback placement, where the "
+        "mainline path runs feec; it occurs when the CPUs fill, so it matters with phone-mix beside the suite "
+        f"(with pcmark alone the same null change moves the overall score by "
+        f"{_interval(sens_grids['pcmark alone'][('cpu_isolation', 'pcmark.score')])}). "
+        + _no_schedtune_null(sens_grids) + "This floor lies under every change's simulated effect here.")
+    ref_iso = ref_results["vendor.cpu_isolation"][:sz.scores]
+    notes.append(
+        "**CPU isolation where a device writes thresholds.** With Qualcomm's Snapdragon 855 reference script's "
+        "values (the sm8150 profile's defaults: gold min_cpus 2, gold+ min_cpus 0, busy 60/30 %, task_thres 3 / "
+        "1), which the Pixel 4 does not write, core_ctl isolates "
+        f"{_m(ref_iso, 'counters.vendor.cpu_isolation'):.1f} CPUs per run and the change moves writing by "
+        f"{_interval(ref_grid[('cpu_isolation', 'pcmark.writing_score')])}, the overall score by "
+        f"{_interval(ref_grid[('cpu_isolation', 'pcmark.score')])} and CPU energy by "
+        f"{_interval(ref_grid[('cpu_isolation', 'energy_j')])} (Wilcoxon p {_fmt_p(ref_grid[('cpu_isolation', 'pcmark.writing_score')].p)} "
+        "for writing). The slides' isolation row is not decidable either way, so no verdict depends on these "
+        "values.")
+    # every row that does not agree, grouped by change: the numbers, then the mechanism once
+    lines = ["**Where the simulation does not agree, and why (from the run's counters).**"]
+    for c in CHANGES[1:]:
+        mine = [r for pub, r in zip(PUBLISHED, rows)
+                if pub.change == c.key and r.verdict in (DISAGREES, INCONCLUSIVE)]
+        if mine:
+            lines.append(f"- *{c.slide}* — " + "; ".join(_row_text(r) for r in mine)
+                         + f". {_reason(c.key, prim, sz)}")
+    lines.append("\nCommon to all: the suite is PCMark-like, not PCMark (a few long operations, ~2 000 wake-ups "
+                 "per run with phone-mix against ~500 000 in the real suite); the null change above (what any "
+                 "vendor knob changes by itself) is of the size of several published changes; sm8150's power "
+                 "model is estimated; the profile tracks load with WALT where the Pixel 4's kernel used PELT.")
+    notes.append("\n".join(lines))
+    agree = [(pub, r) for pub, r in zip(PUBLISHED, rows) if r.verdict == AGREES]
     if agree:
-        notes.append("**Where it agrees:** " + "; ".join(f"{r.row.split(' (')[0]} / {r.metric}" for r in agree)
-                     + ". An agreement on \"no significant change\" (0) is weak evidence: fewer pairs also give it.")
-    # the alternative reading of 3.32 / 2.35
-    alt = []
-    for key, val in (("pcmark.writing_score", 3.32), ("pcmark.score", 2.35)):
-        cell = grid[("prev_cpu_fastpath", key)]
-        alt.append(f"{SHORT[key]} {val:+.2f} % vs here {cell.mean:+.2f} % ({significance(cell.p)}, "
-                   f"direction {'agrees' if cell.sign == 1 else 'disagrees'})")
-    notes.append("**The other reading of 3.32 / 2.35** (on the prev_cpu fastpath panel): " + "; ".join(alt) + ".")
+        notes.append("**Where it agrees, and against the null change.** " + "; ".join(
+            f"{_row_text(r)}; per pair, minus the null change (CPU isolation isolating nothing, the same mainline "
+            f"run): {_interval(_beyond_null(grid, pub.change, pub.sim_key))}" for pub, r in agree)
+            + ". An agreement whose interval against the null change includes 0 is not credited to the change's "
+            "own mechanism: turning any vendor knob on moves the runs that much.")
+    alt = [r for pub, r in zip(PUBLISHED, swapped) if pub.change == "migration_margins" and pub.sim_key != "energy_j"]
+    notes.append("**The other reading of 3.32 / 2.35** (on the prev_cpu fastpath panel): "
+                 + "; ".join(f"{r.metric}: slides {r.paper:+.3g} %, here {change_text(r)}, {r.verdict}" for r in alt)
+                 + f". Counts under that reading: {_counts_text(verdict_counts(swapped))}.")
     notes.append(
         f"**Every change x metric, simulated** ({PRIMARY.name}; mean % change from mainline EAS; **bold** = "
-        f"p <= {ALPHA:g}, n.s. = p > {ALPHA:g}, which the slides would not draw; scores over {sz.scores} pairs, "
-        f"energy over {sz.energy}). Scores: higher is better; energy: lower is better.\n\n" + _grid_table(grid))
-    fired = ", ".join(f"{c.key} {statistics.mean(r[f'counters.vendor.{c.counter}'] for r in prim[c.knob][:sz.scores]):.0f}"
-                      for c in CHANGES)
+        f"Wilcoxon p <= {ALPHA:g}, the bars the slides would draw; scores over {sz.scores} pairs, energy over "
+        f"{sz.energy}). Scores: higher is better; energy: lower is better.\n\n" + _grid_table(grid))
+    fired = ", ".join(f"{c.key} {_fired(prim, c.key, sz.scores):.0f}" for c in CHANGES)
     notes.append(f"**How often each change fired** (mean per run, `counters.vendor`): {fired}. The slides give "
                  "16k +- 900 packings and 500k fast paths per PCMark run; the PCMark-like suite wakes tasks far "
                  "less often, so the counts are not comparable in size (the two count rows).")
     sl = []
     for cfg in SENSITIVITY:
-        g = sens[cfg.name]
-        n_sig = sum(1 for c in g.values() if c.significant)
-        flips = sum(1 for k, c in g.items() if c.significant and grid[k].significant and c.sign != grid[k].sign)
-        sl.append(f"**{cfg.name}** ({cfg.why}; {sz.sens} pairs, energy over {min(sz.energy, sz.sens)}): "
-                  f"{n_sig} of {len(g)} cells significant, {flips} significant in both with opposite signs.\n\n"
-                  + _grid_table(g))
-    agr = ["| configuration | published directions matched | with 3.32 / 2.35 read as prev_cpu fastpath's |",
-           "|---|---|---|"]
-    for name, g in [(PRIMARY.name + " (the rows)", grid)] + [(cfg.name, sens[cfg.name]) for cfg in SENSITIVITY]:
-        a, t = _agreement(g)
-        b, _ = _agreement(g, swap_top_row=True)
-        agr.append(f"| {name} | {a} of {t} | {b} of {t} |")
+        g = sens_grids[cfg.name]
+        sl.append(f"**{cfg.parameter}: {cfg.value}** ({sz.scores} pairs, energy over {sz.energy}): "
+                  f"{_counts_text(verdict_counts(sens_rows[cfg.name]))}. Rows: "
+                  + "; ".join(f"{r.row.split(' (')[0]} / {r.metric} {change_text(r)} {r.verdict}"
+                              for r in sens_rows[cfg.name] if r.verdict is not None)
+                  + ".\n\n" + _grid_table(g))
+    notes.append("**Sensitivity to what the slides leave open.** The background beside PCMark, the run window "
+                 "and the kernel profile (the Pixel 4's own, EAS on PELT with schedtune, is none of the "
+                 "engine's profiles) were chosen before any result and are not changed to match; each is run "
+                 "at two other values:\n\n" + "\n\n".join(sl))
     dropped = {name: max(c.dropped for c in g.values())
-               for name, g in [(PRIMARY.name, grid)] + [(cfg.name, sens[cfg.name]) for cfg in SENSITIVITY]}
+               for name, g in [(PRIMARY.name, grid)] + [(cfg.name, sens_grids[cfg.name]) for cfg in SENSITIVITY]}
     notes.append("**Unfinished suites.** A pair is dropped when either run's suite did not finish in its window: "
                  + ("none was, in any configuration." if not any(dropped.values()) else
                     "; ".join(f"{name}: up to {d} pair(s) per cell" for name, d in dropped.items() if d) + "."))
-    notes.append("**Sensitivity: the same comparison elsewhere.** The directions depend on the background load, "
-                 "the kernel profile and the platform; the slides' phone is one point of this space. How many "
-                 "of the slides' directions (significant sign, or no significant change for the isolation "
-                 "value) each configuration matches, under either reading of the top row; the study's "
-                 "configuration was chosen before any result and is not changed to match:\n\n"
-                 + "\n".join(agr) + "\n\n" + "\n\n".join(sl))
     notes.append(
         "**No counterpart.** The setup slide's scatter of the Pixel 4's OPPs (power against V²·f per "
         "little/mid/big CPU) has no legible values; `hetsched platforms show sm8150` lists the modelled OPPs, "
         "whose voltages and power are estimated. The CPU isolation slide's energy-estimate has no legible "
         "value (its row has the simulated change only). The legend's web, video and photo bars lost their "
-        "labels in the OCR. No engine change was needed or made; the energy is over a fixed window (the "
-        "engine cannot stop a run when one of two workloads ends), not over the suite's own duration.")
+        "labels in the OCR. The energy is over a fixed window (the engine cannot stop a run when one of two "
+        "workloads ends), not over the suite's own duration.")
     return notes
 
 
 # ----------------------------------------------------------------------------- plots
+
+def _save_svg(fig, path) -> None:
+    fig.savefig(path, format="svg", metadata={"Date": None})
+
 
 def _plot_changes(ctx: Context, grid: dict, sz: Sizes) -> tuple[str, str]:
     import matplotlib
@@ -614,92 +805,102 @@ def _plot_changes(ctx: Context, grid: dict, sz: Sizes) -> tuple[str, str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    name = f"{STUDY}_changes.png"
-    colors = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#222222"]
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5), sharey=False)
-    axes = axes.ravel()
-    for ax, c in zip(axes, CHANGES):
-        xs = range(len(METRICS))
-        for x, ((slide_name, key), col) in enumerate(zip(METRICS, colors)):
-            cell = grid[(c.key, key)]
-            m = 0.0 if math.isnan(cell.mean) else cell.mean
-            _, lo, hi = mean_ci(cell.changes)
-            if not (math.isnan(lo) or math.isnan(hi)):
-                ax.errorbar(x, m, yerr=[[m - lo], [hi - m]], color="#333333", capsize=2, linewidth=0.8, zorder=4)
-            if cell.significant:
-                ax.bar(x, m, color=col)
-                ax.annotate(f"{m:.2f}", (x, m), ha="center", va="bottom" if m >= 0 else "top", fontsize=8)
-            else:
-                # the slides leave these out; drawn faint so that what was excluded stays visible
-                ax.bar(x, m, color="white", edgecolor=col, hatch="//", linewidth=0.8)
-                ax.annotate("n.s.", (x, m), ha="center", va="bottom" if m >= 0 else "top", fontsize=7,
-                            color="#777777")
-        for pub in PUBLISHED:
-            if pub.change == c.key and pub.value is not None and not pub.sim_key.startswith("counters."):
-                x = [k for _, k in METRICS].index(pub.sim_key)
-                ax.plot([x], [pub.value], marker="D", color="black", markersize=7, zorder=5)
-                ax.annotate(f"slides {pub.value:+.3g}", (x, pub.value), xytext=(6, 4), textcoords="offset points",
-                            fontsize=7)
-        ax.axhline(0, color="black", linewidth=0.6)
-        ax.axvline(len(METRICS) - 1.5, color="#999999", linestyle=":", linewidth=0.8)
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels([SHORT[k] for _, k in METRICS], rotation=35, ha="right", fontsize=8)
-        ax.set_title(f"{c.slide}\n({c.knob})", fontsize=9)
-        ax.set_ylabel(UNIT_PCT, fontsize=8)
-        ax.set_xlabel("scores: higher is better  |  energy: lower is better", fontsize=7, color="#555555")
-    axes[-1].axis("off")
-    axes[-1].text(0.0, 0.9, "\n".join([
-        f"{PRIMARY.name}, eas + schedutil",
-        "mean per-seed change from mainline EAS, 95 % CI;",
-        f"scores over {sz.scores} pairs, energy over {sz.energy}",
-        f"solid + value: Wilcoxon p <= {ALPHA:g} (the slides' bars)",
-        f"hatched 'n.s.': p > {ALPHA:g} (the slides exclude these)",
-        "black diamond: the slides' value (OCR, see notes)",
-    ]), fontsize=9, va="top", transform=axes[-1].transAxes)
-    fig.suptitle("Vendor changes to EAS, each alone vs mainline EAS (slides' form)", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(ctx.out_dir / name, dpi=110)
-    plt.close(fig)
+    name = f"{STUDY}_changes.svg"
+    keys = [k for _, k in METRICS]
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": STUDY}):
+        fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+        axes = axes.ravel()
+        for ax, c in zip(axes, CHANGES):
+            for x, key in enumerate(keys):
+                cell = grid[(c.key, key)]
+                m, lo, hi = mean_ci(cell.changes)
+                if math.isnan(m):
+                    continue
+                err = None if math.isnan(lo) else [[m - lo], [hi - m]]
+                # filled: Wilcoxon p <= 0.01 (a bar the slides would draw); hollow: not
+                ax.errorbar([x], [m], yerr=err, fmt="o", color="#1f4e9c", capsize=3, linewidth=1,
+                            markerfacecolor="#1f4e9c" if cell.significant else "white", zorder=4)
+            for pub in PUBLISHED:
+                if pub.change == c.key and pub.value is not None and not pub.sim_key.startswith("counters."):
+                    # beside the simulated point, so that equal values stay apart
+                    x = keys.index(pub.sim_key) + 0.25
+                    ax.plot([x], [pub.value], marker="D", color="#c0392b", markersize=7, linestyle="none", zorder=5)
+                    ax.annotate(f"slides {pub.value:+.3g}", (x, pub.value), xytext=(5, 4),
+                                textcoords="offset points", fontsize=7, color="#c0392b")
+            ax.axhline(0, color="black", linewidth=0.6)
+            ax.axvline(len(keys) - 1.5, color="#999999", linestyle=":", linewidth=0.8)
+            ax.set_xticks(range(len(keys)))
+            ax.set_xticklabels([SHORT[k] for k in keys], rotation=35, ha="right", fontsize=8)
+            ax.set_title(f"{c.slide}\n({c.knob})", fontsize=9)
+            ax.set_ylabel(UNIT_PCT, fontsize=8)
+        axes[-1].axis("off")
+        axes[-1].text(0.0, 0.9, "\n".join([
+            "sm8150, pcmark + phone-mix, 4 s window,",
+            "msm-4.14 with the Pixel 4's values, eas + schedutil;",
+            "blue: mean per-pair change from mainline EAS, 95 % interval;",
+            f"scores over {sz.scores} pairs, energy over {sz.energy}",
+            f"filled: Wilcoxon p <= {ALPHA:g} (a bar the slides would draw); hollow: not",
+            "red diamond, set right of its metric: the slides' value (OCR, see notes)",
+            "scores: higher is better; energy: lower is better",
+        ]), fontsize=9, va="top", transform=axes[-1].transAxes)
+        fig.suptitle("Vendor changes to EAS, each alone vs mainline EAS", fontsize=11)
+        fig.tight_layout()
+        _save_svg(fig, ctx.out_dir / name)
+        plt.close(fig)
     return name, ("Per change: the simulated mean change of each PCMark-like score and of CPU energy from mainline "
-                  f"EAS on {PLATFORM}; solid bars are significant (Wilcoxon p <= {ALPHA:g}), hatched ones are not "
-                  "and the slides would leave them out; diamonds are the slides' legible values.")
+                  f"EAS on {PLATFORM} with its 95 % interval (filled where the Wilcoxon p <= {ALPHA:g}); red "
+                  "diamonds, set beside their metric, are the slides' legible values.")
 
 
-def _plot_sensitivity(ctx: Context, grid: dict, sens: dict, sz: Sizes) -> tuple[str, str]:
+_SENS_STYLE = ("o", "s", "^", "v", "<", ">", "P", "X")
+_SENS_COLOR = ("#000000", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+
+
+def _plot_sensitivity(ctx: Context, rows: list[Row], sens_rows: dict[str, list[Row]]) -> tuple[str, str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
-    name = f"{STUDY}_sensitivity.png"
-    n_e = min(sz.energy, sz.sens)
-    panels = ([(f"{PRIMARY.name} ({sz.scores} pairs, energy {sz.energy})", grid)]
-              + [(f"{cfg.name} ({sz.sens} pairs, energy {n_e})", sens[cfg.name]) for cfg in SENSITIVITY])
-    fig, axes = plt.subplots(2, 2, figsize=(14, 8))
-    for ax, (title, g) in zip(axes.ravel(), panels):
-        data = np.array([[g[(c.key, k)].mean if g[(c.key, k)].changes else np.nan for _, k in METRICS]
-                         for c in CHANGES])
-        shown = np.where(np.isnan(data), 0.0, data)
-        lim = max(1.0, float(np.nanmax(np.abs(shown))))
-        ax.imshow(shown, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
-        for i, c in enumerate(CHANGES):
-            for j, (_, k) in enumerate(METRICS):
-                cell = g[(c.key, k)]
-                txt = "=" if cell.p is None else f"{cell.mean:+.1f}" + ("*" if cell.significant else "")
-                ax.text(j, i, txt, ha="center", va="center", fontsize=8,
-                        fontweight="bold" if cell.significant else "normal",
-                        color="black" if cell.significant else "#666666")
-        ax.set_xticks(range(len(METRICS)))
-        ax.set_xticklabels([SHORT[k] for _, k in METRICS], rotation=30, ha="right", fontsize=8)
-        ax.set_yticks(range(len(CHANGES)))
-        ax.set_yticklabels([c.key for c in CHANGES], fontsize=8)
-        ax.set_title(title, fontsize=9)
-    fig.suptitle(f"Mean % change from mainline EAS per configuration; * = Wilcoxon p <= {ALPHA:g} "
-                 "(red: up, blue: down, scaled per panel; for energy up is worse)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(ctx.out_dir / name, dpi=110)
-    plt.close(fig)
-    return name, ("Sensitivity: the same per-change comparison with pcmark alone, with today's mainline EAS "
-                  "(mainline-6.12) as the baseline, and on gs101 (measured power model); starred cells are "
-                  f"significant at p <= {ALPHA:g}.")
+    name = f"{STUDY}_sensitivity.svg"
+    idx = [i for i, (pub, r) in enumerate(zip(PUBLISHED, rows)) if r.paper_ratio is not None and pub.paper_sign]
+    series = [(f"{PRIMARY.name} (chosen)", rows)] + [(f"{cfg.parameter}: {cfg.value}", sens_rows[cfg.name])
+                                                      for cfg in SENSITIVITY]
+    width = 0.8 / len(series)
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": STUDY}):
+        fig, ax = plt.subplots(figsize=(14, 7.5))
+        for j, (label, rs) in enumerate(series):
+            xs, ys, lo, hi = [], [], [], []
+            for k, i in enumerate(idx):
+                r = rs[i]
+                if r.sim_ratio is None:
+                    continue
+                # each configuration at its own offset: intervals that coincide stay apart
+                xs.append(k - 0.4 + width * (j + 0.5))
+                m = (r.sim_ratio - 1) * 100
+                ys.append(m)
+                lo.append(m - ((r.change_lo if r.change_lo is not None else r.sim_ratio) - 1) * 100)
+                hi.append(((r.change_hi if r.change_hi is not None else r.sim_ratio) - 1) * 100 - m)
+            ax.errorbar(xs, ys, yerr=[lo, hi], fmt=_SENS_STYLE[j % len(_SENS_STYLE)], color=_SENS_COLOR[j % 8],
+                        markersize=6 if j else 7, capsize=2, linewidth=1, label=label)
+        for k, i in enumerate(idx):
+            ax.plot([k - 0.45, k + 0.45], [rows[i].paper] * 2, color="#c0392b", linewidth=2.5, alpha=0.7,
+                    label="the slides' value" if k == 0 else None)
+        ax.axhline(0, color="black", linewidth=0.6)
+        for k in range(1, len(idx)):
+            ax.axvline(k - 0.5, color="#dddddd", linewidth=0.6)
+        ax.set_xticks(range(len(idx)))
+        ax.set_xticklabels([f"{rows[i].row.split(' (')[0]}\n"
+                            + (rows[i].metric if "illegible" not in rows[i].metric else "a score (vs overall)")
+                            for i in idx], fontsize=8)
+        ax.set_ylabel(UNIT_PCT)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+        ax.set_title("Each published change (red bar) beside the simulated change with its 95 % interval, "
+                     "per configuration", fontsize=10)
+        fig.tight_layout()
+        _save_svg(fig, ctx.out_dir / name)
+        plt.close(fig)
+    return name, ("Sensitivity: each published change the slides call significant, beside the simulated change "
+                  "and its 95 % interval in the study's configuration and at two other values of each open "
+                  "parameter (background load, run window, kernel profile); markers are offset per "
+                  "configuration.")
