@@ -34,7 +34,11 @@ class TargetLoadConfig:
     initial: float = 0.8              # the kernel's 1.25 headroom (eq. 10)
     min_target_load: float = 0.5      # ours: the paper gives no bounds (headroom at most 2x)
     max_target_load: float = 1.0      # ours: no headroom (the knob's maximum)
-    lr: float = 1e-9                  # ours: alpha of eq. 1 (docs/learning.md: settling)
+    # alpha of eq. 1 by the paper's criterion, "adjusted so that the policy neural network stabilizes
+    # within 5 minutes when the workload pattern of the running tasks changes" (§III.D): on sm8150
+    # (msm-4.14), Train Sim's low setting then its high one, the smallest rate of a log grid whose
+    # networks learn and settle within 300 s (benchmarks/learning/settle.py, docs/learning.md)
+    lr: float = 1e-9
     freq_unit_khz: float = 1.0        # freq_t of eq. 12 in kHz, cpufreq's unit (cur_CPU_freq)
     error_sign: float = 1.0           # +1: eq. 12 as written
     init_input: float = 64.0          # the fresh network outputs init_output at utils of this
