@@ -24,7 +24,8 @@ from hetsched.runner import execute as run_one
 
 __all__ = ["Run", "execute", "Runner", "RunFailed", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
            "ratio", "change_interval", "judge", "row_from", "write_study", "read_study", "LEVELS", "metric_values",
-           "VERDICTS", "AGREES", "DISAGREES", "INCONCLUSIVE", "NOT_DECIDABLE"]
+           "VERDICTS", "AGREES", "DISAGREES", "INCONCLUSIVE", "NOT_DECIDABLE", "change_pct", "change_text",
+           "ratio_pct"]
 
 # smoke: seconds, for tests; quick: a few minutes a study on 2 cores; full: the paper's scale
 LEVELS = ("smoke", "quick", "full")
@@ -443,14 +444,39 @@ def verdict_label(r: Row) -> str:
     return v + " (by construction)" if r.construction else v
 
 
+def change_pct(v: float, lo: float | None = None, hi: float | None = None) -> str:
+    """A change in percent, with its interval if given: "-7.1 % [-9.0, -5.2]". One decimal,
+    or as many more (up to four) as it takes to show a nonzero change as nonzero and an
+    interval that excludes no change as excluding it (+0.004 % [+0.002, +0.006], not
+    +0.0 % [+0.0, +0.0] beside a verdict that says it disagrees)."""
+    d = 1
+    while d < 4:
+        shown = [float(f"{x:.{d}f}") for x in (v, lo, hi) if x is not None]
+        vague = any(x != 0 and y == 0 for x, y in zip((v, lo, hi), shown))
+        if lo is not None and hi is not None and (lo > 0 or hi < 0):
+            vague = vague or shown[1] == shown[2]
+        if not vague:
+            break
+        d += 1
+    out = f"{v:+.{d}f} %"
+    if lo is not None and hi is not None:
+        out += f" [{lo:+.{d}f}, {hi:+.{d}f}]"
+    return out
+
+
+def ratio_pct(ratio: float | None) -> float | None:
+    """A ratio as a change in percent (0.85: -15.0); None where there is none."""
+    return None if ratio is None or not math.isfinite(ratio) else (ratio - 1.0) * 100.0
+
+
 def change_text(r: Row) -> str:
-    """The simulated change in percent with its interval: "-7.1 % [-9.0, -5.2]"."""
-    if r.sim_ratio is None:
+    """The simulated change of ``r`` and its 95 % interval in percent (:func:`change_pct`),
+    or "—"."""
+    v = ratio_pct(r.sim_ratio)
+    if v is None:
         return "—"
-    s = f"{(r.sim_ratio - 1) * 100:+.1f} %"
-    if r.change_lo is not None and r.change_hi is not None:
-        s += f" [{(r.change_lo - 1) * 100:+.1f}, {(r.change_hi - 1) * 100:+.1f}]"
-    return s
+    lo, hi = ratio_pct(r.change_lo), ratio_pct(r.change_hi)
+    return change_pct(v, lo, hi) if lo is not None and hi is not None else change_pct(v)
 
 
 def rows_markdown(rows: Sequence[Row]) -> str:
@@ -463,7 +489,7 @@ def rows_markdown(rows: Sequence[Row]) -> str:
             sim += f" [{_fmt(r.ci_lo)}, {_fmt(r.ci_hi)}]"
         why = " · ".join(x for x in (r.undecidable, r.construction, r.note) if x)
         note = why.replace("|", "\\|").replace("\n", " ")
-        pc = "—" if r.paper_ratio is None else f"{(r.paper_ratio - 1) * 100:+.1f} %"
+        pc = "—" if r.paper_ratio is None else change_pct(ratio_pct(r.paper_ratio))
         lines.append(f"| {r.table} | {r.row} | {r.metric} | {r.unit} | {_fmt(r.paper)} | {sim} | "
                      f"{pc} | {change_text(r)} | {verdict_label(r)} | {note} |")
     return head + "\n".join(lines) + "\n"

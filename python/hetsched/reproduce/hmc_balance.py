@@ -27,8 +27,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hetsched.reproduce.core import (AGREES, DISAGREES, VERDICTS, Context, Row, Run, StudyResult, judge, mean_ci,
-                                     row_from)
+from hetsched.reproduce.core import (AGREES, DISAGREES, VERDICTS, Context, Row, Run, StudyResult, change_text, judge,
+                                     mean_ci, row_from)
 
 STUDY = "hmc-balance"
 TITLE = "hmc-balance: balanced core assignment and the TD scheduler (paper 004)"
@@ -872,15 +872,6 @@ def _counts(rows: Sequence[Row]) -> str:
     return ", ".join(f"{v} {c[v]}" for v in VERDICTS if c[v]) or "none"
 
 
-def _change(r: Row) -> str:
-    if r.sim_ratio is None:
-        return "no ratio"
-    s = f"{(r.sim_ratio - 1) * 100:+.3g} %"
-    if r.change_lo is not None and r.change_hi is not None:
-        s += f" [{(r.change_lo - 1) * 100:+.3g}, {(r.change_hi - 1) * 100:+.3g}]"
-    return s
-
-
 def _fig(r: Row) -> str:
     return r.table.split(" (")[0]
 
@@ -1007,11 +998,11 @@ def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds
     if odd:
         text += ("Rows of Figs. 2 and 5 (art aside) that do not agree, each inconclusive where its 95 % interval "
                  "includes no change over the seeds: " + "; ".join(
-                     f"{_fig(r)} {r.row} {r.metric} {r.verdict} ({_change(r)})" for r in odd) + ". ")
+                     f"{_fig(r)} {r.row} {r.metric} {r.verdict} ({change_text(r)})" for r in odd) + ". ")
     art = [r for r in tested if r.row == "art"]
     art2, art1 = _seed_mean(sp["fig2"], "art.std_n"), _seed_mean(sp["fig1"], "art.std_n")
     text += (f"**art** (Fig. 2, the paper: less jittery on the heterogeneous pair): {_counts(art)} ("
-             + "; ".join(f"{r.metric} {_change(r)}" for r in art) + f"); its std / mean {_fmt(art2)} against "
+             + "; ".join(f"{r.metric} {change_text(r)}" for r in art) + f"); its std / mean {_fmt(art2)} against "
              f"Fig. 1's {_fmt(art1)}, its share of the fast CPU {_fmt(_seed_mean(sp['fig2'], 'art.fast'), 2)}. "
              "Over the homogeneous model's floor of no jitter nothing can be less jittery, and nothing in the "
              "model sets art apart from the other memory-bound jobs (mcf, equake); the authors could not explain "
@@ -1032,7 +1023,7 @@ def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds
             f"{rng('fig3', 'gzip', 12)}, heterogeneous {rng('fig4', 'gzip', 8)} / {rng('fig4', 'gzip', 12)}. "
             f"Fig. 3's rows (counted apart): {_counts(fig3)}. Fig. 4's rows: " + "; ".join(
                 f"{r.row} {r.metric} over {r.note.split('ratio over ')[1].split(';')[0]}: {r.verdict} "
-                f"({_change(r)})" for r in fig4) + ". ")
+                f"({change_text(r)})" for r in fig4) + ". ")
     text += (
         "Why Fig. 4's inconsistency is missing here: the cfs balancer (weighted by nice and by CPU "
         "capacity) puts the niced job in the same place at every restart (its share of CPU time on the fast CPU "
@@ -1049,7 +1040,7 @@ def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds
     def holds(b: str, metric: str, base_lvl: int, base_metric: str, claim: int) -> str:
         r = claim_row("", "", "", "", [x[f"{b}.{metric}"] for x in nc[("fig4_base", b, 12)]],
                       [x[f"{b}.{base_metric}"] for x in nc[("fig4_base", b, base_lvl)]], claim=claim, base="b")
-        return f"{b} {r.verdict} ({_change(r)})"
+        return f"{b} {r.verdict} ({change_text(r)})"
 
     overlaps = ", ".join((holds("gzip", "min_s", 8, "mean_s", SAME), holds("twolf", "min_s", 8, "max_s", DOWN),
                           holds("parser", "min_s", 8, "max_s", DOWN)))

@@ -20,7 +20,8 @@ from typing import Any, Sequence
 
 from markdown_it import MarkdownIt
 
-from hetsched.reproduce.core import AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Row, StudyResult
+from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Row, StudyResult,
+                                     change_pct, change_text, ratio_pct)
 
 __all__ = ["render_report", "write_report", "FOLD_ROWS", "VERDICT_COLOURS", "axis_threshold", "point_id"]
 
@@ -100,41 +101,8 @@ def _wall(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
 
 
-def _pct(ratio: float | None) -> float | None:
-    return None if ratio is None or not math.isfinite(ratio) else (ratio - 1.0) * 100.0
-
-
 def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", s).strip("-") or "study"
-
-
-def _change(v: float, lo: float | None = None, hi: float | None = None) -> str:
-    """A change in percent, with its interval if given: "-7.1 % [-9.0, -5.2]". One decimal,
-    or as many more (up to four) as it takes to show a nonzero change as nonzero and an
-    interval that excludes no change as excluding it (+0.004 % [+0.002, +0.006], not
-    +0.0 % [+0.0, +0.0] beside a verdict that says it disagrees)."""
-    d = 1
-    while d < 4:
-        shown = [float(f"{x:.{d}f}") for x in (v, lo, hi) if x is not None]
-        vague = any(x != 0 and y == 0 for x, y in zip((v, lo, hi), shown))
-        if lo is not None and hi is not None and (lo > 0 or hi < 0):
-            vague = vague or shown[1] == shown[2]
-        if not vague:
-            break
-        d += 1
-    out = f"{v:+.{d}f} %"
-    if lo is not None and hi is not None:
-        out += f" [{lo:+.{d}f}, {hi:+.{d}f}]"
-    return out
-
-
-def _change_text(r: Row) -> str:
-    """The simulated change of ``r`` and its 95 % interval in percent, or "—"."""
-    v = _pct(r.sim_ratio)
-    if v is None:
-        return "—"
-    lo, hi = _pct(r.change_lo), _pct(r.change_hi)
-    return _change(v, lo, hi) if lo is not None and hi is not None else _change(v)
 
 
 def _verdict_cell(r: Row) -> str:
@@ -153,13 +121,13 @@ def _rows_table(rows: Sequence[Row]) -> str:
         sim = _num(r.sim)
         if r.ci_lo is not None and r.ci_hi is not None:
             sim += f" [{_num(r.ci_lo)}, {_num(r.ci_hi)}]"
-        pc = _pct(r.paper_ratio)
+        pc = ratio_pct(r.paper_ratio)
         why = " · ".join(x for x in (r.undecidable, r.construction, r.note) if x)
         out.append(f'<tr class="{cls}"><td>{_e(r.table)}</td><td>{_e(r.row)}</td><td>{_e(r.metric)}</td>'
                    f'<td>{_e(r.unit)}</td><td class="num">{_num(r.paper)}</td><td class="num">{sim}</td>'
                    f'<td class="num">{r.n or "—"}</td>'
-                   f'<td class="num">{"—" if pc is None else _change(pc)}</td>'
-                   f'<td class="num">{_e(_change_text(r))}</td>{_verdict_cell(r)}<td>{_e(why)}</td></tr>')
+                   f'<td class="num">{"—" if pc is None else change_pct(pc)}</td>'
+                   f'<td class="num">{_e(change_text(r))}</td>{_verdict_cell(r)}<td>{_e(why)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -328,11 +296,11 @@ def _verdict_figure(res: StudyResult) -> tuple[str, int]:
     for i, r in enumerate(res.rows):
         if r.verdict is None:
             continue
-        x, y = _pct(r.paper_ratio), _pct(r.sim_ratio)
+        x, y = ratio_pct(r.paper_ratio), ratio_pct(r.sim_ratio)
         if x is None or y is None:
             undrawn += 1
             continue
-        lo, hi = _pct(r.change_lo), _pct(r.change_hi)
+        lo, hi = ratio_pct(r.change_lo), ratio_pct(r.change_hi)
         pts.append((i, r, x, y, lo, hi))
     if not pts:
         return "", undrawn
@@ -417,8 +385,8 @@ def _verdict_figure(res: StudyResult) -> tuple[str, int]:
                 ax.plot([x], [y], ls="none", marker=_MARKERS[v], ms=6.5 if v != DISAGREES else 6,
                         mfc="white" if hollow else colour, mec=colour if hollow else "white",
                         mew=1.4 if hollow else 0.5, zorder=z + 0.5, gid=point_id(i, v))
-                titles[point_id(i, v)] = (f"{r.table} / {r.row} / {r.metric}: paper {_change(x)}, simulated "
-                                          f"{_change_text(r)}: {v}" + (" (by construction)" if hollow else ""))
+                titles[point_id(i, v)] = (f"{r.table} / {r.row} / {r.metric}: paper {change_pct(x)}, simulated "
+                                          f"{change_text(r)}: {v}" + (" (by construction)" if hollow else ""))
 
         c, k = res.counts(), res.counts(construction=True)
         handles = [Line2D([], [], ls=(0, (5, 3)), color="#333", lw=0.9, label="simulated = published")]
