@@ -592,6 +592,12 @@ def _null_change(grid: dict, prim: dict, sz: Sizes) -> dict:
             "feec_base": _m(base, "counters.policy.feec_calls"), "feec_new": _m(iso, "counters.policy.feec_calls")}
 
 
+def _null_identical(nul: dict) -> bool:
+    """Whether the null change left every score and energy pair identical to mainline's (as a
+    change that never fires must)."""
+    return nul["score"].p is None and nul["energy"].p is None
+
+
 def _beyond_null(grid: dict, change: str, key: str) -> Cell:
     """Per pair, the change's % change minus the null change's (CPU isolation that isolates
     nothing), both against the same mainline run: what the change does beyond turning the
@@ -632,17 +638,22 @@ def _finding(rows: list[Row], grid: dict, prim: dict, sz: Sizes) -> str:
           f"slides' own test found no significant change)"
           + (f"; the disagreements: {names(dis)}" if dis else "")
           + (f"; the agreements: {names(agr)}" if agr else "") + ".")
-    s2 = (f"At the Pixel 4's core_ctl values (the kernel's: its init scripts write none) core_ctl isolated "
-          f"{nul['isolations']:.0f} CPUs per run in {nul['evaluations']:.0f} evaluations, yet switching the change "
-          f"on moved the overall score by {_interval(nul['score'])} and CPU energy by {_interval(nul['energy'])}: "
-          f"any vendor knob sends wake-ups through the eas vendor path (feec calls {nul['feec_base']:.0f} → "
-          f"{nul['feec_new']:.0f} per run), a floor under every change here.")
-    for r, pub in ((r, pub) for pub, r in zip(PUBLISHED, rows) if r.verdict == AGREES):
-        beyond = _beyond_null(grid, pub.change, pub.sim_key)
-        _, lo, hi = mean_ci(beyond.changes)
-        if not (lo > 0 or hi < 0):
-            s2 += (f" The agreement of {r.row.split(' (')[0]} is not told apart from that floor: per pair it "
-                   f"differs from the null change by {_interval(beyond)}.")
+    head = (f"At the Pixel 4's core_ctl values (the kernel's: its init scripts write none) core_ctl isolated "
+            f"{nul['isolations']:.0f} CPUs per run in {nul['evaluations']:.0f} evaluations")
+    if _null_identical(nul):
+        s2 = (head + " and every pair is identical to mainline's (feec calls "
+              f"{nul['feec_base']:.0f} → {nul['feec_new']:.0f} per run): a vendor knob changes nothing by itself, "
+              "so each change's simulated effect is its own.")
+    else:
+        s2 = (head + f", yet switching the change on moved the overall score by {_interval(nul['score'])} and CPU "
+              f"energy by {_interval(nul['energy'])} (feec calls {nul['feec_base']:.0f} → {nul['feec_new']:.0f} per "
+              "run), a floor under every change here.")
+        for r, pub in ((r, pub) for pub, r in zip(PUBLISHED, rows) if r.verdict == AGREES):
+            beyond = _beyond_null(grid, pub.change, pub.sim_key)
+            _, lo, hi = mean_ci(beyond.changes)
+            if not (lo > 0 or hi < 0):
+                s2 += (f" The agreement of {r.row.split(' (')[0]} is not told apart from that floor: per pair it "
+                       f"differs from the null change by {_interval(beyond)}.")
     fired = ", ".join(f"{CHANGE[k].slide.replace('vendor ', '')} {_fired(prim, k, sz.scores):.0f}"
                       for k in ("prev_cpu_fastpath", "task_packing", "migration_margins", "rt_placement"))
     s3 = (f"Per run the changes fired: {fired} (the slides: 500k fast paths and 16k packings per PCMark run; "
@@ -710,19 +721,20 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
         "assignment of 3.32 / 2.35 to migration margins rests on the legend's order (first appearance in the "
         "data = the first panel); the other reading puts them on the prev_cpu fastpath panel (see below).")
     nul = _null_change(grid, prim, sz)
-    notes.append(
-        f"**CPU isolation at the Pixel 4's values, a null change.** The Pixel 4's device tree writes no core_ctl "
-        f"value (and its kernel does not build core_ctl), so core_ctl runs with the kernel's values: busy "
-        f"thresholds 0 make every CPU busy and nothing is isolated ({nul['isolations']:.0f} isolations per run "
-        f"in {nul['evaluations']:.0f} evaluations). The runs still differ from mainline's: overall score "
-        f"{_interval(nul['score'])}, CPU energy {_interval(nul['energy'])}, feec calls {nul['feec_base']:.0f} → "
-        f"{nul['feec_new']:.0f} per run. Any `vendor.*` knob sends wake-ups through the eas vendor path "
-        "(policies/eas.rs, select_vendor). The one difference from the mainline path we found there: a "
-        "prefer_idle task for which find_best_target() finds no CPU goes to the fallback placement, where the "
-        "mainline path runs feec; it occurs when the CPUs fill, so it matters with phone-mix beside the suite "
-        f"(with pcmark alone the same null change moves the overall score by "
-        f"{_interval(sens_grids['pcmark alone'][('cpu_isolation', 'pcmark.score')])}). "
-        + _no_schedtune_null(sens_grids) + "This floor lies under every change's simulated effect here.")
+    head = (f"**CPU isolation at the Pixel 4's values, a null change.** The Pixel 4's device tree writes no "
+            f"core_ctl value (and its kernel does not build core_ctl), so core_ctl runs with the kernel's values: "
+            f"busy thresholds 0 make every CPU busy and nothing is isolated ({nul['isolations']:.0f} isolations per "
+            f"run in {nul['evaluations']:.0f} evaluations).")
+    if _null_identical(nul):
+        notes.append(head + " Every score and energy pair is identical to mainline's (feec calls "
+                     f"{nul['feec_base']:.0f} → {nul['feec_new']:.0f} per run), as a change that never fires must "
+                     "leave them: the vendor path adds nothing of its own, so each other change is measured alone.")
+    else:
+        notes.append(head + f" The runs still differ from mainline's: overall score {_interval(nul['score'])}, CPU "
+                     f"energy {_interval(nul['energy'])}, feec calls {nul['feec_base']:.0f} → {nul['feec_new']:.0f} "
+                     "per run (with pcmark alone: "
+                     f"{_interval(sens_grids['pcmark alone'][('cpu_isolation', 'pcmark.score')])}). "
+                     + _no_schedtune_null(sens_grids) + "This floor lies under every change's simulated effect here.")
     ref_iso = ref_results["vendor.cpu_isolation"][:sz.scores]
     notes.append(
         "**CPU isolation where a device writes thresholds.** With Qualcomm's Snapdragon 855 reference script's "
@@ -743,12 +755,13 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
             lines.append(f"- *{c.slide}* — " + "; ".join(_row_text(r) for r in mine)
                          + f". {_reason(c.key, prim, sz)}")
     lines.append("\nCommon to all: the suite is PCMark-like, not PCMark (a few long operations, ~2 000 wake-ups "
-                 "per run with phone-mix against ~500 000 in the real suite); the null change above (what any "
-                 "vendor knob changes by itself) is of the size of several published changes; sm8150's power "
-                 "model is estimated; the profile tracks load with WALT where the Pixel 4's kernel used PELT.")
+                 "per run with phone-mix against ~500 000 in the real suite); sm8150's power model is estimated; "
+                 "the profile tracks load with WALT where the Pixel 4's kernel used PELT"
+                 + ("." if _null_identical(nul) else "; the null change above (what any vendor knob changes by "
+                    "itself) is of the size of several published changes."))
     notes.append("\n".join(lines))
     agree = [(pub, r) for pub, r in zip(PUBLISHED, rows) if r.verdict == AGREES]
-    if agree:
+    if agree and not _null_identical(nul):
         notes.append("**Where it agrees, and against the null change.** " + "; ".join(
             f"{_row_text(r)}; per pair, minus the null change (CPU isolation isolating nothing, the same mainline "
             f"run): {_interval(_beyond_null(grid, pub.change, pub.sim_key))}" for pub, r in agree)
