@@ -59,6 +59,9 @@ def rejudge(before: list[Row], after: list[Row], *, marks: bool) -> list[Row]:
             elif r.paper_ratio is None or pct:
                 r.paper_ratio = p.paper_ratio
         r.verdict = None
+        if marks and p is not None and p.verdict is None:
+            out.append(r)  # the after build shows this number without judging it (e.g. counted on another row)
+            continue
         if r.paper_ratio is not None and r.values is not None and (pct or r.base_values is not None):
             r.change_lo = r.change_hi = None
             r.rejudge(pct=pct)
