@@ -963,5 +963,6 @@ def _finding(res: StudyResult, by_load: dict) -> str:
         + f". Verdicts: {res.counts_line()}; {nd_band} of the paper's {len(dyn)} interactive/ondemand FA-CFS "
         "changes lie within the noise its own performance columns show (the control, where FA-CFS equals CFS by "
         "its §4.2 argument). "
-        + (f"With a heavy background ({BACKGROUND_SENS[-1]}) FA-CFS does change frames, in both directions: "
+        + (f"With a heavy background ({BACKGROUND_SENS[-1]}) FA-CFS does change frames"
+           + (", in both directions" if heavy.get(AGREES, 0) and heavy.get(DISAGREES, 0) else "") + ": "
            + ", ".join(f"{v} {heavy.get(v, 0)}" for v in VERDICTS) + "." if heavy else ""))
