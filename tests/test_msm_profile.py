@@ -89,3 +89,31 @@ def test_a_vendor_knob_that_never_fires_leaves_the_run_identical():
     assert off["counters"]["schedtune"]["prefer_idle_placements"] > 0
     assert on["energy_fj"] == off["energy_fj"]
     assert [t["cpu_time_s"] for t in on["tasks"]] == [t["cpu_time_s"] for t in off["tasks"]]
+
+
+PIXEL4 = {"kernel": "msm-4.14", "schedtune.top-app.boost": 10, "schedtune.top-app.prefer_idle": 1,
+          "schedtune.foreground.prefer_idle": 1, "schedutil.up_rate_limit_us": 500,
+          "schedutil.down_rate_limit_us": 20000}
+
+
+def test_the_pixel_4s_build_has_no_walt_and_no_core_ctl_but_schedtune():
+    """sched_walt=0 is msm-4.14 as floral_defconfig builds it: no CONFIG_SCHED_WALT, no
+    CONFIG_SCHED_CORE_CTL, CONFIG_SCHED_TUNE on. sm8150's init-script values still turn
+    vendor.cpu_isolation on, but no core_ctl is there to read it."""
+    doc = Simulation("sm8150", ["pcmark", "phone-mix"], "eas", knobs=PIXEL4 | {"sched_walt": 0},
+                     seed=1, lower_bound=False).run(1.0).doc
+    c = doc["counters"]
+    assert "walt" not in c
+    assert doc["knobs"]["vendor.cpu_isolation"] == 1
+    assert c["vendor"]["core_ctl_evaluations"] == 0 and c["vendor"]["cpu_isolation"] == 0
+    assert c["schedtune"]["groups"]["top-app"]["boost"] == 10
+    assert c["schedtune"]["prefer_idle_placements"] > 0
+
+
+def test_sched_walt_is_refused_outside_msm_4_14_and_other_than_0_or_1():
+    from hetsched.errors import InputError
+
+    for knobs in ({"sched_walt": 0}, {"kernel": "android-4.19", "sched_walt": 0},
+                  {"kernel": "msm-4.14", "sched_walt": 0.5}):
+        with pytest.raises(InputError, match="sched_walt"):
+            Simulation("sm8150", "periodic", "eas", knobs=knobs).run(0.01)

@@ -122,6 +122,9 @@ pub struct Sim {
     pub walt: Option<Box<crate::walt::Walt>>,
     /// core_ctl's runqueue averages per CPU (sched_avg.c); empty when core_ctl cannot act
     pub(crate) nr_avg: Vec<crate::extensions::core_ctl::NrAvg>,
+    /// rq->rt_avg per CPU (rt.rs); empty unless msm-4.14 is built without WALT, whose
+    /// schedutil reads it
+    pub(crate) rt_avg: Vec<crate::rt::RtAvg>,
     pub stune: Option<Box<crate::schedtune::SchedTune>>,
     /// the wakeup select_task_rq() is placing (try_to_wake_up's CPU and flags)
     pub(crate) wake_ctx: crate::sched::WakeCtx,
@@ -217,7 +220,19 @@ impl Sim {
         for (k, v) in &policy.knobs {
             knobs.set(k, *v)?;
         }
-        let walt_tun = if msm {
+        // sched_walt selects how the msm-4.14 tree was built; no other profile has WALT to
+        // leave out, and a build option is either set or not
+        let sched_walt = knobs.get(Knob::SchedWalt);
+        if (sched_walt != 0.0 && sched_walt != 1.0) || (sched_walt == 0.0 && !msm) {
+            return Err(crate::error::config(
+                "policy",
+                "knobs.sched_walt",
+                format!("1, or 0 under kernel=msm-4.14 (its build without WALT), got {sched_walt}"),
+            ));
+        }
+        // CONFIG_SCHED_WALT: WALT's signals, and core_ctl, which comes with them
+        let walt_built = msm && sched_walt == 1.0;
+        let walt_tun = if walt_built {
             Some(crate::walt::tunables(&knobs)?)
         } else {
             None
@@ -271,7 +286,7 @@ impl Sim {
         let eas_status = sched_policy.energy_aware();
         let mut governor = make_governor(&policy.governor, &platform, legacy)?;
         if msm {
-            governor.set_msm();
+            governor.set_msm(walt_built);
         }
         let n = platform.nr_cpus();
         let mut tasks = Vec::with_capacity(workload.tasks.len());
@@ -315,7 +330,8 @@ impl Sim {
             None
         };
         let walt = walt_tun.map(|tun| Box::new(crate::walt::Walt::new(&platform, workload.tasks.len(), tun)));
-        let core_ctl_can_act = msm || knobs.get(Knob::VendorCpuIsolation) > 0.0;
+        // msm-4.14 without WALT builds no core_ctl: nothing reads vendor.cpu_isolation
+        let core_ctl_can_act = walt_built || (!msm && knobs.get(Knob::VendorCpuIsolation) > 0.0);
         let initial_opp: Vec<usize> = platform
             .clusters
             .iter()
@@ -443,6 +459,11 @@ impl Sim {
             } else {
                 Vec::new()
             },
+            rt_avg: if msm && !walt_built {
+                vec![Default::default(); n]
+            } else {
+                Vec::new()
+            },
         };
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
         let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
@@ -557,6 +578,7 @@ impl Sim {
             self.rqs[cpu].uclamp.inc(clamps);
         }
         self.walt_enqueue(cpu, t); // inc_rq_walt_stats() of either class
+        self.schedtune_enqueue_task(cpu, t); // without WALT, schedtune counts it itself
         if is_rt {
             self.enqueue_task_rt(cpu, t);
         } else {
@@ -601,6 +623,7 @@ impl Sim {
             self.rqs[cpu].uclamp.dec(c); // uclamp_rq_dec()
         }
         self.walt_dequeue(t);
+        self.schedtune_dequeue_task(t);
         if self.tasks[t as usize].is_rt() {
             self.dequeue_task_rt(cpu, t);
         } else {
@@ -1274,6 +1297,14 @@ impl Sim {
             return Err(crate::error::config(
                 "policy",
                 "knobs.fair.eevdf",
+                "set when the simulation is built, not while it runs".to_string(),
+            ));
+        }
+        if name == "sched_walt" && value != self.knobs.get(Knob::SchedWalt) {
+            // a kernel build option: WALT's state exists from boot or not at all
+            return Err(crate::error::config(
+                "policy",
+                "knobs.sched_walt",
                 "set when the simulation is built, not while it runs".to_string(),
             ));
         }

@@ -264,7 +264,8 @@ pub struct FeecInput {
     pub headroom_permyriad: u64,
     /// msm-4.14 (WALT): `util_avg` holds each CPU's cumulative_runnable_avg_scaled, which a
     /// waking task is in nowhere (cpu_util_next_walt() adds it on the destination only);
-    /// the fit test takes at least `task_min_util`, the boosted_task_util()
+    /// the fit test takes at least `task_min_util`, the boosted_task_util() (with WALT or,
+    /// in the tree built without it, on PELT; 0 outside msm-4.14)
     pub walt: bool,
     pub task_min_util: u64,
 }
@@ -505,7 +506,8 @@ impl EnergyModel {
                 let cap = inp.capacity[c];
                 let spare = cap.saturating_sub(util);
                 // find_best_target(): new_util = max(cpu_util + task_util, boosted_task_util)
-                let util = if inp.walt { util.max(inp.task_min_util) } else { util };
+                // (msm-4.14, on WALT or PELT; task_min_util is 0 elsewhere)
+                let util = util.max(inp.task_min_util);
                 // uclamp_rq_util_with()
                 let clamped = if inp.uclamp_used {
                     let (rq, p) = (inp.rq_uclamp[c], inp.p_uclamp);

@@ -135,6 +135,9 @@ knobs! {
         "android-4.19 profile: a CPU that used up its RT runtime borrows the unused runtime of the others (do_balance_runtime), up to a whole period."),
     // --- end RT knobs ---
     // --- WALT, schedtune and the msm schedutil (walt.rs, schedtune.rs; the msm-4.14 profile) ---
+    SchedWalt = ("sched_walt", 1.0, 0.0, 1.0, "0/1",
+        "msm-4.14 CONFIG_SCHED_WALT (and CONFIG_SCHED_CORE_CTL with it): set in Qualcomm's sm8150 defconfigs; unset in floral_defconfig, the Pixel 4's build of the same tree (e.g. GrapheneOS-Archive/kernel_msm-coral arch/arm64/configs/floral_defconfig)",
+        "msm-4.14 profile only (refused as 0 under another profile), set when the simulation is built: 1 = the tree built with WALT and core_ctl; 0 = built without them, as the Pixel 4: PELT drives EAS, the fits and schedutil (boosted_cpu_util() on PELT plus the RT average, 1.25 headroom, up/down rate limits; hispeed_freq, hispeed_load, pl and the new-task rule are WALT-only and do nothing), schedtune as with WALT, no core_ctl (vendor.cpu_isolation isolates nothing)."),
     SchedRavgWindow = ("sched_ravg_window", 0.0, 0.0, 1_000_000_000.0, "ns",
         "msm-4.14 kernel/sched/walt.c MIN_SCHED_RAVG_WINDOW (20 ms; 6 ticks of 3333333 ns at HZ=300), MAX_SCHED_RAVG_WINDOW 1 s, boot parameter sched_ravg_window",
         "msm-4.14 profile: WALT's window; 0 = the kernel default (20 ms, or 19999998 ns at tick_hz 300). Values below the minimum or above 1 s are refused, as the kernel does."),

@@ -227,7 +227,7 @@ impl Sim {
             });
         }
         if let Some(w) = self.walt.as_ref() {
-            // the msm-4.14 profile: WALT's and schedtune's activity
+            // the msm-4.14 profile built with WALT: its activity
             let wc = &w.counters;
             r["counters"]["walt"] = json!({
                 "sched_ravg_window_ns": w.tun.window,
@@ -239,23 +239,24 @@ impl Sim {
                 "nl_max": self.governor.walt_raises()[1],
                 "pl_raises": self.governor.walt_raises()[2],
             });
-            if let Some(st) = self.stune.as_ref() {
-                let groups: Map<String, Value> = crate::schedtune::GROUPS
-                    .iter()
-                    .enumerate()
-                    .map(|(g, name)| {
-                        let tasks = st.task_group.iter().filter(|&&x| x == g).count();
-                        (
-                            name.to_string(),
-                            json!({"boost": st.boost[g], "prefer_idle": st.prefer_idle[g], "tasks": tasks}),
-                        )
-                    })
-                    .collect();
-                r["counters"]["schedtune"] = json!({
-                    "groups": groups,
-                    "prefer_idle_placements": self.policy_counter("schedtune.prefer_idle"),
-                });
-            }
+        }
+        // the msm-4.14 profile, with WALT or without: schedtune's groups and placements
+        if let Some(st) = self.stune.as_ref() {
+            let groups: Map<String, Value> = crate::schedtune::GROUPS
+                .iter()
+                .enumerate()
+                .map(|(g, name)| {
+                    let tasks = st.task_group.iter().filter(|&&x| x == g).count();
+                    (
+                        name.to_string(),
+                        json!({"boost": st.boost[g], "prefer_idle": st.prefer_idle[g], "tasks": tasks}),
+                    )
+                })
+                .collect();
+            r["counters"]["schedtune"] = json!({
+                "groups": groups,
+                "prefer_idle_placements": self.policy_counter("schedtune.prefer_idle"),
+            });
         }
         self.result_policy(&mut r);
         for e in &self.extensions {

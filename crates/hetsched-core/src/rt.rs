@@ -191,6 +191,42 @@ mod tests {
     }
 }
 
+/// sched_avg_period() of 4.14: half of sysctl_sched_time_avg (1000 ms).
+pub const SCHED_AVG_PERIOD_NS: u64 = 500_000_000;
+
+/// A runqueue's rq->rt_avg and rq->age_stamp (4.14), with the time of its last update.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RtAvg {
+    /// RT runtime in ns, each ns weighted by the frequency scale (1024 at f_max)
+    pub rt_avg: u64,
+    pub age_stamp: u64,
+    pub last: u64,
+}
+
+impl RtAvg {
+    /// sched_avg_update(): rt_avg halves for each whole period past age_stamp.
+    pub fn sched_avg_update(&mut self, clock: u64) {
+        while clock - self.age_stamp > SCHED_AVG_PERIOD_NS {
+            if self.rt_avg == 0 {
+                // nothing left to halve: age_stamp lands where the loop would leave it
+                let periods = (clock - self.age_stamp - 1) / SCHED_AVG_PERIOD_NS;
+                self.age_stamp += periods * SCHED_AVG_PERIOD_NS;
+                break;
+            }
+            self.age_stamp += SCHED_AVG_PERIOD_NS;
+            self.rt_avg /= 2;
+        }
+    }
+
+    /// sugov_get_util()'s RT share (msm-4.14 on PELT): rt_avg over the averaging span
+    /// (period + the time since age_stamp), in units of `max_cap`.
+    pub fn rt_util(&mut self, clock: u64, max_cap: u64) -> u64 {
+        self.sched_avg_update(clock);
+        let span = SCHED_AVG_PERIOD_NS + clock.saturating_sub(self.age_stamp);
+        (self.rt_avg / span * max_cap) >> 10
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // the RT class on the runqueues (rt.c)
 
@@ -206,11 +242,28 @@ impl Sim {
     /// update_rt_rq_load_avg(): whether a PELT period passed. It does not call cpufreq
     /// itself; an idle CPU's blocked-load update does when RT or fair signals decayed.
     pub(crate) fn update_rt_avg_decayed(&mut self, cpu: usize, running: bool) -> bool {
+        if !self.rt_avg.is_empty() {
+            self.sched_rt_avg_update(cpu, running);
+        }
         let scale = self.pelt_scale(cpu);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
         rq.avg_rt
             .update_scaled(now, running as u64, running as u64, running, 1, scale)
+    }
+
+    /// sched_rt_avg_update() from update_curr_rt() (4.14): the RT time since the last
+    /// update, scaled by the frequency (arch_scale_freq_capacity), into rq->rt_avg, which
+    /// sched_avg_update() halves every sched_avg_period(). Kept only for msm-4.14 built
+    /// without WALT, whose schedutil adds this average to the CPU's util.
+    pub(crate) fn sched_rt_avg_update(&mut self, cpu: usize, running: bool) {
+        let (now, fs) = (self.now, self.freq_scale(cpu));
+        let a = &mut self.rt_avg[cpu];
+        if running {
+            a.rt_avg += (now - a.last) * fs;
+        }
+        a.last = now;
+        a.sched_avg_update(now);
     }
 
     /// enqueue_task_rt(): into the priority list (EDF among deadline tasks).

@@ -281,22 +281,28 @@ impl<'a> SchedView<'a> {
     }
     /// task_util_est(): max(util_avg, util_est ewma) of a task.
     pub fn task_util_est(&self, p: TaskId) -> u64 {
-        if self.walt.is_some() {
-            // msm-4.14 fits tasks by boosted_task_util() (task_fits_capacity)
+        if self.stune.is_some() {
+            // msm-4.14 (with WALT or without) fits tasks by boosted_task_util()
+            // (task_fits_capacity)
             return self.boosted_task_util(p);
         }
         let a = &self.tasks[p as usize].se.avg;
         a.util_avg.max(a.ewma())
     }
-    /// boosted_task_util(): WALT's demand plus the task's schedtune margin (msm-4.14).
+    /// boosted_task_util() (msm-4.14): the task's util plus its schedtune margin; the util
+    /// is WALT's demand, or PELT's max(util_avg, util_est ewma) in the tree built without
+    /// WALT. 0 outside msm-4.14 (no schedtune).
     pub fn boosted_task_util(&self, p: TaskId) -> u64 {
-        let Some(w) = self.walt else { return 0 };
-        let u = w.task_util(p);
+        let u = match (self.walt, self.stune) {
+            (Some(w), _) => w.task_util(p),
+            (None, Some(_)) => {
+                let a = &self.tasks[p as usize].se.avg;
+                a.util_avg.max(a.ewma())
+            }
+            (None, None) => return 0,
+        };
         let b = self.stune.map_or(0, |st| st.task_boost(p as usize));
-        if b == 0 {
-            return u;
-        }
-        (u as i64 + crate::schedtune::schedtune_margin(u, b)).max(0) as u64
+        crate::schedtune::boosted_util(u, b)
     }
 
     /// cpus_share_cache(): the two CPUs share their last-level cache. A DynamIQ SoC's L3 is

@@ -33,6 +33,15 @@ pub fn schedtune_margin(signal: u64, boost: i64) -> i64 {
     }
 }
 
+/// A signal raised by its schedtune margin (boosted_task_util(), boosted_cpu_util()),
+/// never below 0; a zero boost leaves it as it is.
+pub fn boosted_util(signal: u64, boost: i64) -> u64 {
+    if boost == 0 {
+        return signal;
+    }
+    (signal as i64 + schedtune_margin(signal, boost)).max(0) as u64
+}
+
 #[derive(Debug, Clone)]
 pub struct SchedTune {
     /// schedtune.boost per group (-100..100)
@@ -43,6 +52,8 @@ pub struct SchedTune {
     pub task_group: Vec<usize>,
     /// per CPU, the queued tasks of each group (schedtune_enqueue_task / dequeue)
     cpu_tasks: Vec<[u32; GROUPS.len()]>,
+    /// without WALT, the CPU each task is counted on (WALT's task state keeps it otherwise)
+    queued_on: Vec<Option<usize>>,
 }
 
 impl SchedTune {
@@ -52,6 +63,7 @@ impl SchedTune {
             prefer_idle: [false; GROUPS.len()],
             task_group,
             cpu_tasks: vec![[0; GROUPS.len()]; nr_cpus],
+            queued_on: Vec::new(),
         }
     }
 
@@ -73,6 +85,26 @@ impl SchedTune {
     pub fn dequeue(&mut self, t: usize, cpu: usize) {
         let g = self.task_group[t];
         self.cpu_tasks[cpu][g] = self.cpu_tasks[cpu][g].saturating_sub(1);
+    }
+
+    /// schedtune_enqueue_task() as the fair and RT classes call it when WALT is not built:
+    /// once per enqueue, whatever path brought the task (a task already counted elsewhere
+    /// is moved).
+    pub fn enqueue_task(&mut self, t: usize, cpu: usize) {
+        if self.queued_on.len() <= t {
+            self.queued_on.resize(t + 1, None);
+        }
+        if let Some(old) = self.queued_on[t].replace(cpu) {
+            self.dequeue(t, old);
+        }
+        self.enqueue(t, cpu);
+    }
+
+    /// schedtune_dequeue_task() without WALT.
+    pub fn dequeue_task(&mut self, t: usize) {
+        if let Some(cpu) = self.queued_on.get_mut(t).and_then(|q| q.take()) {
+            self.dequeue(t, cpu);
+        }
     }
 
     /// schedtune_cpu_boost(): the root group's boost, raised to that of any group with a
@@ -106,12 +138,26 @@ impl SchedTune {
 /// state winning a tie (sched_cstate_aware); with no idle CPU, the busy CPU left with the
 /// most spare capacity whose current capacity holds the task. feec then returns it without
 /// comparing energies. None when no CPU fits (the energy path decides).
+///
+/// The utils are WALT's or, in the tree built without WALT, PELT's: the CPU's
+/// cpu_util_without() the waking task (its blocked util still sits on its prev_cpu) and the
+/// task's util decayed over its sleep.
 pub fn prefer_idle_target(v: &crate::core::SchedView, p: crate::sched::TaskId, isolated: u64) -> Option<usize> {
-    let w = v.walt?;
     let st = v.stune?;
     let boosted = st.task_boost(p as usize) > 0;
-    let task_util = w.task_util(p);
-    let min_util = v.boosted_task_util(p);
+    let (task_util, min_util) = match v.walt {
+        Some(w) => (w.task_util(p), v.boosted_task_util(p)),
+        None => {
+            let a = v.sync_entity_load_avg(p);
+            let u = a.util_avg.max(a.ewma());
+            (u, boosted_util(u, st.task_boost(p as usize)))
+        }
+    };
+    let prev = v.tasks[p as usize].cpu;
+    let wake_util = |c: usize| match v.walt {
+        Some(w) => w.cpu_util(c),
+        None => cpu_util_without(v, c, p, prev),
+    };
     let allowed = v.tasks[p as usize].allowed & !isolated;
     let mut order: Vec<usize> = (0..v.nr_cpus()).filter(|&c| allowed & (1u64 << c) != 0).collect();
     // start_cpu(): the min-capacity CPU's group first, or the max-capacity one's if boosted
@@ -125,7 +171,7 @@ pub fn prefer_idle_target(v: &crate::core::SchedView, p: crate::sched::TaskId, i
     let (mut target, mut target_spare) = (None, 0u64);
     for c in order {
         let cap = v.capacity_orig(c);
-        let new_util = (w.cpu_util(c) + task_util).max(min_util);
+        let new_util = (wake_util(c) + task_util).max(min_util);
         let fits = if margin {
             new_util * 100 < cap * up_pct
         } else {
@@ -161,6 +207,41 @@ pub fn prefer_idle_target(v: &crate::core::SchedView, p: crate::sched::TaskId, i
         }
     }
     best_idle.or(target)
+}
+
+impl crate::core::Sim {
+    /// schedtune_enqueue_task() from the fair or RT enqueue of the tree built without WALT
+    /// (sched_walt=0); with WALT, walt_enqueue() counts the task beside its WALT stats.
+    pub(crate) fn schedtune_enqueue_task(&mut self, cpu: usize, t: crate::sched::TaskId) {
+        if self.walt.is_some() {
+            return;
+        }
+        if let Some(st) = self.stune.as_mut() {
+            st.enqueue_task(t as usize, cpu);
+        }
+    }
+
+    /// schedtune_dequeue_task() of the tree built without WALT.
+    pub(crate) fn schedtune_dequeue_task(&mut self, t: crate::sched::TaskId) {
+        if self.walt.is_some() {
+            return;
+        }
+        if let Some(st) = self.stune.as_mut() {
+            st.dequeue_task(t as usize);
+        }
+    }
+}
+
+/// cpu_util_without() (Android 4.14 fair.c) for a waking task: on its prev_cpu, the CFS
+/// util_avg less the task's (synced) util_avg; util_est needs no correction, a sleeping
+/// task having left it at dequeue.
+fn cpu_util_without(v: &crate::core::SchedView, cpu: usize, p: crate::sched::TaskId, prev: usize) -> u64 {
+    let c = &v.rqs[cpu].cfs;
+    let mut util = c.avg.util_avg;
+    if cpu == prev && v.tasks[p as usize].se.attached {
+        util = util.saturating_sub(v.sync_entity_load_avg(p).util_avg);
+    }
+    util.max(c.util_est).min(v.capacity_orig(cpu))
 }
 
 /// The group of each task of a workload (`stune`), an error naming the task if unknown.

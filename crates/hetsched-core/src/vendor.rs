@@ -101,8 +101,8 @@ pub fn task_fits_cpu(v: &SchedView, p: TaskId, cpu: usize) -> Option<bool> {
 /// Does the task fit `c` (with its util added), by the margins or the kernel's test.
 fn fits(v: &SchedView, inp: &FeecInput, vk: &VendorKnobs, p: TaskId, c: usize) -> bool {
     let u = inp.cpu_util(c, Some(c), false);
-    // msm-4.14: at least the boosted_task_util() (find_best_target's new_util)
-    let u = if inp.walt { u.max(inp.task_min_util) } else { u };
+    // msm-4.14: at least the boosted_task_util() (find_best_target's new_util; 0 elsewhere)
+    let u = u.max(inp.task_min_util);
     if vk.margins {
         let pct = if v.capacity_orig(c) < v.capacity_orig(inp.prev_cpu) {
             vk.down_pct

@@ -317,6 +317,11 @@ fn prefer_idle_sends_a_top_app_task_to_an_idle_cpu_from_the_smallest_up_or_the_b
 /// T (pinned to little CPU 0) runs 1 ms every 10 ms; from 150 ms four hogs pinned to the mid
 /// CPUs run without a break. Returns the isolated mask after each step that changed it.
 fn core_ctl_run(t_end: u64) -> (Vec<(u64, u64)>, Sim) {
+    core_ctl_run_built(t_end, 1.0)
+}
+
+/// core_ctl_run() on the tree built with WALT (`sched_walt` 1) or without (0).
+fn core_ctl_run_built(t_end: u64, sched_walt: f64) -> (Vec<(u64, u64)>, Sim) {
     let t = json!({"name": "T", "cpus": [0], "loop": -1, "phases": [{"loop": 1, "events": [
         {"run": MS}, {"timer": {"id": 0, "period_ns": 10 * MS}}]}]});
     let mut tasks = vec![t];
@@ -334,7 +339,8 @@ fn core_ctl_run(t_end: u64) -> (Vec<(u64, u64)>, Sim) {
         "core_ctl.task_thres.cluster1": 3.0,
         "core_ctl.min_cpus.cluster2": 0.0, "core_ctl.busy_up_thres.cluster2": 60.0,
         "core_ctl.busy_down_thres.cluster2": 30.0, "core_ctl.offline_delay_ms.cluster2": 100.0,
-        "core_ctl.task_thres.cluster2": 1.0, "core_ctl.nr_prev_assist_thresh.cluster2": 1.0});
+        "core_ctl.task_thres.cluster2": 1.0, "core_ctl.nr_prev_assist_thresh.cluster2": 1.0,
+        "sched_walt": sched_walt});
     let pol: PolicyConfig = costs_off(
         serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil",
             "idle_governor": "menu", "kernel": "msm-4.14", "knobs": knobs}))
@@ -388,6 +394,63 @@ fn core_ctl_isolates_and_unisolates_at_the_init_scripts_thresholds() {
     let deepest = s.platform.clusters[2].idle_states.len() - 1;
     assert_eq!(s.rqs[7].idle_state, Some(deepest));
     assert_eq!(s.rqs[4].idle_state, Some(s.platform.clusters[1].idle_states.len() - 1));
+}
+
+#[test]
+fn built_without_walt_there_is_no_walt_state_no_core_ctl_and_prefer_idle_runs_on_pelt() {
+    // sched_walt=0, the Pixel 4's floral_defconfig (no CONFIG_SCHED_WALT, no
+    // CONFIG_SCHED_CORE_CTL). The core_ctl scenario above isolates CPUs 4 and 7 at 100.3 ms
+    // with WALT; without core_ctl nothing is ever evaluated or isolated, whatever
+    // vendor.cpu_isolation and the core_ctl knobs say.
+    let (changes, s) = core_ctl_run_built(300 * MS, 0.0);
+    assert_eq!(changes, vec![]);
+    assert!(s.walt.is_none());
+    let doc = s.result();
+    assert!(doc["counters"].get("walt").is_none(), "{}", doc["counters"]);
+    assert_eq!(doc["counters"]["vendor"]["core_ctl_evaluations"], 0);
+    assert_eq!(doc["counters"]["vendor"]["cpu_isolation"], 0);
+    // schedtune is still built: prefer_idle (no boost) makes find_best_target() visit the
+    // CPUs from the little cluster up and take the first idle one the task fits, and every
+    // CPU is idle at T's wakeups. On PELT the fit reads max(util_avg, util_est): T forks on
+    // idle big CPU 7 with post_init_entity_util_avg()'s half of its spare capacity, 512, so
+    // its first wakeups (util and util_est above 256) fit no little CPU and go to the first
+    // idle mid CPU, 4; once both have decayed below 256 (T's 1 ms of work every 10 ms is a
+    // util near 100) the wakeups land on little CPU 0. Mid CPUs 5 and 6, never first in
+    // the scan, stay unused.
+    let per_cpu = top_app(json!({"sched_walt": 0.0, "schedtune.top-app.prefer_idle": 1.0}));
+    assert!(per_cpu[4] > 0 && per_cpu[0] > 0, "{per_cpu:?}");
+    assert_eq!(per_cpu[5] + per_cpu[6], 0, "{per_cpu:?}");
+    // boosted (10): start_cpu() is the biggest CPU, idle at every wakeup (and T's fork
+    // was there too), so T runs nowhere else
+    let per_cpu = top_app(json!({"sched_walt": 0.0, "schedtune.top-app.prefer_idle": 1.0,
+        "schedtune.top-app.boost": 10.0}));
+    let total: u64 = per_cpu.iter().sum();
+    assert_eq!(per_cpu[7], total, "{per_cpu:?}");
+}
+
+#[test]
+fn sched_walt_is_a_build_option_of_msm_4_14_only() {
+    let build = |kernel: &str, v: f64| {
+        let w = json!({"name": "w", "duration_ns": null, "timers": 0, "tasks": [
+            {"name": "t", "loop": 1, "phases": [{"loop": 1, "events": [{"run": MS}]}]}]});
+        let pol: PolicyConfig = serde_json::from_value(json!({"scheduler": "eas", "kernel": kernel,
+            "knobs": {"sched_walt": v}}))
+        .unwrap();
+        Sim::new(
+            hetsched_core::testutils::three_cluster_platform(),
+            WorkloadSpec::from_json(&w.to_string()).unwrap(),
+            pol,
+        )
+    };
+    assert!(build("msm-4.14", 0.0).is_ok());
+    assert!(build("msm-4.14", 1.0).is_ok());
+    assert!(build("msm-4.14", 0.5).is_err());
+    assert!(build("android-4.19", 0.0).is_err());
+    assert!(build("mainline-6.12", 0.0).is_err());
+    assert!(build("mainline-6.12", 1.0).is_ok());
+    // and not switched while the simulation runs
+    let mut s = build("msm-4.14", 1.0).unwrap();
+    assert!(s.set_knob("sched_walt", 0.0).is_err());
 }
 
 #[test]

@@ -66,8 +66,9 @@ pub trait Governor: Send {
     fn hook(&mut self, _ci: usize, _idx: usize, _now: u64, _flags: u32, _knobs: &Knobs) -> bool {
         true
     }
-    /// The msm-4.14 profile: Qualcomm's variant of the governor (schedutil on WALT).
-    fn set_msm(&mut self) {}
+    /// The msm-4.14 profile: Qualcomm's variant of the governor, on WALT (`walt`) or, in
+    /// the tree built without it (sched_walt=0), on PELT.
+    fn set_msm(&mut self, _walt: bool) {}
     /// msm-4.14 schedutil: how often sugov_walt_adjust() raised a CPU's util by hispeed,
     /// by the new tasks' load, by the predicted load.
     fn walt_raises(&self) -> [u64; 3] {
@@ -251,6 +252,25 @@ impl Sim {
                     cfs: ((load.util as i64 + margin).max(0) as u64).min(cap),
                     idle_calls: rq.idle_calls,
                     walt: Some(load),
+                    ..Default::default()
+                });
+                continue;
+            }
+            if !self.rt_avg.is_empty() {
+                // msm-4.14 built without WALT: boosted_cpu_util() on PELT plus the
+                // rq->rt_avg share (schedutil::msm_pelt_cpu_util)
+                let boost = self.stune.as_ref().map_or(0, |st| st.cpu_boost(c));
+                let rt = self.rt_avg[c].rt_util(self.now, cap);
+                buf.push(CpuUtil {
+                    cfs: schedutil::msm_pelt_cpu_util(
+                        rq.cfs.avg.util_avg,
+                        rq.cfs.util_est,
+                        rq.avg_rt.util_avg,
+                        boost,
+                        rt,
+                        cap,
+                    ),
+                    idle_calls: rq.idle_calls,
                     ..Default::default()
                 });
                 continue;

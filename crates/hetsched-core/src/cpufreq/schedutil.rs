@@ -25,6 +25,11 @@
 //! to the frequency (map_util_freq); the single-CPU busy hold has no uclamp exception; no
 //! OPP is marked inefficient (that came with 5.16).
 //!
+//! msm-4.14 profile (Qualcomm's file of that tree): on WALT, `msm_update`; built without
+//! WALT (`sched_walt=0`, the Pixel 4), `msm_pelt_update`: schedtune's boosted_cpu_util() on
+//! PELT plus the rq->rt_avg share, separate up and down rate limits, the stale-CPU skip
+//! and (single-CPU policies) the busy hold; docs/mechanisms/walt.md.
+//!
 //! Differences: no IRQ or DL utilisation, no policy-limit changes; the busy hold's idle
 //! calls follow menu's stop_tick decision at each idle entry only (idle.rs).
 //! docs/mechanisms/cpufreq_schedutil.md works the OPP choice, the boost, the hold and the
@@ -48,6 +53,9 @@ pub struct SgCpu {
     pub iowait_boost_pending: bool,
     pub last_update: u64,
     pub saved_idle_calls: u64,
+    /// msm-4.14 without WALT: the util this CPU reported at its last update (sg_cpu->util),
+    /// which a shared policy's evaluation reads for the CPUs not reporting now
+    pub util: u64,
 }
 
 impl SgCpu {
@@ -122,8 +130,10 @@ struct PolicyState {
 pub struct Schedutil {
     policies: Vec<PolicyState>,
     legacy: bool,
-    /// the msm-4.14 profile: Qualcomm's schedutil on WALT (msm_update)
+    /// the msm-4.14 profile: Qualcomm's schedutil on WALT (msm_update), or on PELT in the
+    /// tree built without WALT (msm_pelt_update)
     msm: bool,
+    msm_walt: bool,
     /// sugov_walt_adjust()'s raises: hispeed, nl, pl
     pub walt_raises: [u64; 3],
 }
@@ -198,6 +208,7 @@ impl Schedutil {
             policies,
             legacy,
             msm: false,
+            msm_walt: false,
             walt_raises: [0; 3],
         }
     }
@@ -293,10 +304,108 @@ impl Schedutil {
         Some(f)
     }
 
+    /// Qualcomm's schedutil of msm-4.14 in the tree built without WALT, where use_pelt() is
+    /// true (sugov_update_shared / sugov_update_single, sugov_next_freq_shared,
+    /// get_next_freq, sugov_update_commit). The reporting CPU's util (boosted_cpu_util() on
+    /// PELT plus the rq->rt_avg share, `CpuUtil::cfs`) is kept before the rate limit is
+    /// looked at. Past the shorter of the two limits the policy is evaluated: a shared
+    /// policy takes the largest util among its CPUs updated within stale_ns (9/8 of
+    /// sched_ravg_window, which is TICK_NSEC without WALT); a single-CPU policy does not
+    /// lower its frequency while the CPU has not been idle since the last evaluation
+    /// (sugov_cpu_is_busy(), on PELT only). The frequency is 1.25 · f_max · util /
+    /// capacity resolved to the lowest OPP at or above it; a change waits for the up or
+    /// down rate limit since the last one, and a change so held back forgets the cached raw
+    /// frequency. sugov_walt_adjust() (hispeed_freq, hispeed_load, the new-task rule, pl)
+    /// and the window's average capacity are WALT-only and do not run; iowait boosting is
+    /// off (iowait_boost_enable defaults to false).
+    fn msm_pelt_update(
+        &mut self,
+        ci: usize,
+        idx: usize,
+        now: u64,
+        cluster: &Cluster,
+        utils: &[CpuUtil],
+        knobs: &Knobs,
+    ) -> Option<u64> {
+        let d = &knobs.derived;
+        let i = ci.min(3);
+        let pol = &mut self.policies[ci];
+        if pol.next_freq == 0 {
+            pol.next_freq = cluster.opps[0].khz;
+        }
+        if pol.cpus.len() < utils.len() {
+            pol.cpus.resize(utils.len(), SgCpu::default());
+        }
+        let idx = idx.min(utils.len() - 1);
+        pol.cpus[idx].util = utils[idx].cfs;
+        // sugov_should_update_freq(): min_rate_limit_ns, the shorter of the two limits
+        let min_rate = d.up_rate_ns[i].min(d.down_rate_ns[i]);
+        if pol.last_freq_update_time.is_some_and(|last| now - last < min_rate) {
+            return None;
+        }
+        let tl = knobs.target_load_permyriad_for(ci);
+        let mut f;
+        if utils.len() == 1 {
+            let sg = &mut pol.cpus[0];
+            let busy = utils[0].idle_calls == sg.saved_idle_calls;
+            sg.saved_idle_calls = utils[0].idle_calls;
+            let util = sg.util;
+            f = Self::get_next_freq_msm(pol, cluster, util, tl);
+            if busy && f < pol.next_freq {
+                f = pol.next_freq;
+                pol.cached_raw_freq = 0;
+            }
+        } else {
+            let stale_ns = d.tick_ns + (d.tick_ns >> 3);
+            let util = pol
+                .cpus
+                .iter()
+                .filter(|sg| now - sg.last_update <= stale_ns)
+                .map(|sg| sg.util)
+                .max()
+                .unwrap_or(0);
+            f = Self::get_next_freq_msm(pol, cluster, util, tl);
+        }
+        // sugov_update_commit()
+        if f == pol.next_freq {
+            return None;
+        }
+        let since = pol.last_freq_update_time.map_or(u64::MAX, |t| now - t);
+        if (f > pol.next_freq && since < d.up_rate_ns[i]) || (f < pol.next_freq && since < d.down_rate_ns[i]) {
+            pol.cached_raw_freq = 0;
+            return None;
+        }
+        pol.next_freq = f;
+        pol.last_freq_update_time = Some(now);
+        Some(f)
+    }
+
+    /// get_next_freq() of msm-4.14 (frequency-invariant): (f_max + f_max/4) · util /
+    /// capacity, the last answer again for the same raw value, else the lowest OPP at or
+    /// above it.
+    fn get_next_freq_msm(pol: &mut PolicyState, cluster: &Cluster, util: u64, tl: u64) -> u64 {
+        let raw = raw_freq(cluster, util, true, tl);
+        if raw == pol.cached_raw_freq {
+            return pol.next_freq;
+        }
+        pol.cached_raw_freq = raw;
+        resolve_freq(cluster, &pol.inefficient, raw)
+    }
+
     /// The boost state of CPU `idx` of cluster `ci` (for tests and traces).
     pub fn sg_cpu(&self, ci: usize, idx: usize) -> &SgCpu {
         &self.policies[ci].cpus[idx]
     }
+}
+
+/// sugov_get_util() of msm-4.14 built without WALT, for one CPU of capacity `cap`:
+/// boosted_cpu_util(), which is cpu_util_freq() (cpu_util(), max(`util_avg`, `util_est`)
+/// capped, plus RT's PELT `util_rt`, capped) raised by schedtune_margin() of the CPU's
+/// `boost` (a share of 1024 - util, as the kernel's signal-proportional compensation
+/// takes it), then plus `rt_avg` (the rq->rt_avg share, `RtAvg::rt_util`), capped.
+pub fn msm_pelt_cpu_util(util_avg: u64, util_est: u64, util_rt: u64, boost: i64, rt_avg: u64, cap: u64) -> u64 {
+    let freq = (util_avg.max(util_est).min(cap) + util_rt).min(cap);
+    (crate::schedtune::boosted_util(freq, boost) + rt_avg).min(cap)
 }
 
 /// map_util_perf(): util + util/4 at the default target load 0.8, computed in integers so
@@ -382,8 +491,9 @@ impl Governor for Schedutil {
         true
     }
 
-    fn set_msm(&mut self) {
+    fn set_msm(&mut self, walt: bool) {
         self.msm = true;
+        self.msm_walt = walt;
     }
 
     fn walt_raises(&self) -> [u64; 3] {
@@ -391,6 +501,15 @@ impl Governor for Schedutil {
     }
 
     fn hook(&mut self, ci: usize, idx: usize, now: u64, flags: u32, knobs: &Knobs) -> bool {
+        if self.msm && !self.msm_walt {
+            // sugov_update_shared() / _single() on PELT: the CPU's last_update, then the
+            // evaluation, which keeps the CPU's util before it looks at the rate limit
+            let pol = &mut self.policies[ci];
+            if idx < pol.cpus.len() {
+                pol.cpus[idx].last_update = now;
+            }
+            return true;
+        }
         if self.msm {
             self.policies[ci].migration_report = flags & super::SCHED_CPUFREQ_INTERCLUSTER_MIG != 0;
             // sugov_should_update_freq(): the shorter of the two rate limits
@@ -424,6 +543,9 @@ impl Governor for Schedutil {
         utils: &[CpuUtil],
         knobs: &Knobs,
     ) -> Option<u64> {
+        if self.msm && !self.msm_walt {
+            return self.msm_pelt_update(ci, idx, now, cluster, utils, knobs);
+        }
         if self.msm {
             let migration = self.policies[ci].migration_report;
             return self.msm_update(ci, now, cluster, utils, knobs, migration);
@@ -501,7 +623,7 @@ mod tests {
     /// One cluster of `nr_cpus` CPUs, capacity 1024, OPPs 0.5/1/1.5/2 GHz; `powers` in mW.
     /// [100, 250, 450, 700] makes every OPP efficient (EM costs 10·P/perf = 3906, 4882,
     /// 5859, 6835 at performance 256, 512, 768, 1024: rising).
-    fn four_opp_platform(powers: [u64; 4], nr_cpus: usize) -> Platform {
+    pub(super) fn four_opp_platform(powers: [u64; 4], nr_cpus: usize) -> Platform {
         let khz = [500_000, 1_000_000, 1_500_000, 2_000_000];
         Platform::from_spec(PlatformSpec {
             switcher: false,
@@ -742,7 +864,9 @@ mod tests {
 
 #[cfg(test)]
 mod msm_tests {
+    use super::tests::four_opp_platform;
     use super::*;
+    use crate::testutils::two_cluster_platform;
     use crate::walt::WaltCpuLoad;
 
     fn load(util: u64, nl: u64, pl: u64) -> WaltCpuLoad {
@@ -772,5 +896,130 @@ mod msm_tests {
         assert_eq!((u, a.pl), (300, true));
         let (u, _) = walt_adjust(100, 100, 871, &load(100, 0, 300), avg_cap, 90, hs, false);
         assert_eq!(u, 100);
+    }
+
+    /// msm-4.14 built without WALT: schedutil on PELT for `p`, with these rate limits.
+    fn pelt_governor(p: &Platform, up_us: f64, down_us: f64) -> (Schedutil, Knobs) {
+        let mut g = Schedutil::new(p, true);
+        g.set_msm(false);
+        let mut k = Knobs::default();
+        k.set_legacy(true);
+        k.set("schedutil.up_rate_limit_us", up_us).unwrap();
+        k.set("schedutil.down_rate_limit_us", down_us).unwrap();
+        (g, k)
+    }
+
+    /// The hook, then the evaluation, as cpufreq_update_util() runs them for CPU `idx` of
+    /// cluster `ci`; the frequency the policy holds afterwards.
+    fn report(g: &mut Schedutil, p: &Platform, ci: usize, idx: usize, now: u64, utils: &[CpuUtil], k: &Knobs) -> u64 {
+        if g.hook(ci, idx, now, 0, k) {
+            g.update(ci, idx, now, &p.clusters[ci], utils, k);
+        }
+        g.policies[ci].next_freq
+    }
+
+    fn pelt(cfs: u64) -> CpuUtil {
+        CpuUtil {
+            cfs,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pelt_util_takes_schedtunes_margin_on_1024_and_the_rt_signals() {
+        // boosted_cpu_util() = cpu_util_freq() + schedtune_margin(), the margin being the
+        // boost's share of SCHED_CAPACITY_SCALE - util (not of the CPU's capacity).
+        // Little CPU of test-2x2: capacity 512, OPPs 0.5 / 1 GHz. PELT util 150, top-app
+        // boost 10: margin = (1024 - 150) · 10 / 100 = 87.4 -> 87, util 237;
+        // get_next_freq(): (1 GHz + 1 GHz / 4) · 237 / 512 = 578,613 kHz -> the lowest OPP
+        // at or above it, 1 GHz. Without the boost: 1.25e6 · 150 / 512 = 366,210 -> 0.5 GHz.
+        // (A margin on the capacity, (512 - 150) · 10 / 100 = 36 -> 186 -> 454,101 kHz, would
+        // have stayed at 0.5 GHz.)
+        let p = two_cluster_platform();
+        assert_eq!(msm_pelt_cpu_util(150, 0, 0, 10, 0, 512), 237);
+        assert_eq!(raw_freq(&p.clusters[0], 237, true, 8000), 578_613);
+        let (mut g, k) = pelt_governor(&p, 0.0, 0.0);
+        assert_eq!(report(&mut g, &p, 0, 0, 1_000, &[pelt(237), pelt(0)], &k), 1_000_000);
+        let (mut g, k) = pelt_governor(&p, 0.0, 0.0);
+        assert_eq!(report(&mut g, &p, 0, 0, 1_000, &[pelt(150), pelt(0)], &k), 500_000);
+        // cpu_util(): max(util_avg 100, util_est 120) = 120; plus RT's PELT util 30 -> 150;
+        // boost 10 -> 237 as above; plus an rq->rt_avg share of 20 -> 257, below the
+        // capacity 512. A big CPU (1024) with util 1000 and boost 10: 1000 + 2 = 1002, plus
+        // rt_avg 40 -> 1042, capped at 1024.
+        assert_eq!(msm_pelt_cpu_util(100, 120, 30, 10, 20, 512), 257);
+        assert_eq!(msm_pelt_cpu_util(1000, 0, 0, 10, 40, 1024), 1024);
+        // a negative boost takes its share of the util: 300 - 300 · 20 / 100 = 240
+        assert_eq!(msm_pelt_cpu_util(300, 0, 0, -20, 0, 1024), 240);
+    }
+
+    #[test]
+    fn rt_avg_halves_every_500_ms_and_is_read_over_the_period_and_the_time_since() {
+        use crate::rt::RtAvg;
+        // 100 ms of RT at f_max (scale 1024) by 300 ms: rt_avg = 1e8 · 1024; the span is
+        // sched_avg_period() 500 ms + 300 ms since age_stamp 0: 1.024e11 / 8e8 = 128 (of
+        // 1024), times capacity 512 >> 10 = 64
+        let mut a = RtAvg {
+            rt_avg: 100_000_000 * 1024,
+            age_stamp: 0,
+            last: 300_000_000,
+        };
+        assert_eq!(a.rt_util(300_000_000, 512), 64);
+        // at 600 ms one period has passed: rt_avg halves to 5.12e10, age_stamp 500 ms; the
+        // span 500 + 100 ms: 5.12e10 / 6e8 = 85, times 512 >> 10 = 42
+        assert_eq!(a.rt_util(600_000_000, 512), 42);
+        assert_eq!(a.age_stamp, 500_000_000);
+    }
+
+    #[test]
+    fn pelt_rate_limits_hold_a_lower_frequency_until_down_rate_limit_us() {
+        // The Pixel 4's values: up_rate_limit_us 500, down_rate_limit_us 20000. One cluster
+        // of two CPUs (capacity 1024, 0.5 / 1 / 1.5 / 2 GHz); tick 4 ms (tick_hz 250), so a
+        // CPU not updated for more than stale_ns = 4 ms + 4 ms / 8 = 4.5 ms is left out.
+        let p = four_opp_platform([100, 250, 450, 700], 2);
+        let (mut g, k) = pelt_governor(&p, 500.0, 20_000.0);
+        let ms = 1_000_000;
+        let at = |g: &mut Schedutil, idx, now, u| {
+            let mut utils = [pelt(0), pelt(0)];
+            utils[idx] = pelt(u);
+            report(g, &p, 0, idx, now, &utils, &k)
+        };
+        // t = 0: CPU 1 reports 900: 2.5e6 · 900 / 1024 = 2,197,265 kHz -> 2 GHz, committed
+        // (no earlier change). CPU 0's 700 at the same instant is kept but not evaluated:
+        // 0 < min(500 µs, 20 ms) since the commit.
+        assert_eq!(at(&mut g, 1, 0, 900), 2_000_000);
+        assert_eq!(at(&mut g, 0, 0, 700), 2_000_000);
+        // 1 ms: CPU 0 reports 100, but CPU 1 (updated 1 ms ago) still counts: max 900, 2 GHz
+        assert_eq!(at(&mut g, 0, ms, 100), 2_000_000);
+        // 5 ms: CPU 1 is stale (5 ms > 4.5 ms): util 100 -> 244,140 kHz -> 0.5 GHz wanted,
+        // lower, and only 5 ms since the last change: held at 2 GHz (and the cached raw
+        // frequency forgotten, so that the same request is worked out again next time)
+        assert_eq!(at(&mut g, 0, 5 * ms, 100), 2_000_000);
+        assert_eq!(at(&mut g, 0, 19_999_999, 100), 2_000_000);
+        // 20 ms since the change: the drop goes through
+        assert_eq!(at(&mut g, 0, 20 * ms, 100), 500_000);
+        // a rise 300 µs later is not even evaluated (300 µs < min_rate_limit 500 µs); at
+        // 500 µs it is, and up_rate_limit_us has passed: util 700 -> 1,708,984 -> 2 GHz
+        assert_eq!(at(&mut g, 0, 20 * ms + 300_000, 700), 500_000);
+        assert_eq!(at(&mut g, 0, 20 * ms + 500_000, 700), 2_000_000);
+    }
+
+    #[test]
+    fn a_single_cpu_policy_on_pelt_holds_its_frequency_while_busy() {
+        // sugov_update_single() with use_pelt(): a CPU whose idle-call count has not moved
+        // since the last evaluation keeps its frequency (sugov_cpu_is_busy()); WALT's build
+        // has no such hold. No rate limits: util 700 -> 2 GHz; util 100 (0.5 GHz wanted)
+        // with no idle entry in between: still 2 GHz; after one: 0.5 GHz.
+        let p = four_opp_platform([100, 250, 450, 700], 1);
+        let (mut g, k) = pelt_governor(&p, 0.0, 0.0);
+        let u = |cfs, idle_calls| {
+            [CpuUtil {
+                cfs,
+                idle_calls,
+                ..Default::default()
+            }]
+        };
+        assert_eq!(report(&mut g, &p, 0, 0, 1_000_000, &u(700, 1), &k), 2_000_000);
+        assert_eq!(report(&mut g, &p, 0, 0, 2_000_000, &u(100, 1), &k), 2_000_000);
+        assert_eq!(report(&mut g, &p, 0, 0, 3_000_000, &u(100, 2), &k), 500_000);
     }
 }

@@ -29,7 +29,9 @@
 //! is isolated until a device writes them); `vendor.core_ctl.*` give the values of the
 //! clusters whose own knob is unset, and by default the smallest cluster is disabled, as the
 //! phones' scripts do. The msm-4.14 profile on sm8150 applies the init script's values
-//! (walt.rs, device_init_knobs).
+//! (walt.rs, device_init_knobs). The same tree built without WALT (`sched_walt=0`, the
+//! Pixel 4's floral_defconfig) has no CONFIG_SCHED_CORE_CTL: nothing isolates a CPU there,
+//! whatever `vendor.cpu_isolation` says.
 //!
 //! A CPU isolated with tasks on it hands them to the first allowed CPU that is not isolated
 //! (migrate_tasks() with select_fallback_rq()); tasks that may run nowhere else stay.
@@ -249,7 +251,9 @@ pub fn core_ctl_cpu_util(s: &Sim, cpu: usize) -> u64 {
 
 /// core_ctl_check(): the evaluation at a window's start (WALT's rollover work calls it).
 pub fn core_ctl_check(cc: &mut CoreCtl, s: &mut Sim) {
-    let on = s.eas_status == Some(Ok(())) && s.knobs.get(Knob::VendorCpuIsolation) > 0.0;
+    // the runqueue averages exist only where core_ctl is built (Sim::nr_avg): msm-4.14
+    // without WALT (sched_walt=0, the Pixel 4) has no core_ctl to read the knob
+    let on = !s.nr_avg.is_empty() && s.eas_status == Some(Ok(())) && s.knobs.get(Knob::VendorCpuIsolation) > 0.0;
     if !on {
         if s.cpu_isolated != 0 {
             cc.unisolations += s.cpu_isolated.count_ones() as u64;

@@ -243,6 +243,12 @@ impl Eas {
             let avg = v.sync_entity_load_avg(p);
             inp.task_util = avg.util_avg;
             inp.task_ewma = avg.ewma();
+            // msm-4.14 built without WALT: find_best_target()'s boosted_task_util() on PELT
+            // (0 elsewhere: no schedtune, no floor)
+            inp.task_min_util = match v.stune {
+                Some(st) => crate::schedtune::boosted_util(avg.util_avg.max(avg.ewma()), st.task_boost(p as usize)),
+                None => 0,
+            };
         }
         inp.task_queued = false;
         inp.prev_cpu = prev;
