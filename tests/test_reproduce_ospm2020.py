@@ -153,9 +153,11 @@ def test_wilcoxon_significance_by_hand():
     assert cut.n == 7 and cut.dropped == 1
 
 
-def test_pixel4_core_ctl_values_are_the_kernels_so_nothing_is_isolated():
-    # the Pixel 4's device tree writes no core_ctl value: cluster_init()'s busy thresholds 0
-    # make every CPU busy (busy >= 0), so need = all CPUs and no CPU is ever isolated
+def test_pixel4_kernel_builds_neither_walt_nor_core_ctl():
+    # floral_defconfig: no CONFIG_SCHED_WALT, no CONFIG_SCHED_CORE_CTL, CONFIG_HZ_300
+    assert study.PIXEL4_INIT["sched_walt"] == 0 and study.PIXEL4_INIT["tick_hz"] == 300
+    # and the device tree writes no core_ctl value: where a build has core_ctl,
+    # cluster_init()'s busy thresholds 0 make every CPU busy (busy >= 0), so need = all CPUs
     for c in range(3):
         assert study.PIXEL4_INIT[f"core_ctl.busy_up_thres.cluster{c}"] == 0
         assert study.PIXEL4_INIT[f"core_ctl.busy_down_thres.cluster{c}"] == 0
@@ -165,7 +167,12 @@ def test_pixel4_core_ctl_values_are_the_kernels_so_nothing_is_isolated():
     kw = dict(seed=0, platform="sm8150", workload=study.WORKLOAD, kernel=study.KERNEL,
               knob="vendor.cpu_isolation", window_s=study.WINDOW_S)
     pixel4 = study.measure(knobs=study.PRIMARY.knobs, **kw)
-    assert pixel4["counters.vendor.cpu_isolation"] == 0 and pixel4["counters.vendor.core_ctl_evaluations"] > 0
+    assert pixel4["counters.vendor.cpu_isolation"] == 0 and pixel4["counters.vendor.core_ctl_evaluations"] == 0
+    assert not any(k.startswith("counters.walt.") for k in pixel4)
+    # the same values on the tree built with WALT: core_ctl runs, and isolates nothing
+    on_walt = dict(study.PIXEL4_INIT, sched_walt=1)
+    built = study.measure(knobs=tuple(on_walt.items()) + study.VENDOR_OFF, **kw)
+    assert built["counters.vendor.cpu_isolation"] == 0 and built["counters.vendor.core_ctl_evaluations"] > 0
     # with the Snapdragon 855 reference script's thresholds (busy 60 %, gold+ min_cpus 0) a
     # CPU is isolated once the suite's windows are light
     reference = study.measure(knobs=study.CORE_CTL_REFERENCE.knobs, **kw)

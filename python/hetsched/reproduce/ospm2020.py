@@ -37,13 +37,14 @@ ALPHA = 0.01            # slide "Setup": "P-value > 0.01 excluded"
 PLATFORM = "sm8150"     # the Pixel 4's SoC
 # A published change the slides' own test called no change is within the slides' noise
 UNDECIDABLE = "the slides' Wilcoxon test found no significant change (p > 0.01)"
-# The Pixel 4 ran Google's android-msm-coral-4.14, Qualcomm's Android 4.14 line: the closest
-# profile is msm-4.14 (EAS, schedtune, Qualcomm's schedutil). Its floral_defconfig
-# (aosp-mirror/kernel_msm 00226042, GrapheneOS-Archive/kernel_msm-coral 00024f47) sets
-# neither CONFIG_SCHED_WALT nor CONFIG_SCHED_CORE_CTL (both "bool" without a default in
-# its init/Kconfig), so the phone tracked load with PELT, where the profile uses WALT; no
-# profile has msm-4.14 on PELT, so the other kernels are a sensitivity check.
+# The Pixel 4 ran Google's android-msm-coral-4.14, Qualcomm's Android 4.14 line (EAS,
+# schedtune, Qualcomm's schedutil). Its floral_defconfig (aosp-mirror/kernel_msm 00226042,
+# GrapheneOS-Archive/kernel_msm-coral 00024f47) sets neither CONFIG_SCHED_WALT nor
+# CONFIG_SCHED_CORE_CTL (both "bool" without a default in its init/Kconfig), and CONFIG_HZ_300:
+# the phone tracked load with PELT and had no core_ctl. That build is msm-4.14 with
+# sched_walt 0 (docs/mechanisms/walt.md), at a 300 Hz tick.
 KERNEL = "msm-4.14"
+PIXEL4_BUILD: dict[str, float] = {"sched_walt": 0, "tick_hz": 300}
 # What the Pixel 4 writes at boot: LineageOS/android_device_google_coral, branch lineage-17.1
 # (Android 10, the slides' time), commit 5b5a5d8c, init.hardware.rc lines 106-118
 # ("write /sys/devices/system/cpu/cpu{0,4,7}/cpufreq/schedutil/up_rate_limit_us 500",
@@ -79,7 +80,7 @@ CORE_CTL_KERNEL_DEFAULTS: dict[str, float] = {
                          ("busy_down_thres", 0), ("task_thres", 1e10), ("nr_prev_assist_thresh", -1),
                          ("offline_delay_ms", 100))
 }
-PIXEL4_INIT: dict[str, float] = {**PIXEL4_SCHEDUTIL, **PIXEL4_MSM, **CORE_CTL_KERNEL_DEFAULTS}
+PIXEL4_INIT: dict[str, float] = {**PIXEL4_BUILD, **PIXEL4_SCHEDUTIL, **PIXEL4_MSM, **CORE_CTL_KERNEL_DEFAULTS}
 WORKLOAD = ("pcmark", "phone-mix")
 # The slides do not say what ran beside PCMark or over what time energy was taken; chosen
 # before any result: phone-mix (a phone's own threads; its RT mixer lets the RT change act)
@@ -219,6 +220,8 @@ class Config:
 VENDOR_OFF = (("vendor.cpu_isolation", 0), ("vendor.migration_margins", 0), ("vendor.task_packing", 0),
               ("vendor.prev_cpu_fastpath", 0), ("vendor.rt_placement", 0))
 _PIXEL4 = tuple(PIXEL4_INIT.items()) + VENDOR_OFF
+# the same values on the tree built with WALT (and core_ctl), as the LG G8 shipped it
+_PIXEL4_ON_WALT = tuple({**PIXEL4_INIT, "sched_walt": 1}.items()) + VENDOR_OFF
 # another kernel profile has no schedtune, hispeed or pl: the device's rate limits and
 # core_ctl's kernel values only
 _PIXEL4_GENERIC = tuple({**PIXEL4_SCHEDUTIL, **CORE_CTL_KERNEL_DEFAULTS}.items()) + VENDOR_OFF
@@ -227,7 +230,7 @@ BACKGROUND = "background load beside PCMark"
 WINDOW = "run window (s)"
 KERNEL_PROFILE = "kernel profile"
 
-PRIMARY = Config("sm8150, pcmark + phone-mix, msm-4.14 with the Pixel 4's values, 4 s", WORKLOAD, KERNEL,
+PRIMARY = Config("sm8150, pcmark + phone-mix, the Pixel 4's kernel and values, 4 s", WORKLOAD, KERNEL,
                  WINDOW_S, _PIXEL4)
 # the values the slides leave open, each at two values besides the chosen one
 SENSITIVITY: tuple[Config, ...] = (
@@ -236,17 +239,18 @@ SENSITIVITY: tuple[Config, ...] = (
            BACKGROUND, "phone-mix at load 2"),
     Config("3.5 s window", WORKLOAD, KERNEL, 3.5, _PIXEL4, WINDOW, "3.5"),
     Config("6 s window", WORKLOAD, KERNEL, 6.0, _PIXEL4, WINDOW, "6"),
+    Config("msm-4.14 built with WALT and core_ctl", WORKLOAD, KERNEL, WINDOW_S, _PIXEL4_ON_WALT,
+           KERNEL_PROFILE, "msm-4.14 with WALT (the LG G8's build)"),
     Config("android-4.19 (EAS on PELT, uclamp)", WORKLOAD, "android-4.19", WINDOW_S, _PIXEL4_GENERIC,
            KERNEL_PROFILE, "android-4.19"),
-    Config("mainline-6.12", WORKLOAD, "mainline-6.12", WINDOW_S, _PIXEL4_GENERIC, KERNEL_PROFILE,
-           "mainline-6.12"),
 )
-CHOSEN_VALUE = {BACKGROUND: "phone-mix", WINDOW: f"{WINDOW_S:g}", KERNEL_PROFILE: KERNEL}
+CHOSEN_VALUE = {BACKGROUND: "phone-mix", WINDOW: f"{WINDOW_S:g}",
+                KERNEL_PROFILE: "msm-4.14 without WALT (the Pixel 4's build)"}
 # core_ctl as Qualcomm's Snapdragon 855 reference script sets it (the sm8150 profile's
 # defaults): what CPU isolation does where a device writes thresholds. Only the isolation
 # change runs (its baseline, with core_ctl off, is the study's own).
 CORE_CTL_REFERENCE = Config("core_ctl at the Snapdragon 855 reference script's values", WORKLOAD, KERNEL, WINDOW_S,
-                            tuple({**PIXEL4_SCHEDUTIL, **PIXEL4_MSM}.items()) + VENDOR_OFF,
+                            tuple({**PIXEL4_SCHEDUTIL, **PIXEL4_MSM, "sched_walt": 1}.items()) + VENDOR_OFF,
                             changes=("vendor.cpu_isolation",))
 
 
@@ -504,10 +508,11 @@ def _calibrations(sz: Sizes) -> list[tuple[str, str, str]]:
         ("baseline", "plain `eas`, every `vendor.*` knob 0; each change alone",
          "Results slide: one panel per change (\"vendor migration margins\", ...); slide \"5. RT Capacity "
          "Awareness\": \"Mainline\" beside \"Vendor\"."),
-        ("kernel", f"`{KERNEL}` (EAS, schedtune, Qualcomm's schedutil; WALT, which the Pixel 4 did not build)",
+        ("kernel", f"`{KERNEL}` with `sched_walt` 0 and `tick_hz` 300: EAS on PELT, schedtune, Qualcomm's "
+         "schedutil on PELT, no core_ctl",
          "Slide \"Setup\": \"Google Pixel4\": its kernel is android-msm-coral-4.14, whose floral_defconfig "
-         "(aosp-mirror/kernel_msm 00226042) sets CONFIG_SCHED_TUNE and CONFIG_DEFAULT_USE_ENERGY_AWARE but "
-         "neither CONFIG_SCHED_WALT nor CONFIG_SCHED_CORE_CTL."),
+         "(aosp-mirror/kernel_msm 00226042) sets CONFIG_SCHED_TUNE, CONFIG_DEFAULT_USE_ENERGY_AWARE and "
+         "CONFIG_HZ_300 but neither CONFIG_SCHED_WALT nor CONFIG_SCHED_CORE_CTL."),
         ("schedutil rate limits", "up 500 µs, down 20 000 µs on every policy",
          "\"Google Pixel4\": init.hardware.rc (LineageOS/android_device_google_coral, lineage-17.1, 5b5a5d8c) "
          "lines 107-108, 112-113, 117-118: \"write /sys/devices/system/cpu/cpu0/cpufreq/schedutil/"
@@ -556,7 +561,7 @@ def _where(base: Sequence[dict], new: Sequence[dict]) -> str:
 # figures are written beside it (_reason).
 MECHANISM = {
     "migration_margins": (
-        "the 95/85 % thresholds change a decision only when a task's WALT demand lies between 80 % and 95 % "
+        "the 95/85 % thresholds change a decision only when a task's util lies between 80 % and 95 % "
         "of a CPU's capacity; the knob changed {fired:.0f} placements or tick decisions per run."),
     "prev_cpu_fastpath": (
         "a task whose idle prev_cpu still fits stays there (often a silver CPU) where feec would have moved "
@@ -565,8 +570,7 @@ MECHANISM = {
     "rt_placement": (
         "the vendor order moves the SCHED_FIFO audio mixer (phone-mix's; the slides do not say which RT "
         "threads ran beside PCMark) to the least-utilised CPU; under msm-4.14 no uclamp pins it to the prime "
-        "CPU and no RT task drives schedutil to f_max (Qualcomm's schedutil drops the RT flag). It fired "
-        "{fired:.0f} times per run."),
+        "CPU. It fired {fired:.0f} times per run."),
     "task_packing": (
         "packing fired {fired:.0f} times per run here against the slides' 16k; once two tasks share a CPU its "
         "next window is busier and schedutil raises the OPP."),
@@ -638,8 +642,12 @@ def _finding(rows: list[Row], grid: dict, prim: dict, sz: Sizes) -> str:
           f"slides' own test found no significant change)"
           + (f"; the disagreements: {names(dis)}" if dis else "")
           + (f"; the agreements: {names(agr)}" if agr else "") + ".")
-    head = (f"At the Pixel 4's core_ctl values (the kernel's: its init scripts write none) core_ctl isolated "
-            f"{nul['isolations']:.0f} CPUs per run in {nul['evaluations']:.0f} evaluations")
+    if nul["evaluations"] == 0:
+        head = ("The Pixel 4's kernel does not build core_ctl, so switching CPU isolation on runs nothing "
+                "(0 core_ctl evaluations)")
+    else:
+        head = (f"At the Pixel 4's core_ctl values (the kernel's: its init scripts write none) core_ctl isolated "
+                f"{nul['isolations']:.0f} CPUs per run in {nul['evaluations']:.0f} evaluations")
     if _null_identical(nul):
         s2 = (head + " and every pair is identical to mainline's (feec calls "
               f"{nul['feec_base']:.0f} → {nul['feec_new']:.0f} per run): a vendor knob changes nothing by itself, "
@@ -689,8 +697,9 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
     notes.append(
         f"**How the slides' evaluation is rebuilt.** Each vendor change is one knob of `eas` "
         f"(`vendor.*`, docs/schedulers.md), switched on alone against plain `eas` with schedutil and the "
-        f"`{KERNEL}` kernel profile (Qualcomm's Android 4.14: EAS, schedtune, Qualcomm's schedutil, on WALT's "
-        f"window demand; docs/mechanisms/walt.md) with the Pixel 4's init values (init.hardware.rc: schedutil "
+        f"`{KERNEL}` kernel profile as the Pixel 4 built it (Qualcomm's Android 4.14: EAS, schedtune, "
+        f"Qualcomm's schedutil, on PELT: `sched_walt` 0, no core_ctl, 300 Hz; docs/mechanisms/walt.md) with the "
+        f"Pixel 4's init values (init.hardware.rc: schedutil "
         f"rate limits 500 / 20000 µs, top-app boost 10 and prefer_idle, foreground prefer_idle; core_ctl at the "
         f"kernel's values, as the device writes none), every other vendor knob off, on `{PLATFORM}`. The "
         f"workload is the PCMark-Work-2.0-like `pcmark` suite (this project's, with its own scoring: its scores "
@@ -721,10 +730,15 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
         "assignment of 3.32 / 2.35 to migration margins rests on the legend's order (first appearance in the "
         "data = the first panel); the other reading puts them on the prev_cpu fastpath panel (see below).")
     nul = _null_change(grid, prim, sz)
-    head = (f"**CPU isolation at the Pixel 4's values, a null change.** The Pixel 4's device tree writes no "
-            f"core_ctl value (and its kernel does not build core_ctl), so core_ctl runs with the kernel's values: "
-            f"busy thresholds 0 make every CPU busy and nothing is isolated ({nul['isolations']:.0f} isolations per "
-            f"run in {nul['evaluations']:.0f} evaluations).")
+    if nul["evaluations"] == 0:
+        head = ("**CPU isolation on the Pixel 4's kernel, a null change.** The Pixel 4's kernel does not build "
+                "core_ctl (floral_defconfig) and its device tree writes no core_ctl value, so the change runs "
+                "nothing: 0 core_ctl evaluations per run.")
+    else:
+        head = (f"**CPU isolation at the Pixel 4's values, a null change.** The Pixel 4's device tree writes no "
+                f"core_ctl value, so core_ctl runs with the kernel's values: busy thresholds 0 make every CPU busy "
+                f"and nothing is isolated ({nul['isolations']:.0f} isolations per run in "
+                f"{nul['evaluations']:.0f} evaluations).")
     if _null_identical(nul):
         notes.append(head + " Every score and energy pair is identical to mainline's (feec calls "
                      f"{nul['feec_base']:.0f} → {nul['feec_new']:.0f} per run), as a change that never fires must "
@@ -755,8 +769,7 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
             lines.append(f"- *{c.slide}* — " + "; ".join(_row_text(r) for r in mine)
                          + f". {_reason(c.key, prim, sz)}")
     lines.append("\nCommon to all: the suite is PCMark-like, not PCMark (a few long operations, ~2 000 wake-ups "
-                 "per run with phone-mix against ~500 000 in the real suite); sm8150's power model is estimated; "
-                 "the profile tracks load with WALT where the Pixel 4's kernel used PELT"
+                 "per run with phone-mix against ~500 000 in the real suite); sm8150's power model is estimated"
                  + ("." if _null_identical(nul) else "; the null change above (what any vendor knob changes by "
                     "itself) is of the size of several published changes."))
     notes.append("\n".join(lines))
