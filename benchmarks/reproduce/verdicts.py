@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from hetsched.reproduce import STUDIES
-from hetsched.reproduce.core import VERDICTS, Row, StudyResult, read_study
+from hetsched.reproduce.core import VERDICTS, Row, read_study, verdict_counts
 
 
 def _key(r: Row) -> tuple[str, str, str]:
@@ -73,8 +73,7 @@ def rejudge(before: list[Row], after: list[Row], *, marks: bool) -> list[Row]:
 
 
 def counts(rows: list[Row]) -> tuple[dict[str, int], dict[str, int]]:
-    res = StudyResult("", "", "", "", rows)
-    return res.counts(), res.counts(construction=True)
+    return verdict_counts(rows), verdict_counts(rows, construction=True)
 
 
 def main(argv: list[str] | None = None) -> int:

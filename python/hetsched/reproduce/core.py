@@ -25,7 +25,7 @@ from hetsched.runner import execute as run_one
 __all__ = ["Run", "execute", "Runner", "RunFailed", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
            "ratio", "change_interval", "judge", "row_from", "write_study", "read_study", "LEVELS", "metric_values",
            "VERDICTS", "AGREES", "DISAGREES", "INCONCLUSIVE", "NOT_DECIDABLE", "change_pct", "change_text",
-           "ratio_pct"]
+           "ratio_pct", "verdict_counts", "counts_text"]
 
 # smoke: seconds, for tests; quick: a few minutes a study on 2 cores; full: the paper's scale
 LEVELS = ("smoke", "quick", "full")
@@ -366,6 +366,21 @@ def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
     return r.judge() if pr is not None else r
 
 
+def verdict_counts(rows: Iterable[Row], *, construction: bool = False) -> dict[str, int]:
+    """How many of ``rows`` got each verdict (:data:`VERDICTS`, in that order), over the
+    rows that do not agree by construction (``construction=True``: over those that do)."""
+    out = {v: 0 for v in VERDICTS}
+    for r in rows:
+        if r.verdict is not None and bool(r.construction) == construction:
+            out[r.verdict] += 1
+    return out
+
+
+def counts_text(c: dict[str, int]) -> str:
+    """The four counts in one line: "agrees 1, disagrees 0, inconclusive 2, not decidable 0"."""
+    return ", ".join(f"{v} {c.get(v, 0)}" for v in VERDICTS)
+
+
 # ----------------------------------------------------------------------------- a study's result
 
 @dataclass
@@ -396,13 +411,8 @@ class StudyResult:
     wall_s: float = 0.0
 
     def counts(self, *, construction: bool = False) -> dict[str, int]:
-        """How many rows got each verdict (:data:`VERDICTS`, in that order), over the rows
-        that do not agree by construction (``construction=True``: over those that do)."""
-        out = {v: 0 for v in VERDICTS}
-        for r in self.rows:
-            if r.verdict is not None and bool(r.construction) == construction:
-                out[r.verdict] += 1
-        return out
+        """The study's :func:`verdict_counts`."""
+        return verdict_counts(self.rows, construction=construction)
 
     def agreement(self) -> tuple[int, int]:
         """(rows that agree, rows with a verdict), rows that agree by construction left out."""
@@ -411,9 +421,8 @@ class StudyResult:
 
     def counts_line(self) -> str:
         """The four counts in one line, and the rows that agree by construction apart."""
-        c = self.counts()
         k = self.counts(construction=True)
-        line = ", ".join(f"{v} {c[v]}" for v in VERDICTS)
+        line = counts_text(self.counts())
         nk = sum(k.values())
         if nk:
             line += f"; by construction {nk} ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])})"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Context, Row, Run,
-                                    StudyResult, mean_ci, row_from)
+                                    StudyResult, mean_ci, row_from, verdict_counts)
 
 __all__ = ["STUDY", "TITLE", "PAPER", "run", "session", "frame_times_ms", "top_peak_ratio", "frames_over",
            "session_metrics", "paper_tables", "DEVICES", "control_band", "bold_x", "over_limit_control",
@@ -501,10 +501,6 @@ def _fig_rows(cfs: list[dict], fa: list[dict]) -> list[Row]:
     ]
 
 
-def _counts(rows: list[Row]) -> dict[str, int]:
-    return StudyResult(STUDY, TITLE, PAPER, "", rows).counts()
-
-
 def _load_label(background: str | None) -> str:
     return "none beside the browser" if background is None else f"`{background}`"
 
@@ -567,11 +563,11 @@ def run(ctx: Context) -> StudyResult:
     for bg in loads:
         rs = table_rows(paper, by_load[bg]) + over_limit_rows(by_load[bg])
         sensitivity.append({"parameter": "load beside the browser (Tables 2-5 and bold rows)",
-                            "value": _load_label(bg), "chosen": bg == BACKGROUND, "counts": _counts(rs)})
+                            "value": _load_label(bg), "chosen": bg == BACKGROUND, "counts": verdict_counts(rs)})
     for band in BAND_CHOICES:
         rs = table_rows(paper, chosen, band) + over_limit_rows(chosen)
         sensitivity.append({"parameter": "noise band of the performance control (Tables 2-5 and bold rows)",
-                            "value": band, "chosen": band == BAND_CHOSEN, "counts": _counts(rs)})
+                            "value": band, "chosen": band == BAND_CHOSEN, "counts": verdict_counts(rs)})
 
     plots = [_plot_fig3_4(ctx.out_dir, figs["cfs"][0], figs["fa-cfs"][0]),
              _plot_fig2(ctx.out_dir, figs["cfs"][0]),
@@ -755,8 +751,8 @@ def _cfg_of(r: Row) -> tuple[str, str] | None:
 
 
 def _verdict_cell(rs: list[Row]) -> str:
-    c = {v: sum(1 for r in rs if r.verdict == v and not r.construction) for v in VERDICTS}
-    k = sum(1 for r in rs if r.construction and r.verdict)
+    c = verdict_counts(rs)
+    k = sum(verdict_counts(rs, construction=True).values())
     cell = " / ".join(str(c[v]) for v in VERDICTS)
     return cell + (f" (+{k} by construction)" if k else "")
 

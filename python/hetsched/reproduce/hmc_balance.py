@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hetsched.reproduce.core import (AGREES, DISAGREES, VERDICTS, Context, Row, Run, StudyResult, change_text, judge,
-                                     mean_ci, row_from)
+                                     mean_ci, row_from, verdict_counts)
 
 STUDY = "hmc-balance"
 TITLE = "hmc-balance: balanced core assignment and the TD scheduler (paper 004)"
@@ -623,9 +623,6 @@ def _sensitivity(ctx: Context, rows: list[Row], sp: dict, nc: dict, common: dict
     without a verdict, which these counts leave out). (sensitivity entries, a note)."""
     seeds = ctx.seed_list()
 
-    def counts(rs: Sequence[Row]) -> dict[str, int]:
-        return {v: sum(1 for r in _tested(rs) if r.verdict == v) for v in VERDICTS}
-
     def rerun(tag: str, launch_ms: float, fair: tuple) -> tuple[list[Row], dict]:
         c = {**common, "launch_ms": launch_ms}
         sr = {(key, s): Run.call(FN, seed=s, label=f"hmc-balance {key} {tag} seed {s}", platform=SPREAD[key][0],
@@ -651,15 +648,15 @@ def _sensitivity(ctx: Context, rows: list[Row], sp: dict, nc: dict, common: dict
 
     p_launch = "launch spread of the jobs, ms (verdicts of the rows not set apart)"
     p_fair = "fair class (verdicts of the rows not set apart)"
-    out = [{"parameter": p_launch, "value": LAUNCH_SPREAD_MS, "chosen": True, "counts": counts(rows)}]
+    out = [{"parameter": p_launch, "value": LAUNCH_SPREAD_MS, "chosen": True, "counts": verdict_counts(rows)}]
     texts = []
     for x in SENS_LAUNCH_MS:
         rs, _ = rerun(f"launch {x:g} ms", x, FAIR_CLASS)
-        out.append({"parameter": p_launch, "value": x, "chosen": False, "counts": counts(rs)})
+        out.append({"parameter": p_launch, "value": x, "chosen": False, "counts": verdict_counts(rs)})
         texts.append(f"launch spread {x:g} ms: {changed(rs)}")
-    out.append({"parameter": p_fair, "value": "CFS v6.5 (fair.eevdf = 0)", "chosen": True, "counts": counts(rows)})
+    out.append({"parameter": p_fair, "value": "CFS v6.5 (fair.eevdf = 0)", "chosen": True, "counts": verdict_counts(rows)})
     rs, sp_e = rerun("eevdf", LAUNCH_SPREAD_MS, EEVDF)
-    out.append({"parameter": p_fair, "value": "EEVDF v6.12 (fair.eevdf = 1)", "chosen": False, "counts": counts(rs)})
+    out.append({"parameter": p_fair, "value": "EEVDF v6.12 (fair.eevdf = 1)", "chosen": False, "counts": verdict_counts(rs)})
     texts.append(f"EEVDF: {changed(rs)}; under EEVDF Fig. 5's std / mean (mean of 8) is "
                  f"{_fmt(_cv(sp_e, 'fig5'))} against cfs's {_fmt(_cv(sp_e, 'fig2'))}, with hcs-balance's mean CAB_J "
                  f"{_fmt(_seed_mean(sp_e['fig5'], 'cab_mean'))} and its runs' CPU share varying by "

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Context, Row, Run,
-                                     StudyResult, flat_metrics, mean_ci, row_from, wilcoxon_p)
+                                     StudyResult, flat_metrics, mean_ci, row_from, verdict_counts,
+                                     wilcoxon_p)
 
 __all__ = ["STUDY", "TITLE", "PAPER", "run", "cell", "table9_chain", "launch_session", "minute_spec",
            "per_3min", "current_ma", "TL_LR", "TL_LR_NEIGHBOURS", "table9_noise", "SETTLING", "CALIBRATIONS",
@@ -589,14 +590,6 @@ def _table9(ctx: Context, plan: _Plan, R) -> tuple[list[Row], dict]:
     return rows, t9
 
 
-def _counts(rows: Sequence[Row]) -> dict[str, int]:
-    out = {v: 0 for v in VERDICTS}
-    for r in rows:
-        if r.verdict is not None and not r.construction:
-            out[r.verdict] += 1
-    return out
-
-
 def run(ctx: Context) -> StudyResult:
     plan = _Plan(ctx)
     side = [_Plan(ctx, lr) for lr in TL_LR_NEIGHBOURS]
@@ -661,13 +654,13 @@ def run(ctx: Context) -> StudyResult:
 
     # ---- the learning rate's neighbours on the grid: Tables 2, 4 and 9 again
     sens = [{"parameter": "Algorithm 1's learning rate (Tables 2, 4 and 9 rows)", "value": lr_text(TL_LR),
-             "chosen": True, "counts": _counts(rows2 + rows4 + rows9)}]
+             "chosen": True, "counts": verdict_counts(rows2 + rows4 + rows9)}]
     for p in side:
         r2, _ = _table2(p, R)
         r4, _ = _table4(p, R)
         r9, _ = _table9(ctx, p, R)
         sens.append({"parameter": "Algorithm 1's learning rate (Tables 2, 4 and 9 rows)",
-                     "value": lr_text(p.tl_lr), "chosen": False, "counts": _counts(r2 + r4 + r9)})
+                     "value": lr_text(p.tl_lr), "chosen": False, "counts": verdict_counts(r2 + r4 + r9)})
     sens.sort(key=lambda d: float(d["value"]))
 
     plots += _plots(ctx, plan, t2, rows, t9)
@@ -838,7 +831,7 @@ def _plots(ctx: Context, plan: _Plan, t2: dict, rows: Sequence[Row], t9: dict) -
 
 def _finding(rows: Sequence[Row], t2: dict, hb: dict, t9: dict, plan: _Plan) -> str:
     """The study's answer in three sentences, from the verdicts and the runs."""
-    c = _counts(rows)
+    c = verdict_counts(rows)
     n = sum(c.values())
     by_table = {}
     for r in rows:
@@ -913,7 +906,7 @@ def _disagreeing(rows: Sequence[Row], table: str) -> str:
     cmp = [r for r in rows if r.table == table and r.verdict is not None and not r.construction]
     if not cmp:
         return f"{table}: no compared rows."
-    c = _counts(cmp)
+    c = verdict_counts(cmp)
     counts = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v])
     bad = [r for r in cmp if r.verdict == DISAGREES]
     if not bad:

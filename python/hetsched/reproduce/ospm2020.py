@@ -21,12 +21,13 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Context, Row, Run,
-                                     StudyResult, change_text, flat_metrics, mean_ci, row_from, wilcoxon_p)
+from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, Context, Row, Run,
+                                     StudyResult, change_text, counts_text, flat_metrics, mean_ci, row_from,
+                                     verdict_counts, wilcoxon_p)
 
 __all__ = ["STUDY", "TITLE", "PAPER", "run", "min_pairs", "Cell", "paired_cell", "significance",
            "PUBLISHED", "CHANGES", "METRICS", "PIXEL4_INIT", "CORE_CTL_KERNEL_DEFAULTS", "UNDECIDABLE",
-           "published_row", "verdict_counts"]
+           "published_row"]
 
 STUDY = "ospm2020"
 TITLE = "Arm OSPM 2020: vendor changes to EAS, one by one against mainline EAS (paper 003)"
@@ -431,19 +432,6 @@ def published_row(pub: Published, grid: dict[tuple[str, str], Cell], results: di
                     undecidable=undecidable, pct=True)
 
 
-def verdict_counts(rows: Sequence[Row]) -> dict[str, int]:
-    """{verdict: rows}, over the rows with a verdict (no row here agrees by construction)."""
-    out = {v: 0 for v in VERDICTS}
-    for r in rows:
-        if r.verdict is not None:
-            out[r.verdict] += 1
-    return out
-
-
-def _counts_text(c: dict[str, int]) -> str:
-    return ", ".join(f"{v} {c[v]}" for v in VERDICTS)
-
-
 def run(ctx: Context) -> StudyResult:
     sz = sizes(ctx)
     configs = [PRIMARY, *SENSITIVITY, CORE_CTL_REFERENCE]
@@ -783,7 +771,7 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
     alt = [r for pub, r in zip(PUBLISHED, swapped) if pub.change == "migration_margins" and pub.sim_key != "energy_j"]
     notes.append("**The other reading of 3.32 / 2.35** (on the prev_cpu fastpath panel): "
                  + "; ".join(f"{r.metric}: slides {r.paper:+.3g} %, here {change_text(r)}, {r.verdict}" for r in alt)
-                 + f". Counts under that reading: {_counts_text(verdict_counts(swapped))}.")
+                 + f". Counts under that reading: {counts_text(verdict_counts(swapped))}.")
     notes.append(
         f"**Every change x metric, simulated** ({PRIMARY.name}; mean % change from mainline EAS; **bold** = "
         f"Wilcoxon p <= {ALPHA:g}, the bars the slides would draw; scores over {sz.scores} pairs, energy over "
@@ -796,7 +784,7 @@ def _notes(rows: list[Row], grid: dict, prim: dict, sz: Sizes, sens_grids: dict,
     for cfg in SENSITIVITY:
         g = sens_grids[cfg.name]
         sl.append(f"**{cfg.parameter}: {cfg.value}** ({sz.scores} pairs, energy over {sz.energy}): "
-                  f"{_counts_text(verdict_counts(sens_rows[cfg.name]))}. Rows: "
+                  f"{counts_text(verdict_counts(sens_rows[cfg.name]))}. Rows: "
                   + "; ".join(f"{r.row.split(' (')[0]} / {r.metric} {change_text(r)} {r.verdict}"
                               for r in sens_rows[cfg.name] if r.verdict is not None)
                   + ".\n\n" + _grid_table(g))

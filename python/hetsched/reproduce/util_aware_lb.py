@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Context, Row, Run,
-                                     StudyResult, row_from, wilcoxon_p)
+                                     StudyResult, row_from, verdict_counts, wilcoxon_p)
 
 STUDY = "util-aware-lb"
 TITLE = "Utilization-aware load balancing on the big.LITTLE switcher (Kim et al., paper 001)"
@@ -442,12 +442,6 @@ def fps_within_paper_noise(system: str) -> str:
             f"error of {se:.3f} fps (95 %: ±{1.96 * se:.3f})")
 
 
-def verdict_counts(rows: Sequence[Row]) -> dict[str, int]:
-    """{verdict: n} over ``rows``, the rows that agree by construction left out (as
-    :meth:`StudyResult.counts`)."""
-    return StudyResult(study=STUDY, title=TITLE, paper=PAPER, platforms="", rows=list(rows)).counts()
-
-
 def run(ctx: Context) -> StudyResult:
     from hetsched.platforms import load_platform
 
@@ -671,7 +665,7 @@ def _pct(r: Row) -> str:
 
 def _finding(rows, rates, seeds, js, calib, n_vcpu) -> str:
     judged = [r for r in rows if r.verdict is not None and not r.construction]
-    c = {v: sum(r.verdict == v for r in judged) for v in VERDICTS}
+    c = verdict_counts(judged)
 
     def d(lam, sy, key):
         return _mean([delta_pct(js[(lam, sy, s)][key], js[(lam, "legacy", s)][key]) for s in seeds])
