@@ -127,13 +127,22 @@ struct PolicyState {
     migration_report: bool,
 }
 
+/// Qualcomm's schedutil of the msm-4.14 profile, in the tree's two builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MsmBuild {
+    /// not the msm-4.14 profile: the kernel.org file
+    None,
+    /// CONFIG_SCHED_WALT: WALT's reports only (msm_update)
+    Walt,
+    /// built without WALT, use_pelt() true (msm_pelt_update)
+    Pelt,
+}
+
 pub struct Schedutil {
     policies: Vec<PolicyState>,
     legacy: bool,
-    /// the msm-4.14 profile: Qualcomm's schedutil on WALT (msm_update), or on PELT in the
-    /// tree built without WALT (msm_pelt_update)
-    msm: bool,
-    msm_walt: bool,
+    /// which file's schedutil runs: the kernel.org one, or Qualcomm's of msm-4.14
+    msm: MsmBuild,
     /// sugov_walt_adjust()'s raises: hispeed, nl, pl
     pub walt_raises: [u64; 3],
 }
@@ -207,8 +216,7 @@ impl Schedutil {
         Schedutil {
             policies,
             legacy,
-            msm: false,
-            msm_walt: false,
+            msm: MsmBuild::None,
             walt_raises: [0; 3],
         }
     }
@@ -492,8 +500,7 @@ impl Governor for Schedutil {
     }
 
     fn set_msm(&mut self, walt: bool) {
-        self.msm = true;
-        self.msm_walt = walt;
+        self.msm = if walt { MsmBuild::Walt } else { MsmBuild::Pelt };
     }
 
     fn walt_raises(&self) -> [u64; 3] {
@@ -501,7 +508,7 @@ impl Governor for Schedutil {
     }
 
     fn hook(&mut self, ci: usize, idx: usize, now: u64, flags: u32, knobs: &Knobs) -> bool {
-        if self.msm && !self.msm_walt {
+        if self.msm == MsmBuild::Pelt {
             // sugov_update_shared() / _single() on PELT: the CPU's last_update, then the
             // evaluation, which keeps the CPU's util before it looks at the rate limit
             let pol = &mut self.policies[ci];
@@ -510,7 +517,7 @@ impl Governor for Schedutil {
             }
             return true;
         }
-        if self.msm {
+        if self.msm == MsmBuild::Walt {
             self.policies[ci].migration_report = flags & super::SCHED_CPUFREQ_INTERCLUSTER_MIG != 0;
             // sugov_should_update_freq(): the shorter of the two rate limits
             let i = ci.min(3);
@@ -543,10 +550,10 @@ impl Governor for Schedutil {
         utils: &[CpuUtil],
         knobs: &Knobs,
     ) -> Option<u64> {
-        if self.msm && !self.msm_walt {
+        if self.msm == MsmBuild::Pelt {
             return self.msm_pelt_update(ci, idx, now, cluster, utils, knobs);
         }
-        if self.msm {
+        if self.msm == MsmBuild::Walt {
             let migration = self.policies[ci].migration_report;
             return self.msm_update(ci, now, cluster, utils, knobs, migration);
         }
