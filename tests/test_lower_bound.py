@@ -48,6 +48,37 @@ def test_the_bound_never_exceeds_the_energy_spent(seed):
         assert 0 < r["energy_lower_bound_j"] <= r["energy_j"], (plat, sched, gov, knobs)
 
 
+@pytest.mark.parametrize("seed", range(16))
+def test_the_engines_solver_matches_the_lp(seed):
+    # the engine solves each window as it closes (lower_bound.rs, dual simplex); HiGHS
+    # solves the recorded table after the run: the same optimum to 1e-9, on random
+    # workloads (plain, memory-bound and wall-clock work, perf models), five platforms
+    # and the switcher, three schedulers, random governors, windows and lengths
+    rng = np.random.default_rng([seed, 0x1B])
+    wl = _random_workload(rng)
+    plat = (PLATFORMS + ["exynos5422:switcher"])[seed % (len(PLATFORMS) + 1)]
+    sched = SCHEDS[seed % len(SCHEDS)] if not plat.endswith("switcher") else "util-aware"
+    gov = GOVS[int(rng.integers(len(GOVS)))] if not plat.endswith("switcher") else "ondemand"
+    knobs = {"lower_bound.window_ms": float(rng.choice([4, 20, 100, 1000]))}
+    duration = float(rng.choice([0.05, 0.7, 2.0]))
+    docs = {}
+    for mode in (True, "lp"):
+        sim = hetsched.Simulation(platform=plat, workload=wl, scheduler=sched, governor=gov, knobs=knobs,
+                                  seed=seed, lower_bound=mode)
+        docs[mode] = sim.run(duration).doc
+    fast, lp = docs[True]["energy_lower_bound_j"], docs["lp"]["energy_lower_bound_j"]
+    assert docs[True]["energy_j"] == docs["lp"]["energy_j"]
+    assert fast == pytest.approx(lp, rel=1e-9, abs=0), (plat, sched, gov, knobs, duration)
+    assert 0 < fast <= docs[True]["energy_j"]
+
+
+def test_no_bound_when_asked():
+    r = hetsched.Simulation(platform="gs101", workload="periodic", lower_bound=False).run(0.5)
+    assert r["energy_lower_bound_j"] is None and r["energy_over_bound"] is None
+    with pytest.raises(hetsched.errors.InputError):
+        hetsched.Simulation(platform="gs101", workload="periodic", lower_bound="simplex")
+
+
 def test_an_idle_platform_costs_its_cheapest_idle_states():
     # a task that starts after the run: nothing runs, every CPU and cluster could sit in
     # its cheapest idle state the whole second
@@ -71,11 +102,9 @@ MS = 1_000_000
 
 
 def _bound(works: list[int], window_ns: int = 10 * MS) -> float:
-    doc = {"tasks": [{"name": f"t{i}"} for i in range(len(works))],
-           "_lower_bound_record": {"ends_ns": [window_ns],
-                                   "rows": [[0, i, w, 0, 0] for i, w in enumerate(works)]}}
-    wl = {"tasks": [{"name": f"t{i}"} for i in range(len(works))]}
-    return energy_lower_bound(doc, _PLAT, wl).energy_j
+    rec = {"ends_ns": [window_ns], "rows": [[0, i, w, 0, 0] for i, w in enumerate(works)]}
+    names = [f"t{i}" for i in range(len(works))]
+    return energy_lower_bound(rec, _PLAT, {"tasks": [{"name": n} for n in names]}, names).energy_j
 
 
 def test_worked_examples_by_hand():

@@ -146,6 +146,8 @@ def run(
     out: Path = typer.Option(Path("out"), help="output directory"),
     trace: bool = typer.Option(False, "--trace", help="also write trace.json (Perfetto UI)"),
     timeseries: bool = typer.Option(False, "--timeseries", help="also write timeseries.csv"),
+    lower_bound: bool = typer.Option(True, "--lower-bound/--no-lower-bound",
+                                     help="compute the minimum-energy lower bound (docs/lower-bound.md)"),
 ):
     """Simulate one configuration and write OUT/result.json (and OUT/phases.txt, rt-app's
     per-phase log)."""
@@ -153,13 +155,16 @@ def run(
 
     sim = Simulation(platform=platform, workload=workload, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
-                     idle_governor=idle_governor)
+                     idle_governor=idle_governor, lower_bound=lower_bound)
     res = _run_with_progress(sim, duration, f"{platform} {sim.scheduler}/{governor}")
     written = _write_run(out, sim, res, trace)
     d = res.doc
     console.print(f"[bold]{d['platform']}[/] {d['workload']} {escape(sim.scheduler)}/{governor}: "
                   f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
-                  f"energy {d['energy_j']:.4f} J, avg power {d['avg_power_mw']:.1f} mW "
+                  f"energy {d['energy_j']:.4f} J"
+                  + (f" ({d['energy_over_bound']:.2f}x its lower bound {d['energy_lower_bound_j']:.4f} J)"
+                     if d.get("energy_over_bound") else "")
+                  + f", avg power {d['avg_power_mw']:.1f} mW "
                   f"(power model: {d['power_model']}, idle power: {d['idle_power_model']})")
     for f in written:
         console.print(f"  wrote {f}")

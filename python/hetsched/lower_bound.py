@@ -1,5 +1,10 @@
-"""The minimum-energy lower bound: the least energy any schedule could have spent on the
-platform delivering the work a run delivered, window by window.
+"""The minimum-energy lower bound's reference solver: the least energy any schedule could
+have spent on the platform delivering the work a run delivered, window by window.
+
+The engine solves this program itself, window by window as a run goes (lower_bound.rs, by
+the dual simplex method on each window's small program); this module solves the same
+program from the run's recorded per-window work table (``Simulation(lower_bound="lp")``)
+with HiGHS, and the tests hold the two to 1e-9.
 
 This is Formulation (6) of Han & Lee (000_4881ae4483bd96d3.txt): minimise the summed power
 of the CPUs subject to their throughput covering the tasks' workload, made into a linear
@@ -51,7 +56,8 @@ def _speeds(platform: dict, perf: dict | None) -> np.ndarray:
     """Work per ns of a task on each cluster and OPP, flattened in (cluster, OPP) order,
     by the engine's performance model (docs/engine-interface.md)."""
     clusters = platform["clusters"]
-    big = max(clusters, key=lambda c: c["capacity_orig"])
+    # the engine's reference: the last of the clusters of the largest capacity_orig
+    big = max(reversed(clusters), key=lambda c: c["capacity_orig"])
     fbig = max(o["khz"] for o in big["opps"])
     out = []
     for ci, c in enumerate(clusters):
@@ -196,7 +202,8 @@ class _Program:
         a = coo_matrix((np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
                        shape=(self.nr, self.nv)).tocsr()
         c, b = np.concatenate(self.cost), np.array(self.rhs)
-        res = linprog(c, A_ub=a, b_ub=b, bounds=(0, None), method="highs")
+        res = linprog(c, A_ub=a, b_ub=b, bounds=(0, None), method="highs",
+                      options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
         if res.status != 0:
             # the run is a feasible point, so a failure is numerical: retry with the
             # interior-point solver, without presolve
@@ -228,11 +235,19 @@ def _groups(singles: list[tuple[str, float]]) -> tuple:
     return tuple(out)
 
 
-def energy_lower_bound(doc: dict, platform_spec: dict, workload_spec: dict) -> LowerBound:
-    """The bound for a result document (it must still carry ``_lower_bound_record``)."""
-    rec = doc["_lower_bound_record"]
+def _perf_key(p: dict | None) -> str:
+    """A performance model's identity, its defaults filled in (as the engine parses it)."""
+    if p is None:
+        return "null"
+    return json.dumps({"ipc_exp": float(p.get("ipc_exp", 1.0)), "ipc": p.get("ipc"),
+                       "mem_frac": float(p.get("mem_frac", 0.0)), "cache_ns": int(p.get("cache_ns", 0)),
+                       "cache_slowdown": float(p.get("cache_slowdown", 0.0))})
+
+
+def energy_lower_bound(rec: dict, platform_spec: dict, workload_spec: dict, names: list[str]) -> LowerBound:
+    """The bound from a run's recorded work table (``ends_ns`` and ``rows``, the engine's
+    ``_lower_bound`` in record mode); ``names``: the result's task names."""
     ends = rec["ends_ns"]
-    names = [t["name"] for t in doc["tasks"]]
     perfs = _task_perf(workload_spec, names)
     prog = _Program(platform_spec)
     # speed classes: one per distinct perf model, one for time-bound work (memrun work
@@ -240,7 +255,7 @@ def energy_lower_bound(doc: dict, platform_spec: dict, workload_spec: dict) -> L
     classes: dict[str, np.ndarray] = {}
     task_class = []
     for p in perfs:
-        key = json.dumps(p, sort_keys=True)
+        key = _perf_key(p)
         if key not in classes:
             classes[key] = _speeds(platform_spec, p)
         task_class.append(key)

@@ -24,6 +24,7 @@ use crate::event::{EventKind, EventQueue};
 use crate::fair::{CfsRq, CfsTunables, Detach};
 use crate::features::{Knob, Knobs};
 use crate::idle::Menu;
+use crate::lower_bound::LowerBound;
 use crate::pelt::SchedAvg;
 use crate::platform::Platform;
 use crate::policies::{SchedPolicy, WakeKind};
@@ -85,13 +86,8 @@ pub struct Sim {
     pub marks: Vec<(u64, u32, u32)>,
     pub(crate) nr_templates: usize,
     pub(crate) wake_buf: Vec<TaskId>,
-    /// the energy lower bound's record: per window, per task, (work, memrun work, runtime
-    /// ns) done in it; the cumulative values at the last window boundary
-    pub lb_rows: Vec<(u32, u32, u64, u64, u64)>,
-    pub lb_last: Vec<[u64; 3]>,
-    /// end time of each closed window
-    pub lb_ends: Vec<u64>,
-    pub(crate) lb_next: u64,
+    /// the energy lower bound, window by window (lower_bound.rs)
+    pub lb: LowerBound,
     /// rd->overutilized (meaningful with EAS)
     pub overutilized: bool,
     /// rd->overloaded: some runqueue held two tasks (or a misfit) since the last root-domain
@@ -380,6 +376,7 @@ impl Sim {
                 gen: 0,
             })
             .collect::<Vec<_>>();
+        let lb = LowerBound::new(policy.lower_bound, &platform, workload.tasks.iter().map(|t| t.perf.as_ref()));
         let trace = if policy.trace {
             Some(Trace::new(&platform))
         } else {
@@ -438,10 +435,7 @@ impl Sim {
             marks: Vec::new(),
             nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
             wake_buf: Vec::new(),
-            lb_rows: Vec::new(),
-            lb_last: Vec::new(),
-            lb_ends: Vec::new(),
-            lb_next: 0,
+            lb,
             legacy,
             fair_eevdf,
             eas_status,
@@ -1121,9 +1115,9 @@ impl Sim {
         // the policy's own migrations (GTS: hmp_force_up_migration, hmp_offload_down)
         let migs = self.policy.balance(&view!(self));
         self.apply_policy_migrations(migs);
-        if now >= self.lb_next {
+        if now >= self.lb.next {
             self.lb_record();
-            self.lb_next = now + self.knobs.derived.lb_window_ns;
+            self.lb.next = now + self.knobs.derived.lb_window_ns;
         }
         if now >= self.next_blocked_update {
             // NOHZ stats kick: idle CPUs decay their blocked load

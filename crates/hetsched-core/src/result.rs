@@ -2,6 +2,7 @@
 //! and the rt-app metrics, computed from the state at the current time.
 
 use crate::core::Sim;
+use crate::lower_bound::LowerBoundMode;
 use serde_json::{json, Map, Value};
 
 const NS: f64 = 1e9;
@@ -16,25 +17,36 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
 }
 
 impl Sim {
-    /// The per-window work record of the energy lower bound (python/hetsched/lower_bound.py
-    /// solves it and drops it from result.json): window end times, and rows (window, task,
-    /// work, memrun work, runtime ns); the window still open at `now` is closed here.
-    fn lower_bound_record(&self) -> Value {
-        let mut rows: Vec<Value> = self.lb_rows.iter().map(|r| json!([r.0, r.1, r.2, r.3, r.4])).collect();
-        let mut ends = self.lb_ends.clone();
-        if ends.last().copied().unwrap_or(0) < self.now {
-            let w = ends.len();
-            for (i, t) in self.tasks.iter().enumerate() {
-                let s = &t.stats;
-                let cur = [s.work_done - s.memrun_done, s.memrun_done, s.runtime_busy_ns];
-                let last = self.lb_last.get(i).copied().unwrap_or([0; 3]);
-                if cur != last {
-                    rows.push(json!([w, i, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]]));
+    /// The energy lower bound: streamed, `{"energy_j", "windows"}`; recorded, the
+    /// per-window work table python/hetsched/lower_bound.py solves (window end times, and
+    /// rows (window, task, work, memrun work, runtime ns); the window still open at `now`
+    /// is closed here); off, null. Python replaces it with `energy_lower_bound_j`.
+    fn lower_bound_doc(&self) -> Value {
+        let lb = &self.lb;
+        match lb.mode {
+            LowerBoundMode::Off => Value::Null,
+            LowerBoundMode::Stream => json!({
+                "energy_j": lb.energy_j(self),
+                "windows": lb.windows + u64::from(self.now > lb.ends_at()),
+            }),
+            LowerBoundMode::Record => {
+                let mut rows: Vec<Value> = lb.rows.iter().map(|r| json!([r.0, r.1, r.2, r.3, r.4])).collect();
+                let mut ends = lb.ends.clone();
+                if ends.last().copied().unwrap_or(0) < self.now {
+                    let w = ends.len();
+                    for (i, t) in self.tasks.iter().enumerate() {
+                        let s = &t.stats;
+                        let cur = [s.work_done - s.memrun_done, s.memrun_done, s.runtime_busy_ns];
+                        let last = lb.last.get(i).copied().unwrap_or([0; 3]);
+                        if cur != last {
+                            rows.push(json!([w, i, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]]));
+                        }
+                    }
+                    ends.push(self.now);
                 }
+                json!({"ends_ns": ends, "rows": rows})
             }
-            ends.push(self.now);
         }
-        json!({"ends_ns": ends, "rows": rows})
     }
 
     pub fn result(&self) -> Value {
@@ -166,7 +178,7 @@ impl Sim {
             "clusters": clusters,
             "cpus": cpus,
             "tasks": tasks,
-            "_lower_bound_record": self.lower_bound_record(),
+            "_lower_bound": self.lower_bound_doc(),
             "marks": self.marks.iter().map(|&(t, task, m)| json!([t, task, m])).collect::<Vec<_>>(),
             "counters": {
                 "wakeups": c.wakeups,

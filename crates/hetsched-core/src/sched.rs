@@ -390,6 +390,10 @@ pub struct PolicyConfig {
     pub trace: bool,
     #[serde(default)]
     pub timeseries: bool,
+    /// the energy lower bound: "stream" (default), "record" (the per-window work table,
+    /// for the LP reference), "off"
+    #[serde(default)]
+    pub lower_bound: crate::lower_bound::LowerBoundMode,
 }
 
 pub(crate) fn default_scheduler() -> String {
