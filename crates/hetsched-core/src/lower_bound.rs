@@ -111,6 +111,9 @@ pub struct LowerBound {
     pub rows: Vec<(u32, u32, u64, u64, u64)>,
     pub ends: Vec<u64>,
     pub(crate) next: u64,
+    /// the last window's optimal basis, the next one's start when its program has the same
+    /// columns
+    basis: Option<Basis>,
 }
 
 impl LowerBound {
@@ -142,6 +145,7 @@ impl LowerBound {
             rows: Vec::new(),
             ends: Vec::new(),
             next: 0,
+            basis: None,
         }
     }
 
@@ -152,7 +156,7 @@ impl LowerBound {
         let mut fj = self.energy_fj;
         if sim.now > self.last_end {
             let classes = self.classes_for(prog, sim);
-            fj += prog.window_fj(sim.now - self.last_end, self.deltas(sim, &classes));
+            fj += prog.window_fj(sim.now - self.last_end, self.deltas(sim, &classes), &mut self.basis.clone());
         }
         Some(fj * 1e-15 * (1.0 - SAFETY))
     }
@@ -196,10 +200,12 @@ impl Sim {
         let n = self.tasks.len();
         match self.lb.mode {
             LowerBoundMode::Stream => {
+                let mut warm = self.lb.basis.take();
                 let lb = &self.lb;
                 let prog = lb.program.as_ref().expect("a streamed bound has its program");
                 let classes = lb.classes_for(prog, self);
-                let fj = prog.window_fj(self.now - lb.last_end, lb.deltas(self, &classes));
+                let fj = prog.window_fj(self.now - lb.last_end, lb.deltas(self, &classes), &mut warm);
+                self.lb.basis = warm;
                 self.lb.task_class = classes;
                 self.lb.energy_fj += fj;
                 self.lb.windows += 1;
@@ -383,7 +389,7 @@ impl WindowProgram {
     /// The bound of one window of `len_ns` in which tasks did `rows` (speed class, work,
     /// time-bound work) (fJ): the cheapest idle states throughout, plus the program's
     /// optimum above them.
-    fn window_fj(&self, len_ns: u64, rows: impl Iterator<Item = (usize, u64, u64)>) -> f64 {
+    fn window_fj(&self, len_ns: u64, rows: impl Iterator<Item = (usize, u64, u64)>, warm: &mut Option<Basis>) -> f64 {
         let l = len_ns as f64;
         let mut pools = vec![0.0; self.classes.len()];
         let mut singles: Vec<(usize, f64)> = Vec::new();
@@ -418,17 +424,21 @@ impl WindowProgram {
                 i += k;
             }
         }
-        let above_idle = if parts.is_empty() { 0.0 } else { self.solve(l, &parts) };
+        let above_idle = if parts.is_empty() { 0.0 } else { self.solve(l, &parts, warm) };
         l * (self.idle_uw + above_idle)
     }
 
     /// The least cost above idle (µW, averaged over the window) of delivering `parts`
     /// (speed class, work, number of tasks sharing a one-CPU limit or 0 for none) in a
     /// window of `l` ns, as the Lagrangian bound of the dual simplex's final multipliers.
-    fn solve(&self, l: f64, parts: &[(usize, f64, usize)]) -> f64 {
+    ///
+    /// The simplex is the revised form: it keeps the basis inverse (rows x rows, a dozen at
+    /// most) and prices each column from its three non-zeros (its cluster's budget row, its
+    /// part's work row, its part's limit row), rather than carrying the whole tableau.
+    fn solve(&self, l: f64, parts: &[(usize, f64, usize)], warm: &mut Option<Basis>) -> f64 {
         // rows: the time budgets (one per cluster; one in all in switcher mode), one work
-        // row per part, one limit row per limited part; columns: (part, hull OPP), then a
-        // slack per row
+        // row per part, one limit row per limited part, all of the form A x <= b; columns:
+        // (part, hull OPP), then a slack per row
         let nbudget = if self.switcher { 1 } else { self.ncpu.len() };
         let mut nrow = nbudget + parts.len();
         let mut limit_row = Vec::with_capacity(parts.len());
@@ -440,25 +450,30 @@ impl WindowProgram {
                 usize::MAX
             });
         }
-        // each column: (budget row, work row, limit row, speed, cost, upper bound)
-        let mut cols: Vec<(usize, usize, usize, f64, f64, f64)> = Vec::new();
+        let mut cols: Vec<Column> = Vec::new();
         for (pi, &(class, _, ntasks)) in parts.iter().enumerate() {
             let sc = &self.classes[class];
             for &j in &sc.cols {
                 let ci = self.cluster_of[j];
-                let budget = if self.switcher { 0 } else { ci };
                 let mut ub = self.ncpu[ci];
                 if ntasks > 0 {
                     ub = ub.min(ntasks as f64);
                 }
-                cols.push((budget, nbudget + pi, limit_row[pi], sc.speed[j], self.cost[j] / self.p_unit, ub));
+                cols.push(Column {
+                    budget: if self.switcher { 0 } else { ci },
+                    work: nbudget + pi,
+                    limit: limit_row[pi],
+                    speed: sc.speed[j],
+                    cost: self.cost[j] / self.p_unit,
+                    ub,
+                });
             }
         }
         let nt = cols.len();
         let ncol = nt + nrow;
         let mut b = vec![0.0; nrow];
-        for r in 0..nbudget {
-            b[r] = if self.switcher { self.ncpu[0] } else { self.ncpu[r] };
+        for (r, br) in b.iter_mut().enumerate().take(nbudget) {
+            *br = if self.switcher { self.ncpu[0] } else { self.ncpu[r] };
         }
         for (pi, p) in parts.iter().enumerate() {
             b[nbudget + pi] = -p.1 / l; // -(delivered) <= -(work), in windows of CPU time
@@ -466,40 +481,58 @@ impl WindowProgram {
                 b[limit_row[pi]] = p.2 as f64;
             }
         }
-        // the tableau B^-1 [A | I] with its right-hand side, starting at the slack basis
-        let mut tab = vec![0.0; nrow * ncol];
-        for (j, c) in cols.iter().enumerate() {
-            tab[c.0 * ncol + j] = 1.0;
-            tab[c.1 * ncol + j] = -c.3;
-            if c.2 != usize::MAX {
-                tab[c.2 * ncol + j] = 1.0;
+        // the start: the last window's optimal basis when this window's program has the same
+        // columns (dual feasibility depends on the costs and the matrix, not on the work, so
+        // that basis is still dual feasible and usually a pivot or two from optimal); else
+        // the slack basis: B^-1 = I, x_B = b, reduced costs = costs (all >= 0)
+        let shape: Vec<(usize, bool)> = parts.iter().map(|p| (p.0, p.2 > 0)).collect();
+        let mut binv = vec![0.0; nrow * nrow];
+        let mut xb = b.clone();
+        let mut d: Vec<f64> = cols.iter().map(|c| c.cost).chain(std::iter::repeat(0.0).take(nrow)).collect();
+        let mut basic: Vec<usize> = (nt..ncol).collect();
+        let warm_start = warm
+            .as_ref()
+            .filter(|w| w.shape == shape && w.basic.len() == nrow)
+            .and_then(|w| warm_start(&cols, nt, &w.basic, &b));
+        if let Some((wbinv, wxb, wd)) = warm_start {
+            basic.copy_from_slice(&warm.as_ref().unwrap().basic);
+            binv = wbinv;
+            xb = wxb;
+            d = wd;
+        } else {
+            for r in 0..nrow {
+                binv[r * nrow + r] = 1.0;
             }
         }
-        for r in 0..nrow {
-            tab[r * ncol + nt + r] = 1.0;
-        }
-        let mut rhs = b.clone();
-        let mut d: Vec<f64> = cols.iter().map(|c| c.4).chain(std::iter::repeat(0.0).take(nrow)).collect();
-        let mut basic: Vec<usize> = (nt..ncol).collect();
         let mut is_basic = vec![false; ncol];
         basic.iter().for_each(|&j| is_basic[j] = true);
+        let mut alpha = vec![0.0; ncol];
+        let mut u = vec![0.0; nrow];
         // a row no column can repair is set aside: its work exceeds what the CPUs give at
         // full speed, which a run does only by the rounding of its integer work (parts in
         // 1e10); the others are still brought to their optimum
         let mut set_aside = vec![false; nrow];
-        let max_iter = 50 * ncol;
-        for _ in 0..max_iter {
+        for _ in 0..50 * ncol {
             // leaving: the most violated row
-            let violated = (0..nrow).filter(|&r| rhs[r] < -FEAS_TOL && !set_aside[r]);
-            let Some(r) = violated.min_by(|&a, &c| rhs[a].total_cmp(&rhs[c])) else {
+            let violated = (0..nrow).filter(|&r| xb[r] < -FEAS_TOL && !set_aside[r]);
+            let Some(r) = violated.min_by(|&a, &c| xb[a].total_cmp(&xb[c])) else {
                 break; // primal feasible and dual feasible: optimal
             };
-            let row = &tab[r * ncol..(r + 1) * ncol];
+            // the pivot row alpha = (row r of B^-1) A, from each column's non-zeros
+            let rho = &binv[r * nrow..(r + 1) * nrow];
+            for (j, c) in cols.iter().enumerate() {
+                let mut a = rho[c.budget] - rho[c.work] * c.speed;
+                if c.limit != usize::MAX {
+                    a += rho[c.limit];
+                }
+                alpha[j] = a;
+            }
+            alpha[nt..].copy_from_slice(rho);
             // entering: the ratio test keeps every reduced cost non-negative; among ties,
             // the largest pivot
             let mut best: Option<(usize, f64, f64)> = None;
             for j in 0..ncol {
-                let a = row[j];
+                let a = alpha[j];
                 if is_basic[j] || a >= -PIVOT_TOL {
                     continue;
                 }
@@ -516,48 +549,168 @@ impl WindowProgram {
                 set_aside[r] = true;
                 continue;
             };
-            let piv = tab[r * ncol + e];
-            for j in 0..ncol {
-                tab[r * ncol + j] /= piv;
-            }
-            rhs[r] /= piv;
-            let (before, rest) = tab.split_at_mut(r * ncol);
-            let (prow, after) = rest.split_at_mut(ncol);
-            for (rr, other) in before.chunks_exact_mut(ncol).chain(after.chunks_exact_mut(ncol)).enumerate() {
-                let rr = if rr < r { rr } else { rr + 1 };
-                let f = other[e];
-                if f != 0.0 {
-                    for j in 0..ncol {
-                        other[j] -= f * prow[j];
+            // the entering column in the current basis: u = B^-1 A_e
+            if e < nt {
+                let c = &cols[e];
+                for (i, ui) in u.iter_mut().enumerate() {
+                    let row = &binv[i * nrow..(i + 1) * nrow];
+                    let mut v = row[c.budget] - row[c.work] * c.speed;
+                    if c.limit != usize::MAX {
+                        v += row[c.limit];
                     }
-                    rhs[rr] -= f * rhs[r];
+                    *ui = v;
+                }
+            } else {
+                for (i, ui) in u.iter_mut().enumerate() {
+                    *ui = binv[i * nrow + (e - nt)];
                 }
             }
-            let f = d[e];
-            if f != 0.0 {
+            let piv = u[r];
+            // reduced costs: d_j -= (d_e / alpha_e) alpha_j; the leaving column gets
+            // -d_e / alpha_e, the entering one 0
+            let step = d[e] / alpha[e];
+            if step != 0.0 {
                 for j in 0..ncol {
-                    d[j] -= f * prow[j];
+                    d[j] -= step * alpha[j];
+                }
+            }
+            d[e] = 0.0;
+            for i in 0..nrow {
+                if i != r {
+                    d[basic[i]] = 0.0;
+                }
+            }
+            // x_B and B^-1: row r divided by the pivot, eliminated from the others
+            let theta = xb[r] / piv;
+            for i in 0..nrow {
+                if i != r {
+                    xb[i] -= theta * u[i];
+                }
+            }
+            xb[r] = theta;
+            for k in 0..nrow {
+                binv[r * nrow + k] /= piv;
+            }
+            for i in 0..nrow {
+                let f = u[i];
+                if i == r || f == 0.0 {
+                    continue;
+                }
+                for k in 0..nrow {
+                    binv[i * nrow + k] -= f * binv[r * nrow + k];
                 }
             }
             is_basic[basic[r]] = false;
             basic[r] = e;
             is_basic[e] = true;
         }
+        *warm = Some(Basis { shape, basic });
         // the multipliers y (each row's slack has reduced cost -y; every row is a <= row,
         // so y <= 0), and the bound min over the box of c'x + y'(b - Ax), from the data
         let y: Vec<f64> = (0..nrow).map(|r| (-d[nt + r]).min(0.0)).collect();
         let mut bound: f64 = y.iter().zip(&b).map(|(y, b)| y * b).sum();
         for c in &cols {
-            let mut dj = c.4 - y[c.0] + y[c.1] * c.3;
-            if c.2 != usize::MAX {
-                dj -= y[c.2];
+            let mut dj = c.cost - y[c.budget] + y[c.work] * c.speed;
+            if c.limit != usize::MAX {
+                dj -= y[c.limit];
             }
             if dj < 0.0 {
-                bound += dj * c.5;
+                bound += dj * c.ub;
             }
         }
         bound.max(0.0) * self.p_unit
     }
+}
+
+/// A window's optimal basis: the program's shape (each part's speed class and whether it
+/// has a limit row, which fix its columns) and the column basic in each row.
+#[derive(Clone)]
+pub(crate) struct Basis {
+    shape: Vec<(usize, bool)>,
+    basic: Vec<usize>,
+}
+
+/// B^-1, x_B = B^-1 b and the reduced costs of the basis `basic` (column indices, slacks
+/// after the `nt` structural columns), or None if it is singular or, by rounding, not dual
+/// feasible.
+fn warm_start(cols: &[Column], nt: usize, basic: &[usize], b: &[f64]) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let n = b.len();
+    // [B | I] reduced to [I | B^-1] by Gauss-Jordan with partial pivoting
+    let w = 2 * n;
+    let mut m = vec![0.0; n * w];
+    for (i, &j) in basic.iter().enumerate() {
+        if j < nt {
+            let c = &cols[j];
+            m[c.budget * w + i] += 1.0;
+            m[c.work * w + i] -= c.speed;
+            if c.limit != usize::MAX {
+                m[c.limit * w + i] += 1.0;
+            }
+        } else {
+            m[(j - nt) * w + i] = 1.0;
+        }
+    }
+    for i in 0..n {
+        m[i * w + n + i] = 1.0;
+    }
+    for k in 0..n {
+        let p = (k..n).max_by(|&a, &c| m[a * w + k].abs().total_cmp(&m[c * w + k].abs()))?;
+        if m[p * w + k].abs() < 1e-12 {
+            return None;
+        }
+        if p != k {
+            for q in 0..w {
+                m.swap(k * w + q, p * w + q);
+            }
+        }
+        let piv = m[k * w + k];
+        for q in 0..w {
+            m[k * w + q] /= piv;
+        }
+        for i in 0..n {
+            let f = m[i * w + k];
+            if i != k && f != 0.0 {
+                for q in 0..w {
+                    m[i * w + q] -= f * m[k * w + q];
+                }
+            }
+        }
+    }
+    let binv: Vec<f64> = (0..n).flat_map(|i| m[i * w + n..(i + 1) * w].to_vec()).collect();
+    let xb: Vec<f64> = (0..n).map(|i| (0..n).map(|k| binv[i * n + k] * b[k]).sum()).collect();
+    // y' = c_B' B^-1, then d_j = c_j - y' A_j
+    let cb: Vec<f64> = basic.iter().map(|&j| if j < nt { cols[j].cost } else { 0.0 }).collect();
+    let y: Vec<f64> = (0..n).map(|k| (0..n).map(|i| cb[i] * binv[i * n + k]).sum()).collect();
+    let mut d: Vec<f64> = cols
+        .iter()
+        .map(|c| {
+            let mut a = y[c.budget] - y[c.work] * c.speed;
+            if c.limit != usize::MAX {
+                a += y[c.limit];
+            }
+            c.cost - a
+        })
+        .chain(y.iter().map(|y| -y))
+        .collect();
+    for &j in basic {
+        d[j] = 0.0;
+    }
+    if d.iter().any(|&v| v < -1e-9) {
+        return None;
+    }
+    Some((binv, xb, d))
+}
+
+/// A column of a window's program: a part's CPU time at one (cluster, OPP), with its
+/// non-zeros (+1 in its budget row, -speed in its part's work row, +1 in its part's limit
+/// row if the part has one), its cost per window of time and its upper bound.
+struct Column {
+    budget: usize,
+    work: usize,
+    limit: usize,
+    speed: f64,
+    cost: f64,
+    ub: f64,
 }
 
 #[cfg(test)]
@@ -581,7 +734,7 @@ mod tests {
 
     fn bound_mj(works: &[u64]) -> f64 {
         let prog = program();
-        prog.window_fj(10 * MS, works.iter().map(|&w| (1, w, 0))) * 1e-12
+        prog.window_fj(10 * MS, works.iter().map(|&w| (1, w, 0)), &mut None) * 1e-12
     }
 
     #[test]
@@ -600,10 +753,25 @@ mod tests {
     }
 
     #[test]
+    fn a_warm_start_reaches_the_cold_optimum() {
+        // windows of the same shape (one pooled part, two single tasks) with different
+        // work: each solved from the last one's basis and from the slack basis
+        let prog = program();
+        let mut warm = None;
+        for (a, b, c) in [(3, 6, 1), (9, 2, 2), (1, 8, 3), (7, 7, 1), (2, 3, 2)] {
+            let rows = [(1, a * MS, 0), (1, b * MS, 0), (1, c * MS / 2, 0), (1, c * MS / 3, 0)];
+            let hot = prog.window_fj(10 * MS, rows.iter().copied(), &mut warm);
+            let cold = prog.window_fj(10 * MS, rows.iter().copied(), &mut None);
+            assert!((hot - cold).abs() <= 1e-12 * cold, "{a} {b} {c}: {hot} {cold}");
+        }
+        assert!(warm.is_some());
+    }
+
+    #[test]
     fn time_bound_work_takes_the_cheapest_opp() {
         // 3 ms of memrun work: 3 ms of CPU time whatever the OPP, at 100 mW: 0.3 mJ
         let prog = program();
-        let e = prog.window_fj(10 * MS, std::iter::once((1, 0, 3 * MS))) * 1e-12;
+        let e = prog.window_fj(10 * MS, std::iter::once((1, 0, 3 * MS)), &mut None) * 1e-12;
         assert!((e - 0.3).abs() < 1e-12);
     }
 
