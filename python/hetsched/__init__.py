@@ -37,7 +37,7 @@ def __getattr__(name: str):
         from hetsched.energy_model import EnergyModel
 
         return EnergyModel
-    if name == "metrics_004":  # issue 5: paper 004's CAB / RTF / IPC / jitter
+    if name == "metrics_004":  # balanced core assignment's CAB / RTF / IPC / jitter
         from hetsched.metrics004 import metrics_004
 
         return metrics_004

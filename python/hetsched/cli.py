@@ -16,8 +16,6 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from hetsched.errors import HetschedError, InputError
 
@@ -81,7 +79,16 @@ class _Outputs:
         self.pending = []
 
 
-def _progress() -> Progress:
+def _table(*args, **kwargs):
+    """A rich Table, imported when a command draws one (not on `run`'s path)."""
+    from rich.table import Table
+
+    return Table(*args, **kwargs)
+
+
+def _progress():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=err_console, transient=True,
                     disable=not err_console.is_terminal)
@@ -255,7 +262,7 @@ def compare(
     df = pd.DataFrame(rows)
     cols = [f"{s}/{g}" for s, g in cells]
     means = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
-    table = Table(title=f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
+    table = _table(title=f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
                         f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
     table.add_column("metric")
     for c in cols:
@@ -300,7 +307,7 @@ def platforms_list(ctx: typer.Context):
         return
     from hetsched.platforms import platform_summaries
 
-    t = Table(title="built-in platforms")
+    t = _table(title="built-in platforms")
     for c in ("name", "CPUs", "cores", "power model", "idle power", "estimated", "missing"):
         t.add_column(c)
     for r in platform_summaries():
@@ -320,14 +327,14 @@ def platforms_show(name: str = typer.Argument(..., help="platform name or JSON p
     for c in p.clusters:
         console.print(f"\n[bold]{c.name}[/] {c.core}: CPUs {list(c.cpus)}, capacity_orig {c.capacity_orig} "
                       f"(capacity-dmips-mhz {c.capacity_dmips_mhz}), power from {c.power_source}")
-        t = Table()
+        t = _table()
         for col in ("kHz", "µV", "perf (capacity)", "power µW", "cluster µW", "cost", "inefficient"):
             t.add_column(col, justify="right")
         for o in c.opps:
             t.add_row(str(o.khz), str(o.uv) if o.uv is not None else "-", str(o.perf), str(o.power_uw),
                       str(o.cluster_power_uw), str(o.cost), "yes" if o.inefficient else "")
         console.print(t)
-        ti = Table(title="idle states")
+        ti = _table(title="idle states")
         for col in ("state", "level", "exit latency µs", "target residency µs", "power µW", "cluster µW"):
             ti.add_column(col, justify="right")
         for s in c.idle_states:
@@ -347,7 +354,7 @@ def em(platform: str = typer.Argument("gs101", help="platform name or JSON path"
 
     model = EnergyModel.from_platform(platform, kernel=kernel)
     for d in model.domains():
-        t = Table(title=f"perf domain CPUs {d['cpus']} (capacity {d['capacity']})")
+        t = _table(title=f"perf domain CPUs {d['cpus']} (capacity {d['capacity']})")
         for col in ("kHz", "performance", "power µW", "cost", ""):
             t.add_column(col, justify="right")
         for st in d["states"]:
@@ -361,7 +368,7 @@ def knobs():
     """Every knob: kernel name, default, range, unit and source."""
     from hetsched.sim import knob_table
 
-    t = Table(title="knobs (--set name=value)")
+    t = _table(title="knobs (--set name=value)")
     for c in ("name", "default", "range", "unit", "source / meaning"):
         t.add_column(c)
     for k in knob_table():
@@ -477,7 +484,7 @@ def replay(
                   f"(power model: {res.doc['power_model']})")
     for n in rep.notes:
         console.print(f"- {n}")
-    t = Table(title="trace vs simulation")
+    t = _table(title="trace vs simulation")
     for c in ("", "trace", "simulated", "error"):
         t.add_column(c, justify="right")
 
@@ -511,7 +518,8 @@ def sweep(
     A failing cell records its error and the sweep goes on."""
     import signal
 
-    from rich.progress import TimeRemainingColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
 
     from hetsched.sweep import SWEEP_FILE, load_grid, run_sweep
 
