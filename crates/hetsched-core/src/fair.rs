@@ -527,35 +527,39 @@ impl Sim {
 
     /// entity_eligible(): v <= V, tested as Σ w (v_j − v0) >= (v − v0) Σ w (no division).
     pub(crate) fn entity_eligible(&self, cpu: usize, t: TaskId) -> bool {
-        let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
+        let (sum, load) = self.eevdf_sums(cpu, self.rqs[cpu].cfs.curr);
         let key = self.tasks[t as usize].se.vruntime as i128 - self.rqs[cpu].cfs.min_vruntime as i128;
         key * load <= sum
     }
 
     /// The fair entities EEVDF weighs on `cpu`: the queued ones and, if it runs, curr:
-    /// (task, vruntime − min_vruntime, weight).
-    pub(crate) fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> (Vec<(TaskId, i128, i128)>, i128, i128) {
+    /// (task, vruntime − min_vruntime, weight). An iterator, not a list: the sums below are
+    /// taken on every wakeup and tick, and a handful of entities is cheaper to walk twice
+    /// than to collect.
+    fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> impl Iterator<Item = (TaskId, i128, i128)> + '_ {
         let cfs = &self.rqs[cpu].cfs;
         let base = cfs.min_vruntime as i128;
-        let mut ents: Vec<(TaskId, i128, i128)> = cfs
+        let queued = cfs
             .timeline
             .iter()
-            .map(|&(v, t)| (t, v as i128 - base, self.tasks[t as usize].se.weight as i128))
-            .collect();
-        if let Some(c) = curr {
+            .map(move |&(v, t)| (t, v as i128 - base, self.tasks[t as usize].se.weight as i128));
+        let running = curr.and_then(|c| {
             let se = &self.tasks[c as usize].se;
-            if se.on_rq && !self.tasks[c as usize].is_rt() && !ents.iter().any(|e| e.0 == c) {
-                ents.push((c, se.vruntime as i128 - base, se.weight as i128));
-            }
-        }
-        let load: i128 = ents.iter().map(|e| e.2).sum();
-        let sum: i128 = ents.iter().map(|e| e.1 * e.2).sum();
-        (ents, sum, load)
+            let extra = se.on_rq && !self.tasks[c as usize].is_rt() && !cfs.timeline.iter().any(|&(_, t)| t == c);
+            extra.then(|| (c, se.vruntime as i128 - base, se.weight as i128))
+        });
+        queued.chain(running)
+    }
+
+    /// Σ w (v − min_vruntime) and Σ w over the entities EEVDF weighs.
+    fn eevdf_sums(&self, cpu: usize, curr: Option<TaskId>) -> (i128, i128) {
+        self.eevdf_entities(cpu, curr)
+            .fold((0, 0), |(sum, load), (_, key, w)| (sum + key * w, load + w))
     }
 
     /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored; and Σ w.
     pub(crate) fn avg_vruntime(&self, cpu: usize) -> (i128, i128) {
-        let (_, sum, load) = self.eevdf_entities(cpu, self.rqs[cpu].cfs.curr);
+        let (sum, load) = self.eevdf_sums(cpu, self.rqs[cpu].cfs.curr);
         let base = self.rqs[cpu].cfs.min_vruntime as i128;
         if load == 0 {
             return (base, 0);
@@ -566,24 +570,26 @@ impl Sim {
     /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
     /// earliest deadline; a protected curr (RUN_TO_PARITY) keeps the CPU while eligible.
     pub(crate) fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
-        let (ents, sum, load) = self.eevdf_entities(cpu, curr);
-        if ents.len() <= 1 {
-            return ents.first().map(|e| e.0);
+        let mut ents = self.eevdf_entities(cpu, curr);
+        let first = ents.next()?;
+        if ents.next().is_none() {
+            return Some(first.0);
         }
+        let (sum, load) = self.eevdf_sums(cpu, curr);
         let eligible = |key: i128| key * load <= sum;
         let prev = curr.or(self.rqs[cpu].curr);
         if let Some(c) = prev {
-            if let Some(e) = ents.iter().find(|e| e.0 == c) {
+            if let Some(e) = self.eevdf_entities(cpu, curr).find(|e| e.0 == c) {
                 if self.tasks[c as usize].se.protect && eligible(e.1) {
                     return Some(c);
                 }
             }
         }
-        ents.iter()
+        self.eevdf_entities(cpu, curr)
             .filter(|e| eligible(e.1))
             .min_by_key(|e| (self.tasks[e.0 as usize].se.deadline, e.1, e.0))
             .map(|e| e.0)
-            .or_else(|| ents.iter().min_by_key(|e| (e.1, e.0)).map(|e| e.0))
+            .or_else(|| self.eevdf_entities(cpu, curr).min_by_key(|e| (e.1, e.0)).map(|e| e.0))
     }
 
     /// place_entity() (PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE):
