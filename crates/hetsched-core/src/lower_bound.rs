@@ -482,28 +482,30 @@ impl WindowProgram {
             }
         }
         // the start: the last window's optimal basis when this window's program has the same
-        // columns (dual feasibility depends on the costs and the matrix, not on the work, so
-        // that basis is still dual feasible and usually a pivot or two from optimal); else
-        // the slack basis: B^-1 = I, x_B = b, reduced costs = costs (all >= 0)
+        // columns. B^-1 and the reduced costs depend on the costs and the matrix, not on the
+        // work, so they carry over as they are (still dual feasible, usually a pivot or two
+        // from optimal) and only x_B = B^-1 b is new; every REFACTOR_AFTER windows they are
+        // computed afresh from the basis, against the drift of repeated pivots. Otherwise
+        // the slack basis: B^-1 = I, x_B = b, reduced costs = costs (all >= 0).
         let shape: Vec<(usize, bool)> = parts.iter().map(|p| (p.0, p.2 > 0)).collect();
-        let mut binv = vec![0.0; nrow * nrow];
-        let mut xb = b.clone();
-        let mut d: Vec<f64> = cols.iter().map(|c| c.cost).chain(std::iter::repeat(0.0).take(nrow)).collect();
-        let mut basic: Vec<usize> = (nt..ncol).collect();
-        let warm_start = warm
-            .as_ref()
-            .filter(|w| w.shape == shape && w.basic.len() == nrow)
-            .and_then(|w| warm_start(&cols, nt, &w.basic, &b));
-        if let Some((wbinv, wxb, wd)) = warm_start {
-            basic.copy_from_slice(&warm.as_ref().unwrap().basic);
-            binv = wbinv;
-            xb = wxb;
-            d = wd;
-        } else {
+        let mut reuses = 0;
+        let carried = warm.take().filter(|w| w.shape == shape && w.basic.len() == nrow).and_then(|w| {
+            if w.reuses < REFACTOR_AFTER {
+                reuses = w.reuses + 1;
+                Some((w.basic, w.binv, w.d))
+            } else {
+                warm_start(&cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
+            }
+        });
+        let (mut basic, mut binv, mut d) = carried.unwrap_or_else(|| {
+            let mut binv = vec![0.0; nrow * nrow];
             for r in 0..nrow {
                 binv[r * nrow + r] = 1.0;
             }
-        }
+            let d = cols.iter().map(|c| c.cost).chain(std::iter::repeat(0.0).take(nrow)).collect();
+            ((nt..ncol).collect(), binv, d)
+        });
+        let mut xb: Vec<f64> = (0..nrow).map(|i| (0..nrow).map(|k| binv[i * nrow + k] * b[k]).sum()).collect();
         let mut is_basic = vec![false; ncol];
         basic.iter().for_each(|&j| is_basic[j] = true);
         let mut alpha = vec![0.0; ncol];
@@ -604,10 +606,16 @@ impl WindowProgram {
             basic[r] = e;
             is_basic[e] = true;
         }
-        *warm = Some(Basis { shape, basic });
         // the multipliers y (each row's slack has reduced cost -y; every row is a <= row,
         // so y <= 0), and the bound min over the box of c'x + y'(b - Ax), from the data
         let y: Vec<f64> = (0..nrow).map(|r| (-d[nt + r]).min(0.0)).collect();
+        *warm = Some(Basis {
+            shape,
+            basic,
+            binv,
+            d,
+            reuses,
+        });
         let mut bound: f64 = y.iter().zip(&b).map(|(y, b)| y * b).sum();
         for c in &cols {
             let mut dj = c.cost - y[c.budget] + y[c.work] * c.speed;
@@ -623,18 +631,24 @@ impl WindowProgram {
 }
 
 /// A window's optimal basis: the program's shape (each part's speed class and whether it
-/// has a limit row, which fix its columns) and the column basic in each row.
+/// has a limit row, which fix its columns), the column basic in each row, B^-1, the reduced
+/// costs, and how many windows in a row have carried them over.
 #[derive(Clone)]
 pub(crate) struct Basis {
     shape: Vec<(usize, bool)>,
     basic: Vec<usize>,
+    binv: Vec<f64>,
+    d: Vec<f64>,
+    reuses: u32,
 }
 
-/// B^-1, x_B = B^-1 b and the reduced costs of the basis `basic` (column indices, slacks
-/// after the `nt` structural columns), or None if it is singular or, by rounding, not dual
-/// feasible.
-fn warm_start(cols: &[Column], nt: usize, basic: &[usize], b: &[f64]) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
-    let n = b.len();
+/// Windows a carried-over basis inverse serves before it is computed afresh.
+const REFACTOR_AFTER: u32 = 64;
+
+/// B^-1 and the reduced costs of the basis `basic` (column indices, slacks after the `nt`
+/// structural columns), or None if it is singular or, by rounding, not dual feasible.
+fn warm_start(cols: &[Column], nt: usize, basic: &[usize]) -> Option<(Vec<f64>, Vec<f64>)> {
+    let n = basic.len();
     // [B | I] reduced to [I | B^-1] by Gauss-Jordan with partial pivoting
     let w = 2 * n;
     let mut m = vec![0.0; n * w];
@@ -677,7 +691,6 @@ fn warm_start(cols: &[Column], nt: usize, basic: &[usize], b: &[f64]) -> Option<
         }
     }
     let binv: Vec<f64> = (0..n).flat_map(|i| m[i * w + n..(i + 1) * w].to_vec()).collect();
-    let xb: Vec<f64> = (0..n).map(|i| (0..n).map(|k| binv[i * n + k] * b[k]).sum()).collect();
     // y' = c_B' B^-1, then d_j = c_j - y' A_j
     let cb: Vec<f64> = basic.iter().map(|&j| if j < nt { cols[j].cost } else { 0.0 }).collect();
     let y: Vec<f64> = (0..n).map(|k| (0..n).map(|i| cb[i] * binv[i * n + k]).sum()).collect();
@@ -698,7 +711,7 @@ fn warm_start(cols: &[Column], nt: usize, basic: &[usize], b: &[f64]) -> Option<
     if d.iter().any(|&v| v < -1e-9) {
         return None;
     }
-    Some((binv, xb, d))
+    Some((binv, d))
 }
 
 /// A column of a window's program: a part's CPU time at one (cluster, OPP), with its
@@ -754,11 +767,18 @@ mod tests {
 
     #[test]
     fn a_warm_start_reaches_the_cold_optimum() {
-        // windows of the same shape (one pooled part, two single tasks) with different
-        // work: each solved from the last one's basis and from the slack basis
+        // windows of mostly the same shape with different work, each solved from the last
+        // one's basis and from the slack basis, long enough for the carried basis inverse
+        // to be computed afresh twice
         let prog = program();
         let mut warm = None;
-        for (a, b, c) in [(3, 6, 1), (9, 2, 2), (1, 8, 3), (7, 7, 1), (2, 3, 2)] {
+        let mut x: u64 = 7;
+        for _ in 0..3 * REFACTOR_AFTER {
+            let mut next = |m: u64| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (x >> 33) % m + 1
+            };
+            let (a, b, c) = (next(9), next(9), next(3));
             let rows = [(1, a * MS, 0), (1, b * MS, 0), (1, c * MS / 2, 0), (1, c * MS / 3, 0)];
             let hot = prog.window_fj(10 * MS, rows.iter().copied(), &mut warm);
             let cold = prog.window_fj(10 * MS, rows.iter().copied(), &mut None);
