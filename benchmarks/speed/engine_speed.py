@@ -10,6 +10,11 @@ by side in this one run.
 
     python benchmarks/speed/engine_speed.py [--platform gs101] [--duration 60] [--repeat 5]
 
+The physical limit of this design: the same event queue popped as many times with nothing
+simulated (each pop pushes one event, the queue as long as the run's longest), best of
+--repeat, in the same process; the run's events per second over the bare loop's is the
+share of the limit the simulation reaches.
+
 Two builds side by side (a refactor's before and after): ``--compare NAME=PYTHONPATH``,
 twice or more. Each build runs in its own process with that PYTHONPATH (a directory
 holding a ``hetsched`` package with its compiled engine); the builds take turns, run by
@@ -101,6 +106,12 @@ def main() -> None:
             "events_per_s": events / wall, "trace_mb": tb / 1e6,
         }
     rows["trace_cost_ratio"] = rows["trace"]["wall_s"] / rows["no_trace"]["wall_s"]
+    from hetsched import _engine
+
+    n = rows["no_trace"]["events"]
+    bare = min(_engine.bare_event_loop(n, 50) for _ in range(a.repeat))
+    rows["bare_loop"] = {"wall_s": bare, "events": n, "events_per_s": n / bare,
+                         "engine_over_bare": (n / rows["no_trace"]["wall_s"]) / (n / bare)}
     rows["config"] = {"platform": a.platform, "duration_s": a.duration, "repeat": a.repeat,
                       "python": pyplatform.python_version(), "machine": pyplatform.machine()}
     if a.json:
@@ -113,6 +124,9 @@ def main() -> None:
               f"{r['events_per_s'] / 1e6:6.2f} M events/s  ({r['events']} events"
               + (f", trace {r['trace_mb']:.1f} MB)" if k == "trace" else ")"))
     print(f"  trace costs {rows['trace_cost_ratio']:.2f}x the wall time of the untraced run")
+    b = rows["bare_loop"]
+    print(f"  bare event loop (same queue, {b['events']} pops, nothing simulated): {b['events_per_s'] / 1e6:.1f} M "
+          f"events/s; the engine runs at {100 * b['engine_over_bare']:.1f} % of it")
 
 
 if __name__ == "__main__":

@@ -161,6 +161,30 @@ impl EventQueue {
     }
 }
 
+/// The physical limit of this design, for the speed benchmarks: `events` pops from this
+/// queue holding `queue_len` events, each pop pushing one event a pseudo-random delay
+/// (up to 10 ms) ahead, with nothing simulated. Returns a checksum of the popped times so
+/// that the loop cannot be optimised away.
+pub fn bare_event_loop(events: u64, queue_len: usize) -> u64 {
+    let mut q = EventQueue::default();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % 10_000_000
+    };
+    for i in 0..queue_len.max(1) {
+        q.push(next(), EventKind::Wakeup { task: i as u32 });
+    }
+    let mut sum: u64 = 0;
+    for _ in 0..events {
+        let ev = q.pop().expect("the queue never empties");
+        let now = ev.time();
+        sum = sum.wrapping_add(now);
+        q.push(now + next(), ev.kind);
+    }
+    sum
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -145,7 +145,7 @@ impl Engine {
     fn result_json(&self) -> EngineResult<String> {
         let sim = self.sim()?;
         // a Python policy's counters hook runs here: its failure is its PolicyError
-        catch_panic(|| catch_policy_abort(|| sim.result().to_string()))?.map_err(|abort| PyEngineError::Python(abort.0))
+        catch_panic(|| catch_policy_abort(|| sim.result_json()))?.map_err(|abort| PyEngineError::Python(abort.0))
     }
 
     /// The Chrome trace-event JSON (only with policy.trace); ends the trace.
@@ -451,6 +451,17 @@ fn kernel_profiles() -> Vec<(&'static str, &'static str)> {
     hetsched_core::core::KERNEL_PROFILES.to_vec()
 }
 
+/// The bare event loop of the speed benchmarks (hetsched_core::event::bare_event_loop):
+/// wall seconds for `events` pops from a queue of `queue_len`, the GIL released.
+#[pyfunction]
+fn bare_event_loop(py: Python<'_>, events: u64, queue_len: usize) -> f64 {
+    py.allow_threads(|| {
+        let t = std::time::Instant::now();
+        std::hint::black_box(hetsched_core::event::bare_event_loop(events, queue_len));
+        t.elapsed().as_secs_f64()
+    })
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Engine>()?;
@@ -465,6 +476,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(governors, m)?)?;
     m.add_function(wrap_pyfunction!(idle_governors, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(bare_event_loop, m)?)?;
     // the classes every engine error is raised as (hetsched.errors'), for callers of
     // this module and to fail its import early if they are missing
     error::add_exception_classes(m)?;
