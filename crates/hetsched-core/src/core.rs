@@ -376,7 +376,11 @@ impl Sim {
                 gen: 0,
             })
             .collect::<Vec<_>>();
-        let lb = LowerBound::new(policy.lower_bound, &platform, workload.tasks.iter().map(|t| t.perf.as_ref()));
+        let lb = LowerBound::new(
+            policy.lower_bound,
+            &platform,
+            workload.tasks.iter().map(|t| t.perf.as_ref()),
+        );
         let trace = if policy.trace {
             Some(Trace::new(&platform))
         } else {

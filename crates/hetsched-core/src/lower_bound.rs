@@ -156,7 +156,11 @@ impl LowerBound {
         let mut fj = self.energy_fj;
         if sim.now > self.last_end {
             let classes = self.classes_for(prog, sim);
-            fj += prog.window_fj(sim.now - self.last_end, self.deltas(sim, &classes), &mut self.basis.clone());
+            fj += prog.window_fj(
+                sim.now - self.last_end,
+                self.deltas(sim, &classes),
+                &mut self.basis.clone(),
+            );
         }
         Some(fj * 1e-15 * (1.0 - SAFETY))
     }
@@ -279,7 +283,10 @@ impl WindowProgram {
             }
         }
         // the engine's performance model takes the biggest core's f_max as its reference
-        let fbig_khz = clusters.iter().max_by_key(|c| c.capacity_orig).map_or(1, |c| c.fmax_khz) as f64;
+        let fbig_khz = clusters
+            .iter()
+            .max_by_key(|c| c.capacity_orig)
+            .map_or(1, |c| c.fmax_khz) as f64;
         let mut prog = WindowProgram {
             cost,
             cluster_of,
@@ -357,7 +364,11 @@ impl WindowProgram {
                 continue;
             }
             let mut pts: Vec<usize> = (0..self.cost.len()).filter(|&j| self.cluster_of[j] == ci).collect();
-            pts.sort_by(|&a, &b| speed[a].total_cmp(&speed[b]).then(self.cost[a].total_cmp(&self.cost[b])));
+            pts.sort_by(|&a, &b| {
+                speed[a]
+                    .total_cmp(&speed[b])
+                    .then(self.cost[a].total_cmp(&self.cost[b]))
+            });
             let mut hull: Vec<usize> = Vec::new();
             for &j in &pts {
                 if let Some(&h) = hull.last() {
@@ -383,7 +394,12 @@ impl WindowProgram {
             }
             cols.extend(hull);
         }
-        self.classes.push(SpeedClass { key, speed, min_speed, cols });
+        self.classes.push(SpeedClass {
+            key,
+            speed,
+            min_speed,
+            cols,
+        });
     }
 
     /// The bound of one window of `len_ns` in which tasks did `rows` (speed class, work,
@@ -424,7 +440,11 @@ impl WindowProgram {
                 i += k;
             }
         }
-        let above_idle = if parts.is_empty() { 0.0 } else { self.solve(l, &parts, warm) };
+        let above_idle = if parts.is_empty() {
+            0.0
+        } else {
+            self.solve(l, &parts, warm)
+        };
         l * (self.idle_uw + above_idle)
     }
 
@@ -489,23 +509,32 @@ impl WindowProgram {
         // the slack basis: B^-1 = I, x_B = b, reduced costs = costs (all >= 0).
         let shape: Vec<(usize, bool)> = parts.iter().map(|p| (p.0, p.2 > 0)).collect();
         let mut reuses = 0;
-        let carried = warm.take().filter(|w| w.shape == shape && w.basic.len() == nrow).and_then(|w| {
-            if w.reuses < REFACTOR_AFTER {
-                reuses = w.reuses + 1;
-                Some((w.basic, w.binv, w.d))
-            } else {
-                warm_start(&cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
-            }
-        });
+        let carried = warm
+            .take()
+            .filter(|w| w.shape == shape && w.basic.len() == nrow)
+            .and_then(|w| {
+                if w.reuses < REFACTOR_AFTER {
+                    reuses = w.reuses + 1;
+                    Some((w.basic, w.binv, w.d))
+                } else {
+                    warm_start(&cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
+                }
+            });
         let (mut basic, mut binv, mut d) = carried.unwrap_or_else(|| {
             let mut binv = vec![0.0; nrow * nrow];
             for r in 0..nrow {
                 binv[r * nrow + r] = 1.0;
             }
-            let d = cols.iter().map(|c| c.cost).chain(std::iter::repeat(0.0).take(nrow)).collect();
+            let d = cols
+                .iter()
+                .map(|c| c.cost)
+                .chain(std::iter::repeat(0.0).take(nrow))
+                .collect();
             ((nt..ncol).collect(), binv, d)
         });
-        let mut xb: Vec<f64> = (0..nrow).map(|i| (0..nrow).map(|k| binv[i * nrow + k] * b[k]).sum()).collect();
+        let mut xb: Vec<f64> = (0..nrow)
+            .map(|i| (0..nrow).map(|k| binv[i * nrow + k] * b[k]).sum())
+            .collect();
         let mut is_basic = vec![false; ncol];
         basic.iter().for_each(|&j| is_basic[j] = true);
         let mut alpha = vec![0.0; ncol];
