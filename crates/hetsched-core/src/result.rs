@@ -3,17 +3,26 @@
 
 use crate::core::Sim;
 use crate::lower_bound::LowerBoundMode;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 const NS: f64 = 1e9;
 
-fn percentile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
+/// Nearest-rank percentile of the samples counted in `counts` ((value, samples), sorted by
+/// value; a value may repeat), `n` samples in all.
+fn percentile(counts: &[(u64, u64)], n: u64, q: f64) -> u64 {
+    if n == 0 {
         return 0;
     }
-    // nearest-rank
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
+    let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
+    let mut below = 0;
+    for &(v, c) in counts {
+        below += c;
+        if below >= rank {
+            return v;
+        }
+    }
+    unreachable!("{n} samples counted, fewer held")
 }
 
 impl Sim {
@@ -50,6 +59,23 @@ impl Sim {
     }
 
     pub fn result(&self) -> Value {
+        let mut out = self.result_doc();
+        out["marks"] = self.marks.iter().map(|&(t, task, m)| json!([t, task, m])).collect();
+        out
+    }
+
+    /// `result()` as JSON text. The marks grow with the run (a game's frames, 60 a second)
+    /// and are written straight from `self.marks`: as a JSON tree they took about 150 bytes
+    /// each besides their text, 30 MB at the end of an hour of `game`.
+    pub fn result_json(&self) -> String {
+        let doc = self.result_doc();
+        let mut buf = Vec::with_capacity(64 * 1024 + 24 * self.marks.len());
+        serde_json::to_writer(&mut buf, &WithMarks(&doc, &self.marks)).expect("a result document is JSON");
+        String::from_utf8(buf).expect("serde_json writes UTF-8")
+    }
+
+    /// The result with `marks` null, in its place among the keys.
+    fn result_doc(&self) -> Value {
         let mut out = self.result_base();
         self.switcher_result(&mut out); // paper 001
         out
@@ -99,7 +125,9 @@ impl Sim {
                 })
             })
             .collect();
-        let mut all_lat: Vec<u64> = Vec::new();
+        // every task's wakeups, as (latency, wakeups)
+        let mut all_lat: Vec<(u64, u64)> = Vec::new();
+        let (mut lat_n, mut lat_sum) = (0u64, 0u64);
         let (mut act, mut missed) = (0u64, 0u64);
         let mut slack: i128 = 0;
         let tasks: Vec<Value> = self
@@ -115,12 +143,12 @@ impl Sim {
                     }
                 }
                 let s = &t.stats;
-                all_lat.extend_from_slice(&s.wakeup_latency_ns);
+                all_lat.extend(s.wakeup_latency_ns.iter());
+                lat_n += s.wakeup_latency_ns.len();
+                lat_sum += s.wakeup_latency_ns.sum();
                 act += s.activations;
                 missed += s.missed_activations;
                 slack += s.slack_sum_ns;
-                let mut lat = s.wakeup_latency_ns.clone();
-                lat.sort_unstable();
                 json!({
                     "name": t.name,
                     "pid": i + 1,
@@ -133,7 +161,7 @@ impl Sim {
                     "nr_wakeups": s.nr_wakeups,
                     "activations": s.activations,
                     "missed_activations": s.missed_activations,
-                    "wakeup_latency_us_max": lat.last().copied().unwrap_or(0) as f64 / 1e3,
+                    "wakeup_latency_us_max": s.wakeup_latency_ns.max().unwrap_or(0) as f64 / 1e3,
                     "work_completed_us": s.work_completed as f64 / 1e3,
                     "iowait_s": s.iowait_ns as f64 / NS,
                     "dl_throttled": s.dl_throttled,
@@ -152,10 +180,10 @@ impl Sim {
             })
             .collect();
         all_lat.sort_unstable();
-        let mean_lat = if all_lat.is_empty() {
+        let mean_lat = if lat_n == 0 {
             0.0
         } else {
-            all_lat.iter().sum::<u64>() as f64 / all_lat.len() as f64 / 1e3
+            lat_sum as f64 / lat_n as f64 / 1e3
         };
         let c = &self.counters;
         let lb = self.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
@@ -179,7 +207,7 @@ impl Sim {
             "cpus": cpus,
             "tasks": tasks,
             "_lower_bound": self.lower_bound_doc(),
-            "marks": self.marks.iter().map(|&(t, task, m)| json!([t, task, m])).collect::<Vec<_>>(),
+            "marks": null,
             "counters": {
                 "wakeups": c.wakeups,
                 "context_switches": c.context_switches,
@@ -209,9 +237,9 @@ impl Sim {
                 "missed_activation_pct": if act > 0 { 100.0 * missed as f64 / act as f64 } else { 0.0 },
                 "slack_us_mean": if act > 0 { slack as f64 / act as f64 / 1e3 } else { 0.0 },
                 "wakeup_latency_us_mean": mean_lat,
-                "wakeup_latency_us_p50": percentile(&all_lat, 0.5) as f64 / 1e3,
-                "wakeup_latency_us_p99": percentile(&all_lat, 0.99) as f64 / 1e3,
-                "wakeup_latency_us_max": all_lat.last().copied().unwrap_or(0) as f64 / 1e3,
+                "wakeup_latency_us_p50": percentile(&all_lat, lat_n, 0.5) as f64 / 1e3,
+                "wakeup_latency_us_p99": percentile(&all_lat, lat_n, 0.99) as f64 / 1e3,
+                "wakeup_latency_us_max": all_lat.last().map_or(0, |&(v, _)| v) as f64 / 1e3,
             },
             "eas": match &self.eas_status {
                 None => Value::Null,
@@ -288,5 +316,73 @@ impl Sim {
             .collect();
         r["counters"]["policy"] = Value::Object(own);
         self.policy.result(&self.sched_view(), r);
+    }
+}
+
+/// A result document written with its `marks` entry taken from the run's list.
+struct WithMarks<'a>(&'a Value, &'a [(u64, u32, u32)]);
+
+impl Serialize for WithMarks<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Value::Object(doc) = self.0 else {
+            return self.0.serialize(s);
+        };
+        let mut m = s.serialize_map(Some(doc.len()))?;
+        for (k, v) in doc {
+            if k == "marks" {
+                m.serialize_entry(k, self.1)?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+    use crate::sched::WakeupLatencies;
+
+    /// Nearest-rank over every sample, as the result read it when each wakeup was kept.
+    fn percentile_of_samples(sorted: &[u64], q: f64) -> u64 {
+        if sorted.is_empty() {
+            return 0;
+        }
+        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+        sorted[rank - 1]
+    }
+
+    #[test]
+    fn counted_latencies_give_the_percentiles_of_every_sample() {
+        let mut x: u64 = 12345;
+        for n in [0usize, 1, 2, 3, 7, 100, 101, 999, 5000] {
+            for spread in [1u64, 5, 300, 1 << 40] {
+                let mut tasks = vec![WakeupLatencies::default(); 4];
+                let mut samples = Vec::new();
+                for i in 0..n {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let v = (x >> 24) % spread;
+                    tasks[i % 3].push(v); // one task never wakes
+                    samples.push(v);
+                }
+                samples.sort_unstable();
+                let mut all: Vec<(u64, u64)> = tasks.iter().flat_map(|t| t.iter()).collect();
+                all.sort_unstable();
+                let total: u64 = tasks.iter().map(|t| t.len()).sum();
+                assert_eq!(total, n as u64);
+                for q in [0.0, 0.01, 0.5, 0.9, 0.99, 0.999, 1.0] {
+                    assert_eq!(
+                        percentile(&all, total, q),
+                        percentile_of_samples(&samples, q),
+                        "n={n} q={q}"
+                    );
+                }
+                let sum: u64 = tasks.iter().map(|t| t.sum()).sum();
+                assert_eq!(sum, samples.iter().sum::<u64>());
+                assert_eq!(tasks.iter().filter_map(|t| t.max()).max(), samples.last().copied());
+                assert!(tasks.iter().all(|t| t.distinct() as u64 <= spread));
+            }
+        }
     }
 }

@@ -132,7 +132,7 @@ fn speed_scales_with_capacity_and_frequency() {
         let st = &sim.tasks[0].stats;
         assert_eq!(st.cpu_time_ns[cpu], cpu_time, "cpu{cpu} {gov}: cpu time");
         assert_eq!(st.cpu_time_ns.iter().sum::<u64>(), cpu_time);
-        assert_eq!(st.wakeup_latency_ns, vec![exit]);
+        assert_eq!(st.wakeup_latency_ns.iter().collect::<Vec<_>>(), [(exit, 1)]);
         assert_eq!(st.work_completed, work);
         assert_eq!(st.work_done, work);
         let r = sim.result();
@@ -1436,7 +1436,10 @@ fn rt_push_moves_the_second_task_off_an_rt_cpu() {
     let b_exit = run_until_exit(&mut sim, 1, 1 * S);
     assert_eq!(b_exit, 4_500 * US);
     assert_eq!(sim.tasks[1].stats.cpu_time_ns[1], 4 * MS, "B ran on CPU 1");
-    assert_eq!(sim.tasks[1].stats.wakeup_latency_ns, vec![500 * US]);
+    assert_eq!(
+        sim.tasks[1].stats.wakeup_latency_ns.iter().collect::<Vec<_>>(),
+        [(500 * US, 1)]
+    );
     assert_eq!(sim.counters.rt_pushes, 1);
     let a_exit = run_until_exit(&mut sim, 0, 1 * S);
     assert_eq!(a_exit, 10_500 * US);
@@ -1471,7 +1474,10 @@ fn rt_pull_when_a_cpu_lowers_its_priority() {
     let r2_exit = run_until_exit(&mut sim, 2, 1 * S);
     assert_eq!(r2_exit, 6_001 * US);
     assert_eq!(sim.tasks[2].stats.cpu_time_ns[1], 2 * MS);
-    assert_eq!(sim.tasks[2].stats.wakeup_latency_ns, vec![3_001 * US]);
+    assert_eq!(
+        sim.tasks[2].stats.wakeup_latency_ns.iter().collect::<Vec<_>>(),
+        [(3_001 * US, 1)]
+    );
     assert_eq!(sim.counters.rt_pull_requests, 1);
     assert_eq!(sim.counters.rt_pushes, 1);
 }

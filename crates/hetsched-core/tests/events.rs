@@ -105,6 +105,27 @@ fn a_migration_runs_the_cache_footprint_cold() {
 // ---------------------------------------------------------------- synchronisation
 
 #[test]
+fn the_result_text_writes_the_marks_as_the_result_holds_them() {
+    // result_json() writes the marks from the run's list, not from a JSON tree of them
+    let t = |cpu: usize| {
+        task(
+            &format!("t{cpu}"),
+            &[cpu],
+            3,
+            json!([{"mark": 0}, {"run": MS}, {"mark": 1}]),
+        )
+    };
+    let w = json!({"marks": ["in", "out"], "tasks": [t(2), t(3), t(0)]});
+    let mut s = sim(w, "schedutil");
+    assert!(s.run_until_exited(S));
+    let m = marks(&s);
+    assert_eq!(m.len(), 18);
+    let doc = s.result();
+    assert_eq!(doc["marks"][17], json!([m[17].0, m[17].1, m[17].2]));
+    assert_eq!(s.result_json(), doc.to_string());
+}
+
+#[test]
 fn a_mutex_serialises_critical_sections_in_fifo_order() {
     // three tasks on three CPUs contend for one lock; each holds it for 1 ms of work on
     // big at 2 GHz (performance) = 1 ms. Sections never overlap and follow arrival order.
