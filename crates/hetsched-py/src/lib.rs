@@ -158,13 +158,14 @@ impl Engine {
         let Some(ts) = &self.sim()?.timeseries else {
             return Ok(None);
         };
+        // straight from the columns, without a copy of each first (they grow with the run)
         let d = PyDict::new(py);
-        d.set_item("t_ns", ts.t_ns.clone())?;
-        d.set_item("cpu", ts.cpu.clone())?;
-        d.set_item("util", ts.util.clone())?;
-        d.set_item("freq_khz", ts.freq_khz.clone())?;
-        d.set_item("idle_state", ts.idle_state.clone())?;
-        d.set_item("power_uw", ts.power_uw.clone())?;
+        d.set_item("t_ns", &ts.t_ns)?;
+        d.set_item("cpu", &ts.cpu)?;
+        d.set_item("util", &ts.util)?;
+        d.set_item("freq_khz", &ts.freq_khz)?;
+        d.set_item("idle_state", &ts.idle_state)?;
+        d.set_item("power_uw", &ts.power_uw)?;
         Ok(Some(d))
     }
 
