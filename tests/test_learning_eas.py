@@ -128,7 +128,8 @@ def test_migration_cost_agent_algorithm_2():
 
 def test_learning_eas_simulation_runs_acts_and_is_deterministic(tmp_path):
     def go():
-        sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas", seed=1)
+        sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas", seed=1,
+                         knobs={"learning.keep_record": "1"})
         res = sim.run(1.0)
         return sim, res
     sim, res = go()
@@ -143,6 +144,7 @@ def test_learning_eas_simulation_runs_acts_and_is_deterministic(tmp_path):
     sim2, res2 = go()
     assert res2.energy_j == res.energy_j
     assert sim2.learning.record == sim.learning.record
+    assert len(sim.learning.record) == 3 * 10 + lrn["migration_cost_steps"]
 
 
 def test_per_cluster_target_load_knob_reaches_schedutil():
@@ -154,7 +156,7 @@ def test_per_cluster_target_load_knob_reaches_schedutil():
 
 def test_migration_cost_agent_acts_every_7s_and_switches():
     sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas",
-                     knobs={"learning.target_load": "off"})
+                     knobs={"learning.target_load": "off", "learning.keep_record": "1"})
     assert sim.learning.tl_agents == []
     sim.run(15.0)
     mc = [r for r in sim.learning.record if r["agent"] == "migration_cost"]
@@ -256,7 +258,8 @@ def test_eq8_input_is_busy_fraction_times_capacity():
 
 def test_eq8_reading_runs_and_a_bad_reading_is_one_line(tmp_path):
     sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas", lower_bound=False,
-                     knobs={"learning.tl.input": "eq8", "learning.migration_cost": "off"})
+                     knobs={"learning.tl.input": "eq8", "learning.migration_cost": "off",
+                            "learning.keep_record": "1"})
     res = sim.run(1.0)
     ins = [r for r in sim.learning.record if r["agent"] == "target_load"]
     assert len(ins) == 3 * 10 and res.doc["learning"]

@@ -48,7 +48,7 @@ def main(argv=None) -> dict:
         for m in range(a.minutes):
             wl = a.workload2 if a.switch_at and m >= a.switch_at else a.workload
             _, eas = minute(wl, "eas", {}, seed=m)
-            knobs = {"learning.state": state, "learning.restore_knobs": "1", **extra}
+            knobs = {"learning.state": state, "learning.restore_knobs": "1", "learning.keep_record": "1", **extra}
             sim, le = minute(wl, "learning-eas", knobs, seed=m)
             for r in sim.learning.record:
                 steps.append({**r, "t_s": r["t_s"] + 60.0 * m})

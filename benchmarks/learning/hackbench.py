@@ -21,7 +21,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     extra = dict(kv.split("=", 1) for kv in a.set)
     cells = [("eas", {}), ("eas", {"sched_migration_cost_ns": 10000}),
-             ("learning-eas", {"learning.target_load": "off", **extra})]
+             ("learning-eas", {"learning.target_load": "off", "learning.keep_record": "1", **extra})]
     rows = []
     for sched, knobs in cells:
         t = time.time()

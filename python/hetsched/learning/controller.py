@@ -37,6 +37,7 @@ class LearningConfig:
     migration_cost: MigrationCostConfig | None = field(default_factory=MigrationCostConfig)
     state_path: str | None = None     # weights restored from / saved to (JSON)
     record_path: str | None = None    # the record: .csv (scalars) or .json (scalars + weights)
+    keep_record: bool = False         # keep the record in memory without a file (record, weights, dataframe())
     record_weights_every_ms: float = 10_000.0  # full weights into the record this often
     restore_knobs: bool = False       # also restore TARGET_LOAD / the cost (the paper: weights only)
 
@@ -44,7 +45,7 @@ class LearningConfig:
     def from_knobs(cls, opts: Mapping[str, Any]) -> "LearningConfig":
         """From ``--set learning.KEY=VALUE`` (``KEY`` without the prefix):
         ``target_load=off|on``, ``migration_cost=off|on``, ``state=PATH``, ``record=PATH``,
-        ``tl.FIELD=V`` (a :class:`TargetLoadConfig` field), ``mc.FIELD=V`` (a
+        ``keep_record=1``, ``tl.FIELD=V`` (a :class:`TargetLoadConfig` field), ``mc.FIELD=V`` (a
         :class:`MigrationCostConfig` field)."""
         cfg = cls()
         for key, raw in opts.items():
@@ -60,8 +61,8 @@ class LearningConfig:
                 cfg.state_path = v or None
             elif key == "record":
                 cfg.record_path = v or None
-            elif key == "restore_knobs":
-                cfg.restore_knobs = v.lower() in ("1", "on", "true", "yes")
+            elif key in ("restore_knobs", "keep_record"):
+                setattr(cfg, key, v.lower() in ("1", "on", "true", "yes"))
             elif key == "record_weights_every_ms":
                 cfg.record_weights_every_ms = float(v)
             elif key.startswith(("tl.", "mc.")):
@@ -79,7 +80,8 @@ class LearningConfig:
                     raise InputError("--set", src, "a number", got=raw) from None
             else:
                 raise InputError("--set", src, "learning.target_load, learning.migration_cost, learning.state, "
-                                               "learning.record, learning.tl.FIELD or learning.mc.FIELD", got=key)
+                                               "learning.record, learning.keep_record, learning.tl.FIELD or "
+                                               "learning.mc.FIELD", got=key)
         return cfg
 
 
@@ -132,8 +134,13 @@ class LearningEAS:
         if cfg.state_path and os.path.exists(cfg.state_path):
             self.load(cfg.state_path)
             self.restored = True
+        # the record (a row per agent step, the weights every record_weights_every_ms) grows
+        # with the run: kept only when asked for, by a file or keep_record; the result
+        # itself needs only the step counts
+        self.keeps_record = bool(cfg.record_path) or cfg.keep_record
         self.record: list[dict] = []
         self.weights: list[dict] = []
+        self.steps = {"target_load": 0, "migration_cost": 0}
         t0 = sim.now_ns
         self._next_tl = t0 if self.tl_agents else None
         self._next_sample = t0 + self._ns(cfg.migration_cost.sample_ms) if self.mc_agent else None
@@ -170,18 +177,24 @@ class LearningEAS:
             obs = obs or self.sim.observe()
             row = self.mc_agent.step(obs)
             self._set(self.mc_agent.knob, self.mc_agent.cost)
-            self.record.append({"t_s": t_s, **row})
+            self._log(t_s, row)
             self._next_mc += self._ns(self.config.migration_cost.period_ms)
         if self._next_tl is not None and now >= self._next_tl:
             obs = obs or self.sim.observe()
             for a in self.tl_agents:
                 row = a.step(obs)
                 self._set(a.knob, a.target_load)
-                self.record.append({"t_s": t_s, **row})
+                self._log(t_s, row)
             self._next_tl += self._ns(self.config.target_load.period_ms)
         if now >= self._next_w:
-            self.weights.append({"t_s": t_s, **self.state()})
+            if self.keeps_record:
+                self.weights.append({"t_s": t_s, **self.state()})
             self._next_w += self._ns(self.config.record_weights_every_ms)
+
+    def _log(self, t_s: float, row: dict) -> None:
+        self.steps[row["agent"]] += 1
+        if self.keeps_record:
+            self.record.append({"t_s": t_s, **row})
 
     def run_until(self, t_ns: int, engine_step: Callable[[int], Any] | None = None) -> Any:
         """Advance to ``t_ns``, acting at every agent time on the way. ``engine_step(t)``
@@ -252,8 +265,8 @@ class LearningEAS:
         return {
             "target_load": {a.cluster: a.target_load for a in self.tl_agents},
             "migration_cost_ns": self.mc_agent.cost if self.mc_agent else None,
-            "target_load_steps": sum(1 for r in self.record if r["agent"] == "target_load"),
-            "migration_cost_steps": sum(1 for r in self.record if r["agent"] == "migration_cost"),
+            "target_load_steps": self.steps["target_load"],
+            "migration_cost_steps": self.steps["migration_cost"],
             "restored": self.restored,
             "state_path": self.config.state_path,
         }
@@ -262,6 +275,9 @@ class LearningEAS:
         path = path or self.config.record_path
         if not path:
             return None
+        if not self.keeps_record:
+            raise InputError("write_record()", "learning.record", "a record kept from the start of the run "
+                             "(learning.record=PATH or learning.keep_record=1)", got=str(path))
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         if p.suffix == ".json":
@@ -276,6 +292,7 @@ class LearningEAS:
         return p
 
     def dataframe(self):
+        """The record (kept with ``learning.record`` or ``learning.keep_record``)."""
         import pandas as pd
 
         return pd.DataFrame(self.record)
