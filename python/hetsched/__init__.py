@@ -6,8 +6,6 @@ workloads, reporting energy and performance. See README.md and docs/.
 """
 
 from hetsched.errors import EngineError, HetschedError, InputError, PolicyError, UnknownNameError
-from hetsched.platforms import list_platforms, load_platform
-from hetsched.policy import Policy
 
 __version__ = "0.1.0"
 
@@ -31,8 +29,17 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # The native engine is imported on first use, so that platform and workload loading
-    # work (and are testable) without it.
+    # Everything but the errors is imported on first use: the native engine, so that
+    # platform and workload loading work (and are testable) without it, and the platform
+    # loader and policy base, so that `hetsched --help` loads only the command line.
+    if name in ("list_platforms", "load_platform"):
+        from hetsched import platforms
+
+        return getattr(platforms, name)
+    if name == "Policy":
+        from hetsched.policy import Policy
+
+        return Policy
     if name == "EnergyModel":
         from hetsched.energy_model import EnergyModel
 

@@ -111,11 +111,20 @@ def _run_with_progress(sim, duration_s: float | None, label: str):
 
 
 def _timeseries_csv(ts: dict) -> str:
-    import pandas as pd
+    """The time series as CSV (t_s, then the engine's columns), written in blocks of rows:
+    a frame of the whole series would cost several times the text (it grows by about 2,000
+    rows a simulated second on an 8-CPU platform)."""
+    import io
 
-    df = pd.DataFrame(ts)
-    df.insert(0, "t_s", df["t_ns"] / 1e9)
-    return df.to_csv(index=False)
+    cols = list(ts)
+    out = io.StringIO()
+    out.write(",".join(["t_s", *cols]) + "\n")
+    t_ns = ts["t_ns"]
+    block = 65536
+    for i in range(0, len(t_ns), block):
+        rows = zip(*(ts[c][i:i + block] for c in cols))
+        out.write("".join(f"{row[0] / 1e9!r},{','.join(map(str, row))}\n" for row in rows))
+    return out.getvalue()
 
 
 def _write_run(out: Path, sim, res, trace: bool, extra: dict | None = None) -> list[Path]:
