@@ -132,9 +132,10 @@ class TargetLoadAgent:
     def freq(self, obs: dict) -> float:
         return obs["cpus"][self.cpus[0]]["freq_khz"] / self.cfg.freq_unit_khz
 
-    def step(self, obs: dict) -> dict:
+    def step(self, obs: dict, record: bool = True) -> dict:
         """One 100 ms turn: train on the last action's result (after "Sleep 100ms"), then
-        run the network on the CPU utils and move TARGET_LOAD. Returns the record row."""
+        run the network on the CPU utils and move TARGET_LOAD. Returns the record row
+        (``record`` False: without the weights' norm, which only the record reads)."""
         c = self.cfg
         error = 0.0
         self.cur_freq = self.freq(obs)  # "Get cur_CPU_freq"
@@ -147,7 +148,8 @@ class TargetLoadAgent:
         self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"
         self._pending = f
         return {"agent": "target_load", "cluster": self.cluster, "value": self.target_load,
-                "action": self.tl, "output": f.out, "error": error, "w_norm": self.net.weight_norm()}
+                "action": self.tl, "output": f.out, "error": error,
+                "w_norm": self.net.weight_norm() if record else None}
 
 
 class MigrationCostAgent:
@@ -163,7 +165,10 @@ class MigrationCostAgent:
         self.mc = 0.0
         self.prev_total_vari = 0.0
         self.prev_count = self.prev_success = 0.0
-        self._slots: list[list[float]] = []
+        # per cluster, the loads of its CPUs at each 40 ms slot of the period; the slots'
+        # variances are taken once per period (np.var row by row of the slots x CPUs array
+        # is np.var of each slot's loads, the same reduction) instead of at every slot
+        self._loads: list[list[list[float]]] = [[] for _ in self.clusters]
         self._last_counters: tuple[float, float] | None = None
         self._pending: Forward | None = None
 
@@ -177,15 +182,24 @@ class MigrationCostAgent:
         return float(c["balance_attempts"]), float(c["balance_successes"])
 
     def sample(self, obs: dict) -> None:
-        """One 40 ms slot: the variance of the CPU workloads of each cluster."""
-        self._slots.append([float(np.var([obs["cpus"][i]["util"] for i in cpus]))
-                            for cpus in self.clusters.values()])
+        """One 40 ms slot: the CPU workloads of each cluster (their variance is the slot's
+        value, see :meth:`slot_variances`)."""
+        cpus = obs["cpus"]
+        for loads, ids in zip(self._loads, self.clusters.values()):
+            loads.append([cpus[i]["util"] for i in ids])
 
-    def step(self, obs: dict) -> dict:
-        """One 7000 ms turn of Algorithm 2 (after its "Sleep 7000ms")."""
+    def slot_variances(self) -> np.ndarray:
+        """The variance of the CPU workloads of each cluster at each slot of this period
+        (slots x clusters)."""
+        return np.stack([np.var(np.array(loads), axis=1) for loads in self._loads], axis=1)
+
+    def step(self, obs: dict, record: bool = True) -> dict:
+        """One 7000 ms turn of Algorithm 2 (after its "Sleep 7000ms"); ``record`` as
+        :meth:`TargetLoadAgent.step`'s."""
         c = self.cfg
-        vari = np.mean(self._slots, axis=0) if self._slots else np.zeros(len(self.clusters))
-        self._slots = []
+        sampled = bool(self._loads and self._loads[0])
+        vari = np.mean(self.slot_variances(), axis=0) if sampled else np.zeros(len(self.clusters))
+        self._loads = [[] for _ in self.clusters]
         total_vari = float(vari.sum())
         a, s = self._counters(obs)
         la, ls = self._last_counters if self._last_counters is not None else (0.0, 0.0)
@@ -203,7 +217,7 @@ class MigrationCostAgent:
         self.prev_total_vari, self.prev_count, self.prev_success = total_vari, mig_count, mig_success
         self._pending = f
         return {"agent": "migration_cost", "cluster": "", "value": self.cost, "action": self.mc,
-                "output": f.out, "error": error, "w_norm": self.net.weight_norm(),
+                "output": f.out, "error": error, "w_norm": self.net.weight_norm() if record else None,
                 "mig_count": mig_count, "mig_success": mig_success, "total_vari": total_vari,
                 "cur_error": cur_error}
 

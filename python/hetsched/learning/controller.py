@@ -175,14 +175,14 @@ class LearningEAS:
             self._next_sample += self._ns(self.config.migration_cost.sample_ms)
         if self._next_mc is not None and now >= self._next_mc:
             obs = obs or self.sim.observe()
-            row = self.mc_agent.step(obs)
+            row = self.mc_agent.step(obs, self.keeps_record)
             self._set(self.mc_agent.knob, self.mc_agent.cost)
             self._log(t_s, row)
             self._next_mc += self._ns(self.config.migration_cost.period_ms)
         if self._next_tl is not None and now >= self._next_tl:
             obs = obs or self.sim.observe()
             for a in self.tl_agents:
-                row = a.step(obs)
+                row = a.step(obs, self.keeps_record)
                 self._set(a.knob, a.target_load)
                 self._log(t_s, row)
             self._next_tl += self._ns(self.config.target_load.period_ms)
