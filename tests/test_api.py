@@ -299,6 +299,21 @@ def test_same_seed_same_result_different_seed_different(tools):
         assert ra["energy_j"] != rc["energy_j"], wl
 
 
+def test_a_workload_resolved_again_is_the_same_and_its_own_copy(tools):
+    # a batch builds one workload many times (sim.py keeps its last resolutions): each
+    # simulation gets what resolving it anew gives, and a copy of its own
+    from hetsched.workloads.builtin import resolve_workloads
+
+    wl = ["browsing:pages=2", "periodic:n=4,util=0.2"]
+    fresh = resolve_workloads(wl, spec_of("hikey960"), 3)
+    a = Simulation(platform="hikey960", workload=wl, seed=3)
+    a.workload_spec["tasks"].pop()
+    b = Simulation(platform="hikey960", workload=wl, seed=3)
+    assert b.workload_spec == fresh
+    ref = Simulation(platform="hikey960", workload=fresh, seed=3)
+    assert tools.without_wall(b.run(0.5).doc) == tools.without_wall(ref.run(0.5).doc)
+
+
 # ------------------------------------------------------------------ energy physics
 
 @pytest.fixture(scope="module")
