@@ -103,7 +103,6 @@ pub struct LowerBound {
     task_class: Vec<usize>,
     /// the bound of the closed windows (fJ)
     energy_fj: f64,
-    pub windows: u64,
     last_end: u64,
     /// cumulative (work, memrun work, runtime ns) of each task at the last boundary
     pub last: Vec<[u64; 3]>,
@@ -139,7 +138,6 @@ impl LowerBound {
             program,
             task_class: Vec::new(),
             energy_fj: 0.0,
-            windows: 0,
             last_end: 0,
             last: Vec::new(),
             rows: Vec::new(),
@@ -158,25 +156,25 @@ impl LowerBound {
             let classes = self.classes_for(prog, sim);
             fj += prog.window_fj(
                 sim.now - self.last_end,
-                self.deltas(sim, &classes),
+                self.window_rows(sim, &classes),
                 &mut self.basis.clone(),
             );
         }
         Some(fj * 1e-15 * (1.0 - SAFETY))
     }
 
-    /// The work each task did since the last boundary, with its speed class.
-    fn deltas<'a>(&'a self, sim: &'a Sim, classes: &'a [usize]) -> impl Iterator<Item = (usize, u64, u64)> + 'a {
+    /// Each task's (work, memrun work, runtime ns) since the last boundary, where it did any.
+    pub(crate) fn deltas<'a>(&'a self, sim: &'a Sim) -> impl Iterator<Item = (usize, [u64; 3])> + 'a {
         sim.tasks.iter().enumerate().filter_map(move |(i, t)| {
             let cur = cumulative(t);
             let last = self.last.get(i).copied().unwrap_or([0; 3]);
-            (cur != last).then(|| (classes[i], cur[0] - last[0], (cur[1] - last[1]) + (cur[2] - last[2])))
+            (cur != last).then(|| (i, [cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]]))
         })
     }
 
-    /// The end of the last closed window.
-    pub(crate) fn ends_at(&self) -> u64 {
-        self.last_end
+    /// `deltas` as a window's program takes them: (speed class, work, time-bound work).
+    fn window_rows<'a>(&'a self, sim: &'a Sim, classes: &'a [usize]) -> impl Iterator<Item = (usize, u64, u64)> + 'a {
+        self.deltas(sim).map(|(i, d)| (classes[i], d[0], d[1] + d[2]))
     }
 
     /// The speed class of every task (every model was registered at the start).
@@ -208,11 +206,10 @@ impl Sim {
                 let lb = &self.lb;
                 let prog = lb.program.as_ref().expect("a streamed bound has its program");
                 let classes = lb.classes_for(prog, self);
-                let fj = prog.window_fj(self.now - lb.last_end, lb.deltas(self, &classes), &mut warm);
+                let fj = prog.window_fj(self.now - lb.last_end, lb.window_rows(self, &classes), &mut warm);
                 self.lb.basis = warm;
                 self.lb.task_class = classes;
                 self.lb.energy_fj += fj;
-                self.lb.windows += 1;
                 self.lb.last_end = self.now;
                 self.lb.last.resize(n, [0; 3]);
                 for (i, t) in self.tasks.iter().enumerate() {
@@ -221,18 +218,17 @@ impl Sim {
             }
             LowerBoundMode::Record => {
                 let w = self.lb.ends.len() as u32;
+                let rows: Vec<_> = self
+                    .lb
+                    .deltas(self)
+                    .map(|(i, d)| (w, i as u32, d[0], d[1], d[2]))
+                    .collect();
+                self.lb.rows.extend(rows);
+                self.lb.ends.push(self.now);
                 self.lb.last.resize(n, [0; 3]);
                 for (i, t) in self.tasks.iter().enumerate() {
-                    let cur = cumulative(t);
-                    let last = &mut self.lb.last[i];
-                    if cur != *last {
-                        self.lb
-                            .rows
-                            .push((w, i as u32, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]));
-                        *last = cur;
-                    }
+                    self.lb.last[i] = cumulative(t);
                 }
-                self.lb.ends.push(self.now);
             }
             LowerBoundMode::Off => {}
         }
@@ -517,7 +513,7 @@ impl WindowProgram {
                     reuses = w.reuses + 1;
                     Some((w.basic, w.binv, w.d))
                 } else {
-                    warm_start(&cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
+                    factor_basis(&cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
                 }
             });
         let (mut basic, mut binv, mut d) = carried.unwrap_or_else(|| {
@@ -676,7 +672,7 @@ const REFACTOR_AFTER: u32 = 64;
 
 /// B^-1 and the reduced costs of the basis `basic` (column indices, slacks after the `nt`
 /// structural columns), or None if it is singular or, by rounding, not dual feasible.
-fn warm_start(cols: &[Column], nt: usize, basic: &[usize]) -> Option<(Vec<f64>, Vec<f64>)> {
+fn factor_basis(cols: &[Column], nt: usize, basic: &[usize]) -> Option<(Vec<f64>, Vec<f64>)> {
     let n = basic.len();
     // [B | I] reduced to [I | B^-1] by Gauss-Jordan with partial pivoting
     let w = 2 * n;

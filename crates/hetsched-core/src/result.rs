@@ -26,7 +26,7 @@ fn percentile(counts: &[(u64, u64)], n: u64, q: f64) -> u64 {
 }
 
 impl Sim {
-    /// The energy lower bound: streamed, `{"energy_j", "windows"}`; recorded, the
+    /// The energy lower bound: streamed, `{"energy_j"}`; recorded, the
     /// per-window work table python/hetsched/lower_bound.py solves (window end times, and
     /// rows (window, task, work, memrun work, runtime ns); the window still open at `now`
     /// is closed here); off, null. Python replaces it with `energy_lower_bound_j`.
@@ -34,23 +34,13 @@ impl Sim {
         let lb = &self.lb;
         match lb.mode {
             LowerBoundMode::Off => Value::Null,
-            LowerBoundMode::Stream => json!({
-                "energy_j": lb.energy_j(self),
-                "windows": lb.windows + u64::from(self.now > lb.ends_at()),
-            }),
+            LowerBoundMode::Stream => json!({"energy_j": lb.energy_j(self)}),
             LowerBoundMode::Record => {
                 let mut rows: Vec<Value> = lb.rows.iter().map(|r| json!([r.0, r.1, r.2, r.3, r.4])).collect();
                 let mut ends = lb.ends.clone();
                 if ends.last().copied().unwrap_or(0) < self.now {
                     let w = ends.len();
-                    for (i, t) in self.tasks.iter().enumerate() {
-                        let s = &t.stats;
-                        let cur = [s.work_done - s.memrun_done, s.memrun_done, s.runtime_busy_ns];
-                        let last = lb.last.get(i).copied().unwrap_or([0; 3]);
-                        if cur != last {
-                            rows.push(json!([w, i, cur[0] - last[0], cur[1] - last[1], cur[2] - last[2]]));
-                        }
-                    }
+                    rows.extend(lb.deltas(self).map(|(i, d)| json!([w, i, d[0], d[1], d[2]])));
                     ends.push(self.now);
                 }
                 json!({"ends_ns": ends, "rows": rows})
