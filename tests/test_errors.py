@@ -136,10 +136,8 @@ def test_a_workload_the_engine_refuses_names_the_task_field():
 
 
 @pytest.mark.parametrize("doc, platform, workload, needle", [
-    ("platform", {"name": "half"}, WORKLOAD, "missing field `clusters`"),
     ("platform", "{\"name\": \"cut\", \"clusters\": [", WORKLOAD, "EOF while parsing"),
-    ("workload", PLATFORM, {"name": "no-tasks"}, "missing field `tasks`"),
-    ("workload", PLATFORM, {**WORKLOAD, "tasks": "several"}, "invalid type: string \"several\""),
+    ("workload", PLATFORM, "{\"tasks\": [}", "expected value"),
 ])
 def test_a_document_the_engine_cannot_read_gives_one_line(doc, platform, workload, needle):
     with pytest.raises(InputError) as e:
@@ -148,6 +146,19 @@ def test_a_document_the_engine_cannot_read_gives_one_line(doc, platform, workloa
     assert (err.source, err.field) == (doc, "json")
     text = assert_one_line(err)
     assert text.startswith(f"{doc}: json: expected a resolved {doc} spec (") and needle in text, text
+
+
+@pytest.mark.parametrize("doc, platform, workload, line", [
+    ("platform", {"name": "half"}, WORKLOAD, "platform: clusters: expected this key (it is required)"),
+    ("workload", PLATFORM, {"name": "no-tasks"}, "workload: tasks: expected this key (it is required)"),
+    ("workload", PLATFORM, {**WORKLOAD, "tasks": "several"}, "workload: tasks: expected an array, got 'several'"),
+    ("platform", {**PLATFORM, "clusters": [{**PLATFORM["clusters"][0], "capacity_orig": 1e33}]}, WORKLOAD,
+     "platform: clusters[0].capacity_orig: expected a non-negative integer (u64), got 1e+33"),
+])
+def test_a_document_of_the_wrong_shape_names_the_field(doc, platform, workload, line):
+    with pytest.raises(InputError) as e:
+        engine(platform, workload)
+    assert assert_one_line(e.value) == line
 
 
 def test_energy_model_inputs_the_engine_refuses():
@@ -178,7 +189,8 @@ def test_the_cli_reports_an_engine_refusal_on_one_line(tools, tmp_path):
         "policy": ["run", "--platform", "juno-r0", "--workload", "periodic:n=4", "--scheduler", "fa-cfs",
                    "--set", "fair.eevdf=1", "--duration", "0.1", "--out", tmp_path / "b"],
     })
-    tools.assert_one_line_error(procs["workload"], "workload: tasks[0].cpus: expected CPU numbers below 6")
+    # named in the rt-app file's terms (the engine says tasks[0].cpus)
+    tools.assert_one_line_error(procs["workload"], f"{rtapp}: tasks.t.cpus: expected CPU numbers below 6")
     tools.assert_one_line_error(procs["policy"], "policy: knobs.fair.eevdf: expected 0 with --scheduler fa-cfs")
     tools.assert_no_outputs(tmp_path / "a")
     tools.assert_no_outputs(tmp_path / "b")

@@ -1,6 +1,7 @@
 """The runner (python/hetsched/runner.py): the run description's hash (stable across
 processes, the sweep's cell hash), results in description order from a process pool, the
-store that skips completed runs, the one cell parser, and the engine module reached only
+store that skips completed runs and locks its directory, a run stepped so that signals
+get through (the same result), the one cell parser, and the engine module reached only
 through sim.py.
 
 Expected hashes come from the sweep's own hashing before the runner existed (pinned
@@ -11,6 +12,7 @@ this process, never from the runner itself.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -20,7 +22,7 @@ import pytest
 
 import hetsched
 from hetsched.errors import InputError
-from hetsched.runner import RunFailed, Runner, RunSpec, RunStore, execute, parse_cell
+from hetsched.runner import LOCK_FILE, OutLock, RunFailed, Runner, RunSpec, RunStore, execute, parse_cell, run_stepped
 from hetsched.sim import Simulation
 
 # cell_hash of these two cells as hetsched.sweep computed it before the runner: stores
@@ -220,6 +222,48 @@ def test_compare_on_a_pool_writes_what_it_writes_in_process(tmp_path, tools):
                      governor="ondemand", knobs={"schedutil.rate_limit_us": 2000}, seed=0).run(0.2).doc
     assert r["energy_j"] == doc["energy_j"] and r["migrations"] == doc["counters"]["migrations"]
     assert r["hackbench.completion_s"] == doc["metrics"]["hackbench"]["completion_s"]
+
+
+# ------------------------------------------------------------------ stepping, the directory's lock
+
+def _without_wall(res) -> str:
+    doc = json.loads(res.to_json())
+    doc.pop("wall_s", None)
+    return json.dumps(doc, sort_keys=True)
+
+
+@pytest.mark.parametrize("kw, duration_s", [
+    (dict(platform="gs101", workload=["phone-mix"], scheduler="eas", timeseries=True), 3.0),
+    (dict(platform="gs101", workload=["periodic"], scheduler="learning-eas"), 2.0),
+    # no duration, every task ends: until the last exit
+    (dict(platform="hikey960", workload=["hackbench:groups=2,loops=40"], scheduler="cfs"), None),
+], ids=["duration", "controller", "until-exit"])
+def test_a_stepped_run_is_the_run_to_the_byte(kw, duration_s):
+    whole = Simulation(**kw).run(duration_s)
+    steps = []
+    stepped = run_stepped(Simulation(**kw), duration_s, on_step=lambda done, total: steps.append(done),
+                          step_wall_s=0.002)
+    assert len(steps) > 3, steps  # cut in several places
+    assert _without_wall(stepped) == _without_wall(whole)
+    assert stepped.timeseries == whole.timeseries
+
+
+def test_a_locked_directory_is_refused_and_left_clean(tmp_path):
+    out = tmp_path / "out"
+    with OutLock(out, "writing a test"):
+        assert (out / LOCK_FILE).read_text() == f"{os.getpid()} writing a test\n"
+        # flock is per open file: a second holder in this process is refused as another would be
+        refused = (rf"^{re.escape(str(out))}: --out: expected a directory no other hetsched process is "
+                   rf"writing to \(process {os.getpid()}, writing a test,")
+        with pytest.raises(InputError, match=refused):
+            RunStore(out)
+    assert not out.exists()  # the lock made the directory, and nothing else was written
+    # a store holds the lock from its start to its close (the runner closes it)
+    with Runner(jobs=1, store=RunStore(tmp_path), rows=True) as runner:
+        with pytest.raises(InputError, match="no other hetsched process"):
+            OutLock(tmp_path, "writing a test").acquire()
+        runner.run([RunSpec(platform="gs101", workload=SHORT, duration_s=0.05)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.parquet"]
 
 
 # ------------------------------------------------------------------ the engine behind sim.py

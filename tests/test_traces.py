@@ -565,6 +565,6 @@ def test_record_interrupted_restores_tracefs_and_writes_nothing(tools, tmp_path,
         time.sleep(0.05)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == 128 + sig, err
     assert not out.exists() and list(tmp_path.iterdir()) == []
     assert _tracefs_state() == before

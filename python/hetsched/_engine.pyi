@@ -14,6 +14,10 @@ from hetsched.errors import UnknownNameError as UnknownNameError
 
 __version__: str
 
+# the engine's limits (crates/hetsched-core/src/limits.rs)
+MAX_TASKS: int
+NO_PROGRESS_STEPS: int
+
 WF_FORK: int
 WF_TTWU: int
 POLICY_HOOKS: list[str]
@@ -35,6 +39,8 @@ class Engine:
     def result_json(self) -> str: ...
     def take_trace(self) -> str | None: ...
     def timeseries(self) -> dict[str, list[int]] | None: ...
+    def drain_trace(self) -> str | None: ...
+    def drain_timeseries(self) -> dict[str, list[int]] | None: ...
     # only in builds with the test-panic cargo feature (tests/test_errors.py)
     def _panic_for_test(self, message: str) -> None: ...
 

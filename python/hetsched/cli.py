@@ -2,22 +2,29 @@
 
 Every command runs on built-in defaults with no arguments. Bad input gets one line on
 stderr naming the file or option, the field and what was expected, and exit status 2;
-output files are written under temporary names and renamed only when complete.
+output files are written under temporary names and renamed only when complete. Ctrl-C
+(SIGINT) or SIGTERM stops a command where it is: one line on stderr says what it stopped
+and what it kept, and the exit status is 130 or 143 (128 + the signal), as a shell reports
+a process the signal ended.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from hetsched.errors import HetschedError, InputError
+from hetsched import _input
+from hetsched.errors import HetschedError, InputError, UnknownNameError
+from hetsched.runner import (Interrupted, interrupting_signal, remove_dead_temporaries, run_stepped, stop_on_signals,
+                             uninterrupted)
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="hetsched: CPU scheduling on heterogeneous SoCs, simulated.")
@@ -50,33 +57,70 @@ def _parse_sets(sets: List[str]) -> dict:
 
 
 class _Outputs:
-    """Collects output files under temporary names; `commit()` renames them all."""
+    """Collects output files under temporary names; `commit()` renames them all. The
+    temporaries a killed writer left in OUT are removed first."""
 
     def __init__(self, out_dir: Path):
         self.out_dir = out_dir
         self.pending: list[tuple[Path, Path]] = []
+        self.streams: list = []
+        self.made_dir = False
+        remove_dead_temporaries(out_dir)
 
-    def write(self, name: str, text: str) -> None:
+    def _temporary(self, name: str) -> Path:
         final = self.out_dir / name
         tmp = self.out_dir / f".{name}.tmp-{os.getpid()}"
         try:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-            self.pending.append((tmp, final))
+            if not self.out_dir.is_dir():
+                self.out_dir.mkdir(parents=True, exist_ok=True)
+                self.made_dir = True
+        except OSError as e:
+            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
+        self.pending.append((tmp, final))
+        return tmp
+
+    def write(self, name: str, text: str) -> None:
+        tmp = self._temporary(name)
+        try:
             tmp.write_text(text)
         except OSError as e:
             raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
 
+    def stream(self, name: str):
+        """A file to write as the run goes (under its temporary name, renamed by commit)."""
+        tmp = self._temporary(name)
+        try:
+            f = open(tmp, "w")
+        except OSError as e:
+            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
+        self.streams.append(f)
+        return f
+
+    def _close_streams(self) -> None:
+        for f in self.streams:
+            f.close()
+        self.streams = []
+
     def commit(self) -> list[Path]:
-        for tmp, final in self.pending:
-            os.replace(tmp, final)
-        done = [f for _, f in self.pending]
-        self.pending = []
+        self._close_streams()
+        with uninterrupted():  # all renamed or none: a signal is taken after the last
+            for tmp, final in self.pending:
+                os.replace(tmp, final)
+            done = [f for _, f in self.pending]
+            self.pending = []
+            _written.extend(done)
         return done
 
     def abort(self) -> None:
+        self._close_streams()
         for tmp, _ in self.pending:
             tmp.unlink(missing_ok=True)
         self.pending = []
+        if self.made_dir:  # a directory this run made for its files goes with them
+            try:
+                self.out_dir.rmdir()
+            except OSError:
+                pass
 
 
 def _table(*args, **kwargs):
@@ -94,58 +138,96 @@ def _progress():
                     disable=not err_console.is_terminal)
 
 
-def _run_with_progress(sim, duration_s: float | None, label: str):
+def _run_with_progress(sim, duration_s: float | None, label: str, after_step: Callable[[], None] = lambda: None):
+    """``sim.run(duration_s)`` with a progress bar, in steps short enough that Ctrl-C
+    acts within about a tenth of a second (runner.run_stepped); ``after_step()`` after each."""
     if sim.runs_until_exit(duration_s):
         # the end is not known in advance: until every task has ended
         with err_console.status(f"{label}: until every task ends"):
-            return sim.run(duration_s)
-    end = sim.now_ns + sim.duration_ns(duration_s)
-    steps = 100
+            return run_stepped(sim, duration_s, on_step=lambda done, total: after_step())
     with _progress() as prog:
-        task = prog.add_task(label, total=steps)
-        start = sim.now_ns
-        for i in range(1, steps + 1):
-            sim.run_until(start + (end - start) * i // steps)
-            prog.update(task, completed=i)
-    return sim.result()
+        task = prog.add_task(label, total=100)
+
+        def on_step(done: int, total: int) -> None:
+            after_step()
+            prog.update(task, completed=100 * done // total)
+
+        return run_stepped(sim, duration_s, on_step=on_step)
 
 
-def _timeseries_csv(ts: dict) -> str:
-    """The time series as CSV (t_s, then the engine's columns), written in blocks of rows:
-    a frame of the whole series would cost several times the text (it grows by about 2,000
-    rows a simulated second on an 8-CPU platform)."""
-    import io
+_written: list[Path] = []  # every file this command renamed into place
+_stop_line: Callable[[], str] | None = None
 
+
+def _when_interrupted(say: Callable[[], str]) -> None:
+    """``say()`` is what main() prints if a signal stops the command: what it stopped and
+    what it kept (called once the command has unwound, its cleanup done)."""
+    global _stop_line
+    _stop_line = say
+
+
+def _wrote() -> str:
+    return "wrote " + ", ".join(map(str, _written))
+
+
+def _simulated(sim, duration_s: float | None, out: Path) -> str:
+    """Where a run stopped, for the interruption's line."""
+    if sim is None:
+        return f"stopped before it started; nothing written to {out}"
+    now = sim.now_ns / 1e9
+    if sim.runs_until_exit(duration_s):
+        return f"stopped at {now:.1f} s simulated (of a run until every task ends); nothing written to {out}"
+    return f"stopped at {now:.1f} s of {sim.duration_ns(duration_s) / 1e9:g} s simulated; nothing written to {out}"
+
+
+def _timeseries_rows(ts: dict) -> str:
+    """Rows of the time series as CSV (t_s, then the engine's columns)."""
     cols = list(ts)
-    out = io.StringIO()
-    out.write(",".join(["t_s", *cols]) + "\n")
-    t_ns = ts["t_ns"]
-    block = 65536
-    for i in range(0, len(t_ns), block):
-        rows = zip(*(ts[c][i:i + block] for c in cols))
-        out.write("".join(f"{row[0] / 1e9!r},{','.join(map(str, row))}\n" for row in rows))
-    return out.getvalue()
+    return "".join(f"{row[0] / 1e9!r},{','.join(map(str, row))}\n" for row in zip(*(ts[c] for c in cols)))
 
 
-def _write_run(out: Path, sim, res, trace: bool, extra: dict | None = None) -> list[Path]:
-    """A run's files, all or none: result.json, timeseries.csv (if recorded), trace.json (if
-    asked), phases.txt (rt-app's per-phase log) and any ``extra`` name -> text."""
-    from hetsched.workloads.rtapp import format_phase_log, phase_log
+class _RunFiles:
+    """A run's files, all or none: result.json, timeseries.csv (if recorded), trace.json
+    (if asked), phases.txt (rt-app's per-phase log) and any extra ones. The trace and the
+    time series are written as the run goes, from what the engine recorded since the last
+    step, so memory stays flat however long the run (each grows by about 0.2 MB a simulated
+    second of phone-mix)."""
 
-    outs = _Outputs(out)
-    try:
-        outs.write("result.json", res.to_json())
-        if res.timeseries is not None:
-            outs.write("timeseries.csv", _timeseries_csv(res.timeseries))
-        if trace:
-            outs.write("trace.json", sim.take_trace() or "")
-        outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
+    def __init__(self, out: Path, sim, trace: bool, timeseries: bool):
+        self.sim = sim
+        self.outs = _Outputs(out)
+        try:
+            self.trace = self.outs.stream("trace.json") if trace else None
+            self.timeseries = self.outs.stream("timeseries.csv") if timeseries else None
+        except BaseException:
+            self.outs.abort()
+            raise
+        self.header = False
+
+    def drain(self) -> None:
+        if self.trace is not None:
+            self.trace.write(self.sim.drain_trace() or "")
+        if self.timeseries is not None:
+            ts = self.sim.drain_timeseries() or {}
+            if not self.header:
+                self.timeseries.write(",".join(["t_s", *ts]) + "\n")
+                self.header = True
+            self.timeseries.write(_timeseries_rows(ts))
+
+    def commit(self, res, extra: dict | None = None) -> list[Path]:
+        from hetsched.workloads.rtapp import format_phase_log, phase_log
+
+        self.drain()
+        if self.trace is not None:
+            self.trace.write(self.sim.take_trace() or "")
+        self.outs.write("result.json", res.to_json())
+        self.outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
         for name, text in (extra or {}).items():
-            outs.write(name, text)
-        return outs.commit()
-    except BaseException:
-        outs.abort()
-        raise
+            self.outs.write(name, text)
+        return self.outs.commit()
+
+    def abort(self) -> None:
+        self.outs.abort()
 
 
 @app.command()
@@ -167,13 +249,21 @@ def run(
 ):
     """Simulate one configuration and write OUT/result.json (and OUT/phases.txt, rt-app's
     per-phase log)."""
+    _input.output_directory(out)
     from hetsched.sim import Simulation
 
+    sim = None
+    _when_interrupted(lambda: f"run complete; {_wrote()}" if _written else f"run {_simulated(sim, duration, out)}")
     sim = Simulation(platform=platform, workload=workload, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
                      idle_governor=idle_governor, lower_bound=lower_bound)
-    res = _run_with_progress(sim, duration, f"{platform} {sim.scheduler}/{governor}")
-    written = _write_run(out, sim, res, trace)
+    files = _RunFiles(out, sim, trace, timeseries)
+    try:
+        res = _run_with_progress(sim, duration, f"{platform} {sim.scheduler}/{governor}", files.drain)
+        written = files.commit(res)
+    except BaseException:
+        files.abort()
+        raise
     d = res.doc
     console.print(f"[bold]{d['platform']}[/] {d['workload']} {escape(sim.scheduler)}/{governor}: "
                   f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
@@ -239,6 +329,8 @@ def compare(
 
     With no arguments: every registered scheduler with schedutil on the built-in
     phone-like mixed workload on gs101."""
+    if out is not None:
+        _input.output_directory(out)
     import json
 
     import pandas as pd
@@ -259,6 +351,15 @@ def compare(
         return RunSpec.from_cell(cell, knobs=knobs, platform=platform, workload=tuple(workload), governor=gov,
                                  idle_governor=idle_governor, seed=seed, duration_s=duration)
 
+    specs: list = []
+    done = 0
+
+    def kept() -> str:
+        if _written:
+            return f"compare complete; {_wrote()}"
+        return f"compare stopped after {done} of {len(specs)} runs; nothing written" + (f" to {out}" if out else "")
+
+    _when_interrupted(kept)
     # validate every cell before the first long run
     for s, g in cells:
         spec(s, g, 0).simulation()
@@ -266,7 +367,13 @@ def compare(
     t0 = time.perf_counter()
     with _progress() as prog, Runner(jobs or None, ray=ray) as runner:
         task = prog.add_task("compare", total=len(specs))
-        results = runner.run(specs, on_result=lambda *_: prog.advance(task))
+
+        def on_result(*_):
+            nonlocal done
+            done += 1
+            prog.advance(task)
+
+        results = runner.run(specs, on_result=on_result)
     rows = [_compare_row(sp, flat) for sp, flat in zip(specs, results)]
     df = pd.DataFrame(rows)
     cols = [f"{s}/{g}" for s, g in cells]
@@ -361,6 +468,8 @@ def em(platform: str = typer.Argument("gs101", help="platform name or JSON path"
     power and cost (10 x power / performance, v6.12), and the inefficient states."""
     from hetsched.energy_model import EnergyModel
 
+    if kernel not in ("mainline-6.12", "android-4.19"):
+        raise UnknownNameError("--kernel", "kernel", kernel, ["mainline-6.12", "android-4.19"])
     model = EnergyModel.from_platform(platform, kernel=kernel)
     for d in model.domains():
         t = _table(title=f"perf domain CPUs {d['cpus']} (capacity {d['capacity']})")
@@ -421,16 +530,20 @@ def record(
     """Record a scheduler trace of COMMAND on this machine through tracefs (as root):
     `hetsched record --out run.trace -- perf bench sched messaging -g 1 -l 100`.
     tracefs is left as it was, even when interrupted (docs/traces.md)."""
+    _input.writable_file(out, "--out", "file", "trace file")
     from hetsched.traces.parse import load_trace
     from hetsched.traces.record import record as do_record
 
+    header = None
+    _when_interrupted(lambda: f"record complete; wrote {out}" if header
+                      else f"record stopped: tracefs restored, nothing written to {out}")
     try:
         header = do_record(command, out, buffer_kb=buffer_kb,
                            log=lambda m: err_console.print(m, markup=False, highlight=False))
-    except KeyboardInterrupt as e:  # SIGINT / SIGTERM: tracefs was restored, nothing written
-        err_console.print(f"hetsched: record interrupted ({e or 'SIGINT'}): tracefs restored, no trace written",
-                          markup=False, highlight=False)
-        sys.exit(130)  # typer's non-standalone mode would swallow Abort/Exit codes
+    except KeyboardInterrupt as e:
+        # SIGINT / SIGTERM under record's own handlers (the message is the signal's name):
+        # tracefs was restored, nothing written
+        raise Interrupted(getattr(signal.Signals, str(e), signal.SIGINT)) from None
     tr = load_trace(out)
     console.print(f"recorded {' '.join(command)} (exit status {header['exit_status']}, "
                   f"{header['wall_s']:.3f} s): {tr.used} events on {tr.nr_cpus} CPUs, "
@@ -465,6 +578,7 @@ def replay(
 ):
     """Replay a real trace: per task its run bursts, sleeps and who-woke-whom, on PLATFORM.
     Prints the trace's busy time and makespan beside the simulation's."""
+    _input.output_directory(out)
     import json
 
     from hetsched.platforms import load_platform
@@ -474,19 +588,32 @@ def replay(
 
     if tasks not in ("auto", "all", "tree"):
         raise InputError("--tasks", "tasks", "one of: auto, all, tree", got=tasks)
+    sim = None
+    _when_interrupted(lambda: f"replay complete; {_wrote()}" if _written
+                      else f"replay {_simulated(sim, duration, out)}")
     tr = load_trace(trace_file)
     src = source_platform or (tr.meta.get("platform") if tr.meta else None)
+    try:
+        src_platform = load_platform(src) if src else None
+    except InputError as e:
+        if source_platform:
+            raise InputError("--source-platform", e.field, e.expected, e.got) from None
+        # the platform the trace's own header names (hetsched record writes it)
+        raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
     rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
-                                         source_platform=load_platform(src) if src else None,
-                                         relative_sleeps=relative_sleeps))
+                                         source_platform=src_platform, relative_sleeps=relative_sleeps))
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), trace=trace, idle_governor=idle_governor)
-    res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}")
-    cmp = compare(rep, res.doc)
-    res.doc["replay"] = {"trace": tr.summary(), "replay": rep.summary(), "compare": cmp,
-                         "source_platform": src}
-    written = _write_run(out, sim, res, trace,
-                         extra={"workload.json": json.dumps(rep.spec) + "\n"} if write_spec else None)
+    files = _RunFiles(out, sim, trace, timeseries=False)
+    try:
+        res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}", files.drain)
+        cmp = compare(rep, res.doc)
+        res.doc["replay"] = {"trace": tr.summary(), "replay": rep.summary(), "compare": cmp,
+                             "source_platform": src}
+        written = files.commit(res, extra={"workload.json": json.dumps(rep.spec) + "\n"} if write_spec else None)
+    except BaseException:
+        files.abort()
+        raise
     console.print(f"[bold]{trace_file}[/] ({tr.format}): {tr.used} events used, {tr.nr_skipped} lines skipped"
                   + (f" ({', '.join(f'{k}: {v}' for k, v in tr.skipped.most_common(4))})" if tr.nr_skipped else ""))
     console.print(f"{len(rep.tasks)} tasks replayed on {platform} {scheduler}/{governor} "
@@ -525,8 +652,7 @@ def sweep(
     """Run every cell of a grid (the product of its lists) on a local process pool or a Ray
     cluster; one row per run in OUT/sweep.parquet, rewritten atomically as rows arrive.
     A failing cell records its error and the sweep goes on."""
-    import signal
-
+    _input.output_directory(out)
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
 
@@ -536,10 +662,6 @@ def sweep(
         raise InputError("--retry-failed", "--retry-failed", "--resume as well")
     g = load_grid(grid)  # every error in the grid before anything runs or is written
 
-    def on_term(signum, frame):  # `kill`: save the rows that are done, like Ctrl-C
-        raise KeyboardInterrupt("SIGTERM")
-
-    signal.signal(signal.SIGTERM, on_term)
     prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("done {task.fields[done]}  failed {task.fields[failed]}  "
                                "remaining {task.fields[remaining]}"),
@@ -553,6 +675,19 @@ def sweep(
             task = prog.add_task("sweep", total=st.total, done=0, failed=0, remaining=0)
         prog.update(task, completed=st.done + st.failed, done=st.done, failed=st.failed, remaining=st.remaining)
 
+    total = len(g.cells())
+
+    def kept() -> str:
+        path = out / SWEEP_FILE
+        if not path.exists():
+            return f"sweep stopped before its first row; nothing written to {out}"
+        import pyarrow.parquet as pq
+
+        n = pq.read_metadata(path).num_rows
+        return (f"sweep stopped; {n} row{'s' if n != 1 else ''} kept in {path} (the grid has {total} cells), "
+                "continue with --resume")
+
+    _when_interrupted(kept)
     with prog:
         st = run_sweep(g, out, workers=workers or None, ray_address=ray, resume=resume,
                        retry_failed=retry_failed, flush_every_s=flush_every, on_progress=on_progress)
@@ -578,7 +713,8 @@ def reproduce(
     and write its published numbers beside the simulated ones (95 % CI, the changes and a
     verdict on each: agrees, disagrees, inconclusive or not decidable), its plots, and
     OUT/report.html gathering every study in OUT."""
-    from hetsched.reproduce import reproduce as run_reproduce, study_module
+    _input.output_directory(out)
+    from hetsched.reproduce import STUDIES, reproduce as run_reproduce, study_module
 
     names = ["all"] if study == "all" else [study]
     if study != "all":
@@ -586,34 +722,85 @@ def reproduce(
     level = "smoke" if smoke else ("quick" if quick else "full")
     n_seeds = seeds or {"smoke": 2, "quick": 3, "full": 10}[level]
 
+    done: list[str] = []
+
     def on_study(res):
+        done.append(res.study)
         console.print(f"{res.study}: {len(res.rows)} published numbers; {res.counts_line()}; "
                       f"{res.runs} runs in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}",
                       markup=False, highlight=False)
 
+    def kept() -> str:
+        order = list(STUDIES) if study == "all" else [study]
+        if len(done) == len(order):
+            return f"reproduce complete; {len(done)} studies written to {out}"
+        stopped = f"reproduce stopped during {order[len(done)]}, whose files are not written"
+        if not done:
+            return f"{stopped}; nothing new in {out}"
+        return f"{stopped}; kept {', '.join(done)} in {out}, with report.html"
+
+    _when_interrupted(kept)
     run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
                   progress=err_console.is_terminal, on_study=on_study)
     console.print(f"  wrote {out / 'report.html'}")
 
 
 def main() -> None:
+    stop_on_signals()
     try:
-        app(standalone_mode=False)
-    except HetschedError as e:
-        err_console.print(f"hetsched: error: {e}", markup=False, highlight=False, soft_wrap=True)
-        sys.exit(2)
-    except (typer.Abort, KeyboardInterrupt):
-        err_console.print("hetsched: aborted")
-        sys.exit(130)
-    except Exception as e:  # click usage errors (typer >= 0.20 vendors click as typer._click)
-        click_exc = _click_exception_types()
-        if isinstance(e, click_exc["ClickException"]):
-            err_console.print(f"hetsched: error: {e.format_message()}", markup=False, highlight=False,
-                              soft_wrap=True)
-            sys.exit(e.exit_code if e.exit_code else 2)
-        if isinstance(e, click_exc["Exit"]):
-            sys.exit(e.exit_code)
+        status = _main()
+    except Interrupted as e:
+        status = _interrupted(e.signum)
+    # the command is over: a signal now ends the process at once, with the status a shell
+    # gives it (not a traceback from an exit handler, such as the one joining a pool's thread)
+    for s in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, signal.SIG_DFL)
+    sys.exit(status)
+
+
+def _interrupted(signum: int) -> int:
+    """The one line of a command a signal stopped (what it stopped, what it kept) and its
+    exit status, 128 + the signal's number as a shell gives it."""
+    what = "stopped"
+    if _stop_line is not None:
+        try:
+            what = _stop_line()
+        except Exception as e:  # the line is printed anyway
+            what = f"stopped ({type(e).__name__} while saying where: {e})"
+    err_console.print(f"hetsched: interrupted ({signal.Signals(signum).name}): {what}", markup=False,
+                      highlight=False, soft_wrap=True)
+    return 128 + signum
+
+
+def _main() -> int:
+    try:
+        # standalone_mode=False: errors come here as exceptions, and an Exit (--help, a
+        # typer.Exit) comes back as its exit code; a signal raises Interrupted, which
+        # neither typer nor click catches
+        rv = app(standalone_mode=False)
+    except SystemExit:
         raise
+    except BaseException as e:
+        signum = e.signum if isinstance(e, Interrupted) else interrupting_signal()
+        if signum is not None:  # what the signal stopped may have surfaced as another error
+            return _interrupted(signum)
+        if isinstance(e, HetschedError):
+            err_console.print(f"hetsched: error: {e}", markup=False, highlight=False, soft_wrap=True)
+            return 2
+        if isinstance(e, (typer.Abort, KeyboardInterrupt)):  # without our handler (a library's own)
+            err_console.print("hetsched: aborted")
+            return 130
+        if isinstance(e, Exception):  # click usage errors (typer >= 0.20 vendors click as typer._click)
+            click_exc = _click_exception_types()
+            if isinstance(e, click_exc["ClickException"]):
+                err_console.print(f"hetsched: error: {e.format_message()}", markup=False, highlight=False,
+                                  soft_wrap=True)
+                return e.exit_code if e.exit_code else 2
+            if isinstance(e, click_exc["Exit"]):
+                return e.exit_code
+        raise
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
 
 def _click_exception_types() -> dict[str, tuple[type, ...]]:

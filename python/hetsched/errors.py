@@ -27,6 +27,7 @@ __all__ = [
     "EngineError",
     "PolicyError",
     "did_you_mean",
+    "shorten",
 ]
 
 
@@ -47,9 +48,15 @@ class InputError(HetschedError):
         self.field = field
         self.expected = expected
         self.got = got
-        msg = f"{self.source}: {field}: expected {expected}"
+        # what the user wrote (a path, a field, a value) is shown shortened: one line,
+        # whatever was given
+        msg = (f"{shorten(self.source, 200)}: {shorten(str(field), 200)}: "
+               f"expected {' '.join(str(expected).splitlines())}")
         if got is not None:
-            shown = repr(got)
+            try:
+                shown = repr(got)
+            except ValueError:  # an int too long to print (sys.get_int_max_str_digits)
+                shown = f"<{type(got).__name__} too long to print>"
             if len(shown) > 60:
                 shown = shown[:57] + "..."
             msg += f", got {shown}"
@@ -59,6 +66,18 @@ class InputError(HetschedError):
         # An exception pickles as cls(*self.args), and args is the message alone: a worker
         # process (the reproductions' pool) must hand the error back whole, attributes too.
         return (type(self), (self.source, self.field, self.expected, self.got))
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line and about ``limit`` characters at most: a longer one keeps its
+    start and its end (a path's file name) around "...", and a character that does not
+    print (a newline, a NUL) is shown escaped."""
+    if len(text) > limit:
+        head = (limit - 3) * 2 // 3
+        text = text[:head] + "..." + text[len(text) - (limit - 3 - head):]
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
@@ -104,7 +123,7 @@ class PolicyError(HetschedError):
         if raised is not None:
             # one line, where the policy's code failed: the innermost frame of its traceback
             first = str(raised).strip().splitlines()
-            what = type(raised).__name__ + (f": {first[0]}" if first else "")
+            what = type(raised).__name__ + (f": {shorten(first[0], 200)}" if first else "")
             tb = raised.__traceback__
             while tb is not None and tb.tb_next is not None:
                 tb = tb.tb_next
@@ -112,9 +131,9 @@ class PolicyError(HetschedError):
                 from pathlib import Path
 
                 what += f" (at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno})"
-            msg = f"policy {policy!r}: {hook} raised {what}"
+            msg = f"policy {shorten(repr(policy), 100)}: {hook} raised {what}"
         else:
-            msg = f"policy {policy!r}: {hook} {why}"
+            msg = f"policy {shorten(repr(policy), 100)}: {hook} {shorten(str(why), 300)}"
         super().__init__(msg)
         if raised is not None:
             self.__cause__ = raised  # `raise PolicyError(...) from raised`

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from hetsched.errors import InputError, UnknownNameError
+from hetsched.errors import InputError, UnknownNameError, shorten
 
 if TYPE_CHECKING:
     from hetsched.sim import SchedView
@@ -218,7 +218,11 @@ def load_policy(spec: str, source: str = "--scheduler") -> type[Policy]:
     path = Path(path_s)
     if not is_policy_file(spec):
         raise InputError(source, "scheduler", "FILE.py:CLASS", got=spec)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        is_file = False
+    if not is_file:
         raise InputError(source, path_s, "an existing Python file (FILE.py:CLASS)", got=spec)
     # a module name of its own per file, so that two policy files never share one; run
     # afresh on every load, so that an edited file is what runs
@@ -238,15 +242,15 @@ def load_policy(spec: str, source: str = "--scheduler") -> type[Policy]:
             if Path(tb.tb_frame.f_code.co_filename).resolve() == path.resolve():
                 line = tb.tb_lineno
             tb = tb.tb_next
-        first = (str(e).strip().splitlines() or [""])[0]
+        first = shorten((str(e).strip().splitlines() or [""])[0], 200)
         raise InputError(source, path_s, f"a Python file that loads; it raised {type(e).__name__}: {first}"
                          + (f" (line {line})" if line else "")) from None
     cls = getattr(mod, cls_name, None)
     if cls is None:
         defined = sorted(n for n, o in vars(mod).items()
                          if inspect.isclass(o) and issubclass(o, Policy) and o is not Policy)
-        raise InputError(source, spec, f"a class {cls_name} in {path_s} (its Policy subclasses: "
-                         f"{', '.join(defined) or 'none'})")
+        raise InputError(source, spec, f"a class {shorten(cls_name, 100)} in {shorten(path_s, 200)} (its Policy "
+                         f"subclasses: {shorten(', '.join(defined) or 'none', 300)})")
     if not (inspect.isclass(cls) and issubclass(cls, Policy)):
         kind = "class" if inspect.isclass(cls) else type(cls).__name__
         raise InputError(source, spec, "a subclass of hetsched.Policy", got=f"{kind} {cls_name}")

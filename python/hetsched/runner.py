@@ -19,6 +19,7 @@ Every simulation's result is flattened here, by :func:`flat_result` on
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import importlib
@@ -27,7 +28,11 @@ import math
 import os
 import signal
 import socket
+import sys
+import threading
 import time
+import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -35,7 +40,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from hetsched.errors import HetschedError, InputError
 
 __all__ = ["RunSpec", "Runner", "RunStore", "RunFailed", "parse_cell", "run_hash", "knob_key", "flat_result",
-           "execute", "run_row", "error_row", "read_rows", "RESULT_KEYS", "FIXED_COLUMNS", "STORE_FILE"]
+           "execute", "run_row", "error_row", "read_rows", "RESULT_KEYS", "FIXED_COLUMNS", "STORE_FILE",
+           "run_stepped", "Interrupted", "stop_on_signals", "interrupting_signal", "uninterrupted", "OutLock",
+           "LOCK_FILE", "remove_dead_temporaries"]
 
 # a run's own numbers and strings, ahead of its metrics in every flat result
 RESULT_KEYS = ("energy_j", "energy_lower_bound_j", "energy_over_bound", "avg_power_mw", "sim_duration_s",
@@ -208,6 +215,127 @@ class RunSpec:
         return Simulation(**self.simulation_args())
 
 
+# ----------------------------------------------------------------------------- interruption
+
+class Interrupted(BaseException):
+    """SIGINT (Ctrl-C) or SIGTERM arrived while :func:`stop_on_signals` was in force: the
+    work stops where it is, keeps what is complete and removes what is not, and the
+    ``hetsched`` command exits with ``128 + signum`` (130, 143), as a shell reports it.
+
+    Neither a KeyboardInterrupt nor an Exception: typer turns a KeyboardInterrupt into an
+    exit code that ``standalone_mode=False`` returns instead of raising (0.13 and later;
+    an Abort before), and an ``except Exception`` on the way out (a run's error row, a
+    policy's error) must not take it for a failure of the run."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _SignalState:
+    signum: int | None = None   # the first SIGINT/SIGTERM received
+    raised = False              # ... and its Interrupted was raised
+    depth = 0                   # nesting of uninterrupted() sections
+
+
+_signals = _SignalState()
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    if _signals.signum is not None:
+        # already stopping: the cleanup on the way out (terminate workers, write the rows
+        # that are done) is not itself interrupted, so it stays bounded and complete
+        return
+    _signals.signum = signum
+    if _signals.depth == 0:
+        _signals.raised = True
+        raise Interrupted(signum)
+
+
+def stop_on_signals() -> None:
+    """From now on SIGINT and SIGTERM raise :class:`Interrupted` in the main thread (once:
+    later ones are ignored while the process cleans up and exits). For the ``hetsched``
+    command; a library caller keeps Python's own handling. A signal this process was
+    started with ignored stays ignored (a shell's background job ignores Ctrl-C)."""
+    _signals.signum, _signals.raised, _signals.depth = None, False, 0
+    for s in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, _on_signal)
+
+
+def interrupting_signal() -> int | None:
+    """The signal that is stopping this process (after :func:`stop_on_signals`), else None.
+    What a signal interrupted may surface as another exception (a Python policy's hook
+    raises it inside the engine, which reports a PolicyError): this tells them apart."""
+    return _signals.signum
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """A signal that arrives inside is raised when the body has completed: for steps that
+    must not stop half-way (renaming a set of files into place, rewriting the store)."""
+    _signals.depth += 1
+    try:
+        yield
+    finally:
+        _signals.depth -= 1
+    if _signals.depth == 0 and _signals.signum is not None and not _signals.raised:
+        _signals.raised = True
+        raise Interrupted(_signals.signum)
+
+
+# ----------------------------------------------------------------------------- one run, in steps
+
+# Wall time of one engine call. The engine holds the main thread until it returns, and
+# Python runs a signal's handler only between calls: this is how long Ctrl-C waits. A
+# step is sized on the last one's pace, which a quiet stretch (every task asleep) makes
+# look fast: a step is also at most _MAX_STEP_NS long, so that the first step of a busy
+# stretch after it stays short too (2 simulated s of phone-mix take about 3 ms, of
+# hackbench:groups=4,loops=2000 about 3 s, the slowest measured). A call costs about 8 us
+# beyond its events: the few hundred a second of the fastest runs cost under 0.5 %.
+STEP_WALL_S = 0.1
+_FIRST_STEP_NS = 10_000_000      # 10 ms simulated: a first pace to size the next step on
+_MIN_STEP_NS = 100_000
+_MAX_STEP_NS = 2_000_000_000
+
+
+def run_stepped(sim: Any, duration_s: float | None = None,
+                on_step: Callable[[int, int | None], None] | None = None, step_wall_s: float = STEP_WALL_S):
+    """``sim.run(duration_s)`` (:meth:`hetsched.sim.Simulation.run`, the same result to
+    the byte: the engine's state does not depend on where a run is cut), in steps of
+    about ``step_wall_s`` of wall time each, so that a signal's handler runs within that.
+    ``on_step(done_ns, total_ns)`` after each step; ``total_ns`` is None for a run until
+    every task ends (its end is not known in advance)."""
+    from hetsched.sim import UNTIL_EXIT_LIMIT_S
+
+    until_exit = sim.runs_until_exit(duration_s)
+    start = sim.now_ns
+    total = round(UNTIL_EXIT_LIMIT_S * 1e9) if until_exit else sim.duration_ns(duration_s)
+    end = start + total
+    step = min(total, _FIRST_STEP_NS)
+    ended = False
+    while not ended:
+        now = sim.now_ns
+        t = min(end, now + step)
+        t0 = time.perf_counter()
+        if until_exit:
+            ended = sim.run_until_exited((t - now) / 1e9)
+        else:
+            sim.run_until(t)
+        wall = time.perf_counter() - t0
+        if on_step is not None:
+            on_step(sim.now_ns - start, None if until_exit else total)
+        if sim.now_ns >= end or sim.now_ns == now:
+            break
+        # the next step at this step's pace, growing at most fourfold (a quiet stretch
+        # says little about the busy one that may follow)
+        step = max(_MIN_STEP_NS, min(4 * step, _MAX_STEP_NS, int(step * step_wall_s / max(wall, 1e-6))))
+    # the stop reason Simulation.run gives (each step set its own)
+    sim._stop_reason = ("all tasks exited" if ended else f"limit of {UNTIL_EXIT_LIMIT_S:g} s") if until_exit \
+        else "duration"
+    return sim.result()
+
+
 # ----------------------------------------------------------------------------- one run
 
 class RunFailed(HetschedError):
@@ -230,7 +358,7 @@ def _call(spec: RunSpec, extended: bool) -> dict:
         mod, _, name = spec.fn.partition(":")
         fn: Callable[..., dict] = getattr(importlib.import_module(mod), name)
         return dict(fn(seed=spec.seed, **dict(spec.kwargs)))
-    return flat_result(spec.simulation().run(spec.duration_s).doc, extended)
+    return flat_result(run_stepped(spec.simulation(), spec.duration_s).doc, extended)
 
 
 def execute(spec: RunSpec, extended: bool = False) -> dict:
@@ -366,6 +494,154 @@ def read_rows(directory: str | os.PathLike, file: str = STORE_FILE) -> list[dict
     return [{k: v for k, v in r.items() if v is not None or k in FIXED_COLUMNS} for r in rows]
 
 
+LOCK_FILE = ".hetsched.lock"
+_held_locks: "weakref.WeakSet[OutLock]" = weakref.WeakSet()
+
+
+class OutLock:
+    """The output directory's lock, held by the one process that writes there (a sweep, a
+    reproduction) for as long as it writes: a second writer is refused at once, naming the
+    holder, rather than interleaving its rows with the first's (two sweeps rewriting one
+    sweep.parquet keep only one's rows).
+
+    flock(2) on ``DIRECTORY/.hetsched.lock``: the kernel drops the lock with the holder's
+    last descriptor, however the holder ends (SIGKILL included), so a dead holder never
+    leaves the directory locked. The file holds the holder's PID and what it writes,
+    for the message; it is removed on :meth:`release` (and the directory too, if the lock
+    created it and nothing else was written), so that a finished writer leaves nothing."""
+
+    def __init__(self, directory: str | os.PathLike, purpose: str):
+        self.directory = Path(directory)
+        self.path = self.directory / LOCK_FILE
+        self.purpose = purpose
+        self.fd: int | None = None
+        self.created_directory = False
+
+    def acquire(self) -> "OutLock":
+        where = str(self.directory)
+        if self.directory.exists() and not self.directory.is_dir():
+            raise InputError(where, "--out", "a directory (it is a file)")
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: no lock, as before there was one
+            return self
+        # a holder that releases removes the file (and maybe the directory) while we open
+        # it: then the lock we took is on a name nobody else will open, and we start over
+        for _ in range(20):
+            try:
+                self.directory.mkdir(parents=True)
+                self.created_directory = True
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise InputError(where, "--out", f"a writable directory ({e.strerror or e})") from None
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise InputError(where, "--out", f"a writable directory ({e.strerror or e})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 200, 0).decode(errors="replace").strip()
+                os.close(fd)
+                pid, _, what = holder.partition(" ")
+                who = f"process {pid}, {what}," if pid.isdigit() else "another process"
+                raise InputError(where, "--out", f"a directory no other hetsched process is writing to "
+                                 f"({who} holds {self.path})") from None
+            except BaseException:
+                os.close(fd)
+                raise
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()} {self.purpose}\n".encode(), 0)
+            self.fd = fd
+            _held_locks.add(self)
+            return self
+        raise InputError(where, "--out", "a directory whose lock file can be taken "
+                         f"({self.path} keeps being replaced)")
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is None:
+            return
+        _held_locks.discard(self)
+        try:
+            # removed while still held: whoever opened the old file takes a lock on a name
+            # that is gone, sees it and starts over (acquire)
+            self.path.unlink(missing_ok=True)
+            if self.created_directory:
+                try:
+                    self.directory.rmdir()  # only if empty: nothing was written
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> "OutLock":
+        return self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        self.release()
+
+
+def _release_held_locks() -> None:
+    for lock in list(_held_locks):
+        lock.release()
+
+
+atexit.register(_release_held_locks)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_dead_temporaries(directory: str | os.PathLike) -> list[Path]:
+    """Remove ``DIRECTORY/.NAME.tmp-PID`` (files, or a study's directory), the temporaries
+    of writers that died (SIGKILL, power loss) before renaming them into place; those of a
+    live process are its own business. Returns what was removed."""
+    import shutil
+
+    d = Path(directory)
+    removed: list[Path] = []
+    try:
+        if not d.is_dir():
+            return removed
+        found = list(d.glob(".*.tmp-*"))
+    except OSError:  # a path the writer itself will report (too long, no access)
+        return removed
+    for p in found:
+        pid = p.name.rpartition(".tmp-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+            continue
+        try:
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+            removed.append(p)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
 class RunStore:
     """The rows of runs, one per run hash (``cell_hash``), kept in ``DIRECTORY/FILE``
     (Parquet): what makes a batch resumable.
@@ -382,10 +658,17 @@ class RunStore:
         self.path = self.out_dir / file
         if self.out_dir.exists() and not self.out_dir.is_dir():
             raise InputError(str(self.out_dir), "--out", "a directory (it is a file)")
-        if self.path.exists() and not resume:
-            raise InputError(str(self.out_dir), "--out",
-                             f"a directory without {file}, or --resume to continue the runs stored in it")
-        self.rows: dict[str, dict] = {r["cell_hash"]: r for r in read_rows(self.out_dir, file)}
+        # held until close(): from before the file is first looked at, so that two batches
+        # started together cannot both find it absent (or both resume it)
+        self.lock = OutLock(self.out_dir, f"writing {file}").acquire()
+        try:
+            if self.path.exists() and not resume:
+                raise InputError(str(self.out_dir), "--out",
+                                 f"a directory without {file}, or --resume to continue the runs stored in it")
+            self.rows: dict[str, dict] = {r["cell_hash"]: r for r in read_rows(self.out_dir, file)}
+        except BaseException:
+            self.lock.release()
+            raise
         self.dirty = False
         self.last_write_s = 0.0
         self.writes = 0
@@ -412,37 +695,91 @@ class RunStore:
         t0 = time.perf_counter()
         table = _arrow_table(list(self.rows.values()))
         tmp = self.out_dir / f".{self.file}.tmp-{os.getpid()}"
-        try:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-            pq.write_table(table, tmp)
-            with open(tmp, "rb+") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-            dfd = os.open(self.out_dir, os.O_RDONLY)
+        # a signal waits for the rename (a few ms): the rows written are then all that is done
+        with uninterrupted():
             try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
+                self.out_dir.mkdir(parents=True, exist_ok=True)
+                pq.write_table(table, tmp)
+                with open(tmp, "rb+") as f:
+                    os.fsync(f.fileno())
+                os.replace(tmp, self.path)
+                dfd = os.open(self.out_dir, os.O_RDONLY)
+                try:
+                    os.fsync(dfd)
+                finally:
+                    os.close(dfd)
+            except BaseException as e:
+                tmp.unlink(missing_ok=True)
+                if isinstance(e, OSError):
+                    raise InputError(str(self.out_dir), "--out",
+                                     f"a writable directory ({e.strerror or e})") from None
+                raise
         self.dirty = False
         # the first write of a process loads pyarrow's writer (~0.2 s): not the file's cost
         self.last_write_s = time.perf_counter() - t0 if self.writes else 0.0
         self.writes += 1
 
     def remove_stale_temporaries(self) -> None:
-        """Temporary files of runners killed while writing (never a complete result)."""
+        """Temporary files of runners killed while writing (never a complete result): all
+        of them, since the lock says no other process writes here."""
         if self.out_dir.is_dir():
             for p in self.out_dir.glob(f".{self.file}.tmp-*"):
                 p.unlink(missing_ok=True)
 
+    def close(self) -> None:
+        """Write the rows and release the directory's lock."""
+        try:
+            self.write()
+        finally:
+            self.lock.release()
+
 
 # ----------------------------------------------------------------------------- executors
 
-def _ignore_sigint() -> None:
-    # Ctrl-C goes to the whole process group: the parent alone decides (saves rows, stops)
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Linux: the kernel sends this process SIGKILL when its parent ends, however it ends
+    (SIGKILL included, when the parent can stop nothing). Elsewhere the parent's close()
+    is all there is."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    # the parent may have died before prctl took effect: this process was then reparented
+    # and no signal will come
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def _worker_init(parent_pid: int) -> None:
+    # Ctrl-C reaches the whole process group: the parent alone decides (keeps the rows
+    # that are done, then ends the workers)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent_pid)
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread, so that a worker started meanwhile inherits it
+    blocked until its initializer ignores it (a Ctrl-C during its start would otherwise
+    kill it with a traceback, and its run would count as failed). The parent's handler
+    still runs: another thread takes the signal, or it is delivered on the way out."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 class InProcess:
@@ -473,8 +810,10 @@ class LocalPool:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
+        # the workers are started by submit(), in this (the main) thread: PR_SET_PDEATHSIG
+        # follows the thread that started a process, and this one lasts as long as the process
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_ignore_sigint)
+                                   initializer=_worker_init, initargs=(os.getpid(),))
 
     def run(self, specs: Iterable[RunSpec], extended: bool, catch_all: bool) -> Iterator[tuple[RunSpec, Outcome]]:
         from concurrent.futures import FIRST_COMPLETED, wait
@@ -489,7 +828,10 @@ class LocalPool:
                 s = next(todo, None)
                 if s is None:
                     break
-                inflight[self.pool.submit(_work, s, extended, catch_all)] = s
+                # submit() may start a worker: not stopped half-way (a worker started
+                # but not yet recorded by the pool would not be ended with it)
+                with uninterrupted(), _sigint_blocked():
+                    inflight[self.pool.submit(_work, s, extended, catch_all)] = s
             if not inflight:
                 break
             done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
@@ -512,13 +854,16 @@ class LocalPool:
     def close(self) -> None:
         if self.pool is None:
             return
-        # stop at once (Ctrl-C, SIGTERM, a failed run): cancel what is queued, end the running
-        procs = list(getattr(self.pool, "_processes", {}).values())
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        # stop at once (Ctrl-C, SIGTERM, a failed run): cancel what is queued, end the
+        # running and wait for them, so that none outlives the parent
+        pool, self.pool = self.pool, None
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             if p.is_alive():
-                p.terminate()
-        self.pool = None
+                p.kill()
+        for p in procs:
+            p.join(5)
 
 
 def _check_reachable(address: str) -> None:
@@ -552,6 +897,9 @@ class RayCluster:
         self.ray = ray
         self.address = address
         _check_reachable(address)
+        # ray.init sets a SIGTERM handler that exits at once with status 15: the rows that
+        # are done would not be written; the one in force before is put back
+        on_term = signal.getsignal(signal.SIGTERM)
         try:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False,
                      configure_logging=True, namespace="hetsched")
@@ -559,6 +907,9 @@ class RayCluster:
             raise InputError("--ray", "address", f"the address of a running Ray cluster, host:port "
                              f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})",
                              got=address) from None
+        finally:
+            if threading.current_thread() is threading.main_thread() and on_term is not None:
+                signal.signal(signal.SIGTERM, on_term)
         self.cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.description = f"Ray cluster {address} ({self.cpus} CPUs)"
         self.remote = ray.remote(num_cpus=1, max_retries=1)(_work)
@@ -703,11 +1054,11 @@ class Runner:
         return [self._results[s.hash] if s.hash in self._results else stored[s.hash] for s in specs]
 
     def close(self) -> None:
-        """Stop the workers (the Ray driver disconnects; the cluster keeps running) and
-        write the store."""
+        """Stop the workers (the Ray driver disconnects; the cluster keeps running), write
+        the store and release its directory's lock."""
         try:
             if self._pool is not None:
                 self._pool.close()
         finally:
             if self.store is not None:
-                self.store.write()
+                self.store.close()

@@ -12,20 +12,23 @@ A controller steps it: ``sim.run_until(t_ns)``, ``sim.observe()``, ``sim.set_kno
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import math
+import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from hetsched import _engine
+from hetsched import _input
 from hetsched.errors import InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
 from hetsched.policy import Policy, checked_policy, engine_args, is_policy_file, load_policy
 from hetsched.workloads.builtin import _is_file_arg, resolve_workloads
-from hetsched.workloads.metrics import compute_metrics
+from hetsched.workloads.metrics import check_metric_defs, compute_metrics
+from hetsched.workloads.rtapp import errors_located
 
 __all__ = ["Simulation", "Result", "knob_table", "flat_metrics", "SCHEDULERS", "GOVERNORS", "DEFAULT_DURATION_S",
            "ENGINE_VERSION", "energy_model_of_platform", "energy_model_of_table"]
@@ -95,6 +98,13 @@ def knob_table() -> list[dict]:
     return _engine.knobs()
 
 
+#: The engine's limits on one run (crates/hetsched-core/src/limits.rs): the tasks it
+#: creates (the kernel's default pid_max), and the steps it takes at one simulated instant
+#: before it calls the workload one that stops time.
+MAX_TASKS: int = _engine.MAX_TASKS
+NO_PROGRESS_STEPS: int = _engine.NO_PROGRESS_STEPS
+
+
 #: Knobs that set the scheduler's own modelled costs to zero (docs/mechanisms/costs.md):
 #: a run then charges the tasks' work alone, as hand-worked timings count it.
 NO_COSTS: dict[str, float] = {k["name"]: 0.0 for k in _engine.knobs() if k["name"].startswith("cost.")}
@@ -145,15 +155,25 @@ def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
             if est is None:
                 raise InputError(source, name, "a or b (E_A, eq. 2, or E_B, eq. 3)", got=value)
             value = est
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            raise InputError(source, name, f"a number in [{k['min']:g}, {k['max']:g}] {k['unit']}",
-                             got=value) from None
-        if not (k["min"] <= v <= k["max"]):
-            raise InputError(source, name, f"a number in [{k['min']:g}, {k['max']:g}] {k['unit']}", got=value)
-        out[name] = v
+        # a finite number in the engine's range (NaN passes no comparison, so it is refused
+        # by name, not by a range test)
+        out[name] = _input.number(value, source, name, _input.Range(k["min"], k["max"], unit=k["unit"]))
     return out
+
+
+@contextlib.contextmanager
+def _policy_errors_as_options():
+    """The engine names its policy document's fields (``policy: scheduler``); a user gave
+    them as options (``--scheduler``, ``--governor``, ``--idle-governor``)."""
+    try:
+        yield
+    except InputError as e:
+        if e.source != "policy" or e.field not in ("scheduler", "governor", "idle_governor"):
+            raise
+        option = "--" + e.field.replace("_", "-")
+        if isinstance(e, UnknownNameError):
+            raise UnknownNameError(option, e.field, e.name, e.choices) from None
+        raise InputError(option, e.field, e.expected, e.got) from None
 
 
 class Simulation:
@@ -176,6 +196,23 @@ class Simulation:
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
                  trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
                  lower_bound: bool | str = True):
+        # the arguments' types, before anything is looked up by them
+        if isinstance(platform, os.PathLike):
+            platform = os.fspath(platform)
+        if not isinstance(platform, (str, Platform)):
+            raise InputError("--platform", "platform", "a platform name, a platform JSON path or a Platform",
+                             got=platform)
+        if isinstance(workload, os.PathLike):
+            workload = os.fspath(workload)
+        if not isinstance(workload, (str, dict)) and not (
+                isinstance(workload, (list, tuple)) and workload
+                and all(isinstance(w, (str, os.PathLike)) for w in workload)):
+            raise InputError("--workload", "workload", "a workload name, an rt-app JSON path, a non-empty list of "
+                             "those, or a WorkloadSpec dict", got=workload)
+        for opt, value in (("--governor", governor), ("--idle-governor", idle_governor)):
+            if not isinstance(value, str):
+                raise UnknownNameError(opt, opt[2:].replace("-", " "), repr(value),
+                                       GOVERNORS if opt == "--governor" else IDLE_GOVERNORS)
         # a policy written in Python runs on its base, a registered scheduler (policy.py);
         # `FILE.py:CLASS` names one in a file
         self.python_policy: Policy | None = None
@@ -193,19 +230,34 @@ class Simulation:
             raise UnknownNameError("--governor", "governor", governor, GOVERNORS)
         if idle_governor not in IDLE_GOVERNORS:
             raise UnknownNameError("--idle-governor", "idle governor", idle_governor, IDLE_GOVERNORS)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise InputError("--seed", "seed", "a non-negative integer", got=seed)
+        seed = _input.seed(seed)
+        for flag, value in (("trace", trace), ("timeseries", timeseries)):
+            if not isinstance(value, bool):
+                raise InputError(f"--{flag}", flag, "True or False", got=value)
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
         self.platform_spec = self.platform.to_spec()
         if isinstance(workload, dict):
+            # a WorkloadSpec given whole: the engine checks what it reads; the metric
+            # definitions only Python reads, and the text must be JSON at all
+            check_metric_defs(workload, "workload")
+            try:
+                workload_json = json.dumps(workload, allow_nan=False)
+            except (TypeError, ValueError, RecursionError) as e:
+                raise InputError("workload", "(the WorkloadSpec)", "JSON types only (finite numbers, text, lists, "
+                                 "objects with text keys)", got=_input.Shown(str(e).splitlines()[0][:80])) from None
             self.workload_spec = workload
-            workload_json = None
         else:
-            args = [workload] if isinstance(workload, str) else list(workload)
+            args = [workload] if isinstance(workload, str) else [os.fspath(w) for w in workload]
             self.workload_spec, workload_json = _resolved_workload(args, self.platform_spec, seed)
         self.scheduler, self.governor, self.seed = scheduler, governor, seed
         self.idle_governor = idle_governor
-        knobs = dict(knobs or {})
+        try:
+            knobs = dict(knobs or {})
+        except (TypeError, ValueError):
+            raise InputError("--set", "knobs", "a mapping of knob names to values", got=knobs) from None
+        for name in knobs:
+            if not isinstance(name, str):
+                raise InputError("--set", "knobs", "knob names (text)", got=name)
         # `--set kernel=PROFILE` selects the kernel profile; every other knob is a number
         self.kernel = str(knobs.pop("kernel", DEFAULT_KERNEL))
         if self.kernel not in KERNEL_PROFILES:
@@ -215,6 +267,8 @@ class Simulation:
             hp = str(knobs.pop("hotplug")).strip().lower()
             if hp not in HOTPLUG_POLICIES:
                 raise UnknownNameError("--set", "hotplug", hp, HOTPLUG_POLICIES)
+            if "hotplug.hps" in knobs:  # both forms given: the numeric one must still be a value
+                _check_knobs({"hotplug.hps": knobs["hotplug.hps"]}, "--set")
             knobs["hotplug.hps"] = 1.0 if hp == "hps" else 0.0
         # a userspace controller's options (Learning EAS's `--set learning.*`)
         self._controller = None
@@ -236,8 +290,11 @@ class Simulation:
         # what the engine refuses arrives as hetsched.errors' own InputError / UnknownNameError
         # (crates/hetsched-py/src/error.rs), already naming the document, field and expectation
         py_policy = {} if self.python_policy is None else engine_args(self.python_policy, self.platform, self.kernel)
-        self._engine = _engine.Engine(json.dumps(self.platform_spec), workload_json or json.dumps(self.workload_spec),
-                                      json.dumps(policy), **py_policy)
+        # a workload from rt-app files: the engine's field is re-addressed to the file's
+        with errors_located(self.workload_spec), _policy_errors_as_options():
+            self._engine = _engine.Engine(json.dumps(self.platform_spec),
+                                          workload_json or json.dumps(self.workload_spec),
+                                          json.dumps(policy), **py_policy)
         self._wall_s = 0.0
         self._stop_reason = "duration"
         # a policy with a userspace controller (its registry line names the class): the
@@ -263,20 +320,26 @@ class Simulation:
         return self._engine.now_ns
 
     def run_until(self, t_ns: int) -> None:
-        """Advance to absolute simulated time ``t_ns`` (every event before it runs)."""
+        """Advance to absolute simulated time ``t_ns`` (every event before it runs), at
+        most ``hetsched._input.MAX_SIM_NS`` (30 simulated days)."""
+        t_ns = int(_input.number(t_ns, "run_until()", "t_ns", _input.Range(
+            0, _input.MAX_SIM_NS, text=f"a simulated time in ns in [0, {_input.MAX_SIM_NS}] (30 days)")))
         t0 = time.perf_counter()
-        # an engine panic arrives as hetsched.errors.EngineError
-        if self._controller is not None:  # the controller acts on the way
-            self._controller.run_until(int(t_ns))
-        else:
-            self._engine.run_until(int(t_ns))
+        # an engine panic arrives as hetsched.errors.EngineError; a limit that stops a
+        # runaway workload (crates/hetsched-core/src/limits.rs) as an InputError
+        with errors_located(self.workload_spec):
+            if self._controller is not None:  # the controller acts on the way
+                self._controller.run_until(t_ns)
+            else:
+                self._engine.run_until(t_ns)
         self._wall_s += time.perf_counter() - t0
 
     def step_engine(self, t_ns: int) -> Any:
         """Advance the engine alone to ``t_ns``: a controller's own stepping (Learning
         EAS acts between these steps; :meth:`run_until` goes through the controller).
         Not counted in the run's wall time: the caller's ``run_until`` counts it."""
-        return self._engine.run_until(int(t_ns))
+        with errors_located(self.workload_spec):
+            return self._engine.run_until(int(t_ns))
 
     def runs_until_exit(self, duration_s: float | None = None) -> bool:
         """True when a run with this ``duration_s`` goes until every task has ended: no
@@ -288,36 +351,43 @@ class Simulation:
     def run_until_exited(self, limit_s: float = UNTIL_EXIT_LIMIT_S) -> bool:
         """Run until every task has ended (the clock stops at the last exit), or for
         ``limit_s`` more simulated seconds; True if every task ended."""
+        limit_s = _input.duration_s(limit_s, "run_until_exited()", "limit_s")
         t0 = time.perf_counter()
-        end = self.now_ns + round(limit_s * 1e9)
-        if self._controller is not None:
-            ended = bool(self._controller.run_until(end, self._engine.run_until_exited))
-        else:
-            ended = self._engine.run_until_exited(end)
+        end = min(self.now_ns + round(limit_s * 1e9), _input.MAX_SIM_NS)
+        with errors_located(self.workload_spec):
+            if self._controller is not None:
+                ended = bool(self._controller.run_until(end, self._engine.run_until_exited))
+            else:
+                ended = self._engine.run_until_exited(end)
         self._wall_s += time.perf_counter() - t0
         self._stop_reason = "all tasks exited" if ended else f"limit of {limit_s:g} s"
         return ended
 
     def duration_ns(self, duration_s: float | None = None) -> int:
-        """``duration_s`` in ns, validated; None means the workload's own duration, else
-        10 s."""
+        """``duration_s`` in ns, validated: positive, and the run's end at most
+        ``hetsched._input.MAX_SIM_S`` (30 simulated days; why there: _input.py). None
+        means the workload's own duration, else 10 s."""
+        source, field_ = "--duration", "duration_s"
         if duration_s is None:
             d = self.workload_spec.get("duration_ns")
-            duration_s = d / 1e9 if d else DEFAULT_DURATION_S
-        if not (duration_s > 0) or math.isinf(duration_s):
-            raise InputError("--duration", "duration", "a positive, finite number of seconds", got=duration_s)
-        return round(duration_s * 1e9)
+            duration_s = d / 1e9 if isinstance(d, (int, float)) and d else DEFAULT_DURATION_S
+            source, field_ = f"workload {self.workload_spec.get('name') or ''}".strip(), "duration"
+        duration_s = _input.duration_s(duration_s, source, field_)
+        ns = round(duration_s * 1e9)
+        if self.now_ns + ns > _input.MAX_SIM_NS:
+            raise InputError(source, field_, f"a run ending within {_input.MAX_SIM_S} simulated seconds "
+                             f"(30 days; it is at {self.now_ns / 1e9:g} s)", got=duration_s)
+        return ns
 
     def run(self, duration_s: float | None = None) -> "Result":
         """Run for ``duration_s`` simulated seconds and return the result. Without a
         duration: the workload's own; else, if every task ends, until they have
-        (rt-app's ``duration: -1``; at most an hour); else 10 s."""
-        if self.runs_until_exit(duration_s):
-            self.run_until_exited()
-        else:
-            self.run_until(self.now_ns + self.duration_ns(duration_s))
-            self._stop_reason = "duration"
-        return self.result()
+        (rt-app's ``duration: -1``; at most an hour); else 10 s. The engine runs in steps
+        of about a tenth of a second of wall time, so Ctrl-C stops a long run at once; the
+        result is the same to the byte as one step's."""
+        from hetsched.runner import run_stepped
+
+        return run_stepped(self, duration_s)
 
     # -- observation and control ------------------------------------------------------
     def observe(self) -> dict:
@@ -395,8 +465,20 @@ class Simulation:
         return Result(doc=doc, timeseries=ts)
 
     def take_trace(self) -> str | None:
-        """The Chrome trace-event JSON text (Perfetto opens it); closes the trace."""
+        """The Chrome trace-event JSON text (Perfetto opens it); closes the trace. After
+        :meth:`drain_trace`, only the text since the last drain."""
         return self._engine.take_trace()
+
+    def drain_trace(self) -> str | None:
+        """The trace text recorded since the last drain; the engine keeps none of it. A
+        caller that appends each drain to a file, and :meth:`take_trace` at the end, writes
+        the whole document with memory flat in the run's length (``hetsched run --trace``)."""
+        return self._engine.drain_trace()
+
+    def drain_timeseries(self) -> dict | None:
+        """The time series' rows sampled since the last drain, as columns; the engine keeps
+        none of them (a later :meth:`result` holds only the rows after the last drain)."""
+        return self._engine.drain_timeseries()
 
 
 # the engine's Energy Model, built by the engine's own code (energy_model.py wraps it)

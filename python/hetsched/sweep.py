@@ -25,13 +25,13 @@ the new one), and ``resume`` skips every hash already in it.  See docs/sweeps.md
 from __future__ import annotations
 
 import itertools
-import math
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from hetsched import _input
 from hetsched.errors import HetschedError, InputError, UnknownNameError
 from hetsched.runner import (FIXED_COLUMNS, Runner, RunSpec, RunStore, _is_path, error_row, parse_cell, run_hash,
                              run_row)
@@ -41,6 +41,10 @@ __all__ = ["Grid", "Cell", "load_grid", "cell_hash", "run_cell", "RowStore", "ru
            "SWEEP_FILE", "GRID_KEYS", "FIXED_COLUMNS", "error_row"]
 
 SWEEP_FILE = "sweep.parquet"
+#: The most cells a grid may have: each is a run and a row held in memory and rewritten
+#: with sweep.parquet at every flush (a million rows is already about a GB in memory);
+#: a grid beyond this is a typo (``seeds: 1e9``), refused before the product is made.
+MAX_CELLS = 1_000_000
 GRID_KEYS = ("platforms", "workloads", "schedulers", "governors", "idle_governors", "knobs", "seeds",
              "duration")
 CONFIG_COLUMNS = ("cell_hash", "platform", "workload", "scheduler", "governor", "idle_governor", "seed",
@@ -123,23 +127,13 @@ def _check_knob(src: str, name: str, value: Any, where: str = "knobs") -> None:
 def load_grid(path: str | os.PathLike) -> Grid:
     """Read and validate a grid file; every error names the file, the key and what was
     expected (an :class:`InputError`)."""
-    import yaml
-
     from hetsched.platforms import load_platform
     from hetsched.sim import GOVERNORS, IDLE_GOVERNORS, SCHEDULERS
     from hetsched.workloads.builtin import resolve_workloads
 
     src = str(path)
-    try:
-        text = Path(path).read_text()
-    except OSError as e:
-        raise InputError(src, "GRID", f"a readable YAML file ({e.strerror or e})") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise InputError(src, "YAML", f"valid YAML ({getattr(e, 'problem', None) or e}{where})") from None
+    # size, encoding (UTF-8, the byte offset of a bad one), nesting and syntax (_input.py)
+    doc = _input.parse_yaml(_input.read_text(path, src, "YAML grid file"), src)
     if not isinstance(doc, dict):
         raise InputError(src, "top level", "a mapping with keys " + ", ".join(GRID_KEYS), got=doc)
     for k in doc:
@@ -197,6 +191,8 @@ def load_grid(path: str | os.PathLike) -> Grid:
         raise InputError(src, "knobs", "a mapping knob name: list of values", got=knobs_doc)
     knobs: dict[str, list] = {}
     for name, values in knobs_doc.items():
+        if not isinstance(name, str):
+            raise InputError(src, "knobs", "knob names (text)", got=name)
         if not isinstance(values, list):
             values = [values]
         if not values:
@@ -207,21 +203,26 @@ def load_grid(path: str | os.PathLike) -> Grid:
 
     seeds_doc = doc.get("seeds", [0])
     if isinstance(seeds_doc, int) and not isinstance(seeds_doc, bool):
-        if seeds_doc < 1:
-            raise InputError(src, "seeds", "a positive count N (seeds 0..N-1) or a list of seeds", got=seeds_doc)
+        if not 1 <= seeds_doc <= MAX_CELLS:
+            raise InputError(src, "seeds", f"a count N in [1, {MAX_CELLS}] (seeds 0..N-1) or a list of seeds",
+                             got=seeds_doc)
         seeds = list(range(seeds_doc))
     elif (isinstance(seeds_doc, list) and seeds_doc
-          and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds_doc)):
+          and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= _input.MAX_SEED for s in seeds_doc)):
         seeds = list(dict.fromkeys(seeds_doc))
     else:
-        raise InputError(src, "seeds", "a positive count N (seeds 0..N-1) or a list of non-negative integers",
-                         got=seeds_doc)
+        raise InputError(src, "seeds", "a positive count N (seeds 0..N-1) or a list of non-negative integers "
+                                       "(at most 2**63 - 1)", got=seeds_doc)
 
     dur = doc.get("duration")
     if dur is not None:
-        if isinstance(dur, bool) or not isinstance(dur, (int, float)) or not (dur > 0) or math.isinf(dur):
-            raise InputError(src, "duration", "a positive, finite number of simulated seconds (or null)", got=dur)
-        dur = float(dur)
+        dur = _input.duration_s(dur, src, "duration")
+
+    n_cells = len(platforms) * len(workloads) * len(schedulers) * len(governors) * len(idle) * len(seeds)
+    for values in knobs.values():
+        n_cells *= len(values)
+    if n_cells > MAX_CELLS:
+        raise InputError(src, "(the product of the lists)", f"at most {MAX_CELLS} cells", got=n_cells)
     return Grid(src, platforms, workloads, schedulers, governors, idle, knobs, seeds, dur, base_dir)
 
 

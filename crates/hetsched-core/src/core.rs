@@ -24,6 +24,7 @@ use crate::event::{EventKind, EventQueue};
 use crate::fair::{CfsRq, CfsTunables, Detach};
 use crate::features::{Knob, Knobs};
 use crate::idle::Menu;
+use crate::limits::NO_PROGRESS_STEPS;
 use crate::lower_bound::LowerBound;
 use crate::pelt::SchedAvg;
 use crate::platform::Platform;
@@ -124,6 +125,12 @@ pub struct Sim {
     pub stune: Option<Box<crate::schedtune::SchedTune>>,
     /// the wakeup select_task_rq() is placing (try_to_wake_up's CPU and flags)
     pub(crate) wake_ctx: crate::sched::WakeCtx,
+    /// events handled and program events run since simulated time last moved (limits.rs)
+    pub(crate) steps_at_now: u64,
+    /// the task whose program ran last, named when time stops passing
+    pub(crate) last_program: TaskId,
+    /// the limit that stopped the run (limits.rs); nothing runs once it is set
+    pub(crate) stop: Option<Box<Error>>,
 }
 
 /// a * b / c, truncated; u64 when the product fits (the common case), else u128.
@@ -140,7 +147,9 @@ pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
 pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
     match a.checked_mul(b) {
         Some(p) => p.div_ceil(c),
-        None => (a as u128 * b as u128).div_ceil(c as u128) as u64,
+        // past u64, the time of work at an OPP far too slow for it: held at half of u64's
+        // range, like time_for, so that adding it to the clock cannot wrap
+        None => (a as u128 * b as u128).div_ceil(c as u128).min(u64::MAX as u128 / 2) as u64,
     }
 }
 
@@ -450,6 +459,9 @@ impl Sim {
             sw: None,
             waker_cpu: None,
             wake_ctx: Default::default(),
+            steps_at_now: 0,
+            last_program: 0,
+            stop: None,
             walt,
             stune,
             nr_avg: if core_ctl_can_act {
@@ -1149,11 +1161,19 @@ impl Sim {
     }
 
     /// Process one event (and the reschedules and cpufreq updates it causes). Returns
-    /// false when the queue is empty.
+    /// false when the queue is empty or a limit stopped the run (`stopped()`).
     pub fn step(&mut self) -> bool {
         let Some(ev) = self.events.pop() else { return false };
         debug_assert!(ev.time() >= self.now);
-        self.now = ev.time();
+        if ev.time() != self.now {
+            self.now = ev.time();
+            self.steps_at_now = 0;
+        }
+        self.steps_at_now += 1;
+        if self.steps_at_now > NO_PROGRESS_STEPS {
+            self.stop_no_progress(self.last_program);
+            return false;
+        }
         match ev.kind {
             EventKind::Wakeup { task } => self.timer_expired(task),
             EventKind::Complete { cpu, gen } => {
@@ -1225,19 +1245,29 @@ impl Sim {
                 }
             }
         }
-        true
+        self.stop.is_none()
     }
 
-    /// Run every event strictly before `t_ns`, then stop the clock at `t_ns`.
+    /// Run every event strictly before `t_ns`, then stop the clock at `t_ns`. A run a
+    /// limit stopped (`stopped()`) stays where it stopped.
     pub fn run_until(&mut self, t_ns: u64) {
+        if self.stop.is_some() {
+            return;
+        }
         while let Some(t) = self.events.peek_time() {
             if t >= t_ns {
                 break;
             }
-            self.step();
+            if !self.step() {
+                if self.stop.is_some() {
+                    return;
+                }
+                break;
+            }
         }
         if t_ns > self.now {
             self.now = t_ns;
+            self.steps_at_now = 0;
         }
         self.meter.sync(&self.platform, self.now);
     }
@@ -1246,10 +1276,15 @@ impl Sim {
     /// that comes first; the clock stops at the last task's exit. Returns whether every
     /// task ended.
     pub fn run_until_exited(&mut self, limit_ns: u64) -> bool {
+        if self.stop.is_some() {
+            return false;
+        }
         while self.nr_exited + self.nr_templates < self.tasks.len() {
             match self.events.peek_time() {
                 Some(t) if t < limit_ns => {
-                    self.step();
+                    if !self.step() {
+                        return false; // a limit stopped the run (the queue was not empty)
+                    }
                 }
                 _ => {
                     self.run_until(limit_ns);

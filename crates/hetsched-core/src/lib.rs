@@ -23,6 +23,7 @@ pub mod features;
 pub mod hmp_load;
 pub mod idle;
 pub mod invariants;
+pub mod limits;
 pub mod lower_bound;
 pub mod pelt;
 pub mod platform;
@@ -65,9 +66,7 @@ pub fn build_with_policy(
 ) -> Result<Sim> {
     let platform = Platform::from_json(platform_json)?;
     let workload = WorkloadSpec::from_json(workload_json)?;
-    let policy: PolicyConfig = serde_json::from_str(policy_json).map_err(|e| Error::Json {
-        doc: "policy",
-        msg: e.to_string(),
-    })?;
+    let policy: PolicyConfig =
+        serde_json::from_str(policy_json).map_err(|e| error::json_error("policy", policy_json, e))?;
     Sim::with_policy(platform, workload, policy, wrap)
 }

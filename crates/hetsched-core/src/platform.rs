@@ -4,7 +4,7 @@
 //! the capacity normalisation of `drivers/base/arch_topology.c` and the Energy Model power
 //! of `drivers/opp/of.c`, so every number here is already in kernel units.
 
-use crate::error::{config, Error, Result};
+use crate::error::{config, json_error, Result};
 use serde::Deserialize;
 
 pub const SCHED_CAPACITY_SHIFT: u32 = 10;
@@ -107,12 +107,40 @@ pub struct Platform {
     pub shared_llc: bool,
 }
 
+/// The largest value of a device-tree cell (`opp-hz` in kHz, `exit-latency-us`,
+/// `min-residency-us`): no real platform's frequency or latency comes near it, and the
+/// engine's sums of them (cycles, energies, deadlines in ns) stay far from u64's end.
+pub const DT_U32_MAX: u64 = u32::MAX as u64;
+
+/// The kernel's EM_MAX_POWER (include/linux/energy_model.h): 64 W in µW, the most any
+/// performance state of one CPU may draw in an Energy Model.
+pub const EM_MAX_POWER_UW: u64 = 64_000_000;
+
+fn check_at_most(v: u64, max: u64, field: impl FnOnce() -> String) -> Result<()> {
+    if v > max {
+        return Err(config(
+            "platform",
+            field(),
+            format!("at most {max} (a device-tree u32)"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_power(uw: u64, field: impl FnOnce() -> String) -> Result<()> {
+    if uw > EM_MAX_POWER_UW {
+        return Err(config(
+            "platform",
+            field(),
+            format!("at most {EM_MAX_POWER_UW} µW (the kernel's EM_MAX_POWER, 64 W)"),
+        ));
+    }
+    Ok(())
+}
+
 impl Platform {
     pub fn from_json(text: &str) -> Result<Platform> {
-        let spec: PlatformSpec = serde_json::from_str(text).map_err(|e| Error::Json {
-            doc: "platform",
-            msg: e.to_string(),
-        })?;
+        let spec: PlatformSpec = serde_json::from_str(text).map_err(|e| json_error("platform", text, e))?;
         Platform::from_spec(spec)
     }
 
@@ -166,9 +194,23 @@ impl Platform {
                         "positive, strictly ascending kHz",
                     ));
                 }
+                check_at_most(o.khz, DT_U32_MAX, || f(&format!("opps[{i}].khz")))?;
+                check_power(o.power_uw, || f(&format!("opps[{i}].power_uw")))?;
+                check_power(o.cluster_power_uw, || f(&format!("opps[{i}].cluster_power_uw")))?;
             }
             if c.idle_states.is_empty() {
                 return Err(config("platform", f("idle_states"), "at least the WFI state"));
+            }
+            for (i, s) in c.idle_states.iter().enumerate() {
+                check_at_most(s.exit_latency_ns, DT_U32_MAX, || {
+                    f(&format!("idle_states[{i}].exit_latency_ns"))
+                })?;
+                let residency = || f(&format!("idle_states[{i}].target_residency_ns"));
+                check_at_most(s.target_residency_ns, DT_U32_MAX, residency)?;
+                check_power(s.power_uw, || f(&format!("idle_states[{i}].power_uw")))?;
+            }
+            if let Some(ns) = c.context_switch_ns {
+                check_at_most(ns, DT_U32_MAX, || f("context_switch_ns"))?;
             }
             let fmax_khz = c.opps.last().unwrap().khz;
             clusters.push(Cluster {

@@ -132,6 +132,8 @@ pub struct TaskStats {
 #[derive(Debug, Clone)]
 pub struct Task {
     pub id: TaskId,
+    /// the index of its spec in the workload: its own id, or the template's for a forked copy
+    pub spec_index: TaskId,
     pub name: String,
     pub policy: Policy,
     pub nice: i32,

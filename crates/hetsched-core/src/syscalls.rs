@@ -8,13 +8,20 @@
 use crate::core::*;
 use crate::fair::base_slice;
 use crate::fair::{calc_delta_fair, nice_to_weight, weight_to_wmult};
+use crate::limits::MAX_TASKS;
 use crate::policies::WakeKind;
 use crate::workload::rtapp::{cpus_mask, make_task};
 use crate::workload::{Policy, SetAttr};
 
 impl Sim {
-    /// `fork`: start a copy of template k now (wake_up_new_task).
-    pub(crate) fn fork(&mut self, k: u32) {
+    /// `fork` by task `parent`: start a copy of template k now (wake_up_new_task). False
+    /// when the run already holds MAX_TASKS tasks: the run stops (limits.rs), as the
+    /// kernel's fork() fails at pid_max.
+    pub(crate) fn fork(&mut self, parent: TaskId, k: u32) -> bool {
+        if self.tasks.len() >= MAX_TASKS {
+            self.stop_fork(parent, k);
+            return false;
+        }
         let tmpl = &mut self.tasks[k as usize];
         tmpl.forks += 1;
         let mut spec = tmpl.spec.clone();
@@ -23,12 +30,14 @@ impl Sim {
         spec.delay_ns = self.now;
         let id = self.tasks.len() as TaskId;
         let mut task = make_task(id, &spec, &self.platform, format!("tasks[{k}]")).expect("validated at load");
+        task.spec_index = k;
         if self.walt.is_some() {
             task.uclamp = [0, 1024]; // msm-4.14: no uclamp
         }
         self.tasks.push(task);
         self.walt_fork(k, id);
         self.wake_up(id);
+        true
     }
 
     /// sched_yield(): fair -> the next pick passes over the task once (CFS's skip buddy;

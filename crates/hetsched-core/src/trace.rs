@@ -98,6 +98,12 @@ impl Trace {
         }
     }
 
+    /// The text written since the last drain, so that a long run's trace can go to disk as
+    /// the run goes: the drains and then `finish` concatenate to the whole document.
+    pub fn drain(&mut self) -> String {
+        std::mem::replace(&mut self.buf, String::with_capacity(1 << 20))
+    }
+
     pub fn finish(mut self) -> String {
         self.buf.push_str("\n]}\n");
         self.buf
@@ -117,6 +123,11 @@ pub struct TimeSeries {
 }
 
 impl TimeSeries {
+    /// The rows sampled since the last drain (the series starts again empty).
+    pub fn drain(&mut self) -> TimeSeries {
+        std::mem::take(self)
+    }
+
     pub fn push(&mut self, t: u64, cpu: u32, util: u64, khz: u64, idle: i32, p: u64) {
         self.t_ns.push(t);
         self.cpu.push(cpu);

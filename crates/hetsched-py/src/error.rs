@@ -10,7 +10,9 @@
 //! |------------------------------------------|---------------------------------------------------|
 //! | `Error::Config { doc, field, expected }` | `InputError(source=doc, field, expected)`         |
 //! | `Error::Unknown { field, name, choices }`| `UnknownNameError("policy", field, name, choices)`|
-//! | `Error::Json { doc, msg }`               | `InputError(source=doc, field="json", ...)`       |
+//! | `Error::Json { doc, field, msg, got }`   | `InputError(source=doc, field, expected, got)`    |
+//! | `Error::Json` with no field (not JSON)   | `InputError(source=doc, field="json", ...)`       |
+//! | `Error::Runaway { field, expected, got }`| `InputError("workload", field, expected, got)`    |
 //! | a Rust panic (caught by [`catch_panic`]) | `EngineError("engine panic at FILE:LINE: ...")`   |
 //! | a call on an engine that panicked before | `EngineError(...)`                                |
 //!
@@ -137,15 +139,38 @@ fn exception<'py>(py: Python<'py>, e: &PyEngineError) -> PyResult<Bound<'py, PyA
                 .import(py, ERRORS_MODULE, "UnknownNameError")?
                 .call1((UNKNOWN_SOURCE, field.as_str(), name.as_str(), choices))
         }
-        PyEngineError::Engine(Error::Json { doc, msg }) => {
-            // serde says what is wrong and where (line, column), not the field's path
+        PyEngineError::Engine(Error::Json { doc, field, msg, .. }) if field.is_empty() => {
+            // text that is not JSON: serde says what is wrong and where (line, column)
             input_error()?.call1((*doc, "json", format!("a resolved {doc} spec ({})", one_line(msg))))
+        }
+        PyEngineError::Engine(Error::Json { doc, field, msg, got }) => {
+            let expected = msg.strip_prefix("expected ").unwrap_or(msg);
+            let got = got.as_deref().map(|g| json_value(py, g)).transpose()?;
+            input_error()?.call1((*doc, field.as_str(), one_line(expected), got))
+        }
+        PyEngineError::Engine(Error::Runaway { field, expected, got }) => {
+            input_error()?.call1(("workload", field.as_str(), one_line(expected), got.as_str()))
         }
         PyEngineError::Panic(_) | PyEngineError::Poisoned(_) => ENGINE_ERROR
             .import(py, ERRORS_MODULE, "EngineError")?
             .call1((e.message(),)),
         PyEngineError::Python(err) => Ok(err.value(py).clone().into_any()),
     }
+}
+
+/// A value serde quoted (JSON text: a number, a string, true/false, or a few words) as
+/// the Python value the user wrote, so that InputError shows it as Python shows values.
+fn json_value<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Number(n)) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Ok(serde_json::Value::String(s)) => s.into_pyobject(py)?.into_any(),
+        Ok(serde_json::Value::Bool(b)) => pyo3::types::PyBool::new(py, b).to_owned().into_any(),
+        _ => text.into_pyobject(py)?.into_any(),
+    })
 }
 
 impl PyEngineError {

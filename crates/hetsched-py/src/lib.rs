@@ -9,6 +9,7 @@ mod policy;
 
 use error::{catch_panic, EngineResult, PyEngineError};
 use hetsched_core::energy_model::{map_util_perf, EnergyModel, FeecInput};
+use hetsched_core::trace::TimeSeries;
 use hetsched_core::{features::KNOBS, Error, Platform, Sim};
 use policy::{catch_policy_abort, PyPolicySpec};
 use pyo3::prelude::*;
@@ -20,8 +21,9 @@ struct Engine {
     /// The text of the panic that interrupted a call that changes the simulation: its
     /// state may then be half-updated, so every later call refuses to run on it.
     poisoned: Option<String>,
-    /// A Python policy's hook failed mid-event (its PolicyError): the state is
-    /// half-updated as well, and every later call raises that error again.
+    /// A Python policy's hook failed mid-event (its PolicyError), or a limit stopped the
+    /// run (limits.rs: its InputError): the state is half-updated as well, and every later
+    /// call raises that error again.
     stopped: Option<PyErr>,
 }
 
@@ -56,6 +58,15 @@ impl Engine {
             }
             Ok(Ok(v)) => Ok(v),
         }
+    }
+
+    /// The limit that stopped the run, if one did, as its InputError (kept: every later
+    /// call raises it again).
+    fn limits(&mut self, py: Python<'_>) -> EngineResult<()> {
+        let Some(e) = self.sim.stopped() else { return Ok(()) };
+        let err = PyErr::from(PyEngineError::Engine(e.clone()));
+        self.stopped = Some(err.clone_ref(py));
+        Err(PyEngineError::Python(err))
     }
 }
 
@@ -98,12 +109,15 @@ impl Engine {
 
     /// Run every event before t_ns (absolute simulated time in ns).
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> EngineResult<()> {
-        self.change(py, |sim| sim.run_until(t_ns))
+        self.change(py, |sim| sim.run_until(t_ns))?;
+        self.limits(py)
     }
 
     /// Run until every task has ended, or until limit_ns; True if all ended.
     fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> EngineResult<bool> {
-        self.change(py, |sim| sim.run_until_exited(limit_ns))
+        let ended = self.change(py, |sim| sim.run_until_exited(limit_ns))?;
+        self.limits(py)?;
+        Ok(ended)
     }
 
     #[getter]
@@ -153,20 +167,28 @@ impl Engine {
         self.change(py, |sim| sim.finish_trace())
     }
 
+    /// The trace text written since the last drain (only with policy.trace): a caller that
+    /// writes it out as the run goes keeps memory flat; `take_trace` then gives the rest.
+    fn drain_trace(&mut self, py: Python<'_>) -> EngineResult<Option<String>> {
+        self.change(py, |sim| sim.trace.as_mut().map(|tr| tr.drain()))
+    }
+
+    /// The time series' rows since the last drain, as columns (only with policy.timeseries);
+    /// the engine keeps none of them afterwards.
+    fn drain_timeseries<'py>(&mut self, py: Python<'py>) -> EngineResult<Option<Bound<'py, PyDict>>> {
+        let drained = self.change(py, |sim| sim.timeseries.as_mut().map(|ts| ts.drain()))?;
+        match drained {
+            Some(ts) => Ok(Some(timeseries_dict(py, &ts)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Columns of the sampled time series (only with policy.timeseries).
     fn timeseries<'py>(&self, py: Python<'py>) -> EngineResult<Option<Bound<'py, PyDict>>> {
         let Some(ts) = &self.sim()?.timeseries else {
             return Ok(None);
         };
-        // straight from the columns, without a copy of each first (they grow with the run)
-        let d = PyDict::new(py);
-        d.set_item("t_ns", &ts.t_ns)?;
-        d.set_item("cpu", &ts.cpu)?;
-        d.set_item("util", &ts.util)?;
-        d.set_item("freq_khz", &ts.freq_khz)?;
-        d.set_item("idle_state", &ts.idle_state)?;
-        d.set_item("power_uw", &ts.power_uw)?;
-        Ok(Some(d))
+        Ok(Some(timeseries_dict(py, ts)?))
     }
 
     /// Panics inside the engine the way an engine bug would, while it runs the simulation:
@@ -176,6 +198,19 @@ impl Engine {
     fn _panic_for_test(&mut self, py: Python<'_>, message: String) -> EngineResult<()> {
         self.change(py, move |_sim| panic!("{message}"))
     }
+}
+
+/// The time series' columns, straight from the engine's vectors without a copy of each
+/// first (they grow with the run).
+fn timeseries_dict<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("t_ns", &ts.t_ns)?;
+    d.set_item("cpu", &ts.cpu)?;
+    d.set_item("util", &ts.util)?;
+    d.set_item("freq_khz", &ts.freq_khz)?;
+    d.set_item("idle_state", &ts.idle_state)?;
+    d.set_item("power_uw", &ts.power_uw)?;
+    Ok(d)
 }
 
 /// observe()'s dictionary (apart, so that all of it runs inside catch_panic).
@@ -481,6 +516,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // the classes every engine error is raised as (hetsched.errors'), for callers of
     // this module and to fail its import early if they are missing
     error::add_exception_classes(m)?;
+    // the engine's limits (hetsched_core::limits), for loaders that check a workload first
+    m.add("MAX_TASKS", hetsched_core::limits::MAX_TASKS)?;
+    m.add("NO_PROGRESS_STEPS", hetsched_core::limits::NO_PROGRESS_STEPS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

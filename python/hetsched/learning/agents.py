@@ -14,10 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from hetsched import _input
+from hetsched._input import Range
+from hetsched.errors import InputError
 from hetsched.learning.network import Forward, PolicyNetwork
 
 __all__ = ["TL_INPUTS", "TargetLoadConfig", "MigrationCostConfig", "TargetLoadAgent", "MigrationCostAgent",
-           "eq12_error", "eq13_error", "migration_error"]
+           "eq12_error", "eq13_error", "migration_error", "TARGET_LOAD_RANGES", "MIGRATION_COST_RANGES",
+           "PERIOD_RANGE", "check_config"]
 
 
 TL_INPUTS = ("util", "eq8")  # what "Get ith CPU load" reads (TargetLoadConfig.input)
@@ -71,14 +75,74 @@ class MigrationCostConfig:
         return int(round(self.period_ms / self.sample_ms))
 
 
-def _set_fields(cfg: Any, values: dict) -> Any:
-    names = {f.name: f.type for f in fields(cfg)}
+def _knob_range(name: str) -> Range:
+    """The range of the engine's knob an agent writes (its value goes there unchecked)."""
+    from hetsched.sim import knob_table
+
+    k = next(k for k in knob_table() if k["name"] == name)
+    return Range(k["min"], k["max"], unit=k["unit"])
+
+
+#: An agent's period steps the simulation: zero or a negative one would never advance it
+#: (the controller would loop at one instant), so at least 1 ms, the kernel's shortest
+#: tick (HZ=1000), and at most the longest run (_input.MAX_SIM_S).
+PERIOD_RANGE = Range(1.0, _input.MAX_SIM_S * 1000.0, unit="ms",
+                     text=f"a number of ms in [1, {_input.MAX_SIM_S * 1000}] (1 ms to 30 days)")
+_SEED = Range(0, _input.MAX_SEED, integer=True, text="a non-negative integer, at most 2**63 - 1")
+_TL_KNOB = _knob_range("schedutil.target_load.cluster0")
+_MC_KNOB = _knob_range("sched_migration_cost_ns")
+
+#: What each numeric field of the configs accepts (``input`` is one of TL_INPUTS). The
+#: values an agent writes to a knob (initial, the bounds) stay within that knob's range;
+#: the network's scale (out_max) and the frequency unit must be positive, the rates,
+#: steps and initial inputs/outputs non-negative; threshold and error_sign any finite number.
+TARGET_LOAD_RANGES: dict[str, Range] = {
+    "period_ms": PERIOD_RANGE, "out_max": Range(0, lo_open=True), "threshold": Range(), "step": Range(0),
+    "initial": _TL_KNOB, "min_target_load": _TL_KNOB, "max_target_load": _TL_KNOB, "lr": Range(0),
+    "freq_unit_khz": Range(0, lo_open=True, unit="kHz"), "error_sign": Range(), "init_input": Range(0),
+    "init_output": Range(0), "seed": _SEED, "init_load": Range(0, 1),
+}
+MIGRATION_COST_RANGES: dict[str, Range] = {
+    "period_ms": PERIOD_RANGE, "sample_ms": PERIOD_RANGE, "out_max": Range(0, lo_open=True), "threshold": Range(),
+    "step": Range(0), "initial": _MC_KNOB, "min_cost_ns": _MC_KNOB, "max_cost_ns": _MC_KNOB, "lr": Range(0),
+    "error_sign": Range(), "init_input": Range(0), "init_output": Range(0), "seed": _SEED,
+}
+
+
+def _ranges(cfg: Any) -> dict[str, Range]:
+    return TARGET_LOAD_RANGES if isinstance(cfg, TargetLoadConfig) else MIGRATION_COST_RANGES
+
+
+def _set_fields(cfg: Any, values: dict, source: str = "--set", prefix: str = "") -> Any:
+    """Sets config fields from ``values`` (numbers or their text), each checked against its
+    range (an InputError naming ``prefix + name``); an unknown name is a KeyError."""
+    names = {f.name for f in fields(cfg)}
     for k, v in values.items():
         if k not in names:
             raise KeyError(k)
-        cur = getattr(cfg, k)
-        setattr(cfg, k, type(cur)(float(v)) if isinstance(cur, (int, float)) else v)
+        if k == "input":
+            if v not in TL_INPUTS:
+                raise InputError(source, f"{prefix}{k}", " or ".join(TL_INPUTS), got=v)
+            cfg.input = v
+            continue
+        setattr(cfg, k, _input.number(v, source, f"{prefix}{k}", _ranges(cfg)[k]))
     return cfg
+
+
+def check_config(cfg: Any, source: str, prefix: str) -> None:
+    """Every field of a TargetLoadConfig / MigrationCostConfig in its range, and each
+    agent's lower bound at most its upper one; errors name ``prefix + field``."""
+    for f in fields(cfg):
+        v = getattr(cfg, f.name)
+        if f.name == "input":
+            if v not in TL_INPUTS:
+                raise InputError(source, f"{prefix}input", " or ".join(TL_INPUTS), got=v)
+            continue
+        _input.number(v, source, f"{prefix}{f.name}", _ranges(cfg)[f.name])
+    lo, hi = (("min_target_load", "max_target_load") if isinstance(cfg, TargetLoadConfig)
+              else ("min_cost_ns", "max_cost_ns"))
+    if getattr(cfg, lo) > getattr(cfg, hi):
+        raise InputError(source, f"{prefix}{lo}", f"at most {prefix}{hi} ({getattr(cfg, hi):g})", got=getattr(cfg, lo))
 
 
 def eq12_error(tl: float, cur_freq: float, prev_freq: float, sign: float = 1.0) -> float:

@@ -18,15 +18,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from hetsched import _input
 from hetsched.errors import InputError
-from hetsched.learning.agents import (TL_INPUTS, MigrationCostAgent, MigrationCostConfig, TargetLoadAgent,
-                                      TargetLoadConfig, _set_fields)
+from hetsched.learning.agents import (PERIOD_RANGE, MigrationCostAgent, MigrationCostConfig, TargetLoadAgent,
+                                      TargetLoadConfig, _knob_range, _set_fields, check_config)
 
 __all__ = ["LearningConfig", "LearningEAS", "split_learning_knobs", "LEARNING_PREFIX", "STATE_VERSION"]
 
 LEARNING_PREFIX = "learning."
 STATE_VERSION = 1
 MAX_PER_CLUSTER_KNOBS = 4  # schedutil.target_load.cluster0..3 in the engine
+# the switches and flags of --set learning.*, as written
+_ON, _OFF = ("on", "1", "1.0", "true", "yes"), ("off", "0", "0.0", "false", "no")
+_OPTIONS = ("learning.target_load, learning.migration_cost, learning.state, learning.record, "
+            "learning.keep_record, learning.restore_knobs, learning.record_weights_every_ms, "
+            "learning.tl.FIELD or learning.mc.FIELD")
 
 
 @dataclass
@@ -42,47 +48,69 @@ class LearningConfig:
     restore_knobs: bool = False       # also restore TARGET_LOAD / the cost (the paper: weights only)
 
     @classmethod
-    def from_knobs(cls, opts: Mapping[str, Any]) -> "LearningConfig":
+    def from_knobs(cls, opts: Mapping[str, Any], source: str = "--set") -> "LearningConfig":
         """From ``--set learning.KEY=VALUE`` (``KEY`` without the prefix):
         ``target_load=off|on``, ``migration_cost=off|on``, ``state=PATH``, ``record=PATH``,
-        ``keep_record=1``, ``tl.FIELD=V`` (a :class:`TargetLoadConfig` field), ``mc.FIELD=V`` (a
-        :class:`MigrationCostConfig` field)."""
+        ``keep_record=1``, ``restore_knobs=1``, ``record_weights_every_ms=MS``,
+        ``tl.FIELD=V`` (a :class:`TargetLoadConfig` field), ``mc.FIELD=V`` (a
+        :class:`MigrationCostConfig` field). Every value is checked here, before a run
+        (agents.TARGET_LOAD_RANGES, MIGRATION_COST_RANGES), whether its agent is on or not;
+        the switches are read first, so their place among the options does not matter."""
         cfg = cls()
+        # an agent switched off keeps its configuration aside: its fields are still checked
+        agents = {"target_load": TargetLoadConfig(), "migration_cost": MigrationCostConfig()}
+        on = {"target_load": True, "migration_cost": True}
+        for key in ("target_load", "migration_cost"):
+            if key in opts:
+                on[key] = _flag(opts[key], source, f"{LEARNING_PREFIX}{key}", "on or off")
         for key, raw in opts.items():
-            v = str(raw).strip()
             src = f"{LEARNING_PREFIX}{key}"
+            v = raw.strip() if isinstance(raw, str) else raw
             if key in ("target_load", "migration_cost"):
-                if v.lower() not in ("on", "off", "1", "0"):
-                    raise InputError("--set", src, "on or off", got=raw)
-                on = v.lower() in ("on", "1")
-                setattr(cfg, key, (TargetLoadConfig() if key == "target_load" else MigrationCostConfig())
-                        if on else None)
-            elif key == "state":
-                cfg.state_path = v or None
-            elif key == "record":
-                cfg.record_path = v or None
+                continue
+            elif key in ("state", "record"):
+                if v is not None and not isinstance(v, (str, os.PathLike)):
+                    raise InputError(source, src, "a file path", got=raw)
+                setattr(cfg, f"{key}_path", str(v) if v else None)
             elif key in ("restore_knobs", "keep_record"):
-                setattr(cfg, key, v.lower() in ("1", "on", "true", "yes"))
+                setattr(cfg, key, _flag(v, source, src, "1 or 0 (on or off)"))
             elif key == "record_weights_every_ms":
-                cfg.record_weights_every_ms = float(v)
+                cfg.record_weights_every_ms = _input.number(v, source, src, PERIOD_RANGE)
             elif key.startswith(("tl.", "mc.")):
-                sub = cfg.target_load if key.startswith("tl.") else cfg.migration_cost
-                if sub is None:
-                    continue  # that agent is off
-                if key == "tl.input" and v not in TL_INPUTS:
-                    raise InputError("--set", src, " or ".join(TL_INPUTS), got=raw)
+                sub = agents["target_load" if key.startswith("tl.") else "migration_cost"]
                 try:
-                    _set_fields(sub, {key[3:]: v})
+                    _set_fields(sub, {key[3:]: v}, source, f"{LEARNING_PREFIX}{key[:3]}")
                 except KeyError:
                     names = ", ".join(f"{key[:3]}{f}" for f in asdict(sub))
-                    raise InputError("--set", src, f"one of {names}", got=key) from None
-                except ValueError:
-                    raise InputError("--set", src, "a number", got=raw) from None
+                    raise InputError(source, src, f"one of {names}", got=key) from None
             else:
-                raise InputError("--set", src, "learning.target_load, learning.migration_cost, learning.state, "
-                                               "learning.record, learning.keep_record, learning.tl.FIELD or "
-                                               "learning.mc.FIELD", got=key)
+                raise InputError(source, src, _OPTIONS, got=key)
+        for key, sub in agents.items():
+            prefix = f"{LEARNING_PREFIX}{'tl' if key == 'target_load' else 'mc'}."
+            check_config(sub, source, prefix)
+            setattr(cfg, key, sub if on[key] else None)
         return cfg
+
+    def check(self, source: str = "LearningConfig") -> None:
+        """Every field in its range (agents.TARGET_LOAD_RANGES, MIGRATION_COST_RANGES), for
+        a configuration built in Python; errors name ``target_load.FIELD`` and so on."""
+        if self.target_load is not None:
+            check_config(self.target_load, source, "target_load.")
+        if self.migration_cost is not None:
+            check_config(self.migration_cost, source, "migration_cost.")
+        _input.number(self.record_weights_every_ms, source, "record_weights_every_ms", PERIOD_RANGE)
+        for name in ("state_path", "record_path"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, (str, os.PathLike)):
+                raise InputError(source, name, "a file path or None", got=v)
+
+
+def _flag(value: Any, source: str, field_: str, expected: str) -> bool:
+    """An on/off option: on, 1, true, yes or off, 0, false, no (any case)."""
+    v = str(value).strip().lower()
+    if v not in _ON + _OFF:
+        raise InputError(source, field_, expected, got=value)
+    return v in _ON
 
 
 def split_learning_knobs(knobs: Mapping[str, Any]) -> tuple[dict, dict]:
@@ -102,7 +130,7 @@ class LearningEAS:
         """The controller of ``Simulation(scheduler="learning-eas")``: ``options`` are its
         ``--set learning.*`` entries, with their prefix."""
         learn, _ = split_learning_knobs(options)
-        return cls(sim, LearningConfig.from_knobs(learn))
+        return cls(sim, LearningConfig.from_knobs(learn), source="--set")
 
     def add_to_result(self, doc: dict) -> None:
         """With every result: the weights (and the record) are saved, and the learning
@@ -111,15 +139,27 @@ class LearningEAS:
         self.write_record()
         doc["learning"] = self.summary()
 
-    def __init__(self, sim, config: LearningConfig | None = None):
+    def __init__(self, sim, config: LearningConfig | None = None, source: str = "LearningConfig"):
+        """``source`` names where ``config`` came from in error messages: ``"--set"`` (its
+        fields are then ``learning.state``, ...), else the config's own field names."""
         self.sim = sim
         self.config = config or LearningConfig()
+        self.config.check(source)
+        opt = source == "--set"
+        state_field = "learning.state" if opt else "state_path"
+        record_field = "learning.record" if opt else "record_path"
+        cfg = self.config
+        # the state and the record are written after the run: a path that cannot be written
+        # would lose the run, so it is refused now
+        if cfg.state_path:
+            _input.writable_file(cfg.state_path, source, state_field, "Learning EAS state file")
+        if cfg.record_path:
+            _input.writable_file(cfg.record_path, source, record_field, "Learning EAS record file")
         obs = sim.observe()
         clusters: dict[str, list[int]] = {}
         for c in obs["cpus"]:
             clusters.setdefault(c["cluster"], []).append(c["cpu"])
         self.clusters = clusters
-        cfg = self.config
         self.tl_agents: list[TargetLoadAgent] = []
         if cfg.target_load is not None:
             if len(clusters) > MAX_PER_CLUSTER_KNOBS:
@@ -132,7 +172,7 @@ class LearningEAS:
         self.mc_agent = MigrationCostAgent(clusters, cfg.migration_cost) if cfg.migration_cost is not None else None
         self.restored = False
         if cfg.state_path and os.path.exists(cfg.state_path):
-            self.load(cfg.state_path)
+            self.load(cfg.state_path, field=state_field)
             self.restored = True
         # the record (a row per agent step, the weights every record_weights_every_ms) grows
         # with the run: kept only when asked for, by a file or keep_record; the result
@@ -232,33 +272,56 @@ class LearningEAS:
         if not path:
             return None
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(self.state()) + "\n")
-        tmp.replace(p)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(self.state()) + "\n")
+            tmp.replace(p)
+        except OSError as e:  # checked writable at the start; the disk may have filled since
+            tmp.unlink(missing_ok=True)
+            raise InputError(str(path), "learning.state", "a writable Learning EAS state file",
+                             got=_input.Shown(e.strerror or type(e).__name__)) from None
         return p
 
-    def load(self, path: str | os.PathLike) -> None:
+    def load(self, path: str | os.PathLike, field: str = "learning.state") -> None:
         """Restore the synapses (not the knob values: the paper restores the weights as the
-        initial synapses, TARGET_LOAD and the cost start from their defaults)."""
-        try:
-            st = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as e:
-            raise InputError(str(path), "learning.state", "a Learning EAS state file (JSON)", got=str(e)) from None
+        initial synapses, TARGET_LOAD and the cost start from their defaults). The whole
+        file is checked before any network changes; an error names the file and the field
+        (``target_load.big.net.w1``)."""
+        src = str(path)
+        st = _input.load_json(path, src, "Learning EAS state file")
+        if not isinstance(st, dict):
+            raise InputError(src, "(top level)", f"a Learning EAS state (a JSON object, as {field} writes)",
+                             got=type(st).__name__)
         if st.get("version") != STATE_VERSION:
-            raise InputError(str(path), "version", str(STATE_VERSION), got=st.get("version"))
-        try:
-            for a in self.tl_agents:
-                if a.cluster in (st.get("target_load") or {}):
-                    a.net.load_state(st["target_load"][a.cluster]["net"])
-                    if self.config.restore_knobs:
-                        a.target_load = float(st["target_load"][a.cluster]["target_load"])
-            if self.mc_agent and st.get("migration_cost"):
-                self.mc_agent.net.load_state(st["migration_cost"]["net"])
-                if self.config.restore_knobs:
-                    self.mc_agent.cost = float(st["migration_cost"]["cost_ns"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise InputError(str(path), "learning.state", "networks of this platform's shape", got=str(e)) from None
+            raise InputError(src, "version", str(STATE_VERSION), got=st.get("version"))
+        tl = st.get("target_load") or {}
+        if not isinstance(tl, dict):
+            raise InputError(src, "target_load", "an object: cluster name -> {net, target_load}", got=tl)
+        restore = self.config.restore_knobs
+        loads: list[tuple[Any, dict]] = []
+        knobs: list[tuple[Any, str, float]] = []
+        for a in self.tl_agents:
+            if a.cluster not in tl:
+                continue
+            where = f"target_load.{a.cluster}"
+            entry = _obj(tl[a.cluster], src, where)
+            loads.append((a.net, _net_state(entry.get("net"), src, f"{where}.net", a.net)))
+            if restore:
+                knobs.append((a, "target_load", _input.number(entry.get("target_load"), src, f"{where}.target_load",
+                                                              _knob_range(a.knob))))
+        mc = st.get("migration_cost")
+        if self.mc_agent and mc:
+            entry = _obj(mc, src, "migration_cost")
+            loads.append((self.mc_agent.net, _net_state(entry.get("net"), src, "migration_cost.net",
+                                                        self.mc_agent.net)))
+            if restore:
+                knobs.append((self.mc_agent, "cost", _input.number(entry.get("cost_ns"), src, "migration_cost.cost_ns",
+                                                                   _knob_range(self.mc_agent.knob))))
+        for net, state in loads:
+            net.load_state(state)
+        for agent, attr, value in knobs:
+            setattr(agent, attr, value)
 
     # -- the record -------------------------------------------------------------------
     def summary(self) -> dict:
@@ -279,16 +342,20 @@ class LearningEAS:
             raise InputError("write_record()", "learning.record", "a record kept from the start of the run "
                              "(learning.record=PATH or learning.keep_record=1)", got=str(path))
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if p.suffix == ".json":
-            p.write_text(json.dumps({"steps": self.record, "weights": self.weights}) + "\n")
-        else:
-            cols = ["t_s", "agent", "cluster", "value", "action", "output", "error", "w_norm",
-                    "mig_count", "mig_success", "total_vari", "cur_error"]
-            with p.open("w", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
-                w.writeheader()
-                w.writerows(self.record)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if p.suffix == ".json":
+                p.write_text(json.dumps({"steps": self.record, "weights": self.weights}) + "\n")
+            else:
+                cols = ["t_s", "agent", "cluster", "value", "action", "output", "error", "w_norm",
+                        "mig_count", "mig_success", "total_vari", "cur_error"]
+                with p.open("w", newline="") as fh:
+                    w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
+                    w.writeheader()
+                    w.writerows(self.record)
+        except OSError as e:  # checked writable at the start; the disk may have filled since
+            raise InputError(str(path), "learning.record", "a writable Learning EAS record file",
+                             got=_input.Shown(e.strerror or type(e).__name__)) from None
         return p
 
     def dataframe(self):
@@ -296,3 +363,35 @@ class LearningEAS:
         import pandas as pd
 
         return pd.DataFrame(self.record)
+
+
+def _obj(v: Any, source: str, field_: str) -> dict:
+    if not isinstance(v, dict):
+        raise InputError(source, field_, "a JSON object", got=_input.Shown("null") if v is None else v)
+    return v
+
+
+def _net_state(st: Any, source: str, field_: str, net: Any) -> dict:
+    """A stored network (PolicyNetwork.state()) checked against ``net``'s shape: the
+    weights finite numbers, each array of the shape ``net`` has."""
+    import numpy as np
+
+    st = _obj(st, source, field_)
+    shape = f"a {net.n_in}-input, {net.n_hidden}-hidden network (this platform's)"
+    for key, want in (("n_in", net.n_in), ("n_hidden", net.n_hidden)):
+        if st.get(key) != want:
+            raise InputError(source, f"{field_}.{key}", f"{want}: {shape}", got=st.get(key))
+    out = dict(st)
+    for key, dims in (("w1", (net.n_hidden, net.n_in)), ("b1", (net.n_hidden,)), ("w2", (net.n_hidden,)),
+                      ("b2", ())):
+        try:
+            arr = np.asarray(st.get(key), dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.shape != dims or not np.isfinite(arr).all():
+            what = "a finite number" if not dims else f"finite numbers in shape {list(dims)}"
+            raise InputError(source, f"{field_}.{key}", f"{what}: {shape}", got=_input.Shown(
+                "not numbers" if arr is None else f"shape {list(arr.shape)}" if arr.shape != dims
+                else "a NaN or infinite weight"))
+        out[key] = arr.tolist()
+    return out

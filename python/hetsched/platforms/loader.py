@@ -20,13 +20,13 @@ the field (``clusters[1].opps[3].khz``) and what was expected.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn, Optional
 
+from .. import _input
 from ..errors import InputError, UnknownNameError
 from . import em
 from .estimates import BorrowedDpc, DerivedDpc, VoltageLine, estimate_for
@@ -39,6 +39,14 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 
 #: The engine's limit (crates/hetsched-core/src/platform.rs), checked here for a clearer message.
 MAX_CPUS = 64
+
+#: The largest integer a device-tree cell holds (a u32). Every integer of a platform file
+#: is one in the DT it was read from: OPP kHz (cpufreq keeps kHz in an unsigned int),
+#: opp-microvolt, capacity-dmips-mhz, dynamic-power-coefficient and the idle states'
+#: latencies in µs (arm,idle-state). Bounding them here keeps every derived engine field
+#: (latencies x 1000 in ns, µW) far inside the engine's u64, and its arithmetic on them
+#: (capacity x kHz, power x time) from overflowing.
+DT_U32_MAX = 2**32 - 1
 
 #: cpuidle-psci.c / ARM_CPUIDLE_WFI_STATE: the driver's own state 0 (SOURCES.md,
 #: "Idle-state latencies"): exit latency 1 µs, target residency 1 µs.
@@ -120,15 +128,7 @@ BUILTIN_IDLE_DOMAINS: dict[str, str] = {
 # --- error helpers ----------------------------------------------------------------------
 
 
-class _Shown:
-    """A ``got`` value for InputError that prints as given (InputError hides ``None``)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
+_Shown = _input.Shown  # a ``got`` value that prints as given (InputError hides ``None``)
 
 NULL = _Shown("null")
 ABSENT = _Shown("nothing (field absent)")
@@ -171,22 +171,29 @@ class _Reader:
         return v
 
     def int_(self, o: dict[str, Any], key: str, path: str, *, minimum: int, nullable: bool = False,
-             expected: Optional[str] = None) -> Optional[int]:
+             expected: Optional[str] = None, maximum: int = DT_U32_MAX) -> Optional[int]:
         v = o.get(key)
         if v is None and nullable:
             return None
         if not _is_int(v) or v < minimum:
             what = expected or (f"an integer >= {minimum}" + (" or null" if nullable else ""))
             self.fail(f"{path}.{key}", what, _got(o, key))
+        if v > maximum:
+            self.fail(f"{path}.{key}", f"at most {maximum} (a device-tree u32)" if maximum == DT_U32_MAX
+                      else f"at most {maximum}", v)
         return v
 
-    def num(self, o: dict[str, Any], key: str, path: str, *, positive: bool) -> Optional[float | int]:
-        """A nullable number (mW values of published tables may be fractional)."""
+    def num(self, o: dict[str, Any], key: str, path: str, *, positive: bool,
+            max_mw: float = em.EM_MAX_POWER_UW / 1000) -> Optional[float | int]:
+        """A nullable power in mW (published tables may be fractional), finite and at most
+        the kernel's EM_MAX_POWER: no CPU or cluster state draws more than a CPU may."""
         v = o.get(key)
         if v is None:
             return None
         if not _is_num(v) or v < 0 or (positive and v == 0):
             self.fail(f"{path}.{key}", "a positive number" if positive else "a number >= 0 or null", v)
+        if v > max_mw:
+            self.fail(f"{path}.{key}", f"at most {max_mw:g} mW (kernel EM_MAX_POWER)", v)
         return v
 
     def str_(self, o: dict[str, Any], key: str, path: str, *, default: Optional[str] = None) -> str:
@@ -541,7 +548,20 @@ def _legacy_value(costs: object, state: IdleState, index: int) -> Optional[int]:
     return None
 
 
-def _idle_power(raw_clusters: list[Any], parsed: list[_RawCluster], resolved: list[_Resolved],
+def _check_legacy_costs(rd: _Reader, meta: dict[str, Any], path: str) -> None:
+    """The legacy idle costs become µW x 1000 like em_table's mW: none may exceed the
+    kernel's EM_MAX_POWER (the ones that are not integers >= 0 are not used at all)."""
+    limit = em.EM_MAX_POWER_UW // 1000
+    for key in ("idle_cost_cpu", "idle_cost_cluster"):
+        costs = meta.get(key)
+        items = enumerate(costs) if isinstance(costs, list) else costs.items() if isinstance(costs, dict) else ()
+        for k, v in items:
+            if _is_int(v) and v > limit:
+                where = f"[{k}]" if isinstance(costs, list) else f".{k}"
+                rd.fail(f"{path}.{key}{where}", f"at most {limit} (x1000 µW, kernel EM_MAX_POWER)", v)
+
+
+def _idle_power(rd: _Reader, raw_clusters: list[Any], parsed: list[_RawCluster], resolved: list[_Resolved],
                 name: str, builtin: bool) -> _IdlePower:
     """Idle-state power of every cluster (idle_power.py: file, legacy costs, estimate)."""
     out: list[list[IdleState]] = []
@@ -561,6 +581,7 @@ def _idle_power(raw_clusters: list[Any], parsed: list[_RawCluster], resolved: li
             continue
         meta = raw_clusters[rc.index].get("em_table_meta")
         meta = meta if isinstance(meta, dict) else {}
+        _check_legacy_costs(rd, meta, f"{rc.path}.em_table_meta")
         cpu_costs = [_legacy_value(meta.get("idle_cost_cpu"), s, j) for j, s in enumerate(states)]
         cl_costs = [_legacy_value(meta.get("idle_cost_cluster"), s, j) for j, s in enumerate(states)]
         published = PUBLISHED_IDLE_COSTS.get(name, {}).get(rc.name) if builtin else None
@@ -642,7 +663,7 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
 
     # arch_topology.c: f_ref is cpuinfo.max_freq, the highest OPP actually registered,
     # i.e. the highest simulated OPP (SOURCES.md "The rest of the EM pipeline").
-    idle_power = _idle_power(raw_clusters, parsed, resolved, name, builtin)
+    idle_power = _idle_power(rd, raw_clusters, parsed, resolved, name, builtin)
     caps = em.normalized_capacities([(rc.dmips, r.rows[-1][0]) for rc, r in zip(parsed, resolved)])
     clusters: list[Cluster] = []
     for rc, r, cap, idle in zip(parsed, resolved, caps, idle_power.states):
@@ -747,18 +768,8 @@ def _idle_domains(rd: _Reader, top: dict[str, Any], clusters: list[Cluster], nam
 
 
 def _read_json(path: Path) -> object:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(path), "file", "an existing platform JSON file", _Shown("no such file")) from None
-    except OSError as e:
-        raise InputError(str(path), "file", "a readable platform JSON file", _Shown(e.strerror or str(e))) from None
-    except UnicodeDecodeError as e:
-        raise InputError(str(path), "json", f"UTF-8 text ({e.reason} at byte {e.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(str(path), "json", f"valid JSON (line {e.lineno} col {e.colno}: {e.msg})") from None
+    # size, encoding, nesting depth and syntax, each refused naming the file (_input.py)
+    return _input.load_json(path, str(path), "platform JSON file")
 
 
 def _is_path(name_or_path: str) -> bool:

@@ -10,13 +10,17 @@ and ``run(ctx) -> StudyResult``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import os
+import shutil
 import time
 from pathlib import Path
 from typing import Callable, Sequence
 
 from hetsched.errors import UnknownNameError
 from hetsched.reproduce.core import Context, Row, Run, Runner, StudyResult, read_study, write_study
+from hetsched.runner import OutLock, remove_dead_temporaries, uninterrupted
 
 __all__ = ["STUDIES", "reproduce", "run_study", "Context", "Row", "Run", "Runner", "StudyResult"]
 
@@ -44,16 +48,29 @@ def study_module(name: str):
 
 
 def run_study(name: str, ctx: Context) -> StudyResult:
-    """Run one study and write its files into ``ctx.out_dir``."""
+    """Run one study and write its files into ``ctx.out_dir``: all of them, or none (an
+    interrupted or failed study leaves no half-drawn plot, nor plots beside the tables of
+    an earlier run)."""
     mod = study_module(name)
     t0 = time.perf_counter()
     runs0 = ctx.runner.runs_done
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
-    res: StudyResult = mod.run(ctx)
-    res.level, res.seeds = ctx.level, ctx.seeds
-    res.runs = ctx.runner.runs_done - runs0
-    res.wall_s = time.perf_counter() - t0
-    write_study(res, ctx.out_dir)
+    # the study draws and writes into a directory of its own in OUT, whose files are then
+    # renamed into OUT (the same file system: each rename is atomic)
+    stage = ctx.out_dir / f".{name}.tmp-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir()
+    try:
+        res: StudyResult = mod.run(dataclasses.replace(ctx, out_dir=stage))
+        res.level, res.seeds = ctx.level, ctx.seeds
+        res.runs = ctx.runner.runs_done - runs0
+        res.wall_s = time.perf_counter() - t0
+        write_study(res, stage)
+        with uninterrupted():  # a signal is taken once every file is in place
+            for f in sorted(stage.iterdir()):
+                os.replace(f, ctx.out_dir / f.name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     return res
 
 
@@ -68,19 +85,24 @@ def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seed
     names = list(STUDIES) if list(names) == ["all"] else list(names)
     for n in names:
         study_module(n)  # every name checked before anything runs
-    runner = Runner(jobs=jobs, ray=ray, progress=progress)
-    ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
-    results = []
-    try:
-        for n in names:
-            res = run_study(n, ctx)
-            results.append(res)
-            if on_study:
-                on_study(res)
-    finally:
-        runner.close()
-        # also after a failed or interrupted study: the studies done so far keep their report
-        write_report(Path(out_dir))
+    # one writer in OUT at a time (a second is refused, naming this one), held to the end
+    with OutLock(out_dir, "writing a reproduction"):
+        remove_dead_temporaries(out_dir)
+        runner = Runner(jobs=jobs, ray=ray, progress=progress)
+        ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
+        results = []
+        try:
+            for n in names:
+                res = run_study(n, ctx)
+                results.append(res)
+                if on_study:
+                    on_study(res)
+        finally:
+            runner.close()
+            # also after a failed or interrupted study: the studies done so far keep their
+            # report (whole: a signal is taken once it is written)
+            with uninterrupted():
+                write_report(Path(out_dir))
     return results
 
 

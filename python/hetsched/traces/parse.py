@@ -13,13 +13,17 @@ Formats (../shared/reference/workloads.md §2, ../shared/realdata/traces/SOURCES
 
 Lines that cannot be used are skipped and counted (``Trace.skipped``): events this reader
 does not use (by name), and malformed lines (a truncated last line, a line that is not
-``comm-pid [cpu] ts: event: fields``, an event whose fields do not parse).  Comms may
-contain spaces (``Web Content``), dashes (``<-transport``) and brackets (``<...>``).
+``comm-pid [cpu] ts: event: fields``, an event whose fields do not parse, numbers out of
+the kernel's ranges, a line longer than any the kernel writes).  Comms may contain spaces
+(``Web Content``), dashes (``<-transport``) and brackets (``<...>``).
+
+Bytes that are not UTF-8 are read as U+FFFD, not refused: a comm is the kernel's raw 15
+bytes, and a thread name cut there (Android truncates Java thread names to them) may end
+in half a UTF-8 character. A file with no usable line names its first such byte.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -31,12 +35,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Union
 
+from hetsched import _input
 from hetsched.errors import InputError
 
 __all__ = ["Switch", "Wakeup", "Fork", "Exit", "Exec", "Freq", "Trace", "load_trace", "parse_text",
            "parse_state", "TRACE_DAT_MAGIC", "trace_cmd_available"]
 
 TRACE_DAT_MAGIC = b"\x17\x08\x44tracing"
+
+#: A trace is read whole and becomes Python objects of about twice its size; a recording
+#: of a few minutes is tens of MB. 1 GiB (also the most a gzipped one may expand to) keeps
+#: a wrong path (a disk image, /dev/zero) from exhausting memory.
+MAX_TRACE_BYTES = 2**30
+#: The kernel formats each trace line into one trace_seq buffer (a page or two, and
+#: trace_marker text is at most 4 KiB): a longer line is not one it wrote. Bounding it also
+#: bounds the work of the field patterns, whose comm groups backtrack.
+MAX_LINE_CHARS = 8192
+#: The ranges the kernel's own numbers have: PID_MAX_LIMIT (4M pids), CONFIG_NR_CPUS at
+#: most 8192, timestamps u64 ns, cpufreq kHz an unsigned int.
+PID_MAX = 4 * 1024 * 1024
+NR_CPUS_MAX = 8192
+TS_MAX_NS = 2**64 - 1
+KHZ_MAX = 2**32 - 1
+PRIO_MAX = 1 << 16
 
 
 @dataclass(slots=True)
@@ -143,24 +164,27 @@ class Trace:
 
 # --- line grammar -------------------------------------------------------------------------
 
-# comm-pid [(tgid)] [cpu] [flags] sec.frac: event: body
+# comm-pid [(tgid)] [cpu] [flags] sec.frac: event: body. A comm in the fields is the
+# kernel's (at most 15 bytes): its groups match at most 64 characters, so that a line
+# repeating a pattern cannot make them backtrack over the whole line at every candidate.
 _LINE = re.compile(
     r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+(?:\(\s*(?P<tgid>[\d-]+)\s*\)\s+)?\[(?P<cpu>\d+)\]\s+"
     r"(?:(?P<flags>[^\s:]{4,6})\s+)?(?P<ts>\d+\.\d+):\s+(?P<event>[\w.-]+):\s*(?P<body>.*?)\s*$")
 
 _SWITCH = re.compile(
-    r"^prev_comm=(?P<pc>.*?) prev_pid=(?P<pp>-?\d+) prev_prio=(?P<ppr>-?\d+) prev_state=(?P<ps>\S+)"
-    r"(?: ==>)? next_comm=(?P<nc>.*?) next_pid=(?P<np>\d+) next_prio=(?P<npr>-?\d+)$")
+    r"^prev_comm=(?P<pc>.{0,64}?) prev_pid=(?P<pp>-?\d+) prev_prio=(?P<ppr>-?\d+) prev_state=(?P<ps>\S+)"
+    r"(?: ==>)? next_comm=(?P<nc>.{0,64}?) next_pid=(?P<np>\d+) next_prio=(?P<npr>-?\d+)$")
 # trace-cmd's sched_switch plugin: "prev:pid [prio] S ==> next:pid [prio]"
 _SWITCH_PLUGIN = re.compile(
-    r"^(?P<pc>.*?):(?P<pp>\d+) \[(?P<ppr>-?\d+)\] (?P<ps>\S+) ==> (?P<nc>.*?):(?P<np>\d+) \[(?P<npr>-?\d+)\]$")
+    r"^(?P<pc>.{0,64}?):(?P<pp>\d+) \[(?P<ppr>-?\d+)\] (?P<ps>\S+) ==> "
+    r"(?P<nc>.{0,64}?):(?P<np>\d+) \[(?P<npr>-?\d+)\]$")
 _WAKE = re.compile(
-    r"^comm=(?P<c>.*?) pid=(?P<p>\d+) prio=(?P<pr>-?\d+)(?: success=(?P<s>\d+))?(?: target_cpu=(?P<t>\d+))?$")
+    r"^comm=(?P<c>.{0,64}?) pid=(?P<p>\d+) prio=(?P<pr>-?\d+)(?: success=(?P<s>\d+))?(?: target_cpu=(?P<t>\d+))?$")
 # trace-cmd's sched_wakeup plugin: "comm:pid [prio] success=1 CPU:002"
 _WAKE_PLUGIN = re.compile(
-    r"^(?P<c>.*?):(?P<p>\d+) \[(?P<pr>-?\d+)\](?: success=(?P<s>\d+))?(?: CPU:(?P<t>\d+))?$")
-_FORK = re.compile(r"^comm=(?P<c>.*?) pid=(?P<p>\d+) child_comm=(?P<cc>.*?) child_pid=(?P<cp>\d+)$")
-_EXIT = re.compile(r"^comm=(?P<c>.*?) pid=(?P<p>\d+)(?: prio=-?\d+)?(?: group_dead=\w+)?$")
+    r"^(?P<c>.{0,64}?):(?P<p>\d+) \[(?P<pr>-?\d+)\](?: success=(?P<s>\d+))?(?: CPU:(?P<t>\d+))?$")
+_FORK = re.compile(r"^comm=(?P<c>.{0,64}?) pid=(?P<p>\d+) child_comm=(?P<cc>.{0,64}?) child_pid=(?P<cp>\d+)$")
+_EXIT = re.compile(r"^comm=(?P<c>.{0,64}?) pid=(?P<p>\d+)(?: prio=-?\d+)?(?: group_dead=\w+)?$")
 _EXEC = re.compile(r"^filename=(?P<f>.*?) pid=(?P<p>\d+) old_pid=\d+$")
 _FREQ = re.compile(r"^state=(?P<s>\d+) cpu_id=(?P<c>\d+)$")
 # devlib logs the frequencies at the start of a LISA trace as trace_marker text:
@@ -202,9 +226,33 @@ def parse_state(raw: str) -> Optional[str]:
     return _LETTERS.get(raw[0]) if raw else None
 
 
-def _ns(ts: str) -> int:
+def _ns(ts: str) -> Optional[int]:
+    """``sec.frac`` in ns; None beyond the kernel's u64 ns."""
     sec, _, frac = ts.partition(".")
-    return int(sec) * 1_000_000_000 + int((frac + "000000000")[:9])
+    if len(sec) > 11:  # u64 ns is 1.8e10 s
+        return None
+    ns = int(sec) * 1_000_000_000 + int((frac + "000000000")[:9])
+    return ns if ns <= TS_MAX_NS else None
+
+
+def _num(text: Optional[str], hi: int) -> Optional[int]:
+    """A decimal field of a line (``-?\\d+``) within ``[-hi, hi]``; None otherwise (text of
+    any length: the int is made only once it is known to be short)."""
+    if text is None or len(text.lstrip("-")) > 20:
+        return None
+    v = int(text)
+    return v if -hi <= v <= hi else None
+
+
+class _Bad(Exception):
+    """A number of a line out of the kernel's range: the line is skipped."""
+
+
+def _n(text: Optional[str], hi: int, low: int = 0) -> int:
+    v = _num(text, hi)
+    if v is None or v < low:
+        raise _Bad
+    return v
 
 
 def _irq_flags(flags: Optional[str]) -> bool:
@@ -229,35 +277,73 @@ class _Parser:
             return True
         if s.startswith("#"):
             if s.startswith("# hetsched-record:"):
-                try:
-                    self.t.meta.update(json.loads(s.split(":", 1)[1]))
-                except ValueError:
-                    pass
+                self.record_meta(s.split(":", 1)[1])
             m = re.search(r"#P:(\d+)", s)
-            if m:
+            if m and _num(m.group(1), NR_CPUS_MAX) is not None:
                 self.t.nr_cpus = int(m.group(1))
             return True
         if s.startswith("version = ") or s.startswith("CPU ") and s.endswith("is empty"):
             return True
         m = re.fullmatch(r"cpus=(\d+)", s)
         if m:
-            self.t.nr_cpus = int(m.group(1))
+            if _num(m.group(1), NR_CPUS_MAX) is not None:
+                self.t.nr_cpus = int(m.group(1))
             return True
         return False
+
+    def record_meta(self, text: str) -> None:
+        """The ``# hetsched-record:`` JSON line: kept if it is an object whose keys this
+        reader uses have their types (root_pid a pid, platform a name); a line that is not
+        JSON is ignored, as it always was (the trace itself is still usable)."""
+        src = self.t.source
+        try:
+            _input.check_json_nesting(text, src)
+            meta = json.loads(text)
+        except (ValueError, RecursionError, InputError):
+            return
+        if not isinstance(meta, dict):
+            return
+        root = meta.get("root_pid")
+        if root is not None and (isinstance(root, bool) or not isinstance(root, int) or not 0 < root <= PID_MAX):
+            raise InputError(src, "# hetsched-record: root_pid", f"a pid in [1, {PID_MAX}]", got=root)
+        plat = meta.get("platform")
+        if plat is not None and (not isinstance(plat, str) or not plat.strip()):
+            raise InputError(src, "# hetsched-record: platform", "a platform name", got=plat)
+        self.t.meta.update(meta)
 
     def line(self, lineno: int, line: str) -> None:
         if self.header(line):
             return
         self.t.lines += 1
+        if len(line) > MAX_LINE_CHARS:
+            self.bad(lineno, "line too long")
+            return
         m = _LINE.match(line)
         if m is None:
             self.bad(lineno, "malformed line")
             return
+        ts = _ns(m.group("ts"))
+        cpu = _num(m.group("cpu"), NR_CPUS_MAX - 1)
+        pid = _num(m.group("pid"), PID_MAX)
+        if ts is None or cpu is None or pid is None:
+            self.bad(lineno, "number out of range")
+            return
+        try:
+            out = self.event(lineno, m, ts, cpu, pid)
+        except _Bad:
+            self.bad(lineno, f"malformed {m.group('event')}")
+            return
+        if out is None:
+            return
+        self.max_cpu = max(self.max_cpu, cpu)
+        self.t.used += 1
+        self.t.events.append(out)
+
+    def event(self, lineno: int, m: re.Match, ts: int, cpu: int, pid: int) -> Optional[Event]:
+        """The event of a line whose prefix parsed; None if skipped (counted), _Bad if a
+        number of its fields is out of range."""
         ev = m.group("event")
         body = m.group("body")
-        ts = _ns(m.group("ts"))
-        cpu = int(m.group("cpu"))
-        pid = int(m.group("pid"))
         comm = m.group("comm").strip()
         out: Optional[Event] = None
         if ev == "sched_switch":
@@ -265,54 +351,53 @@ class _Parser:
             state = parse_state(f.group("ps")) if f else None
             if f is None or state is None:
                 self.bad(lineno, "malformed sched_switch")
-                return
-            out = Switch(ts, cpu, f.group("pc"), int(f.group("pp")), int(f.group("ppr")), state,
-                         f.group("nc"), int(f.group("np")), int(f.group("npr")))
+                return None
+            out = Switch(ts, cpu, f.group("pc"), _n(f.group("pp"), PID_MAX, -PID_MAX),
+                         _n(f.group("ppr"), PRIO_MAX, -PRIO_MAX), state, f.group("nc"), _n(f.group("np"), PID_MAX),
+                         _n(f.group("npr"), PRIO_MAX, -PRIO_MAX))
         elif ev in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
             f = _WAKE.match(body) or _WAKE_PLUGIN.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
-                return
+                return None
             out = Wakeup(ts, cpu, ev[6:], pid, comm, _irq_flags(m.group("flags")), f.group("c"),
-                         int(f.group("p")), int(f.group("pr")),
-                         int(f.group("t")) if f.group("t") else None,
+                         _n(f.group("p"), PID_MAX), _n(f.group("pr"), PRIO_MAX, -PRIO_MAX),
+                         _n(f.group("t"), NR_CPUS_MAX - 1) if f.group("t") else None,
                          f.group("s") != "0")
         elif ev == "sched_process_fork":
             f = _FORK.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
-                return
-            out = Fork(ts, cpu, int(f.group("p")), f.group("c"), int(f.group("cp")), f.group("cc"))
+                return None
+            out = Fork(ts, cpu, _n(f.group("p"), PID_MAX), f.group("c"), _n(f.group("cp"), PID_MAX), f.group("cc"))
         elif ev == "sched_process_exit":
             f = _EXIT.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
-                return
-            out = Exit(ts, cpu, int(f.group("p")), f.group("c"))
+                return None
+            out = Exit(ts, cpu, _n(f.group("p"), PID_MAX), f.group("c"))
         elif ev == "sched_process_exec":
             f = _EXEC.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
-                return
-            out = Exec(ts, cpu, int(f.group("p")), os.path.basename(f.group("f"))[:15])
+                return None
+            out = Exec(ts, cpu, _n(f.group("p"), PID_MAX), os.path.basename(f.group("f"))[:15])
         elif ev == "cpu_frequency":
             f = _FREQ.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
-                return
-            out = Freq(ts, int(f.group("c")), int(f.group("s")))
+                return None
+            out = Freq(ts, _n(f.group("c"), NR_CPUS_MAX - 1), _n(f.group("s"), KHZ_MAX))
         elif ev == "print" and "cpu_frequency_devlib" in body:
             f = _DEVLIB_FREQ.search(body)
             if f is None:
                 self.bad(lineno, "malformed cpu_frequency_devlib")
-                return
-            out = Freq(ts, int(f.group("c")), int(f.group("s")))
+                return None
+            out = Freq(ts, _n(f.group("c"), NR_CPUS_MAX - 1), _n(f.group("s"), KHZ_MAX))
         else:
             self.t.skipped[f"event {ev}"] += 1
-            return
-        self.max_cpu = max(self.max_cpu, cpu)
-        self.t.used += 1
-        self.t.events.append(out)
+            return None
+        return out
 
     def finish(self) -> Trace:
         self.t.events.sort(key=lambda e: e.ts)  # stable: file order within a timestamp
@@ -372,17 +457,9 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
     """Read a trace file of any supported format (detected from its content)."""
     p = Path(path)
     source = str(p)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(source, "file", "an existing trace file", "no such file") from None
-    except OSError as e:
-        raise InputError(source, "file", "a readable trace file", e.strerror or str(e)) from None
+    data = _input.read_bytes(p, source, "trace file", MAX_TRACE_BYTES)
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise InputError(source, "gzip", f"a complete gzip stream ({e})") from None
+        data = _gunzip(data, source)
     if data.startswith(TRACE_DAT_MAGIC):
         if p.suffix == ".gz":
             with tempfile.TemporaryDirectory(prefix="hetsched-trace-") as d:
@@ -396,7 +473,10 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
         if b"\x00" in data[:4096]:
             raise InputError(source, "format", "a trace (trace-cmd report / ftrace text, systrace HTML or "
                              "a trace-cmd trace.dat): this is an unknown binary file")
-        text = data.decode("utf-8", errors="replace")
+        try:
+            text, not_utf8 = data.decode("utf-8"), None
+        except UnicodeDecodeError as e:  # kept (see the module's docstring), and named if nothing parses
+            text, not_utf8 = data.decode("utf-8", errors="replace"), e.start
         head = text[:4096].lower()
         if "<html" in head or "<!doctype html" in head:
             block, first = _systrace_blocks(text, source)
@@ -411,8 +491,34 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
                 f"none of its {tr.lines} lines has the form 'comm-pid [cpu] seconds: event: fields'"
                 if tr.nr_skipped == tr.skipped["malformed line"] else
                 f"{tr.lines} event lines, none sched_switch")
+        if not_utf8 is not None:
+            what += f"; byte 0x{data[not_utf8]:02x} at offset {not_utf8} is not UTF-8"
         raise InputError(source, "events", f"a scheduler trace with sched_switch events ({what})")
     return tr
+
+
+def _gunzip(data: bytes, source: str) -> bytes:
+    """A gzip stream's content, at most MAX_TRACE_BYTES of it (a small file may expand to
+    any size)."""
+    import zlib
+
+    parts: list[bytes] = []
+    size, rest = 0, data
+    while rest:  # one member after the other, as gzip.decompress reads them
+        d = zlib.decompressobj(wbits=31)  # a gzip header and trailer
+        try:
+            out = d.decompress(rest, MAX_TRACE_BYTES + 1 - size)
+        except zlib.error as e:
+            raise InputError(source, "gzip", f"a complete gzip stream ({e})") from None
+        size += len(out)
+        parts.append(out)
+        if size > MAX_TRACE_BYTES or d.unconsumed_tail:
+            raise InputError(source, "gzip", f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once decompressed",
+                             got=_input.Shown(f"more than {MAX_TRACE_BYTES} bytes"))
+        if not d.eof:
+            raise InputError(source, "gzip", "a complete gzip stream (it ends early)")
+        rest = d.unused_data.lstrip(b"\0")  # gzip(1) allows zero padding after a member
+    return b"".join(parts)
 
 
 def iter_tasks(trace: Trace) -> Iterator[tuple[int, str]]:

@@ -165,6 +165,9 @@ def parse_workload_arg(arg: str) -> tuple[str, dict]:
         except ValueError:
             raise InputError(f"--workload {name}", key, f"a{'n integer' if p.kind is int else ' number'}",
                              got=val) from None
+        if isinstance(v, float) and not math.isfinite(v):
+            # NaN fails every comparison, so no range below would catch it
+            raise InputError(f"--workload {name}", key, f"a finite number in [{p.lo}, {p.hi}]", got=val)
         if (p.lo is not None and v < p.lo) or (p.hi is not None and v > p.hi):
             raise InputError(f"--workload {name}", key, f"a value in [{p.lo}, {p.hi}]", got=v)
         params[key] = v
@@ -177,8 +180,18 @@ def _is_file_arg(arg: str) -> bool:
     return arg.endswith(".json") or os.sep in arg or os.path.isfile(arg)
 
 
+#: Workloads one run may take together (``--workload`` repeated, a grid cell's list): far
+#: more than a scenario mixes (a handful of rt-app files and built-ins), few enough that
+#: resolving and merging them stays under a second (merging renames clashing task names
+#: and grows faster than linearly: a thousand took 4 s, twenty thousand never ended).
+MAX_WORKLOADS = 256
+
+
 def resolve_workloads(args: list[str], platform_spec: dict, seed: int) -> dict:
     """Resolve one or several ``--workload`` arguments into one WorkloadSpec."""
+    if len(args) > MAX_WORKLOADS:
+        raise InputError("--workload", "workloads", f"at most {MAX_WORKLOADS} workloads run together",
+                         got=len(args))
     specs = []
     for arg in args:
         if _is_file_arg(arg):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["RunView", "METRICS", "register", "compute_metrics"]
+__all__ = ["RunView", "METRICS", "register", "compute_metrics", "check_metric_defs"]
 
 
 @dataclass
@@ -43,6 +43,37 @@ def register(name: str) -> Callable:
         METRICS[name] = fn
         return fn
     return deco
+
+
+def check_metric_defs(workload_spec: dict, source: str = "workload") -> None:
+    """The ``metric_defs`` and ``marks`` of a WorkloadSpec given whole (the engine does not
+    read them; the metric functions do, after the run): each def an object naming a
+    registered metric function, with text ``key``, an object ``params`` and lists of
+    names ``tasks`` and ``marks``. An :class:`InputError` before the run, not a traceback
+    after it."""
+    from hetsched.errors import InputError
+
+    marks = workload_spec.get("marks")
+    if marks is not None and not (isinstance(marks, list) and all(isinstance(m, str) for m in marks)):
+        raise InputError(source, "marks", "a list of mark names", got=marks)
+    defs = workload_spec.get("metric_defs")
+    if defs is None:
+        return
+    if not isinstance(defs, list):
+        raise InputError(source, "metric_defs", "a list of metric definitions", got=defs)
+    for i, d in enumerate(defs):
+        where = f"metric_defs[{i}]"
+        if not isinstance(d, dict):
+            raise InputError(source, where, "an object {workload, key, params, tasks, marks}", got=d)
+        if d.get("workload") not in METRICS:
+            raise InputError(source, f"{where}.workload", "one of: " + ", ".join(sorted(METRICS)),
+                             got=d.get("workload"))
+        if not isinstance(d.get("key", ""), str) or not isinstance(d.get("params", {}), dict):
+            raise InputError(source, where, "a text key and an object params", got=d)
+        for names in ("tasks", "marks"):
+            v = d.get(names, [])
+            if not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                raise InputError(source, f"{where}.{names}", "a list of names", got=v)
 
 
 def compute_metrics(doc: dict, workload_spec: dict) -> dict:

@@ -25,6 +25,15 @@ Differences from rt-app, on purpose:
   ``mutex``, a timer ``mode`` other than relative/absolute, a fork of a task that does
   not exist (rt-app exits when the fork runs), an ``unlock``/``wait``/``sync`` of a
   mutex nobody ever locks, a barrier in a task that is forked.
+* What would run away in the simulation is refused when the file is read, naming the
+  tasks: a fork cycle in which no task spends time or waits before the next fork (copies
+  without end at one instant; rt-app forks until a task reaches its limit of 1024 forks
+  and exits), a loop of events that take no time repeated forever or for more engine
+  steps than the engine allows at one instant (rt-app busy-loops on the real clock; the
+  simulated clock would stand still), more threads than the engine holds.  What gets
+  past these the engine stops (crates/hetsched-core/src/limits.rs), and
+  :func:`locate_engine_error` names its error, like any engine error about the spec, in
+  the file's terms: the spec's ``origin`` key says where each task came from.
 
 :func:`phase_log` turns the engine's per-phase statistics into rt-app's per-phase log
 rows (slack, wake-up latency, run time).
@@ -36,15 +45,17 @@ import json
 import math
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from hetsched._input import MAX_NESTING, check_json_nesting, read_text
 from hetsched.errors import InputError, did_you_mean
 from hetsched.workloads.spec import SpecBuilder
 
 __all__ = ["load_rtapp", "periodic", "phase_log", "format_phase_log", "PHASE_LOG_COLUMNS",
-           "workload", "merge_workloads"]
+           "workload", "merge_workloads", "locate_engine_error", "errors_located"]
 
 # rt-app reads every integer with json_object_get_int(): a C int.
 _INT_MAX = 2**31 - 1
@@ -239,6 +250,8 @@ def _parse_json(text: str, source: str) -> Any:
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not JSON")
 
+    # Python's decoder recurses once per level: refused with a message, not a RecursionError
+    check_json_nesting(cleaned, source)
     decoder = json.JSONDecoder(object_pairs_hook=_Obj, parse_constant=no_constant)
     try:
         value, end = decoder.raw_decode(cleaned, _skip_ws(cleaned, 0))
@@ -246,6 +259,9 @@ def _parse_json(text: str, source: str) -> Any:
         raise bad(err.pos, err.msg) from None
     except ValueError as err:  # NaN / Infinity
         raise InputError(source, "json", f"valid JSON ({err})") from None
+    except RecursionError:   # called deep in a stack already
+        raise InputError(source, "json", f"at most {MAX_NESTING} levels of nested arrays and "
+                         "objects") from None
     end = _skip_ws(cleaned, end)
     if end != len(cleaned):
         raise bad(end, "extra data after the top-level object")
@@ -261,7 +277,8 @@ def _skip_ws(s: str, i: int) -> int:
 # --------------------------------------------------------------------- small checks
 
 def _path(*parts: str) -> str:
-    return ".".join(parts)
+    # a key of 100 KB is named, not echoed
+    return ".".join(p if i == 0 or len(p) <= 40 else p[:37] + "..." for i, p in enumerate(parts))
 
 
 def _event_kind(key: str) -> str | None:
@@ -824,6 +841,227 @@ def _mem_events(ev: _Ev, g: _Global) -> list[dict]:
     return [{"memrun": m["count"] * per}]
 
 
+# ------------------------------------------------------------------ runaway workloads
+#
+# The engine stops a run that holds more than MAX_TASKS tasks or in which simulated time
+# stops passing (crates/hetsched-core/src/limits.rs); what can be proved from the file is
+# refused here first, naming the tasks in the user's terms.
+
+_SPENDS = "spends time (run, runtime, sleep, timer, mem, iorun, memrun) or waits"
+
+
+def _check_thread_count(source: str, defs: list[_TaskDef], n_threads: int) -> None:
+    from hetsched.sim import MAX_TASKS  # the engine's, through its one boundary
+
+    if n_threads > MAX_TASKS:
+        d = max(defs, key=lambda d: d.instance)
+        raise InputError(source, _path(d.fpath, "instance"),
+                         f"at most {MAX_TASKS} threads with the fork templates "
+                         f"(the kernel's default pid_max); the file starts {n_threads}",
+                         got=d.instance)
+
+
+def _cost(ev: dict) -> str:
+    """What an engine event does to simulated time: "time" (it spends some of its own),
+    "wait" (it may block until another task acts), "cpu" (it may hand the CPU to another
+    task, which may spend time) or "none"."""
+    (kind, v), = ev.items()
+    if kind in ("run", "runtime", "sleep", "memrun", "iowait"):
+        return "time" if v > 0 else "none"
+    if kind == "timer":
+        return "time" if v["period_ns"] > 0 else "none"
+    if kind in ("lock", "wait", "sync", "barrier", "sem_wait"):
+        return "wait"
+    if kind in ("yield", "setattr"):
+        return "cpu"
+    return "none"    # fork, unlock, signal, broad, sem_post
+
+
+def _describe(ev: _Ev | None) -> str:
+    if ev is None:
+        return "the phase's properties"
+    if ev.kind in ("run", "runtime", "sleep"):
+        return f"{ev.kind} {ev.value // _NS_PER_US}"
+    if ev.kind in _NAMED_EVENTS:
+        return f"{ev.kind} {ev.value}"
+    return ev.kind
+
+
+def _summary(program: list[tuple[dict, _Ev | None]]) -> str:
+    seen: list[str] = []
+    for _, ev in program:
+        text = _describe(ev)
+        if text not in seen:
+            seen.append(text)
+    return ", ".join(seen)
+
+
+def _check_fork_cycles(source: str, defs: list[_TaskDef], programs: dict) -> None:
+    """A task that forks a copy of itself, directly or through others, before any of them
+    spends time or waits: copies without end at one instant.  rt-app runs such a file
+    until a task reaches its fork limit (FORKS_LIMIT, 1024 copies) and exits with an
+    error; here it is refused before it runs.  A cycle that spends time is legal: its
+    copies are bounded by the duration (and the engine's task limit)."""
+    # key -> [(target, the fork's _Ev)] for the forks reached before time passes
+    at_once: dict[str, list[tuple[str, _Ev]]] = {}
+    forks: dict[str, list[str]] = {}
+    for d in defs:
+        at_once[d.key], forks[d.key] = [], []
+        stopped = False
+        for phase in programs.get(d.key, []):
+            for ev, src in phase:
+                if src is not None and src.kind == "fork":
+                    forks[d.key].append(src.value)
+                    if not stopped:
+                        at_once[d.key].append((src.value, src))
+                # a yield or a property change may let another task run, but spends no
+                # time of this task's: the chain of copies goes on
+                stopped = stopped or _cost(ev) in ("time", "wait")
+    started = [d.key for d in defs if d.instance > 0]
+    reachable, todo = set(started), list(started)
+    while todo:
+        for k in forks[todo.pop()]:
+            if k not in reachable:
+                reachable.add(k)
+                todo.append(k)
+    # depth-first search for a cycle, in file order (iterative: a file may chain
+    # thousands of tasks)
+    state: dict[str, int] = {}      # 1: on the path, 2: done
+    for d in defs:
+        if d.key not in reachable or d.key in state:
+            continue
+        path: list[tuple[str, _Ev | None]] = [(d.key, None)]
+        edges = [iter(at_once[d.key])]
+        state[d.key] = 1
+        while edges:
+            step = next(edges[-1], None)
+            if step is None:
+                state[path.pop()[0]] = 2
+                edges.pop()
+                continue
+            target, ev = step
+            if state.get(target) == 1:
+                start = next(i for i, (key, _) in enumerate(path) if key == target)
+                cycle = path[start:] + [(target, ev)]
+                raise InputError(source, cycle[1][1].fpath,
+                                 f"a fork cycle that {_SPENDS} before it forks again (this "
+                                 "one forks without end at one instant; rt-app exits at 1024 "
+                                 "forks of a task)", got=" -> ".join(k for k, _ in cycle))
+            if target not in state:
+                state[target] = 1
+                path.append((target, ev))
+                edges.append(iter(at_once[target]))
+
+
+def _check_zero_time_loops(source: str, defs: list[_TaskDef], programs: dict) -> None:
+    """A loop whose every event takes no time and hands the CPU to nobody repeats at one
+    instant: forever (loop -1) it stops simulated time; a finite loop is refused when the
+    engine would refuse it (NO_PROGRESS_STEPS engine steps at one instant: one per event
+    and one per loop)."""
+    from hetsched.sim import NO_PROGRESS_STEPS  # the engine's, through its one boundary
+
+    limit = NO_PROGRESS_STEPS
+    why = f"a loop that {_SPENDS} when it repeats more than {limit} engine steps (this one:"
+    for d in defs:
+        program = programs.get(d.key)
+        if not program:
+            continue
+        instant = [all(_cost(ev) == "none" for ev, _ in phase) for phase in program]
+        for p, phase, still in zip(d.phases, program, instant):
+            if not still:
+                continue
+            steps = p.loop * (len(phase) + 1)
+            if p.loop == -1 or steps > limit:
+                raise InputError(source, _path(p.fpath, "loop"),
+                                 f"{why} {'forever' if p.loop == -1 else steps}, at one instant)",
+                                 got=_summary(phase))
+        if all(instant):
+            steps = sum(p.loop * (len(ph) + 1) for p, ph in zip(d.phases, program))
+            if d.loop == -1 or d.loop * steps > limit:
+                raise InputError(source, _path(d.fpath, "loop"),
+                                 f"{why} {'forever' if d.loop == -1 else d.loop * steps}, at one "
+                                 "instant; a task without 'loop' loops forever)",
+                                 got=_summary([e for ph in program for e in ph]))
+
+
+def _origin(source: str, defs: list[_TaskDef], task_defs: list[_TaskDef],
+            origins: dict[str, list[list[_Ev | None]]]) -> dict:
+    """The spec's "origin" key (ignored by the engine): for each task, where it is in the
+    user's file, so that an engine error about ``tasks[i].phases[j].events[k]`` can name
+    the file, task, phase and event as the user wrote them (:func:`locate_engine_error`)."""
+    index = {d.key: i for i, d in enumerate(d for d in defs if d.key in origins)}
+    out_defs = []
+    for d in defs:
+        if d.key not in index:
+            continue
+        out_defs.append({"source": source, "task": d.fpath, "phases": [
+            [p.fpath, [p.fpath if ev is None else ev.fpath for ev in evs]]
+            for p, evs in zip(d.phases, origins[d.key])]})
+    return {"defs": out_defs, "tasks": [index[d.key] for d in task_defs]}
+
+
+# The engine's names for what the user wrote under another key (or unit).
+_USER_KEYS = {"nice": "priority", "rt_priority": "priority", "delay_ns": "delay",
+              "dl_runtime_ns": "dl-runtime", "dl_period_ns": "dl-period",
+              "dl_deadline_ns": "dl-deadline", "slice_ns": "runtime",
+              "util_min/util_max": "util_min"}
+_USER_EVENT_KEYS = {"period_ns": "period", "id": "ref", "mode": "mode", "cond": "ref",
+                    "mutex": "mutex"}
+_ENGINE_FIELD = re.compile(r"tasks\[(\d+)\](?:\.phases\[(\d+)\](?:\.events\[(\d+)\])?)?(.*)")
+
+
+def locate_engine_error(err: InputError, spec: dict) -> InputError:
+    """The engine's InputError about ``spec`` (``workload: tasks[3].phases[0].timer...``)
+    re-addressed to the rt-app file and field the value came from
+    (``my.json: tasks.video.phases.p1.timer.period``), when ``spec`` came from
+    :func:`load_rtapp` (alone or merged); else ``err`` itself."""
+    origin = spec.get("origin") if isinstance(spec, dict) else None
+    if err.source != "workload" or not isinstance(origin, dict) \
+            or len(origin.get("tasks", ())) != len(spec.get("tasks", ())):
+        return err   # not from a file, or its tasks were changed since
+    m = _ENGINE_FIELD.fullmatch(err.field or "")
+    if not m:
+        return err
+    try:
+        i = int(m.group(1))
+        d = origin["defs"][origin["tasks"][i]]
+    except (IndexError, KeyError, TypeError):
+        return err
+    if d is None:
+        return err
+    rest = [k for k in m.group(4).split(".") if k]
+    if m.group(2) is None:
+        field = d["task"]
+        if rest:
+            field = _path(field, _USER_KEYS.get(rest[0], rest[0]))
+    else:
+        phase_path, event_paths = d["phases"][int(m.group(2))]
+        if m.group(3) is None:
+            field = phase_path
+            if rest and rest[0] == "loop":
+                field = _path(field, "loop")
+        else:
+            field = event_paths[int(m.group(3))]
+            # an event's own keys: the timer's, wait's (the rest is the event itself)
+            inner = [_USER_EVENT_KEYS[k] for k in rest if k in _USER_EVENT_KEYS]
+            if inner and field != phase_path:
+                field = _path(field, inner[-1])
+    return InputError(d["source"], field, err.expected, got=err.got)
+
+
+@contextmanager
+def errors_located(spec: dict) -> Iterator[None]:
+    """Within it, an engine InputError about ``spec`` is raised as
+    :func:`locate_engine_error` re-addresses it."""
+    try:
+        yield
+    except InputError as err:
+        located = locate_engine_error(err, spec)
+        if located is err:
+            raise
+        raise located from None
+
+
 def _resolve(source: str, name: str, root: Any) -> dict:
     if not isinstance(root, _Obj):
         raise InputError(source, "json", "a top-level JSON object", got=root)
@@ -889,15 +1127,23 @@ def _resolve(source: str, name: str, root: Any) -> dict:
         raise InputError(source, "tasks",
                          "at least one task with instance >= 1 (instance 0 tasks only "
                          "exist for 'fork')")
+    _check_thread_count(source, defs, n_started + len(forked))
     template_index = {k: n_started + i for i, k in enumerate(forked)}
     barrier_users: dict[str, set[int]] = {}
+
+    # per task key: for each phase, the _Ev each engine event comes from (None: the
+    # setattr of the phase's properties); the same for every thread of the task
+    origins: dict[str, list[list[_Ev | None]]] = {}
 
     def lower(d: _TaskDef, idx: int, thread: str, template: bool) -> dict:
         attrs = _task_attrs(source, d, default_policy)
         setattrs = _phase_setattrs(source, d, d.sched.policy or default_policy)
         phases = []
+        sources: list[list[_Ev | None]] = []
         for p, sa in zip(d.phases, setattrs):
             events: list[dict] = [{"setattr": sa}] if sa else []
+            came_from: list[_Ev | None] = [None] * len(events)
+            sources.append(came_from)
             for ev in p.events:
                 k, v = ev.kind, ev.value
                 if k in ("run", "runtime", "sleep"):
@@ -936,6 +1182,7 @@ def _resolve(source: str, name: str, root: Any) -> dict:
                     events.append({"yield": None})
                 else:   # mem, iorun, memrun
                     events += _mem_events(ev, g)
+                came_from += [ev] * (len(events) - len(came_from))
             phase: dict[str, Any] = {"loop": p.loop, "events": events}
             if p.taskgroup:
                 phase["taskgroup"] = p.taskgroup
@@ -952,21 +1199,33 @@ def _resolve(source: str, name: str, root: Any) -> dict:
             res["start"] = False
         if d.taskgroup:
             res["taskgroup"] = d.taskgroup     # recorded; cgroups are not modelled
+        origins.setdefault(d.key, sources)
         return res
 
     default_policy = g.policy
     thread_index = 0     # rt-app.c main(): one index over all threads, in file order
+    task_defs: list[_TaskDef] = []
     for d in defs:
         for _ in range(d.instance):     # instance 0: created only by "fork"
             b.add(lower(d, thread_index, f"{d.key}-{thread_index}", False))
+            task_defs.append(d)
             thread_index += 1
     for k in forked:
         # rt-app names a fork <key>-<index>-<nnnn>, the index being the next thread
         # number when it forks; the engine appends -<nnnn> to the template's name.
         b.add(lower(by_key[k], template_index[k], f"{k}-{template_index[k]}", True))
+        task_defs.append(by_key[k])
     for ref, users in barrier_users.items():
         b.set_barrier_count(ref, len(users))
-    return b.build()
+    programs = {}
+    for d, t in zip(task_defs, b.tasks):
+        programs.setdefault(d.key, [list(zip(ph["events"], evs))
+                                    for ph, evs in zip(t["phases"], origins[d.key])])
+    _check_fork_cycles(source, defs, programs)
+    _check_zero_time_loops(source, defs, programs)
+    spec = b.build()
+    spec["origin"] = _origin(source, defs, task_defs, origins)
+    return spec
 
 
 def load_rtapp(path_or_text: str | os.PathLike, source: str | None = None,
@@ -990,11 +1249,8 @@ def load_rtapp(path_or_text: str | os.PathLike, source: str | None = None,
         path = Path(path_or_text)
         source = source or str(path_or_text)
         default_name = path.stem
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise InputError(source, "file", "a readable UTF-8 rt-app JSON file",
-                             got=str(err)) from None
+        # size, encoding (a bad byte named by its offset) and readability
+        text = read_text(path, source, "rt-app JSON file")
     root = _parse_json(text, source)
     return _resolve(source, name or default_name, root)
 

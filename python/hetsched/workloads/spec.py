@@ -218,7 +218,16 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
     marks: list[str] = []
     defs: list[dict] = []
     keys: dict[str, int] = {}
+    # where the tasks of rt-app files came from (rtapp.locate_engine_error), None elsewhere
+    origin_defs: list = []
+    origin_tasks: list = []
     for k, spec in enumerate(specs):
+        o = spec.get("origin")
+        if isinstance(o, dict) and len(o.get("tasks", ())) == len(spec["tasks"]):
+            origin_tasks += [None if i is None else i + len(origin_defs) for i in o["tasks"]]
+            origin_defs += o["defs"]
+        else:
+            origin_tasks += [None] * len(spec["tasks"])
         counts = {s: _count(spec, s) for s in off}
         for space, ids in _ids_used(spec).items():
             bad = [i for i in ids if not (isinstance(i, int) and 0 <= i < counts[space])]
@@ -263,4 +272,6 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
         out["marks"] = marks
     if defs:
         out["metric_defs"] = defs
+    if origin_defs:
+        out["origin"] = {"defs": origin_defs, "tasks": origin_tasks}
     return out

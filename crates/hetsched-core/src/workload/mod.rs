@@ -4,7 +4,8 @@
 
 pub mod rtapp;
 
-use crate::error::{config, Error, Result};
+use crate::error::{config, json_error, Result};
+use crate::limits::{MAX_EVENT_NS, MAX_SYNC_OBJECTS, MAX_TASKS};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -117,7 +118,7 @@ fn yes() -> bool {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PhaseSpec {
-    #[serde(default = "one")]
+    #[serde(default = "one", rename = "loop")]
     pub loop_: i64,
     pub events: Vec<Ev>,
 }
@@ -196,16 +197,9 @@ pub struct WorkloadSpec {
 
 impl WorkloadSpec {
     pub fn from_json(text: &str) -> Result<WorkloadSpec> {
-        // `loop` is a Rust keyword: phases spell it `loop` in JSON.
-        let fixed: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Json {
-            doc: "workload",
-            msg: e.to_string(),
-        })?;
-        let fixed = rename_phase_loops(fixed);
-        let spec: WorkloadSpec = serde_json::from_value(fixed).map_err(|e| Error::Json {
-            doc: "workload",
-            msg: e.to_string(),
-        })?;
+        // straight from the text (serde_json's recursion limit guards the depth), so that
+        // an error has a position, hence a field
+        let spec: WorkloadSpec = serde_json::from_str(text).map_err(|e| json_error("workload", text, e))?;
         spec.validate()?;
         Ok(spec)
     }
@@ -213,6 +207,30 @@ impl WorkloadSpec {
     pub fn validate(&self) -> Result<()> {
         if self.tasks.is_empty() {
             return Err(config("workload", "tasks", "at least one task"));
+        }
+        if self.tasks.len() > MAX_TASKS {
+            return Err(config(
+                "workload",
+                "tasks",
+                format!(
+                    "at most {MAX_TASKS} tasks ({}), got {}",
+                    crate::limits::MAX_TASKS_WHY,
+                    self.tasks.len()
+                ),
+            ));
+        }
+        for (name, n) in [
+            ("timers", self.timers),
+            ("mutexes", self.mutexes),
+            ("conds", self.conds),
+        ] {
+            if n > MAX_SYNC_OBJECTS {
+                return Err(config(
+                    "workload",
+                    name,
+                    format!("at most {MAX_SYNC_OBJECTS} (the engine allocates them at once), got {n}"),
+                ));
+            }
         }
         if self.tasks.iter().all(|t| !t.start) {
             return Err(config(
@@ -300,18 +318,30 @@ impl WorkloadSpec {
                         }
                         _ => {}
                     }
+                    let length = match e {
+                        Ev::Run(ns) | Ev::Runtime(ns) | Ev::Sleep(ns) | Ev::Memrun(ns) | Ev::Iowait(ns) => *ns,
+                        Ev::Timer(ts) => ts.period_ns,
+                        _ => 0,
+                    };
+                    if length > MAX_EVENT_NS {
+                        return Err(config(
+                            "workload",
+                            field(),
+                            format!("an event of at most {MAX_EVENT_NS} ns (some 52 days), got {length} ns"),
+                        ));
+                    }
                     if let Ev::Timer(ts) = e {
                         if ts.id >= self.timers {
                             return Err(config(
                                 "workload",
-                                f(&format!("phases[{pi}].timer.id")),
+                                f(&format!("phases[{pi}].events[{ei}].timer.id")),
                                 format!("an id below timers = {}", self.timers),
                             ));
                         }
                         if ts.period_ns == 0 {
                             return Err(config(
                                 "workload",
-                                f(&format!("phases[{pi}].timer.period_ns")),
+                                f(&format!("phases[{pi}].events[{ei}].timer.period_ns")),
                                 "a positive period",
                             ));
                         }
@@ -369,21 +399,4 @@ impl WorkloadSpec {
         }
         Ok(())
     }
-}
-
-fn rename_phase_loops(mut v: serde_json::Value) -> serde_json::Value {
-    if let Some(tasks) = v.get_mut("tasks").and_then(|t| t.as_array_mut()) {
-        for t in tasks {
-            if let Some(phases) = t.get_mut("phases").and_then(|p| p.as_array_mut()) {
-                for p in phases {
-                    if let Some(obj) = p.as_object_mut() {
-                        if let Some(l) = obj.remove("loop") {
-                            obj.insert("loop_".into(), l);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    v
 }

@@ -9,6 +9,7 @@ use crate::error::{config, Result};
 use crate::event::EventKind;
 use crate::fair::SchedEntity;
 use crate::fair::{nice_to_weight, weight_to_wmult};
+use crate::limits::NO_PROGRESS_STEPS;
 use crate::platform::Platform;
 use crate::sync::Go;
 use crate::workload::{Ev, PerfSpec, Policy, TaskSpec, TimerMode};
@@ -18,7 +19,15 @@ impl Sim {
     /// runtime, memrun), blocks (sleep, timer, a held lock, ...), gives the CPU up (yield,
     /// a class or affinity change) or ends. Called with the task running on `cpu`.
     pub(crate) fn advance_program(&mut self, cpu: usize, t: TaskId) {
+        self.last_program = t;
         loop {
+            // a loop of events that take no time would run here without end
+            self.steps_at_now += 1;
+            if self.steps_at_now > NO_PROGRESS_STEPS {
+                self.stop_no_progress(t);
+                self.block_sync(cpu, t);
+                return;
+            }
             let task = &mut self.tasks[t as usize];
             let spec = &task.spec;
             if task.ev >= spec.phases[task.phase].events.len() {
@@ -162,7 +171,12 @@ impl Sim {
                         return;
                     }
                 }
-                Ev::Fork(k) => self.fork(k),
+                Ev::Fork(k) => {
+                    if !self.fork(t, k) {
+                        self.block_sync(cpu, t);
+                        return;
+                    }
+                }
                 Ev::Yield(_) => {
                     task.cur = Cur::None;
                     if self.sched_yield(cpu, t) {
@@ -338,6 +352,7 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
     };
     Ok(Task {
         id,
+        spec_index: id,
         name: t.name.clone(),
         policy: t.policy,
         nice: t.nice,
