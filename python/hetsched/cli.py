@@ -600,8 +600,14 @@ def replay(
             raise InputError("--source-platform", e.field, e.expected, e.got) from None
         # the platform the trace's own header names (hetsched record writes it)
         raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
-    rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
-                                         source_platform=src_platform, relative_sleeps=relative_sleeps))
+    try:
+        rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
+                                             source_platform=src_platform, relative_sleeps=relative_sleeps))
+    except InputError as e:
+        if e.source != "--source-platform" or source_platform:
+            raise
+        # the platform came from the trace's own header, not from the option
+        raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), trace=trace, idle_governor=idle_governor)
     files = _RunFiles(out, sim, trace, timeseries=False)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import glob
 import hashlib
 import importlib
 import json
@@ -613,10 +614,11 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_dead_temporaries(directory: str | os.PathLike) -> list[Path]:
+def remove_dead_temporaries(directory: str | os.PathLike, name: str = "*") -> list[Path]:
     """Remove ``DIRECTORY/.NAME.tmp-PID`` (files, or a study's directory), the temporaries
     of writers that died (SIGKILL, power loss) before renaming them into place; those of a
-    live process are its own business. Returns what was removed."""
+    live process are its own business. ``name``: only those of this file (a directory
+    that is not hetsched's own). Returns what was removed."""
     import shutil
 
     d = Path(directory)
@@ -624,7 +626,7 @@ def remove_dead_temporaries(directory: str | os.PathLike) -> list[Path]:
     try:
         if not d.is_dir():
             return removed
-        found = list(d.glob(".*.tmp-*"))
+        found = list(d.glob(f".{glob.escape(name) if name != '*' else '*'}.tmp-*"))
     except OSError:  # a path the writer itself will report (too long, no access)
         return removed
     for p in found:

@@ -188,6 +188,10 @@ def record(command: Sequence[str], out: Path, buffer_kb: int = 65536, use_instan
     if out.is_dir():
         raise InputError(str(out), "--out", "a file name (it is a directory)")
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    # what an earlier record of this file left when it was killed (SIGKILL) before renaming
+    from hetsched.runner import remove_dead_temporaries
+
+    remove_dead_temporaries(out.parent, out.name)
 
     def on_signal(signum, frame):
         raise _Signalled(signal.Signals(signum).name)
