@@ -842,9 +842,11 @@ def gen_knob(rng: random.Random, cat: Catalogue, case: Case, j: int) -> None:
     name = names[j % len(names)]
     k = table.get(name)
     if name in ("learning.state", "learning.record"):
-        v = rng.choice(["/proc/hetsched-fuzz/x.json", "/nonexistent/dir/x.json", "{dir}", "{dir}/taken/x.json",
+        # a missing directory is made, as --out's is (valid): inside the case's directory, so
+        # that a run as root leaves nothing elsewhere
+        v = rng.choice(["/proc/hetsched-fuzz/x.json", "{dir}/missing/dir/x.json", "{dir}", "{dir}/taken/x.json",
                         "", HUGE_TEXT[:5000], "{dir}/ok.json"])
-        bad = v not in ("", "{dir}/ok.json") and not v.startswith("hetsched")
+        bad = v not in ("", "{dir}/ok.json", "{dir}/missing/dir/x.json") and not v.startswith("hetsched")
         case.files["taken"] = b"a file, not a directory\n"
     elif name in ("learning.target_load", "learning.migration_cost", "learning.keep_record",
                   "learning.restore_knobs"):

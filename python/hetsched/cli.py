@@ -34,6 +34,11 @@ app.add_typer(platforms_app, name="platforms")
 console = Console()
 err_console = Console(stderr=True)
 
+#: Seeds a comparison or a reproduction runs each configuration with: a CI's width falls as
+#: 1/sqrt(n), so past a thousand more seeds say little, and each is a run of every cell
+#: (a typo of 10^30 would never end).
+MAX_SEEDS = 1000
+
 COMPARE_PLATFORM = "gs101"
 COMPARE_WORKLOAD = "phone-mix"
 
@@ -44,6 +49,21 @@ def _scheduler(name: str):
     from hetsched.policy import is_policy_file, load_policy
 
     return load_policy(name) if is_policy_file(name) else name
+
+
+def _platform_argument(name: str):
+    """A platform given as the PLATFORM argument (``em``, ``platforms show``), its errors
+    named so (load_platform names the --platform option)."""
+    from hetsched.platforms import load_platform
+
+    try:
+        return load_platform(name)
+    except InputError as e:
+        if e.source != "--platform":
+            raise
+        if isinstance(e, UnknownNameError):
+            raise UnknownNameError("PLATFORM", e.field, e.name, e.choices) from None
+        raise InputError("PLATFORM", e.field, e.expected, e.got) from None
 
 
 def _parse_sets(sets: List[str]) -> dict:
@@ -319,7 +339,7 @@ def compare(
     idle_governor: str = typer.Option("menu", help="cpuidle governor for every cell: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value applied to every cell"),
     duration: float = typer.Option(10.0, help="simulated seconds per run"),
-    seeds: int = typer.Option(3, min=1, help="runs per cell, seeds 0..N-1"),
+    seeds: int = typer.Option(3, min=1, max=MAX_SEEDS, help="runs per cell, seeds 0..N-1"),
     out: Optional[Path] = typer.Option(None, help="also write compare.csv and compare.json here"),
     jobs: int = typer.Option(1, min=0, help="worker processes (0: one per CPU) [1: in this process]"),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
@@ -331,6 +351,7 @@ def compare(
     phone-like mixed workload on gs101."""
     if out is not None:
         _input.output_directory(out)
+    _input.duration_s(duration)  # before any cell runs
     import json
 
     import pandas as pd
@@ -438,7 +459,7 @@ def platforms_show(name: str = typer.Argument(..., help="platform name or JSON p
     """Topology and the per-OPP capacity / power / cost table of one platform."""
     from hetsched.platforms import load_platform
 
-    p = load_platform(name)
+    p = _platform_argument(name)
     console.print(f"[bold]{p.name}[/]: {p.description}  (power model: {p.power_model})")
     for c in p.clusters:
         console.print(f"\n[bold]{c.name}[/] {c.core}: CPUs {list(c.cpus)}, capacity_orig {c.capacity_orig} "
@@ -470,7 +491,7 @@ def em(platform: str = typer.Argument("gs101", help="platform name or JSON path"
 
     if kernel not in ("mainline-6.12", "android-4.19"):
         raise UnknownNameError("--kernel", "kernel", kernel, ["mainline-6.12", "android-4.19"])
-    model = EnergyModel.from_platform(platform, kernel=kernel)
+    model = EnergyModel.from_platform(_platform_argument(platform), kernel=kernel)
     for d in model.domains():
         t = _table(title=f"perf domain CPUs {d['cpus']} (capacity {d['capacity']})")
         for col in ("kHz", "performance", "power µW", "cost", ""):
@@ -653,12 +674,13 @@ def sweep(
     resume: bool = typer.Option(False, "--resume", help="continue OUT/sweep.parquet: skip the cells it has"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="with --resume, run failed cells again"),
     workers: int = typer.Option(0, min=0, help="local worker processes [one per CPU]"),
-    flush_every: float = typer.Option(2.0, min=0.0, help="seconds between rewrites of sweep.parquet"),
+    flush_every: float = typer.Option(2.0, min=0.0, max=86_400.0, help="seconds between rewrites of sweep.parquet"),
 ):
     """Run every cell of a grid (the product of its lists) on a local process pool or a Ray
     cluster; one row per run in OUT/sweep.parquet, rewritten atomically as rows arrive.
     A failing cell records its error and the sweep goes on."""
     _input.output_directory(out)
+    _input.number(flush_every, "--flush-every", "flush_every", _input.Range(0, 86_400, unit="s"))  # NaN too
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
 
@@ -708,7 +730,8 @@ def reproduce(
     study: str = typer.Argument(..., metavar="STUDY", help="learning-eas, util-aware-lb, fa-cfs, ospm2020, "
                                 "hmc-balance, or all"),
     quick: bool = typer.Option(False, "--quick", help="shorter runs: a few minutes a study on 2 cores"),
-    seeds: int = typer.Option(0, min=0, help="runs per configuration (0: 3 with --quick, 10 without)"),
+    seeds: int = typer.Option(0, min=0, max=MAX_SEEDS, help="runs per configuration (0: 3 with --quick, "
+                                                              "10 without)"),
     out: Path = typer.Option(Path("reproduce"), help="output directory: STUDY.csv, STUDY.md, plots, report.html"),
     jobs: int = typer.Option(0, min=0, help="worker processes (0: one per CPU)"),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
