@@ -28,8 +28,14 @@ __all__ = ["EnergyModel"]
 class EnergyModel:
     """Perf domains with their performance states, in the kernel's ``rd->pd`` order."""
 
-    def __init__(self, native: Any):  # the engine's EnergyModel (hetsched.sim builds it)
+    def __init__(self, native: Any, platform: str | None = None, kernel: str = "mainline-6.12"):
+        """Wraps the engine's EnergyModel (:meth:`from_platform` and :meth:`from_table`
+        build one); ``platform`` and ``kernel`` only name it."""
         self._em = native
+        #: the platform's name, or None for a model given as a table
+        self.platform = platform
+        #: the kernel profile whose Energy Model this is
+        self.kernel = kernel
 
     @classmethod
     def from_platform(cls, platform: str | Platform, kernel: str = "mainline-6.12") -> "EnergyModel":
@@ -45,7 +51,7 @@ class EnergyModel:
             native.set_legacy()
         elif kernel != "mainline-6.12":
             raise InputError("EnergyModel.from_platform()", "kernel", "mainline-6.12 or android-4.19", got=kernel)
-        return cls(native)
+        return cls(native, platform=p.name, kernel=kernel)
 
     @classmethod
     def from_table(cls, domains: Iterable[Mapping]) -> "EnergyModel":
@@ -69,6 +75,7 @@ class EnergyModel:
 
     @property
     def nr_cpus(self) -> int:
+        """The number of CPUs the perf domains cover."""
         return self._em.nr_cpus
 
     def domains(self) -> list[dict]:
@@ -77,6 +84,27 @@ class EnergyModel:
         return [{"cpus": cpus, "capacity": cap,
                  "states": [dict(zip(("khz", "performance", "power_uw", "cost", "inefficient"), s)) for s in st]}
                 for cpus, cap, st in self._em.domains()]
+
+    def __repr__(self) -> str:
+        doms = self._em.domains()
+        nd, ns = len(doms), sum(len(st) for _, _, st in doms)
+        return (f"EnergyModel(platform={self.platform!r}, kernel={self.kernel!r}, {nd} perf domain{'s' * (nd != 1)}, "
+                f"{ns} performance state{'s' * (ns != 1)}, {self.nr_cpus} CPUs)")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = html.escape(f"Energy Model of {self.platform or 'a table'} ({self.kernel})")
+        rows = []
+        for d in self.domains():
+            st = d["states"]
+            rows.append("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in (
+                " ".join(map(str, d["cpus"])), d["capacity"], len(st),
+                f"{st[0]['khz']}-{st[-1]['khz']}" if st else "",
+                f"{st[0]['power_uw']}-{st[-1]['power_uw']}" if st else "",
+                sum(1 for s in st if s["inefficient"]))) + "</tr>")
+        cols = "".join(f"<th>{c}</th>" for c in ("cpus", "capacity", "states", "kHz", "power (uW)", "inefficient"))
+        return f"<table><caption>{head}</caption><tr>{cols}</tr>{''.join(rows)}</table>"
 
     def _check(self, utils: Sequence[int], what: str) -> list[int]:
         if len(utils) != self.nr_cpus or any(not isinstance(u, int) or u < 0 for u in utils):

@@ -314,9 +314,14 @@ class Simulation:
         """The Learning EAS controller (``scheduler="learning-eas"``), else None."""
         return self._controller
 
+    def __repr__(self) -> str:
+        return (f"Simulation(platform={self.platform.name!r}, workload={Result._short(self.workload_spec.get('name') or '')!r}, "
+                f"scheduler={self.scheduler!r}, governor={self.governor!r}, now={self.now_ns / 1e9:g} s)")
+
     # -- stepping -----------------------------------------------------------------
     @property
     def now_ns(self) -> int:
+        """The simulated clock, in ns since the run began."""
         return self._engine.now_ns
 
     def run_until(self, t_ns: int) -> None:
@@ -396,6 +401,8 @@ class Simulation:
         return self._engine.observe()
 
     def set_knob(self, name: str, value: float) -> None:
+        """Set a knob (a name of :func:`knob_table`) from now on, checked against its
+        range, and record it among the configured ``knobs``."""
         if name == "kernel":
             raise InputError("set_knob()", "kernel", "the kernel profile to be chosen when the simulation is built",
                              got=value)
@@ -411,6 +418,7 @@ class Simulation:
         self._engine.set_knob(name, float(value))
 
     def knob_values(self) -> dict[str, float]:
+        """Every knob's value in the engine now, by name (defaults included)."""
         return dict(self._engine.knob_values())
 
     # -- results ----------------------------------------------------------------------
@@ -422,6 +430,9 @@ class Simulation:
         return json.loads(self._engine.result_json())
 
     def result(self) -> "Result":
+        """The :class:`Result` at this instant: ``result.json``'s document (header,
+        engine figures, energy lower bound, workload metrics) and the time series if
+        recorded. A controller saves its state with it."""
         doc = json.loads(self._engine.result_json())
         head = {
             "hetsched_version": ENGINE_VERSION,
@@ -526,37 +537,110 @@ def flat_metrics(doc: dict, extended: bool = False) -> dict:
 
 @dataclass
 class Result:
-    """``result.json`` as a dict (``doc``), with pandas views."""
+    """``result.json`` as a dict (``doc``), with pandas views (:meth:`to_pandas`)."""
 
+    #: the result document, as ``result.json`` holds it
     doc: dict
+    #: the time series' columns (``timeseries=True``), else None
     timeseries: dict | None = field(default=None, repr=False)
 
     def __getitem__(self, key: str) -> Any:
+        """A top-level field of the document: ``res["cpus"]``."""
         return self.doc[key]
 
     @property
     def energy_j(self) -> float:
+        """The energy of the whole run, in J (every CPU's and every cluster term's)."""
         return self.doc["energy_j"]
 
     @property
     def avg_power_mw(self) -> float:
+        """The run's energy over its simulated duration, in mW."""
         return self.doc["avg_power_mw"]
 
     @property
     def metrics(self) -> dict:
+        """The engine's metrics and, under each workload's key, the workload's own."""
         return self.doc["metrics"]
 
     def to_json(self) -> str:
+        """The document as ``result.json``'s text."""
         return json.dumps(self.doc, indent=1, sort_keys=False) + "\n"
 
+    @staticmethod
+    def _short(text: str, limit: int = 48) -> str:
+        # a list of workloads names them all; a repr stays one line
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+
+    @staticmethod
+    def _name_values(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:
+        # (dotted name, value) of every leaf, so a nested counter or a workload's list
+        # of figures is a row like any other
+        if isinstance(tree, dict):
+            return [nv for k, v in tree.items()
+                    for nv in Result._name_values(v, f"{prefix}.{k}" if prefix else str(k))]
+        if isinstance(tree, list):
+            return [nv for i, v in enumerate(tree) for nv in Result._name_values(v, f"{prefix}[{i}]")]
+        return [(prefix, tree)]
+
+    def _headline(self) -> list[tuple[str, str]]:
+        d = self.doc
+        return [("platform", str(d.get("platform", ""))),
+                ("workload", str(d.get("workload", ""))),
+                ("scheduler", str(d.get("scheduler", ""))),
+                ("governor", str(d.get("governor", ""))),
+                ("duration", f"{d.get('sim_duration_s', float('nan')):g} s"),
+                ("energy", f"{d.get('energy_j', float('nan')):.4g} J"),
+                ("average power", f"{d.get('avg_power_mw', float('nan')):.4g} mW")]
+
+    def __repr__(self) -> str:
+        h = dict(self._headline())
+        return (f"Result({h['platform']}, {self._short(h['workload'])!r}, {self._short(h['scheduler'], 32)}/"
+                f"{self._short(h['governor'], 24)}, {h['duration']}, {h['energy']}, {h['average power']})")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><th style=\"text-align:left\">{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in self._headline())
+        return f"<table><caption>hetsched Result</caption>{rows}</table>"
+
     def to_pandas(self) -> dict:
-        """DataFrames: ``cpus``, ``tasks``, ``clusters`` and (if recorded) ``timeseries``."""
+        """DataFrames of the document's per-CPU, per-cluster and per-task figures:
+
+        - ``cpus``, ``tasks``, ``clusters``: one row each, their scalar fields (and the
+          ``phases`` list of a task, the ``cpus`` list of a cluster);
+        - ``freq_residency`` (cpu, cluster, khz, seconds): the time each CPU ran (was not
+          idle) at each of its cluster's frequencies;
+        - ``idle_residency`` (cpu, cluster, state, seconds): the time in each idle state;
+        - ``cpu_time`` (pid, name, cpu, seconds): each task's run time on each CPU it ran on;
+        - ``phases`` (pid, name, phase, ...): each task's rt-app phases;
+        - ``metrics`` and ``counters`` (name, value): the run's metrics and counters, one
+          row each, nested names joined with dots, a list's items as ``name[i]``;
+        - ``timeseries`` (if recorded), with ``t_s`` beside ``t_ns``.
+        """
         import pandas as pd
 
-        cpus = pd.DataFrame([{k: v for k, v in c.items() if not isinstance(v, dict)} for c in self.doc["cpus"]])
-        tasks = pd.DataFrame([{k: v for k, v in t.items() if not isinstance(v, dict)} for t in self.doc["tasks"]])
-        clusters = pd.DataFrame(self.doc["clusters"])
-        out = {"cpus": cpus, "tasks": tasks, "clusters": clusters}
+        d = self.doc
+        cpus = pd.DataFrame([{k: v for k, v in c.items() if not isinstance(v, dict)} for c in d["cpus"]])
+        tasks = pd.DataFrame([{k: v for k, v in t.items() if not isinstance(v, dict)} for t in d["tasks"]])
+        clusters = pd.DataFrame(d["clusters"])
+        freq = [{"cpu": c["cpu"], "cluster": c["cluster"], "khz": int(khz), "seconds": s}
+                for c in d["cpus"] for khz, s in c.get("freq_residency_s", {}).items()]
+        idle = [{"cpu": c["cpu"], "cluster": c["cluster"], "state": state, "seconds": s}
+                for c in d["cpus"] for state, s in c.get("idle_residency_s", {}).items()]
+        cpu_time = [{"pid": t["pid"], "name": t["name"], "cpu": int(cpu), "seconds": s}
+                    for t in d["tasks"] for cpu, s in t.get("cpu_time_s", {}).items()]
+        phases = [{"pid": t["pid"], "name": t["name"], "phase": ph.get("phase"), **ph} for t in d["tasks"] for ph in t.get("phases", [])]
+        out = {
+            "cpus": cpus, "tasks": tasks, "clusters": clusters,
+            "freq_residency": pd.DataFrame(freq, columns=["cpu", "cluster", "khz", "seconds"]),
+            "idle_residency": pd.DataFrame(idle, columns=["cpu", "cluster", "state", "seconds"]),
+            "cpu_time": pd.DataFrame(cpu_time, columns=["pid", "name", "cpu", "seconds"]),
+            "phases": pd.DataFrame(phases, columns=None if phases else ["pid", "name", "phase"]),
+            "metrics": pd.DataFrame(self._name_values(d.get("metrics", {})), columns=["name", "value"]),
+            "counters": pd.DataFrame(self._name_values(d.get("counters", {})), columns=["name", "value"]),
+        }
         if self.timeseries is not None:
             ts = pd.DataFrame(self.timeseries)
             ts["t_s"] = ts["t_ns"] / 1e9
