@@ -27,11 +27,11 @@ REALDATA_RTAPP = Path(__file__).resolve().parent / "data" / "rtapp"  # copies of
 PLATFORM_DATA = SRC / "hetsched" / "platforms" / "data"
 
 
-def _cli_env() -> dict[str, str]:
+def _cli_env(columns: int = 400) -> dict[str, str]:
     import hetsched
 
     env = dict(os.environ)
-    env["COLUMNS"] = "400"
+    env["COLUMNS"] = str(columns)
     env["PYTHONHASHSEED"] = "0"
     # the subprocess must import the same package the tests import
     pkg_root = str(Path(hetsched.__file__).resolve().parents[1])
@@ -40,10 +40,11 @@ def _cli_env() -> dict[str, str]:
 
 
 def run_cli(args: Sequence[str], cwd: str | os.PathLike | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
-    """``hetsched ARGS`` in a subprocess; returns the CompletedProcess (text mode)."""
+            timeout: float = 120, columns: int = 400) -> subprocess.CompletedProcess:
+    """``hetsched ARGS`` in a subprocess (a terminal ``columns`` wide); returns the
+    CompletedProcess (text mode)."""
     return subprocess.run([sys.executable, "-m", "hetsched.cli", *map(str, args)], cwd=cwd,
-                          env=_cli_env(), capture_output=True, text=True, timeout=timeout)
+                          env=_cli_env(columns), capture_output=True, text=True, timeout=timeout)
 
 
 def run_cli_many(jobs: Mapping[str, Sequence[str]], cwd: str | os.PathLike | None = None,

@@ -524,3 +524,76 @@ def test_trace_and_timeseries_keep_memory_flat_in_the_runs_length(tmp_path):
         assert (out / "trace.json").stat().st_size > seconds * 100_000
     # the longer run writes ten times the text; its peak may differ by allocator noise only
     assert peaks[150] < peaks[15] + 20_000, peaks
+
+
+# ------------------------------------------------------------------ compare's table
+
+def test_compare_statistics_by_hand():
+    """The interval and the test, worked by hand: [1, 2, 3] against a baseline [4, 5, 6]:
+    sd 1 each, so the 95 % CI's half-width is t(0.975, 2) / sqrt(3) = 4.3027 / 1.7321 =
+    2.4841; Welch's t = (2 - 5) / sqrt(1/3 + 1/3) = -3.674 with (2/3)^2 / (2 (1/3)^2 / 2) =
+    4 degrees of freedom, two-sided p = 0.0213 (< 0.05: one star)."""
+    import pandas as pd
+
+    from hetsched.cli import _compare_summary, _welch_p
+
+    groups = {"base/g": pd.DataFrame({"energy_j": [4.0, 5.0, 6.0]}), "new/g": pd.DataFrame({"energy_j": [1.0, 2.0, 3.0]})}
+    base, new = _compare_summary(groups, ["base/g", "new/g"], ["energy_j"])
+    assert base["p_value"] is None and base["rel_change_vs_first"] is None
+    assert new["ci95"] == pytest.approx(2.4841, abs=1e-4)
+    assert new["p_value"] == pytest.approx(0.0213, abs=1e-4)
+    assert new["rel_change_vs_first"] == pytest.approx(-0.6)
+    assert new["significance"] == "*" and new["unit"] == "J"
+    # without variance: equal means do not differ, different ones surely do
+    assert _welch_p([2.0, 2.0], [2.0, 2.0]) == 1.0 and _welch_p([2.0, 2.0], [3.0, 3.0]) == 0.0
+
+
+def test_compare_reads_at_80_columns(tools):
+    """The first command of the README, in an 80-column terminal: no cell or header cut
+    (Rich marks a cut with an ellipsis), units shown, the interval and the test named."""
+    proc = tools.run_cli(["compare", "--duration", "1", "--seeds", "2"], columns=80)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "…" not in proc.stdout
+    for unit in ("energy [J]", "avg power [mW]", "wakeup latency p99 [us]", "missed activations [%]"):
+        assert unit in proc.stdout, unit
+    assert "95 % confidence interval" in proc.stdout and "Welch" in proc.stdout
+
+
+def test_compare_formats_and_metrics(tools):
+    base = ["compare", "--workload", "game", "--scheduler", "cfs", "--scheduler", "eas", "--duration", "0.5",
+            "--seeds", "2", "--metric", "energy_j", "--metric", "game.fps"]
+    procs = tools.run_cli_many({f: base + ["--format", f] for f in ("csv", "json", "markdown")})
+    for f, p in procs.items():
+        assert p.returncode == 0, (f, p.stderr)
+    rows = list(csv.DictReader(procs["csv"].stdout.splitlines()))
+    assert [(r["metric"], r["cell"]) for r in rows] == [("energy_j", "cfs/schedutil"), ("energy_j", "eas/schedutil"),
+                                                       ("game.fps", "cfs/schedutil"), ("game.fps", "eas/schedutil")]
+    doc = json.loads(procs["json"].stdout)
+    assert doc["baseline"] == "cfs/schedutil" and len(doc["summary"]) == 4
+    assert [float(r["mean"]) for r in rows] == [s["mean"] for s in doc["summary"]]
+    md = procs["markdown"].stdout.splitlines()
+    assert "| metric | cfs/schedutil | eas/schedutil |" in md
+    assert any(line.startswith("| energy [J] |") for line in md) and any(line.startswith("| game.fps [fps] |") for line in md)
+
+
+def test_compare_headline_metrics_by_default(tools):
+    proc = tools.run_cli(["compare", "--workload", "game", "--scheduler", "cfs", "--duration", "0.5", "--seeds", "1"])
+    assert proc.returncode == 0, proc.stderr
+    assert "game.fps" in proc.stdout and "game.frame_drop_pct" in proc.stdout
+    assert "game.current_ma" not in proc.stdout  # a figure of the game, not its headline
+    # a line a finished run on stderr when it is not a terminal
+    assert "compare: 1/1 runs, cfs/schedutil seed 0 done" in proc.stderr
+
+
+def test_run_prints_the_workloads_headline(tools):
+    proc = tools.run_cli(["run", "--workload", "app-launch", "--duration", "2", "--out", "/dev/null/x"])
+    assert proc.returncode == 2  # --out is checked before the run
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        proc = tools.run_cli(["run", "--workload", "app-launch", "--duration", "2", "--out", d])
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("app-launch.entry_ms_mean"))
+    assert line.endswith(" ms")

@@ -292,6 +292,14 @@ def run(
                      if d.get("energy_over_bound") else "")
                   + f", avg power {d['avg_power_mw']:.1f} mW "
                   f"(power model: {d['power_model']}, idle power: {d['idle_power_model']})")
+    from hetsched.sim import flat_metrics
+    from hetsched.workloads.builtin import headline_metrics
+
+    flat = flat_metrics(d)
+    shown = [(k, flat[k]) for k in headline_metrics(workload) if isinstance(flat.get(k), (int, float))]
+    if shown:  # the workload's own verdict beside the energy: frame drops, entry time, completion
+        console.print(", ".join(f"{k} {_sig(v, 4)}" + (f" {_metric_unit(k)}" if _metric_unit(k) else "")
+                                for k, v in shown), markup=False, highlight=False)
     for f in written:
         console.print(f"  wrote {f}")
 
@@ -308,6 +316,194 @@ COMPARE_METRICS = [
     ("slack_us_mean", "slack mean", "us", False),
     ("migrations", "migrations", "", True),
 ]
+
+
+#: what compare shows without --metric, beside the workload's headline figures
+COMPARE_DEFAULT = ("energy_j", "energy_over_bound", "avg_power_mw", "wakeup_latency_us_p99",
+                   "missed_activation_pct", "migrations")
+COMPARE_FORMATS = ("table", "csv", "json", "markdown")
+
+# a workload metric's unit, from its name's ending (game.fps, app-launch.entry_ms_mean)
+_UNIT_ENDINGS = (("_pct", "%"), ("_ms", "ms"), ("_s", "s"), ("_mw", "mW"), ("_ma", "mA"), ("_us", "us"),
+                 ("fps", "fps"), ("_per_s", "/s"))
+
+
+def _metric_unit(key: str) -> str:
+    for k, _label, unit, _lower in COMPARE_METRICS:
+        if k == key:
+            return unit
+    name = key.rpartition(".")[2]
+    for part in name.split("_")[::-1] if "_" in name else [name]:
+        for ending, unit in _UNIT_ENDINGS:
+            if f"_{part}".endswith(ending) or part == ending:
+                return unit
+    return ""
+
+
+def _metric_label(key: str) -> str:
+    label = next((lb for k, lb, _u, _l in COMPARE_METRICS if k == key), key)
+    unit = _metric_unit(key)
+    return f"{label} [{unit}]" if unit else label
+
+
+def _compare_metric_keys(df, workload: List[str], asked: List[str]) -> list[str]:
+    """The metrics compare shows: those asked for (`all`: every one every run reported),
+    else the defaults and the workloads' headline figures (all of a workload's own metrics
+    when it names no headline, as an rt-app file's)."""
+    from hetsched.workloads.builtin import headline_metrics
+
+    engine = [k for k, *_ in COMPARE_METRICS]
+    own = [k for k in df.columns if "." in k and k not in engine and df[k].notna().all()]
+    available = engine + own
+    if asked:
+        if "all" in asked:
+            return available
+        for k in asked:
+            if k not in available:
+                raise UnknownNameError("--metric", "metric", k, [*available, "all"])
+        return list(dict.fromkeys(asked))
+    headline = [k for k in headline_metrics(workload) if k in own]
+    named = {k.partition(".")[0] for k in headline}
+    rest = [k for k in own if k.partition(".")[0] not in named] if not headline else []
+    return [*COMPARE_DEFAULT, *headline, *rest]
+
+
+def _welch_p(a, b) -> float | None:
+    """Welch's t-test p value of two samples (None with fewer than two runs each). Two
+    samples without variance differ surely when their means differ (p = 0), not at all
+    when they are equal (p = 1): the test's statistic is undefined there."""
+    import math
+    import warnings
+
+    import numpy as np
+    from scipy import stats
+
+    if len(a) < 2 or len(b) < 2:
+        return None
+    if np.var(a) == 0 and np.var(b) == 0:
+        return 0.0 if np.mean(a) != np.mean(b) else 1.0
+    with warnings.catch_warnings():  # nearly equal samples: scipy warns of lost precision
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    return None if math.isnan(p) else p
+
+
+def _compare_summary(groups: dict, cols: list[str], keys: list[str]) -> list[dict]:
+    """Per metric and configuration: the mean over the seeds, its standard deviation, the
+    half-width of its 95 % confidence interval (Student's t with n-1 degrees of freedom),
+    the change of the mean against the baseline (the first configuration) and Welch's
+    p value for it. Welch's test rather than Wilcoxon's signed ranks on the paired seeds:
+    with the default 3 seeds the signed-rank test's smallest two-sided p is 0.25, so it
+    could never mark a difference."""
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    out = []
+    for key in keys:
+        base = groups[cols[0]][key].dropna().to_numpy(float)
+        bmean = float(base.mean()) if len(base) else math.nan
+        for c in cols:
+            x = groups[c][key].dropna().to_numpy(float)
+            n = len(x)
+            mean = float(x.mean()) if n else math.nan
+            sd = float(x.std(ddof=1)) if n > 1 else 0.0
+            ci = float(stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else None
+            rel = (mean - bmean) / abs(bmean) if c != cols[0] and bmean and not math.isnan(bmean) else None
+            p = _welch_p(x, base) if c != cols[0] else None
+            mark = "" if p is None else "**" if p < 0.01 else "*" if p < 0.05 else ""
+            out.append({"metric": key, "unit": _metric_unit(key), "cell": c, "n": n, "mean": mean, "std": sd,
+                        "ci95": ci, "rel_change_vs_first": rel, "p_value": p, "significance": mark})
+    return out
+
+
+def _sig(x: float, digits: int) -> str:
+    """``x`` to about ``digits`` significant digits, without an exponent unless it is very
+    large or small (a CI of 100 reads "100", not "1e+02")."""
+    import math
+
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 6 or mag < -3:
+        return f"{x:.{digits}g}"
+    return f"{x:.{max(0, digits - 1 - mag)}f}"
+
+
+def _fmt_mean(e: dict) -> str:
+    return _sig(e["mean"], 4) + (f" ±{_sig(e['ci95'], 2)}" if e["ci95"] is not None else "")
+
+
+def _fmt_change(e: dict) -> str:
+    if e["rel_change_vs_first"] is None:
+        return ""
+    return f"{e['rel_change_vs_first'] * 100:+.1f}%{(' ' + e['significance']) if e['significance'] else ''}"
+
+
+def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], title: str, legend: str) -> None:
+    """Metrics as rows and configurations as columns when that fits the terminal; else one
+    small table a metric, configurations as rows (which fits 80 columns)."""
+    from rich import box
+    from rich.text import Text
+
+    by = {(e["metric"], e["cell"]): e for e in summary}
+    label_w = max(len(_metric_label(k)) for k in keys)
+    col_w = [max(len(c), *(max(len(_fmt_mean(by[k, c])), len(_fmt_change(by[k, c]))) for k in keys)) for c in cols]
+    console.print(title, markup=False, highlight=False)
+    console.print(legend, markup=False, highlight=False)
+    if label_w + sum(col_w) + 3 * len(cols) + 4 <= console.width:
+        t = _table(box=box.SIMPLE_HEAD)
+        t.add_column("metric", no_wrap=True)
+        for c in cols:  # eas[knob=1] is text, not markup
+            t.add_column(Text(c), justify="right", no_wrap=True)
+        for k in keys:
+            t.add_row(Text(_metric_label(k)),
+                      *(Text(_fmt_mean(by[k, c]) + ("\n" + _fmt_change(by[k, c]) if c != cols[0] else ""))
+                        for c in cols))
+        console.print(t)
+        return
+    for k in keys:
+        t = _table(title=Text(_metric_label(k)), box=box.SIMPLE_HEAD, title_justify="left")
+        t.add_column("configuration", overflow="fold")
+        t.add_column("mean ±95% CI", justify="right", no_wrap=True)
+        t.add_column(f"vs {cols[0]}", justify="right", no_wrap=True, overflow="fold")
+        t.add_column("p", justify="right", no_wrap=True)
+        for c in cols:
+            e = by[k, c]
+            t.add_row(Text(c), _fmt_mean(e), _fmt_change(e), "" if e["p_value"] is None else f"{e['p_value']:.2g}")
+        console.print(t)
+
+
+def _compare_document(format: str, summary: list[dict], cols: list[str], keys: list[str], title: str,
+                      legend: str, doc: dict) -> str:
+    """compare's summary as CSV (one row a metric and configuration), JSON, or a Markdown
+    table (metrics as rows, configurations as columns)."""
+    import json
+
+    if format == "json":
+        return json.dumps(doc, indent=1) + "\n"
+    if format == "csv":
+        import csv
+        import io
+
+        f = io.StringIO()
+        w = csv.DictWriter(f, fieldnames=list(summary[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(summary)
+        return f.getvalue()
+    by = {(e["metric"], e["cell"]): e for e in summary}
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = [f"**{cell(title)}**", "", cell(legend), "",
+             "| metric | " + " | ".join(cell(c) for c in cols) + " |",
+             "|---|" + "---:|" * len(cols)]
+    for k in keys:
+        vals = [_fmt_mean(by[k, c]) + (f" ({_fmt_change(by[k, c])})" if _fmt_change(by[k, c]) else "") for c in cols]
+        lines.append(f"| {cell(_metric_label(k))} | " + " | ".join(cell(v) for v in vals) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _metric(flat: dict, key: str) -> float | None:
@@ -344,6 +540,10 @@ def compare(
     jobs: int = typer.Option(1, min=0, help="worker processes (0: one per CPU) [1: in this process]"),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
                                       help="run the cells on the Ray cluster at ADDRESS (host:port)"),
+    metric: List[str] = typer.Option([], "--metric", help="metrics to show (repeat; `all` for every one) "
+                                     "[energy, energy over its bound, power, wakeup p99, missed activations, "
+                                     "migrations and the workload's headline]"),
+    format: str = typer.Option("table", "--format", help="table, csv, json or markdown (the last three on stdout)"),
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
@@ -352,6 +552,12 @@ def compare(
     if out is not None:
         _input.output_directory(out)
     _input.duration_s(duration)  # before any cell runs
+    if format not in COMPARE_FORMATS:
+        raise UnknownNameError("--format", "format", format, COMPARE_FORMATS)
+    engine_metrics = [k for k, *_ in COMPARE_METRICS]
+    for k in metric:  # the engine's before any run; a workload's own (NAME.metric) once they report
+        if "." not in k and k not in (*engine_metrics, "all"):
+            raise UnknownNameError("--metric", "metric", k, [*engine_metrics, "all"])
     import json
 
     import pandas as pd
@@ -389,47 +595,44 @@ def compare(
     with _progress() as prog, Runner(jobs or None, ray=ray) as runner:
         task = prog.add_task("compare", total=len(specs))
 
-        def on_result(*_):
+        def on_result(sp, _result):
             nonlocal done
             done += 1
             prog.advance(task)
+            if not err_console.is_terminal:  # a log or a pipe: a line a finished run
+                err_console.print(f"compare: {done}/{len(specs)} runs, {sp.cell}/{sp.governor} seed {sp.seed} done",
+                                  markup=False, highlight=False)
 
         results = runner.run(specs, on_result=on_result)
     rows = [_compare_row(sp, flat) for sp, flat in zip(specs, results)]
     df = pd.DataFrame(rows)
     cols = [f"{s}/{g}" for s, g in cells]
-    means = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
-    table = _table(title=f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
-                        f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
-    table.add_column("metric")
-    for c in cols:
-        table.add_column(escape(c), justify="right")  # eas[knob=1] is not rich markup
-    summary = []
-    # the workloads' own metrics (those every run reported) follow the engine's
-    extra = [(k, k, "", None) for k in df.columns
-             if "." in k and k not in {m[0] for m in COMPARE_METRICS} and df[k].notna().all()]
-    for key, label, unit, _lower in list(COMPARE_METRICS) + extra:
-        vals = [means[c][key].mean() for c in cols]
-        sds = [means[c][key].std(ddof=1) if seeds > 1 else 0.0 for c in cols]
-        cells_txt = []
-        for i, (v, sd) in enumerate(zip(vals, sds)):
-            txt = f"{v:.4g}" + (f" ±{sd:.2g}" if seeds > 1 else "")
-            if i > 0 and vals[0] != 0:
-                txt += f" ({(v - vals[0]) / abs(vals[0]) * 100:+.1f}%)"
-            cells_txt.append(txt)
-            summary.append({"metric": key, "unit": unit, "cell": cols[i], "mean": v, "std": sd,
-                            "rel_change_vs_first": (v - vals[0]) / abs(vals[0]) if vals[0] else None})
-        table.add_row(f"{label} [{unit}]" if unit else label, *cells_txt)
-    console.print(table)
-    console.print(f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall; relative change is "
-                  f"against {cols[0]}.")
+    groups = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
+    keys = _compare_metric_keys(df, workload, metric)
+    summary = _compare_summary(groups, cols, keys)
+    title = (f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
+             f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
+    legend = (f"baseline {cols[0]}; ± is the 95 % confidence interval of the mean over the seeds "
+              f"(Student's t); * p < 0.05, ** p < 0.01 against the baseline (Welch's t-test)")
+    footer = f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall"
+    if format == "table":
+        _print_compare_table(summary, cols, keys, title, legend)
+        console.print(footer + ".", markup=False, highlight=False)
+    else:
+        doc = {"platform": platform, "workload": workload, "duration_s": duration, "seeds": seeds,
+               "baseline": cols[0], "interval": "95 % CI of the mean (Student's t)",
+               "test": "Welch's t-test against the baseline", "summary": summary}
+        sys.stdout.write(_compare_document(format, summary, cols, keys, title, legend, doc))
+        err_console.print(footer + ".", markup=False, highlight=False)
     if out is not None:
         outs = _Outputs(out)
         try:
             outs.write("compare.csv", df.to_csv(index=False))
             outs.write("compare.json", json.dumps({"platform": platform, "workload": workload,
                                                    "duration_s": duration, "seeds": seeds,
-                                                   "summary": summary, "runs": rows}, indent=1) + "\n")
+                                                   "baseline": cols[0],
+                                                   "summary": _compare_summary(groups, cols, _compare_metric_keys(
+                                                       df, workload, ["all"])), "runs": rows}, indent=1) + "\n")
             for f in outs.commit():
                 console.print(f"  wrote {f}")
         except BaseException:

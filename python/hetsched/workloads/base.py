@@ -29,3 +29,6 @@ class WorkloadDef:
     params: tuple[Param, ...]
     build: Callable[..., dict]
     description: str
+    #: the workload's own quality figures a user looks at first (its metrics' names, without
+    #: the ``NAME.`` prefix): `run` prints them, `compare` shows them by default
+    headline: tuple[str, ...] = ()
