@@ -597,3 +597,20 @@ def test_run_prints_the_workloads_headline(tools):
     assert proc.returncode == 0, proc.stderr
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("app-launch.entry_ms_mean"))
     assert line.endswith(" ms")
+
+
+def test_the_default_scheduler_is_the_kernels_choice(tmp_path, tools):
+    """build_perf_domains enables EAS only with an Energy Model, asymmetric capacities and
+    schedutil: gs101 (160/498/1024, powers in its EM) gets eas; one capacity, or another
+    governor, gets cfs; a switcher platform its own scheduler under ondemand."""
+    from hetsched.sim import default_policy
+
+    assert default_policy(load_platform("gs101"))[:2] == ("eas", "schedutil")
+    assert default_policy(load_platform("gs101"), "ondemand")[:2] == ("cfs", "ondemand")
+    sched, gov, why = default_policy(load_platform("hetero-2cpu-homogeneous"))
+    assert (sched, gov) == ("cfs", "schedutil") and "capacities are all equal" in why
+    assert default_policy(load_platform("exynos5422:switcher"))[:2] == ("legacy", "ondemand")
+    proc = tools.run_cli(["run", "--duration", "0.5", "--out", tmp_path / "o"])
+    assert proc.returncode == 0, proc.stderr
+    assert "scheduler eas and governor schedutil by default on gs101" in proc.stdout
+    assert json.loads((tmp_path / "o" / "result.json").read_text())["scheduler"] == "eas"

@@ -66,6 +66,20 @@ def _platform_argument(name: str):
         raise InputError("PLATFORM", e.field, e.expected, e.got) from None
 
 
+def _default_policy(platform: str, scheduler: Optional[str], governor: Optional[str]) -> tuple[str, str, str]:
+    """The scheduler and governor a run uses when the user named none, as the kernel would
+    choose them (hetsched.sim.default_policy), and the line that says so (printed once the
+    simulation is built, so that bad input still prints nothing on stdout)."""
+    if scheduler is not None and governor is not None:
+        return scheduler, governor, ""
+    from hetsched.platforms import load_platform
+    from hetsched.sim import default_policy
+
+    sched, gov, why = default_policy(load_platform(platform), governor)
+    chosen = [f"scheduler {sched}"] * (scheduler is None) + [f"governor {gov}"] * (governor is None)
+    return scheduler or sched, gov, f"{' and '.join(chosen)} by default on {platform}: {why}"
+
+
 def _parse_sets(sets: List[str]) -> dict:
     out = {}
     for s in sets:
@@ -254,9 +268,12 @@ class _RunFiles:
 def run(
     platform: str = typer.Option("gs101", help="built-in platform name or platform JSON path"),
     workload: List[str] = typer.Option(["phone-mix"], help="NAME[:k=v,...] or rt-app JSON; repeat to run together"),
-    scheduler: str = typer.Option("cfs", help="scheduler policy: a registered name, or FILE.py:CLASS "
-                                              "(a hetsched.Policy written in Python)"),
-    governor: str = typer.Option("schedutil", help="cpufreq governor"),
+    scheduler: Optional[str] = typer.Option(None, help="scheduler policy: a registered name, or FILE.py:CLASS "
+                                                       "(a hetsched.Policy written in Python) [as the kernel "
+                                                       "chooses: eas with an Energy Model and CPUs of different "
+                                                       "capacities under schedutil, else cfs]"),
+    governor: Optional[str] = typer.Option(None, help="cpufreq governor [schedutil; ondemand on a switcher "
+                                                      "platform]"),
     idle_governor: str = typer.Option("menu", help="cpuidle governor: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
     duration: Optional[float] = typer.Option(None, help="simulated seconds [workload's own, else 10]"),
@@ -274,6 +291,9 @@ def run(
 
     sim = None
     _when_interrupted(lambda: f"run complete; {_wrote()}" if _written else f"run {_simulated(sim, duration, out)}")
+    if duration is not None:
+        _input.duration_s(duration)  # before anything is printed
+    scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=workload, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
                      idle_governor=idle_governor, lower_bound=lower_bound)
@@ -285,6 +305,8 @@ def run(
         files.abort()
         raise
     d = res.doc
+    if chosen:  # stdout holds nothing until the run has succeeded
+        console.print(chosen, markup=False, highlight=False)
     console.print(f"[bold]{d['platform']}[/] {d['workload']} {escape(sim.scheduler)}/{governor}: "
                   f"{d['sim_duration_s']:.3f} s simulated in {d['wall_s']:.3f} s wall, "
                   f"energy {d['energy_j']:.4f} J"
@@ -783,8 +805,9 @@ def replay(
     trace_file: Path = typer.Argument(..., metavar="FILE", help="trace: trace-cmd report text, ftrace text, "
                                       "systrace HTML, trace.dat[.gz] or a `hetsched record` file"),
     platform: str = typer.Option("host", help="platform to replay on (name, JSON path or host)"),
-    scheduler: str = typer.Option("cfs", help="scheduler policy: a registered name, or FILE.py:CLASS"),
-    governor: str = typer.Option("schedutil", help="cpufreq governor"),
+    scheduler: Optional[str] = typer.Option(None, help="scheduler policy: a registered name, or FILE.py:CLASS "
+                                                       "[as `run` chooses]"),
+    governor: Optional[str] = typer.Option(None, help="cpufreq governor [as `run` chooses]"),
     idle_governor: str = typer.Option("menu", help="cpuidle governor: menu or oracle"),
     set_: List[str] = typer.Option([], "--set", help="knob=value (see `hetsched knobs`)"),
     source_platform: Optional[str] = typer.Option(
@@ -832,6 +855,9 @@ def replay(
             raise
         # the platform came from the trace's own header, not from the option
         raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
+    if duration is not None:
+        _input.duration_s(duration)
+    scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), trace=trace, idle_governor=idle_governor)
     files = _RunFiles(out, sim, trace, timeseries=False)
@@ -844,6 +870,8 @@ def replay(
     except BaseException:
         files.abort()
         raise
+    if chosen:
+        console.print(chosen, markup=False, highlight=False)
     console.print(f"[bold]{trace_file}[/] ({tr.format}): {tr.used} events used, {tr.nr_skipped} lines skipped"
                   + (f" ({', '.join(f'{k}: {v}' for k, v in tr.skipped.most_common(4))})" if tr.nr_skipped else ""))
     console.print(f"{len(rep.tasks)} tasks replayed on {platform} {scheduler}/{governor} "

@@ -41,6 +41,34 @@ CONTROLLER_SCHEDULERS: dict[str, str] = {n: p["summary"] for n, p in POLICIES.it
 # the policies of a switcher platform, and only of one (paper 001)
 SWITCHER_SCHEDULERS: tuple[str, ...] = tuple(n for n, p in POLICIES.items() if p["switcher_platform"])
 GOVERNORS: dict[str, str] = dict(_engine.governors())
+
+#: The kernel's bound on an Energy Model's size for EAS (kernel/sched/topology.c,
+#: EM_MAX_COMPLEXITY): perf domains x (performance states + CPUs).
+EM_MAX_COMPLEXITY = 2048
+
+
+def default_policy(platform: "Platform", governor: str | None = None) -> tuple[str, str, str]:
+    """The scheduler and governor a platform runs when none is named, and why, as the kernel
+    decides (kernel/sched/topology.c, build_perf_domains): EAS where every perf domain has
+    an Energy Model, the CPUs' capacities differ, the governor is schedutil and the model is
+    small enough (EM_MAX_COMPLEXITY); a switcher platform runs the switcher's own scheduler
+    under ondemand; CFS elsewhere. Returns (scheduler, governor, why)."""
+    if platform.switcher:
+        return ("legacy", governor or "ondemand",
+                "a switcher platform runs the switcher's own scheduler under ondemand, as its study did")
+    gov = governor or "schedutil"
+    spec = platform.to_spec()
+    clusters = spec["clusters"]
+    asymmetric = len({c["capacity_orig"] for c in clusters}) > 1
+    has_em = all(o.get("power_uw", 0) > 0 for c in clusters for o in c["opps"])
+    complexity = len(clusters) * (sum(len(c["opps"]) for c in clusters) + sum(len(c["cpus"]) for c in clusters))
+    if asymmetric and has_em and gov == "schedutil" and complexity <= EM_MAX_COMPLEXITY:
+        return "eas", gov, ("an Energy Model and CPUs of different capacities under schedutil: "
+                            "the kernel enables EAS")
+    why = ("the CPUs' capacities are all equal" if not asymmetric else "no Energy Model" if not has_em
+           else f"EAS needs schedutil, not {gov}" if gov != "schedutil"
+           else f"an Energy Model too large for EAS ({complexity} > {EM_MAX_COMPLEXITY})")
+    return "cfs", gov, f"{why}: the kernel runs CFS (EEVDF) without EAS"
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
 KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
 # the view of the engine's state a Python policy's hook is handed (policy.py)
