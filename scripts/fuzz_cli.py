@@ -1119,13 +1119,14 @@ def names_a_source(msg: str, case: Case, argv: list[str], d: Path) -> bool:
         if not a.startswith("-") and a and (str(d) in a or "/" in a):
             cands.add(a)
             cands.add(Path(a).name)
+            cands.add(a[:40])  # a long path is shortened in its middle: its start stays
     at = {"platforms show": 2, "em": 1, "reproduce": 1}.get(case.command)
     if at is not None and len(argv) > at:
         pos = argv[at]
         if pos.strip():
             cands.add(pos[:40])
             cands.add(repr(pos)[1:-1][:40])  # as the line quotes it
-    cands |= {"GRID", "FILE", "STUDY", "COMMAND", "NAME", "PLATFORM", "hetsched record", "'--", "Missing argument",
+    cands |= {"GRID", "FILE", "TRACE", "STUDY", "COMMAND", "NAME", "PLATFORM", "hetsched record", "'--", "Missing argument",
               "No such option", "No such command", "Got unexpected extra argument"}
     cands.discard("")
     return any(c in msg for c in cands)

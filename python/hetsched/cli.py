@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from hetsched import _input
-from hetsched.errors import HetschedError, InputError, UnknownNameError
+from hetsched.errors import HetschedError, InputError, UnknownNameError, shorten
 from hetsched.runner import (Interrupted, interrupting_signal, remove_dead_temporaries, run_stepped, stop_on_signals,
                              uninterrupted)
 
@@ -802,7 +802,7 @@ def record(
 
 @app.command()
 def replay(
-    trace_file: Path = typer.Argument(..., metavar="FILE", help="trace: trace-cmd report text, ftrace text, "
+    trace_file: str = typer.Argument(..., metavar="FILE", help="trace: trace-cmd report text, ftrace text, "
                                       "systrace HTML, trace.dat[.gz] or a `hetsched record` file"),
     platform: str = typer.Option("host", help="platform to replay on (name, JSON path or host)"),
     scheduler: Optional[str] = typer.Option(None, help="scheduler policy: a registered name, or FILE.py:CLASS "
@@ -838,6 +838,8 @@ def replay(
     sim = None
     _when_interrupted(lambda: f"replay complete; {_wrote()}" if _written
                       else f"replay {_simulated(sim, duration, out)}")
+    if not trace_file.strip():  # a Path would read '' as '.', this directory
+        raise InputError("FILE", "trace", "a trace file path", got=trace_file)
     tr = load_trace(trace_file)
     src = source_platform or (tr.meta.get("platform") if tr.meta else None)
     try:
@@ -897,7 +899,7 @@ def replay(
 
 @app.command()
 def sweep(
-    grid: Path = typer.Argument(..., metavar="GRID.yaml", help="the grid: platforms, workloads, schedulers, "
+    grid: str = typer.Argument(..., metavar="GRID.yaml", help="the grid: platforms, workloads, schedulers, "
                                 "governors, knobs (name: list of values), seeds, duration (docs/sweeps.md)"),
     out: Path = typer.Option(Path("out"), help="output directory: OUT/sweep.parquet, one row per run"),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
@@ -919,6 +921,8 @@ def sweep(
 
     if retry_failed and not resume:
         raise InputError("--retry-failed", "--retry-failed", "--resume as well")
+    if not grid.strip():  # a Path would read '' as '.', this directory
+        raise InputError("GRID.yaml", "grid", "a grid file path", got=grid)
     g = load_grid(grid)  # every error in the grid before anything runs or is written
 
     prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -1054,8 +1058,9 @@ def _main() -> int:
         if isinstance(e, Exception):  # click usage errors (typer >= 0.20 vendors click as typer._click)
             click_exc = _click_exception_types()
             if isinstance(e, click_exc["ClickException"]):
-                err_console.print(f"hetsched: error: {e.format_message()}", markup=False, highlight=False,
-                                  soft_wrap=True)
+                # click echoes an unexpected argument whole: a 100 KB one stays one short line
+                err_console.print(f"hetsched: error: {shorten(e.format_message(), 300)}", markup=False,
+                                  highlight=False, soft_wrap=True)
                 return e.exit_code if e.exit_code else 2
             if isinstance(e, click_exc["Exit"]):
                 return e.exit_code
