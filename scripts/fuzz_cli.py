@@ -1120,7 +1120,7 @@ def names_a_source(msg: str, case: Case, argv: list[str], d: Path) -> bool:
             cands.add(a)
             cands.add(Path(a).name)
             cands.add(a[:40])  # a long path is shortened in its middle: its start stays
-    at = {"platforms show": 2, "em": 1, "reproduce": 1}.get(case.command)
+    at = {"platforms show": 2, "em": 1, "reproduce": 1, "replay": 1, "sweep": 1}.get(case.command)
     if at is not None and len(argv) > at:
         pos = argv[at]
         if pos.strip():
