@@ -77,26 +77,41 @@ pub fn shorten(s: &str, max: usize) -> String {
     out
 }
 
-/// The error of `serde_json` reading the resolved document `doc` from `text`, in the
-/// engine's terms: a data error (a wrong type, a missing or unknown key, an unknown name)
-/// names the field it is in, as the other spec errors do, and what was expected and
-/// found; a text that is not JSON keeps serde's words and position.
-pub(crate) fn json_error(doc: &'static str, text: &str, e: serde_json::Error) -> Error {
-    let full = e.to_string();
-    if e.classify() != serde_json::error::Category::Data || e.line() == 0 {
-        return Error::Json {
-            doc,
-            field: String::new(),
-            msg: shorten_quoted(&full),
-            got: None,
-        };
+/// The resolved document `doc` read from the JSON `text`, or its error in the engine's
+/// terms: a data error (a wrong type, a missing or unknown key, an unknown name) names the
+/// field it is in, as the other spec errors do, and what was expected and found; a text that
+/// is not JSON keeps serde's words and position. The field is the path serde_path_to_error
+/// records as serde_json descends, the crate the serde ecosystem keeps for this.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(doc: &'static str, text: &str) -> Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| json_error(doc, e))?;
+    // trailing text after the document, as serde_json::from_str refuses it
+    de.end().map_err(|e| not_json(doc, &e))?;
+    Ok(value)
+}
+
+/// A text that is not JSON (or whose root is wrong): serde's words and position.
+fn not_json(doc: &'static str, e: &serde_json::Error) -> Error {
+    Error::Json {
+        doc,
+        field: String::new(),
+        msg: shorten_quoted(&e.to_string()),
+        got: None,
     }
+}
+
+fn json_error(doc: &'static str, e: serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = field_path(e.path());
+    let e = e.into_inner();
+    if e.classify() != serde_json::error::Category::Data || e.line() == 0 {
+        return not_json(doc, &e);
+    }
+    let full = e.to_string();
     // serde's text without its " at line L column C": the field says where
     let bare = match full.rfind(" at line ") {
         Some(i) => &full[..i],
         None => full.as_str(),
     };
-    let path = json_path_at(text, e.line(), e.column());
     let join = |key: &str| {
         if path.is_empty() {
             path_key(key)
@@ -114,9 +129,15 @@ pub(crate) fn json_error(doc: &'static str, text: &str, e: serde_json::Error) ->
             Some(got_text(what)),
         )
     } else if let Some(rest) = bare.strip_prefix("unknown field `") {
-        // the position is just after the key: the path already ends with it
-        let expected = rest.split_once("`, expected ").map_or("a known key", |(_, e)| e);
-        (path, format!("expected {}", shorten(expected, 200)), None)
+        // refused as a key, before the path had a step for it
+        let (key, expected) = rest
+            .split_once("`, expected ")
+            .unwrap_or((rest.trim_end_matches('`'), "a known key"));
+        (join(key), format!("expected {}", shorten(expected, 200)), None)
+    } else if let Some(rest) = bare.strip_prefix("duplicate field `") {
+        // refused as a key too: the path ends at its object
+        let key = rest.trim_end_matches('`');
+        (join(key), "expected this key once".to_string(), None)
     } else if let Some(rest) = bare.strip_prefix("unknown variant `") {
         let (name, expected) = rest.split_once("`, expected ").unwrap_or((rest, "a known name"));
         (
@@ -132,13 +153,7 @@ pub(crate) fn json_error(doc: &'static str, text: &str, e: serde_json::Error) ->
         )
     };
     if field.is_empty() {
-        // the root itself: no field to name
-        return Error::Json {
-            doc,
-            field: String::new(),
-            msg: shorten_quoted(&full),
-            got: None,
-        };
+        return not_json(doc, &e); // the root itself: no field to name
     }
     Error::Json { doc, field, msg, got }
 }
@@ -234,76 +249,26 @@ fn path_key(key: &str) -> String {
     }
 }
 
-/// The field path (`tasks[2].phases[0].events[1].run`) of the value that ends at
-/// `line`:`column` of the JSON `text` (serde_json's 1-based position, just past what it
-/// read). The text up to there is walked once, keeping the open objects' current keys and
-/// the open arrays' indices; "" at the root.
-pub fn json_path_at(text: &str, line: usize, column: usize) -> String {
-    let bytes = text.as_bytes();
-    let mut offset = 0usize;
-    for _ in 1..line {
-        match bytes[offset..].iter().position(|&b| b == b'\n') {
-            Some(i) => offset += i + 1,
-            None => break,
+/// A serde_path_to_error path in the engine's field form: `tasks[2].phases[0].events[1].run`,
+/// keys that are not plain names JSON-quoted in brackets (path_key), "" at the root.
+fn field_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                let step = path_key(key);
+                if !out.is_empty() && !step.starts_with('[') {
+                    out.push('.');
+                }
+                out.push_str(&step);
+            }
+            Segment::Unknown => out.push_str(if out.is_empty() { "?" } else { ".?" }),
         }
     }
-    let end = (offset + column).min(bytes.len());
-    enum Frame {
-        Obj { key: Option<String>, expect_key: bool },
-        Arr(usize),
-    }
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut i = 0;
-    while i < end {
-        match bytes[i] {
-            b'"' => {
-                let start = i + 1;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                if let Some(Frame::Obj { key, expect_key }) = stack.last_mut() {
-                    if *expect_key {
-                        let raw = &text[start..i.min(bytes.len())];
-                        *key = Some(serde_json::from_str(&format!("\"{raw}\"")).unwrap_or_else(|_| raw.to_string()));
-                        *expect_key = false;
-                    }
-                }
-            }
-            b'{' => stack.push(Frame::Obj {
-                key: None,
-                expect_key: true,
-            }),
-            b'[' => stack.push(Frame::Arr(0)),
-            b'}' | b']' => {
-                stack.pop();
-            }
-            b',' => match stack.last_mut() {
-                Some(Frame::Arr(n)) => *n += 1,
-                Some(Frame::Obj { key, expect_key }) => {
-                    *key = None;
-                    *expect_key = true;
-                }
-                None => {}
-            },
-            _ => {}
-        }
-        i += 1;
-    }
-    let mut path = String::new();
-    for f in &stack {
-        match f {
-            Frame::Obj { key: Some(k), .. } => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(&path_key(k));
-            }
-            Frame::Obj { key: None, .. } => break,
-            Frame::Arr(n) => path.push_str(&format!("[{n}]")),
-        }
-    }
-    path
+    out
 }
 
 #[cfg(test)]
@@ -329,8 +294,7 @@ mod tests {
     }
 
     fn read(text: &str) -> Error {
-        let e = serde_json::from_str::<Doc>(text).unwrap_err();
-        json_error("platform", text, e)
+        from_json::<Doc>("platform", text).unwrap_err()
     }
 
     #[test]
@@ -397,8 +361,23 @@ mod tests {
 
     #[test]
     fn paths_quote_keys_that_are_not_plain_names() {
-        let text = r#"{"a b": {"c": [1, 2, {"d": tru"#;
-        assert_eq!(json_path_at(text, 1, text.len()), r#"["a b"].c[2].d"#);
-        assert_eq!(json_path_at("[1, 2", 1, 5), "[1]");
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct D {
+            d: bool,
+        }
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct C {
+            c: (u8, u8, D),
+        }
+        let field = |e: Error| match e {
+            Error::Json { field, .. } => field,
+            e => panic!("{e}"),
+        };
+        let text = r#"{"a b": {"c": [1, 2, {"d": "tru"}]}}"#;
+        let e = from_json::<std::collections::BTreeMap<String, C>>("doc", text).unwrap_err();
+        assert_eq!(field(e), r#"["a b"].c[2].d"#);
+        assert_eq!(field(from_json::<Vec<bool>>("doc", "[true, 2]").unwrap_err()), "[1]");
     }
 }

@@ -66,7 +66,6 @@ pub fn build_with_policy(
 ) -> Result<Sim> {
     let platform = Platform::from_json(platform_json)?;
     let workload = WorkloadSpec::from_json(workload_json)?;
-    let policy: PolicyConfig =
-        serde_json::from_str(policy_json).map_err(|e| error::json_error("policy", policy_json, e))?;
+    let policy: PolicyConfig = error::from_json("policy", policy_json)?;
     Sim::with_policy(platform, workload, policy, wrap)
 }

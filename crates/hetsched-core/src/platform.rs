@@ -4,7 +4,7 @@
 //! the capacity normalisation of `drivers/base/arch_topology.c` and the Energy Model power
 //! of `drivers/opp/of.c`, so every number here is already in kernel units.
 
-use crate::error::{config, json_error, Result};
+use crate::error::{config, from_json, Result};
 use serde::Deserialize;
 
 pub const SCHED_CAPACITY_SHIFT: u32 = 10;
@@ -140,7 +140,7 @@ fn check_power(uw: u64, field: impl FnOnce() -> String) -> Result<()> {
 
 impl Platform {
     pub fn from_json(text: &str) -> Result<Platform> {
-        let spec: PlatformSpec = serde_json::from_str(text).map_err(|e| json_error("platform", text, e))?;
+        let spec: PlatformSpec = from_json("platform", text)?;
         Platform::from_spec(spec)
     }
 

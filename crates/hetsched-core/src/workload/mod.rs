@@ -4,7 +4,7 @@
 
 pub mod rtapp;
 
-use crate::error::{config, json_error, Result};
+use crate::error::{config, from_json, Result};
 use crate::limits::{MAX_EVENT_NS, MAX_SYNC_OBJECTS, MAX_TASKS};
 use serde::Deserialize;
 
@@ -199,7 +199,7 @@ impl WorkloadSpec {
     pub fn from_json(text: &str) -> Result<WorkloadSpec> {
         // straight from the text (serde_json's recursion limit guards the depth), so that
         // an error has a position, hence a field
-        let spec: WorkloadSpec = serde_json::from_str(text).map_err(|e| json_error("workload", text, e))?;
+        let spec: WorkloadSpec = from_json("workload", text)?;
         spec.validate()?;
         Ok(spec)
     }
