@@ -13,7 +13,8 @@ gymnasium = pytest.importorskip("gymnasium")
 import hetsched.gym  # noqa: E402  (registers the environments)
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from hetsched.errors import InputError, UnknownNameError  # noqa: E402
-from hetsched.gym import ENV_IDS, SchedTuningEnv  # noqa: E402
+from hetsched.gym import COUNTERS, CPU_FEATURES, ENV_IDS, SchedTuningEnv  # noqa: E402
+from gymnasium import spaces  # noqa: E402
 
 
 def rollout(env, seed, actions):
@@ -166,6 +167,102 @@ def test_bad_arguments():
         SchedTuningEnv(step_ms=0)
     with pytest.raises(InputError):
         SchedTuningEnv(episode_steps=0)
+    with pytest.raises(InputError, match="each knob name once"):
+        SchedTuningEnv(knobs=["schedutil.target_load", "sched_migration_cost_ns", "schedutil.target_load"])
+
+
+def test_observation_names_one_per_element_in_order():
+    env = gymnasium.make("hetsched/SchedTuning-v0", episode_steps=2)
+    names = env.unwrapped.observation_names
+    # gs101, 2 knobs: 8 CPUs x 4 + 6 counters + power + 2 knobs + progress
+    assert len(names) == env.observation_space.shape[0] == 42
+    assert len(set(names)) == len(names)
+    assert names[:5] == ("cpu0.cpu_util_cfs", "cpu0.freq_scale", "cpu0.in_idle_state", "cpu0.nr_running",
+                         "cpu1.cpu_util_cfs")
+    assert names[28:32] == tuple(f"cpu7.{f}" for f in CPU_FEATURES)
+    assert names[32:] == ("wakeups_per_ms", "context_switches_per_ms", "migrations_per_ms", "freq_changes_per_ms",
+                          "balance_attempts_per_ms", "balance_successes_per_ms", "power_w",
+                          "knob.schedutil.target_load", "knob.sched_migration_cost_ns", "episode_progress")
+    _, info = env.reset(seed=0)
+    assert info["observation_names"] == names
+    # through the wrappers gymnasium.make adds
+    assert env.get_wrapper_attr("observation_names") == names
+    # the switcher's 4 virtual CPUs
+    sw = SchedTuningEnv(platform="exynos5422:switcher", scheduler="util-aware", governor="ondemand",
+                        workload="periodic:n=4,util=0.3", knobs=["ondemand.up_threshold"], episode_steps=1)
+    assert len(sw.observation_names) == sw.observation_space.shape[0] == 4 * 4 + 6 + 1 + 1 + 1
+    assert sw.observation_names[12] == "cpu3.cpu_util_cfs" and sw.observation_names[-2] == "knob.ondemand.up_threshold"
+
+
+def test_each_named_element_is_the_simulation_state():
+    """mt8173 (2 little + 2 big), three periodic tasks of util 0.3, one step of 100 ms: each
+    element, found by its name, equals what the simulation shows, worked out here from
+    the engine's raw per-CPU signals and the platform's OPP tables."""
+    env = SchedTuningEnv(platform="mt8173", workload="periodic:n=3,util=0.3", knobs=["schedutil.target_load"],
+                         episode_steps=2)
+    env.reset(seed=3)
+    before = env.sim.observe()
+    obs, *_ = env.step(np.array([0.5], dtype=np.float32))
+    after = env.sim.observe()
+    fmax = {c["name"]: max(o["khz"] for o in c["opps"]) for c in env.sim.platform_spec["clusters"]}
+    step_ms, step_s = 100.0, 0.1
+    hand = {}
+    for c in after["cpus"]:
+        cpu = f"cpu{c['cpu']}"
+        # cpu_util_cfs(): max(util_avg, util_est) of the cfs_rq, capped at capacity_orig, / 1024
+        hand[f"{cpu}.cpu_util_cfs"] = min(max(c["util_avg"], c["util_est"]), c["capacity_orig"]) / 1024
+        hand[f"{cpu}.freq_scale"] = c["freq_khz"] / fmax[c["cluster"]]
+        hand[f"{cpu}.in_idle_state"] = 0.0 if c["idle_state"] == -1 else 1.0
+        hand[f"{cpu}.nr_running"] = c["nr_running"]
+    for k in COUNTERS:
+        hand[f"{k}_per_ms"] = (after["counters"][k] - before["counters"][k]) / step_ms
+    hand["power_w"] = (after["energy_j"] - before["energy_j"]) / step_s
+    hand["knob.schedutil.target_load"] = 0.5  # 0.05 + (0.5 + 1) / 2 * 0.95 = 0.7625, read back
+    assert env.sim.knob_values()["schedutil.target_load"] == pytest.approx(0.7625)
+    hand["episode_progress"] = 0.5  # one step of two
+    assert set(hand) == set(env.observation_names)
+    by_name = dict(zip(env.observation_names, obs))
+    for name, value in hand.items():
+        assert by_name[name] == pytest.approx(value, rel=1e-6, abs=1e-7), name
+    # the case tells the features and the CPUs apart: a busy CPU and an idle one, distinct utils
+    utils = [hand[f"cpu{i}.cpu_util_cfs"] for i in range(4)]
+    assert len(set(utils)) == 4 and max(utils) > 0.3
+    assert {hand[f"cpu{i}.in_idle_state"] for i in range(4)} == {0.0, 1.0}
+    assert hand["wakeups_per_ms"] > 0 and hand["power_w"] > 0
+
+
+def test_dict_observation_flattens_to_the_box_one():
+    kw = dict(episode_steps=4)
+    box = gymnasium.make("hetsched/SchedTuning-v0", **kw)
+    dct = gymnasium.make("hetsched/SchedTuning-v0", observation="dict", **kw)
+    space = dct.observation_space
+    assert isinstance(space, spaces.Dict)
+    names = dct.unwrapped.observation_names
+    assert tuple(space.keys()) == names == box.unwrapped.observation_names
+    # gymnasium's own flatten_space gives the box space back, bounds included
+    flat = spaces.flatten_space(space)
+    np.testing.assert_array_equal(flat.low, box.observation_space.low)
+    np.testing.assert_array_equal(flat.high, box.observation_space.high)
+    assert flat.dtype == box.observation_space.dtype == np.float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(dct.unwrapped, skip_render_check=True)
+    actions = np.random.default_rng(3).uniform(-1, 1, size=(4, 2)).astype(np.float32)
+    ob, rb, _ = rollout(box, 9, actions)
+    od, rd, _ = rollout(dct, 9, actions)  # an array of dicts
+    assert len(od) == len(ob) == 5
+    for o_dict, o_box in zip(od, ob):
+        assert space.contains(o_dict)
+        assert np.asarray(o_dict["cpu4.cpu_util_cfs"]).shape == ()
+        np.testing.assert_array_equal(spaces.flatten(space, o_dict), o_box)
+    np.testing.assert_array_equal(rd, rb)
+
+
+def test_unknown_observation_mode_is_refused():
+    with pytest.raises(UnknownNameError, match=r"observation: expected one of: box, dict \(did you mean 'dict'\?\)"):
+        SchedTuningEnv(observation="dcit")
+    with pytest.raises(UnknownNameError, match="observation"):
+        gymnasium.make("hetsched/SchedTuning-v0", observation="Box")
 
 
 def test_cross_entropy_agent_learns_target_load():

@@ -12,6 +12,12 @@
 >>> import gymnasium, hetsched.gym
 >>> env = gymnasium.make("hetsched/SchedTuning-v0", episode_steps=3)
 >>> obs, info = env.reset(seed=1)
+>>> info["observation_names"][:2]
+('cpu0.cpu_util_cfs', 'cpu0.freq_scale')
+
+The observation is a float32 ``Box`` vector, each element named in
+``env.unwrapped.observation_names``; ``observation="dict"`` gives the same values as a
+``spaces.Dict`` keyed by those names.
 
 Every constructor argument of :class:`SchedTuningEnv` can be given to ``gymnasium.make``.
 See docs/gym.md.
@@ -21,9 +27,11 @@ from __future__ import annotations
 
 import gymnasium
 
-from hetsched.gym.env import COUNTERS, DEFAULT_KNOB_RANGES, DEFAULT_KNOBS, SchedTuningEnv
+from hetsched.gym.env import (COUNTERS, CPU_FEATURES, DEFAULT_KNOB_RANGES, DEFAULT_KNOBS, OBSERVATION_MODES,
+                              SchedTuningEnv)
 
-__all__ = ["SchedTuningEnv", "DEFAULT_KNOBS", "DEFAULT_KNOB_RANGES", "COUNTERS", "ENV_IDS"]
+__all__ = ["SchedTuningEnv", "DEFAULT_KNOBS", "DEFAULT_KNOB_RANGES", "COUNTERS", "CPU_FEATURES", "OBSERVATION_MODES",
+           "ENV_IDS"]
 
 _ENTRY = "hetsched.gym.env:SchedTuningEnv"
 ENV_IDS: dict[str, dict] = {

@@ -17,7 +17,8 @@ from hetsched.errors import InputError, UnknownNameError
 from hetsched.sim import Simulation, knob_table
 from hetsched.workloads.metrics import compute_metrics
 
-__all__ = ["SchedTuningEnv", "DEFAULT_KNOBS", "DEFAULT_KNOB_RANGES", "COUNTERS"]
+__all__ = ["SchedTuningEnv", "DEFAULT_KNOBS", "DEFAULT_KNOB_RANGES", "COUNTERS", "CPU_FEATURES",
+           "OBSERVATION_MODES"]
 
 # The knobs an agent tunes unless told otherwise, and narrower ranges than the engine's
 # validity range where that one is far too wide to explore (sched_migration_cost_ns
@@ -38,8 +39,16 @@ DEFAULT_KNOB_RANGES: dict[str, tuple[float, float]] = {
 # engine counters whose per-step increments (per ms of simulated time) enter the observation
 COUNTERS: tuple[str, ...] = ("wakeups", "context_switches", "migrations", "freq_changes",
                              "balance_attempts", "balance_successes")
-# per-CPU features: util/1024, freq/f_max of its cluster, idle flag, nr_running
-CPU_FEATURES: tuple[str, ...] = ("util", "freq", "idle", "nr_running")
+# The per-CPU features, named as the kernel names what each one reads, the first two in
+# units of SCHED_CAPACITY_SCALE as the kernel counts them and divided by it (so in [0, 1]):
+# cpu_util_cfs() (max of the cfs_rq's util_avg and util_est, capped at capacity_orig);
+# freq_scale, arch_set_freq_scale()'s cur_freq / cpuinfo.max_freq of the CPU's policy;
+# in_idle_state, whether idle_get_state(rq) has a cpuidle state (1) or not (0: running, or
+# idle but still waking); rq->nr_running, clipped at max_nr_running.
+CPU_FEATURES: tuple[str, ...] = ("cpu_util_cfs", "freq_scale", "in_idle_state", "nr_running")
+# "box": one float32 vector (what RL libraries take); "dict": the same values keyed by
+# their names, a spaces.Dict whose spaces.flatten() is the box vector
+OBSERVATION_MODES: tuple[str, ...] = ("box", "dict")
 # the bound of the unbounded observations (counter rates per ms, power in W); values clip to it
 OBS_CAP = 1e6
 
@@ -52,10 +61,17 @@ class SchedTuningEnv(gym.Env):
     (``lo + (a + 1) / 2 * (hi - lo)``), the range being ``knob_ranges[name]``, else
     :data:`DEFAULT_KNOB_RANGES`, else the engine's ``[min, max]`` from ``knob_table()``.
 
-    Observation (float32): per CPU ``[util/1024, freq/f_max, idle, nr_running]``, then per
-    :data:`COUNTERS` its increment per simulated ms over the last step, then the average
-    power over the last step in W, the current knob values normalised back to [-1, 1], and
-    the fraction of the episode done.
+    Observation (float32): per CPU ``[cpu_util_cfs/1024, freq/f_max, in idle state,
+    nr_running]`` (:data:`CPU_FEATURES`), then per :data:`COUNTERS` its increment per
+    simulated ms over the last step, then the average power over the last step in W, the
+    current knob values normalised back to [-1, 1], and the fraction of the episode done.
+    :attr:`observation_names` (also ``info["observation_names"]`` after :meth:`reset`)
+    names each element: ``cpu3.cpu_util_cfs``, ``cpu3.freq_scale``, ``cpu3.in_idle_state``,
+    ``cpu3.nr_running``, ``wakeups_per_ms``, ..., ``power_w``,
+    ``knob.schedutil.target_load``, ..., ``episode_progress``. ``observation="box"`` (the
+    default) gives the vector as a ``Box``; ``observation="dict"`` gives a ``spaces.Dict``
+    of one scalar ``Box`` per name, in the same order, so that ``spaces.flatten`` of it is
+    the box vector.
 
     Reward per step: ``-w_energy * P_step(W) - w_missed * missed_step - w_wait *
     waiting_step`` and, on the last step only, ``+ sum_k metric_weights[k] *
@@ -79,8 +95,11 @@ class SchedTuningEnv(gym.Env):
                  step_ms: float = 100.0, episode_steps: int = 50, warmup_ms: float = 100.0,
                  w_energy: float = 1.0, w_missed: float = 1.0, w_wait: float = 0.0,
                  metric_weights: Mapping[str, float] | None = None, metric_missing: float = 0.0,
-                 idle_governor: str = "menu", max_nr_running: float = 64.0):
+                 idle_governor: str = "menu", max_nr_running: float = 64.0,
+                 observation: str = "box"):
         super().__init__()
+        if observation not in OBSERVATION_MODES:
+            raise UnknownNameError("SchedTuningEnv", "observation", str(observation), OBSERVATION_MODES)
         if not (step_ms > 0) or math.isinf(step_ms):
             raise InputError("SchedTuningEnv", "step_ms", "a positive, finite number of ms", got=step_ms)
         if isinstance(episode_steps, bool) or not isinstance(episode_steps, int) or episode_steps < 1:
@@ -102,6 +121,11 @@ class SchedTuningEnv(gym.Env):
         self.knob_names = list(DEFAULT_KNOBS if knobs is None else knobs)
         if not self.knob_names:
             raise InputError("SchedTuningEnv", "knobs", "at least one knob name", got=knobs)
+        # one action component per knob: a repeated one would be set twice per step, the
+        # last value winning, and its two observation elements would share a name
+        repeated = sorted({n for n in self.knob_names if self.knob_names.count(n) > 1})
+        if repeated:
+            raise InputError("SchedTuningEnv", "knobs", "each knob name once", got=repeated)
         ranges = dict(knob_ranges or {})
         lo, hi = [], []
         for name in self.knob_names:
@@ -129,7 +153,8 @@ class SchedTuningEnv(gym.Env):
         self._fmax_khz = self._cluster_fmax(sim)
         self._fmax_any = max(self._fmax_khz.values())
         # the engine's CPUs (the switcher's virtual CPUs on exynos5422:switcher)
-        self.n_cpus = len(sim.observe()["cpus"])
+        cpus = sim.observe()["cpus"]
+        self.n_cpus = len(cpus)
         self.action_space = spaces.Box(-1.0, 1.0, shape=(len(self.knob_names),), dtype=np.float32)
         n_cpu_f = len(CPU_FEATURES)
         low = np.zeros(self.n_cpus * n_cpu_f + len(COUNTERS) + 1 + len(self.knob_names) + 1, dtype=np.float32)
@@ -141,7 +166,28 @@ class SchedTuningEnv(gym.Env):
         low[k0: k0 + len(self.knob_names)] = -1.0
         high[k0: k0 + len(self.knob_names)] = 1.0
         high[-1] = 1.0                                           # episode progress
-        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        box = spaces.Box(low, high, dtype=np.float32)
+        # the clipping bounds of _observation(), whichever space the agent is given
+        self._obs_low, self._obs_high = box.low, box.high
+        # in the order _observation() appends the values
+        self.observation_names: tuple[str, ...] = (
+            tuple(f"cpu{c['cpu']}.{f}" for c in cpus for f in CPU_FEATURES)
+            + tuple(f"{name}_per_ms" for name in COUNTERS)
+            + ("power_w",)
+            + tuple(f"knob.{name}" for name in self.knob_names)
+            + ("episode_progress",))
+        assert len(self.observation_names) == box.shape[0]
+        self.observation_mode = observation
+        if observation == "dict":
+            # flat keys, each one of observation_names: a nested Dict (per CPU, per group)
+            # would give the same values under longer paths and nothing more, and a Dict
+            # built from pairs keeps their order (from a mapping it sorts the keys, cpu10
+            # before cpu2), which is what makes its flatten() the box vector
+            self.observation_space = spaces.Dict(
+                [(name, spaces.Box(lo, hi, shape=(), dtype=np.float32))
+                 for name, lo, hi in zip(self.observation_names, box.low, box.high)])
+        else:
+            self.observation_space = box
         self.sim: Simulation | None = None
         self._steps = 0
 
@@ -190,7 +236,12 @@ class SchedTuningEnv(gym.Env):
         feats.append(max(d_energy_j, 0.0) / (max(dt_ns, 1) / 1e9))
         feats.extend(self.knobs_to_action(self.sim.knob_values()).tolist())
         feats.append(min(self._steps / self.episode_steps, 1.0))
-        return np.clip(np.asarray(feats, dtype=np.float32), self.observation_space.low, self.observation_space.high)
+        return np.clip(np.asarray(feats, dtype=np.float32), self._obs_low, self._obs_high)
+
+    def _as_mode(self, vec: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
+        if self.observation_mode == "dict":
+            return spaces.unflatten(self.observation_space, vec)
+        return vec
 
     def _metric(self, metrics: dict, key: str) -> float | None:
         if key in metrics and not isinstance(metrics[key], dict):
@@ -238,7 +289,8 @@ class SchedTuningEnv(gym.Env):
         self._energy_j = self._energy0 = float(obs["energy_j"])
         self._perf = self._perf_snapshot()
         o = self._observation(obs, self._counters, 0.0, self.step_ns)
-        return o, {"workload_seed": wl_seed, "now_ns": self.sim.now_ns, "knobs": self.sim.knob_values()}
+        return self._as_mode(o), {"workload_seed": wl_seed, "now_ns": self.sim.now_ns,
+                                  "knobs": self.sim.knob_values(), "observation_names": self.observation_names}
 
     def step(self, action):
         if self.sim is None:
@@ -277,4 +329,4 @@ class SchedTuningEnv(gym.Env):
             info["metric_reward"] = bonus
             info["episode_energy_j"] = float(obs["energy_j"]) - self._energy0  # the steps' energy
             info["run_energy_j"] = float(obs["energy_j"])  # with the warm-up
-        return o, float(reward), terminated, False, info
+        return self._as_mode(o), float(reward), terminated, False, info
