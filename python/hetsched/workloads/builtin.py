@@ -4,7 +4,8 @@ Each entry declares its parameters once (name, type, default, range, meaning); t
 help, the parser and the docs read the same table.  A workload is a function of its
 parameters, the platform (for sizing) and the seed, returning a WorkloadSpec
 (docs/engine-interface.md).  Anything else given to ``--workload`` that names an existing
-file (or ends in ``.json``) is read as an rt-app file.
+file (or ends in ``.json``) is read as an rt-app file; a bare ``NAME.json`` that names no
+file is the rt-app example of that name shipped with the package (workloads/examples.py).
 
 * ``periodic``: n independent periodic tasks, the task-set generator of real-time
   scheduling research: utilisations from UUniFast-discard (Bini & Buttazzo 2005; Davis &
@@ -28,6 +29,7 @@ import numpy as np
 
 from hetsched.errors import InputError, UnknownNameError
 from hetsched.workloads.base import Param, WorkloadDef
+from hetsched.workloads.examples import rtapp_file
 from hetsched.workloads.rtapp import load_rtapp, periodic
 from hetsched.workloads.spec import merge_workloads, workload
 
@@ -222,10 +224,11 @@ def resolve_workloads(args: list[str], platform_spec: dict, seed: int) -> dict:
     specs = []
     for arg in args:
         if _is_file_arg(arg):
-            if not os.path.isfile(arg):
-                raise InputError(arg, "--workload", "an existing rt-app JSON file or a built-in workload "
-                                 f"({', '.join(WORKLOADS)})")
-            specs.append(load_rtapp(arg))
+            path = rtapp_file(arg)  # a file, else a shipped example of that bare name
+            if path is None:
+                raise InputError(arg, "--workload", "an existing rt-app JSON file, a shipped example "
+                                 f"(hetsched workloads lists them) or a built-in workload ({', '.join(WORKLOADS)})")
+            specs.append(load_rtapp(path))
         else:
             name, params = parse_workload_arg(arg)
             specs.append(WORKLOADS[name].build(params, platform_spec, seed))
