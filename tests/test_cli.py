@@ -50,7 +50,8 @@ def juno_run(tmp_path_factory, tools):
     args = ["run", "--platform", "juno-r0", "--workload", "periodic:n=6,util=0.3",
             "--workload", "phone-mix:load=0.5", "--scheduler", "cfs", "--governor", "schedutil",
             "--set", "schedutil.target_load=0.7", "--set", "timeseries.period_us=4000",
-            "--duration", str(DURATION), "--seed", "3", "--out", str(out), "--trace", "--timeseries"]
+            "--duration", str(DURATION), "--seed", "3", "--out", str(out), "--trace", "--trace-format", "chrome",
+            "--timeseries"]
     proc = tools.run_cli(args)
     assert proc.returncode == 0, proc.stderr
     return {"proc": proc, "out": out, "doc": json.loads((out / "result.json").read_text())}
@@ -488,7 +489,7 @@ def test_failure_while_writing_leaves_no_partial_files(tmp_path, monkeypatch, ca
     def boom(self):
         raise EngineError("trace failed")
 
-    monkeypatch.setattr(Simulation, "take_trace", boom)
+    monkeypatch.setattr(Simulation, "take_trace_bytes", boom)
     out = tmp_path / "o"
     monkeypatch.setattr(sys, "argv", ["hetsched", "run", "--platform", "juno-r0", "--workload", "periodic:n=4",
                                       "--duration", "0.1", "--trace", "--timeseries", "--out", str(out)])
@@ -501,12 +502,15 @@ def test_failure_while_writing_leaves_no_partial_files(tmp_path, monkeypatch, ca
         assert list(out.iterdir()) == []
 
 
-def test_trace_and_timeseries_keep_memory_flat_in_the_runs_length(tmp_path):
+@pytest.mark.parametrize("fmt", ["perfetto", "ftrace", "chrome"])
+def test_trace_and_timeseries_keep_memory_flat_in_the_runs_length(tmp_path, fmt):
     """Ten times the simulated time with --trace and --timeseries (together some 40 MB of
     files a simulated minute of phone-mix) must not take ten times the memory: the files
     are written as the run goes. Before, 600 s took 514 MB against 95 MB for 60 s."""
     import subprocess
     import sys
+
+    from hetsched.sim import TRACE_FORMATS
 
     probe = ("import resource, sys\n"
              "from hetsched.cli import main\n"
@@ -517,11 +521,11 @@ def test_trace_and_timeseries_keep_memory_flat_in_the_runs_length(tmp_path):
     for seconds in (15, 150):
         out = tmp_path / f"s{seconds}"
         proc = subprocess.run([sys.executable, "-c", probe, "run", "--duration", str(seconds), "--trace",
-                               "--timeseries", "--no-lower-bound", "--out", str(out)],
+                               "--trace-format", fmt, "--timeseries", "--no-lower-bound", "--out", str(out)],
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         peaks[seconds] = int(proc.stdout.split("maxrss_kb")[-1])
-        assert (out / "trace.json").stat().st_size > seconds * 100_000
+        assert (out / TRACE_FORMATS[fmt]).stat().st_size > seconds * 100_000
     # the longer run writes ten times the text; its peak may differ by allocator noise only
     assert peaks[150] < peaks[15] + 20_000, peaks
 

@@ -120,11 +120,11 @@ class _Outputs:
         except OSError as e:
             raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
 
-    def stream(self, name: str):
+    def stream(self, name: str, binary: bool = False):
         """A file to write as the run goes (under its temporary name, renamed by commit)."""
         tmp = self._temporary(name)
         try:
-            f = open(tmp, "w")
+            f = open(tmp, "wb" if binary else "w")
         except OSError as e:
             raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
         self.streams.append(f)
@@ -221,17 +221,20 @@ def _timeseries_rows(ts: dict) -> str:
 
 
 class _RunFiles:
-    """A run's files, all or none: result.json, timeseries.csv (if recorded), trace.json
-    (if asked), phases.txt (rt-app's per-phase log) and any extra ones. The trace and the
-    time series are written as the run goes, from what the engine recorded since the last
-    step, so memory stays flat however long the run (each grows by about 0.2 MB a simulated
-    second of phone-mix)."""
+    """A run's files, all or none: result.json, timeseries.csv (if recorded), the trace (if
+    asked: trace.perfetto-trace, trace.txt or trace.json by its format), phases.txt (rt-app's
+    per-phase log) and any extra ones. The trace and the time series are written as the run
+    goes, from what the engine recorded since the last step, so memory stays flat however
+    long the run (docs/traces.md gives their sizes per simulated second)."""
 
-    def __init__(self, out: Path, sim, trace: bool, timeseries: bool):
+    def __init__(self, out: Path, sim, timeseries: bool):
+        from hetsched.sim import TRACE_FORMATS
+
         self.sim = sim
         self.outs = _Outputs(out)
         try:
-            self.trace = self.outs.stream("trace.json") if trace else None
+            fmt = sim.trace_format
+            self.trace = self.outs.stream(TRACE_FORMATS[fmt], binary=True) if fmt else None
             self.timeseries = self.outs.stream("timeseries.csv") if timeseries else None
         except BaseException:
             self.outs.abort()
@@ -240,7 +243,7 @@ class _RunFiles:
 
     def drain(self) -> None:
         if self.trace is not None:
-            self.trace.write(self.sim.drain_trace() or "")
+            self.trace.write(self.sim.drain_trace_bytes() or b"")
         if self.timeseries is not None:
             ts = self.sim.drain_timeseries() or {}
             if not self.header:
@@ -253,7 +256,7 @@ class _RunFiles:
 
         self.drain()
         if self.trace is not None:
-            self.trace.write(self.sim.take_trace() or "")
+            self.trace.write(self.sim.take_trace_bytes() or b"")
         self.outs.write("result.json", res.to_json())
         self.outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
         for name, text in (extra or {}).items():
@@ -262,6 +265,32 @@ class _RunFiles:
 
     def abort(self) -> None:
         self.outs.abort()
+
+
+def _draw(out: Path, formats: tuple[str, ...] = ("png",)) -> None:
+    """The plots of a result directory (hetsched.plot), listed like the other files."""
+    from hetsched.plot import plot_dir
+
+    notes: list[str] = []
+    for f in plot_dir(out, formats, notes=notes):
+        console.print(f"  wrote {f}")
+    for line in notes:
+        err_console.print(f"hetsched plot: {line}", markup=False, highlight=False)
+
+
+_PLOT_HELP = "also draw OUT/plots/ (PNG; `hetsched plot OUT --format svg|html` for the others)"
+
+_TRACE_FORMAT_HELP = ("perfetto: trace.perfetto-trace (Perfetto's protobuf: ui.perfetto.dev, trace processor); "
+                      "ftrace: trace.txt (trace-cmd report text: LISA, `hetsched replay`); "
+                      "chrome: trace.json (trace-event JSON)")
+
+
+def _trace_option(trace: bool, trace_format: str) -> str | bool:
+    from hetsched.sim import TRACE_FORMATS
+
+    if trace_format not in TRACE_FORMATS:
+        raise UnknownNameError("--trace-format", "trace format", trace_format, TRACE_FORMATS)
+    return trace_format if trace else False
 
 
 @app.command()
@@ -279,10 +308,12 @@ def run(
     duration: Optional[float] = typer.Option(None, help="simulated seconds [workload's own, else 10]"),
     seed: int = typer.Option(0, help="seed for generated workloads"),
     out: Path = typer.Option(Path("out"), help="output directory"),
-    trace: bool = typer.Option(False, "--trace", help="also write trace.json (Perfetto UI)"),
+    trace: bool = typer.Option(False, "--trace", help="also write a scheduler trace (--trace-format)"),
+    trace_format: str = typer.Option("perfetto", help=_TRACE_FORMAT_HELP),
     timeseries: bool = typer.Option(False, "--timeseries", help="also write timeseries.csv"),
     lower_bound: bool = typer.Option(True, "--lower-bound/--no-lower-bound",
                                      help="compute the minimum-energy lower bound (docs/lower-bound.md)"),
+    plot: bool = typer.Option(False, "--plot", help=_PLOT_HELP),
 ):
     """Simulate one configuration and write OUT/result.json (and OUT/phases.txt, rt-app's
     per-phase log)."""
@@ -295,9 +326,9 @@ def run(
         _input.duration_s(duration)  # before anything is printed
     scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=workload, scheduler=_scheduler(scheduler), governor=governor,
-                     knobs=_parse_sets(set_), seed=seed, trace=trace, timeseries=timeseries,
+                     knobs=_parse_sets(set_), seed=seed, trace=_trace_option(trace, trace_format), timeseries=timeseries,
                      idle_governor=idle_governor, lower_bound=lower_bound)
-    files = _RunFiles(out, sim, trace, timeseries)
+    files = _RunFiles(out, sim, timeseries)
     try:
         res = _run_with_progress(sim, duration, f"{platform} {sim.scheduler}/{governor}", files.drain)
         written = files.commit(res)
@@ -322,8 +353,14 @@ def run(
     if shown:  # the workload's own verdict beside the energy: frame drops, entry time, completion
         console.print(", ".join(f"{k} {_sig(v, 4)}" + (f" {_metric_unit(k)}" if _metric_unit(k) else "")
                                 for k, v in shown), markup=False, highlight=False)
+    from hetsched.mechanisms import silent_mechanisms
+
+    for line in silent_mechanisms(d):  # a mechanism that never acted: the run is its base's
+        console.print(f"note: {line}", markup=False, highlight=False)
     for f in written:
         console.print(f"  wrote {f}")
+    if plot:
+        _draw(out)
 
 
 # metric key, label, unit, lower is better
@@ -536,6 +573,42 @@ def _metric(flat: dict, key: str) -> float | None:
     return flat.get(f"counters.{key}")
 
 
+def _silent_notes(cols: list[str], groups: dict, results: list[dict], specs: list, cells: list) -> list[str]:
+    """A line per configuration and mechanism that never acted in any of its runs (its
+    seeds): its rows are its base policy's, and the table's "+0.0 %" comes from that."""
+    from hetsched.runner import SILENT_MECHANISMS
+
+    by_cell: dict[tuple, list[list[str]]] = {}
+    for sp, flat in zip(specs, results):
+        lines = (flat.get(SILENT_MECHANISMS) or "").splitlines()
+        by_cell.setdefault((sp.cell, sp.governor), []).append(lines)
+    # a configuration whose every run is its baseline's to the last digit (same seed): its
+    # mechanism, whatever its counters say it did, changed no decision that mattered
+    same_keys = ("energy_j", "counters.context_switches", "counters.migrations", "counters.freq_changes")
+    flats: dict[tuple, dict[int, dict]] = {}
+    for sp, flat in zip(specs, results):
+        flats.setdefault((sp.cell, sp.governor), {})[sp.seed] = flat
+    base = flats.get(cells[0], {})
+    notes = []
+    for col, cell in zip(cols[1:], cells[1:]):
+        mine = flats.get(cell, {})
+        if mine and mine.keys() == base.keys() and all(
+                all(mine[seed].get(k) == base[seed].get(k) for k in same_keys) for seed in mine):
+            notes.append(f"{col}: every run equals {cols[0]}'s of the same seed in energy, context switches, "
+                         f"migrations and frequency changes: its mechanism left this workload's outcome as "
+                         f"it was")
+    for col, cell in zip(cols, cells):
+        runs = by_cell.get(cell, [])
+        if not runs:
+            continue
+        for line in runs[0]:
+            name = line.split(":", 1)[0]
+            if all(any(other.split(":", 1)[0] == name for other in r) for r in runs[1:]):
+                where = f"in all {len(runs)} runs; seed 0: " if len(runs) > 1 else ""
+                notes.append(f"{col}: {where}{line}")
+    return notes
+
+
 def _compare_row(spec, flat: dict) -> dict:
     row = {"scheduler": spec.cell, "governor": spec.governor, "seed": spec.seed, "power_model": flat["power_model"],
            "idle_power_model": flat["idle_power_model"]}
@@ -566,6 +639,8 @@ def compare(
                                      "[energy, energy over its bound, power, wakeup p99, missed activations, "
                                      "migrations and the workload's headline]"),
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown (the last three on stdout)"),
+    plot: bool = typer.Option(False, "--plot", help="with --out, also draw OUT/plots/ (PNG; `hetsched plot OUT "
+                                                   "--format html` for one page)"),
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
@@ -576,6 +651,8 @@ def compare(
     _input.duration_s(duration)  # before any cell runs
     if format not in COMPARE_FORMATS:
         raise UnknownNameError("--format", "format", format, COMPARE_FORMATS)
+    if plot and out is None:
+        raise InputError("--plot", "--plot", "--out as well (the plots are drawn from OUT's files)")
     engine_metrics = [k for k, *_ in COMPARE_METRICS]
     for k in metric:  # the engine's before any run; a workload's own (NAME.metric) once they report
         if "." not in k and k not in (*engine_metrics, "all"):
@@ -637,13 +714,16 @@ def compare(
     legend = (f"baseline {cols[0]}; ± is the 95 % confidence interval of the mean over the seeds "
               f"(Student's t); * p < 0.05, ** p < 0.01 against the baseline (Welch's t-test)")
     footer = f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall"
+    notes = _silent_notes(cols, groups, results, specs, cells)
     if format == "table":
         _print_compare_table(summary, cols, keys, title, legend)
+        for line in notes:
+            console.print(f"note: {line}", markup=False, highlight=False)
         console.print(footer + ".", markup=False, highlight=False)
     else:
         doc = {"platform": platform, "workload": workload, "duration_s": duration, "seeds": seeds,
                "baseline": cols[0], "interval": "95 % CI of the mean (Student's t)",
-               "test": "Welch's t-test against the baseline", "summary": summary}
+               "test": "Welch's t-test against the baseline", "summary": summary, "notes": notes}
         sys.stdout.write(_compare_document(format, summary, cols, keys, title, legend, doc))
         err_console.print(footer + ".", markup=False, highlight=False)
     if out is not None:
@@ -660,6 +740,8 @@ def compare(
         except BaseException:
             outs.abort()
             raise
+        if plot:
+            _draw(out)
 
 
 @platforms_app.callback(invoke_without_command=True)
@@ -752,6 +834,12 @@ def workloads():
             rng = "|".join(p.choices) if p.choices else f"[{p.lo}, {p.hi}]"
             console.print(f"    {p.name}={p.default!r}  {rng}  {p.help}")
     console.print("Any rt-app JSON file works too (the whole grammar; docs/workloads.md).")
+    from hetsched.workloads.examples import EXAMPLES, examples_dir
+
+    # a file of the same name in the working directory runs instead (workloads/examples.py)
+    console.print(f"rt-app examples shipped in {escape(str(examples_dir()))}, run by --workload NAME.json:")
+    for name, what in EXAMPLES.items():
+        console.print(f"[bold]{name}[/]: {escape(what)}")
 
 
 @app.command()
@@ -820,7 +908,8 @@ def replay(
                                               "instead of ending at the traced time"),
     duration: Optional[float] = typer.Option(None, help="simulated seconds [until every task ends]"),
     out: Path = typer.Option(Path("out"), help="output directory"),
-    trace: bool = typer.Option(False, "--trace", help="also write trace.json (Perfetto UI)"),
+    trace: bool = typer.Option(False, "--trace", help="also write a scheduler trace (--trace-format)"),
+    trace_format: str = typer.Option("perfetto", help=_TRACE_FORMAT_HELP),
     write_spec: bool = typer.Option(False, "--write-spec", help="also write workload.json (the WorkloadSpec)"),
 ):
     """Replay a real trace: per task its run bursts, sleeps and who-woke-whom, on PLATFORM.
@@ -861,8 +950,9 @@ def replay(
         _input.duration_s(duration)
     scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
-                     knobs=_parse_sets(set_), trace=trace, idle_governor=idle_governor)
-    files = _RunFiles(out, sim, trace, timeseries=False)
+                     knobs=_parse_sets(set_), trace=_trace_option(trace, trace_format),
+                     idle_governor=idle_governor)
+    files = _RunFiles(out, sim, timeseries=False)
     try:
         res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}", files.drain)
         cmp = compare(rep, res.doc)
@@ -908,6 +998,7 @@ def sweep(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="with --resume, run failed cells again"),
     workers: int = typer.Option(0, min=0, help="local worker processes [one per CPU]"),
     flush_every: float = typer.Option(2.0, min=0.0, max=86_400.0, help="seconds between rewrites of sweep.parquet"),
+    plot: bool = typer.Option(False, "--plot", help=_PLOT_HELP),
 ):
     """Run every cell of a grid (the product of its lists) on a local process pool or a Ray
     cluster; one row per run in OUT/sweep.parquet, rewritten atomically as rows arrive.
@@ -958,6 +1049,27 @@ def sweep(
                   f"({st.runs_per_s:.2f} runs/s), {st.skipped} already in {out / SWEEP_FILE}; "
                   f"done {st.done}, failed {st.failed}, remaining {st.remaining}")
     console.print(f"  wrote {out / SWEEP_FILE}")
+    if plot:
+        _draw(out)
+
+
+@app.command()
+def plot(
+    result_dir: Path = typer.Argument(..., metavar="RESULT_DIR",
+                                      help="the --out directory of run, compare or sweep"),
+    format: List[str] = typer.Option(["png"], "--format", help="png, svg or html (repeat for several)"),
+):
+    """Draw a result directory into RESULT_DIR/plots/: for a run, frequency per cluster over
+    time, per-CPU utilisation and idle state, energy by cluster (running/idle) and OPP
+    residency; for a comparison or a sweep, energy against the workload's quality metric
+    with 95 % intervals and each metric's change. `--format html` writes one
+    self-contained page (docs/plots.md)."""
+    from hetsched.plot import PLOT_FORMATS
+
+    for f in format:
+        if f not in PLOT_FORMATS:
+            raise UnknownNameError("--format", "format", f, PLOT_FORMATS)
+    _draw(result_dir, tuple(dict.fromkeys(format)))
 
 
 @app.command()

@@ -343,14 +343,22 @@ class RunFailed(HetschedError):
     """A run failed; the message names the run (its label) and the error."""
 
 
+#: flat_result's key for the lines of hetsched.mechanisms.silent_mechanisms
+SILENT_MECHANISMS = "silent_mechanisms"
+
+
 def flat_result(doc: dict, extended: bool = False) -> dict:
     """A result document as one flat dict: :data:`RESULT_KEYS`, then
     :func:`hetsched.sim.flat_metrics` (``extended``: with a workload's booleans and lists
     and the nested counters, as the reproductions read them)."""
+    from hetsched.mechanisms import silent_mechanisms
     from hetsched.sim import flat_metrics
 
     out: dict[str, Any] = {k: doc.get(k) for k in RESULT_KEYS}
     out.update(flat_metrics(doc, extended=extended))
+    # the policy's mechanisms that never acted in this run, a line each ("" if none): a
+    # row equal to its base policy's says why (hetsched.mechanisms)
+    out[SILENT_MECHANISMS] = "\n".join(silent_mechanisms(doc))
     return out
 
 

@@ -82,6 +82,12 @@ HOTPLUG_POLICIES: dict[str, str] = {
     "hps": "MediaTek's hot plug strategy: every 40 ms keep online only the CPUs the load needs (= hotplug.hps=1)",
 }
 DEFAULT_KERNEL = "mainline-6.12"
+# the trace formats the engine writes (crates/hetsched-core/src/trace/), with a file name each
+TRACE_FORMATS: dict[str, str] = {
+    "perfetto": "trace.perfetto-trace",
+    "ftrace": "trace.txt",
+    "chrome": "trace.json",
+}
 DEFAULT_DURATION_S = 10.0
 # a workload whose tasks all end runs until they have, for at most this long
 UNTIL_EXIT_LIMIT_S = 3600.0
@@ -217,12 +223,15 @@ class Simulation:
     tested against: slower, and its memory grows with the run's length).
     ``scheduler``: a registered name, or a :class:`hetsched.Policy` written in Python (an
     instance or the class; ``result.json``'s ``scheduler`` is then its ``name``).
+    ``trace``: a scheduler trace in one of :data:`TRACE_FORMATS`: ``"perfetto"`` (Perfetto's
+    protobuf), ``"ftrace"`` (``trace-cmd report`` text) or ``"chrome"`` (trace-event JSON;
+    ``True`` means this one); :meth:`take_trace` hands it over (docs/traces.md).
     """
 
     def __init__(self, platform: str | Platform = "gs101", workload: str | list[str] | dict = "phone-mix",
                  scheduler: "str | Policy | type[Policy]" = "cfs", governor: str = "schedutil",
                  knobs: Mapping[str, Any] | None = None, seed: int = 0,
-                 trace: bool = False, timeseries: bool = False, idle_governor: str = "menu",
+                 trace: bool | str = False, timeseries: bool = False, idle_governor: str = "menu",
                  lower_bound: bool | str = True):
         # the arguments' types, before anything is looked up by them
         if isinstance(platform, os.PathLike):
@@ -259,9 +268,12 @@ class Simulation:
         if idle_governor not in IDLE_GOVERNORS:
             raise UnknownNameError("--idle-governor", "idle governor", idle_governor, IDLE_GOVERNORS)
         seed = _input.seed(seed)
-        for flag, value in (("trace", trace), ("timeseries", timeseries)):
-            if not isinstance(value, bool):
-                raise InputError(f"--{flag}", flag, "True or False", got=value)
+        if not isinstance(timeseries, bool):
+            raise InputError("--timeseries", "timeseries", "True or False", got=timeseries)
+        if not isinstance(trace, bool) and trace not in TRACE_FORMATS:
+            raise InputError("--trace", "trace", f"True, False or a format ({', '.join(TRACE_FORMATS)})", got=trace)
+        # True keeps its meaning from before the formats: the Chrome JSON
+        trace_format = "chrome" if trace is True else trace or None
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
         self.platform_spec = self.platform.to_spec()
         if isinstance(workload, dict):
@@ -302,7 +314,8 @@ class Simulation:
         self._controller = None
         controller_opts = _controller_options(knobs, registered)
         self.knobs = _check_knobs(knobs, "--set")
-        self.trace_enabled, self.timeseries_enabled = trace, timeseries
+        self.trace_format, self.timeseries_enabled = trace_format, timeseries
+        self.trace_enabled = trace_format is not None
         # the engine solves the bound window by window as the run goes (lower_bound.rs);
         # "lp" keeps the per-window work table instead and solves it with HiGHS after the
         # run (the reference the engine's solver is tested against)
@@ -313,7 +326,8 @@ class Simulation:
         policy = {"scheduler": registered, "governor": governor, "idle_governor": idle_governor,
                   "kernel": self.kernel,
                   "knobs": self.knobs,
-                  "trace": trace, "timeseries": timeseries,
+                  "trace": self.trace_enabled, "trace_format": trace_format or "chrome",
+                  "timeseries": timeseries,
                   "lower_bound": {True: "stream", False: "off", "lp": "record"}[self.lower_bound_mode]}
         # what the engine refuses arrives as hetsched.errors' own InputError / UnknownNameError
         # (crates/hetsched-py/src/error.rs), already naming the document, field and expectation
@@ -503,15 +517,30 @@ class Simulation:
         ts = self._engine.timeseries() if self.timeseries_enabled else None
         return Result(doc=doc, timeseries=ts)
 
-    def take_trace(self) -> str | None:
-        """The Chrome trace-event JSON text (Perfetto opens it); closes the trace. After
-        :meth:`drain_trace`, only the text since the last drain."""
+    def _trace_out(self, data: bytes | None) -> str | bytes | None:
+        if data is None or self.trace_format == "perfetto":
+            return data
+        return data.decode()
+
+    def take_trace(self) -> str | bytes | None:
+        """The trace, closed at the current time: text for ``"chrome"`` (trace-event JSON)
+        and ``"ftrace"`` (``trace-cmd report`` text), bytes for ``"perfetto"`` (a protobuf
+        trace). After :meth:`drain_trace`, only what was recorded since the last drain."""
+        return self._trace_out(self._engine.take_trace())
+
+    def take_trace_bytes(self) -> bytes | None:
+        """:meth:`take_trace` as bytes, whatever the format (for writing to a file)."""
         return self._engine.take_trace()
 
-    def drain_trace(self) -> str | None:
-        """The trace text recorded since the last drain; the engine keeps none of it. A
-        caller that appends each drain to a file, and :meth:`take_trace` at the end, writes
-        the whole document with memory flat in the run's length (``hetsched run --trace``)."""
+    def drain_trace(self) -> str | bytes | None:
+        """The trace recorded since the last drain (text or bytes, as :meth:`take_trace`);
+        the engine keeps none of it. A caller that appends each drain to a file, and
+        :meth:`take_trace` at the end, writes the whole trace with memory flat in the run's
+        length (``hetsched run --trace``)."""
+        return self._trace_out(self._engine.drain_trace())
+
+    def drain_trace_bytes(self) -> bytes | None:
+        """:meth:`drain_trace` as bytes, whatever the format."""
         return self._engine.drain_trace()
 
     def drain_timeseries(self) -> dict | None:

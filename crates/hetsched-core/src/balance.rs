@@ -318,6 +318,7 @@ impl Sim {
         if self.tasks[t as usize].se.sched_delayed {
             return; // a delayed task is asleep; it stays with its timer (fair.md, Differences)
         }
+        self.trace_migrate(src, t, src, dst);
         self.walt_migrate(t, src, dst);
         self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.dequeue_task(src, t, false);
@@ -343,6 +344,7 @@ impl Sim {
         debug_assert_eq!(self.rqs[src].curr, Some(t));
         self.update_rq_clock(src);
         self.update_curr(src);
+        self.trace_migrate(src, t, src, dst);
         self.walt_migrate(t, src, dst);
         self.policy.migrate_task_rq(&view!(self), t, src, dst);
         self.trace_slice_end(src, t);

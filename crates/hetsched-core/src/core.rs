@@ -391,7 +391,7 @@ impl Sim {
             workload.tasks.iter().map(|t| t.perf.as_ref()),
         );
         let trace = if policy.trace {
-            Some(Trace::new(&platform))
+            Some(Trace::new(&platform, policy.trace_format))
         } else {
             None
         };
@@ -497,10 +497,9 @@ impl Sim {
             sim.enter_idle(cpu);
         }
         sim.balancer = sim.policy.load_balancer(&sim.view());
-        if let Some(tr) = sim.trace.as_mut() {
-            for (ci, c) in sim.platform.clusters.iter().enumerate() {
-                tr.freq(0, ci, c.opps[sim.clusters[ci].opp].khz);
-            }
+        for ci in 0..sim.platform.clusters.len() {
+            let khz = sim.platform.clusters[ci].opps[sim.clusters[ci].opp].khz;
+            sim.trace_frequency(ci, khz);
         }
         for t in 0..sim.tasks.len() {
             if sim.tasks[t].state == TaskState::Template {
@@ -786,11 +785,13 @@ impl Sim {
         self.rqs[cpu].tick_stopped = false;
         if from_idle {
             self.menu_reflect(cpu, 0);
+            self.trace_idle_exit(cpu);
             let rq = &mut self.rqs[cpu];
             rq.idle_state = None;
             self.meter.set_cpu(&self.platform, cpu, now, CpuPowerState::Busy);
             self.trace_power(cpu);
         }
+        self.trace_switch(cpu, Some(n));
         let rq = &mut self.rqs[cpu];
         rq.curr = Some(n);
         rq.nr_switches += 1;
@@ -897,6 +898,7 @@ impl Sim {
         // task_dead_fair() -> remove_entity_load_avg(): a dead task leaves no blocked load
         self.detach_pelt_for_migration(cpu, t, Detach::Removed);
         self.trace_slice_end(cpu, t);
+        self.trace_exit(cpu, t);
         self.nr_exited += 1;
         self.policy.task_dead(t);
         self.resched_cpu(cpu);
@@ -976,6 +978,7 @@ impl Sim {
         let due = task.wake_due;
         if !fork {
             self.rqs[prev].timers.remove(&(due.unwrap_or(self.now), t));
+            self.trace_waking(this_cpu.unwrap_or(prev), t);
         }
         if !fork && self.tasks[t as usize].se.sched_delayed && self.tasks[t as usize].allowed & (1u64 << prev) == 0 {
             // its CPU went offline while it slept queued (the balancers leave delayed tasks
@@ -991,6 +994,7 @@ impl Sim {
             self.counters.delayed_requeues += 1;
             self.tasks[t as usize].stats.nr_wakeups += 1;
             self.requeue_delayed(prev, t);
+            self.trace_wakeup(this_cpu.unwrap_or(prev), t, prev, false);
             self.check_preempt(prev, t);
             return;
         }
@@ -1021,6 +1025,7 @@ impl Sim {
         } else {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
+                self.trace_migrate(this_cpu.unwrap_or(prev), t, prev, cpu);
                 self.walt_migrate(t, prev, cpu);
                 self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
                 self.detach_pelt_for_migration(prev, t, Detach::Removed);
@@ -1057,6 +1062,7 @@ impl Sim {
             return;
         }
         self.enqueue_task(cpu, t, !fork, fork);
+        self.trace_wakeup(this_cpu.unwrap_or(cpu), t, cpu, fork);
         self.check_preempt(cpu, t);
         self.task_woken_rt(cpu, t);
     }
@@ -1190,6 +1196,7 @@ impl Sim {
                     let woken_for_tasks = !pending.is_empty();
                     for &(t, fork) in &pending {
                         self.enqueue_task(cpu, t, !fork, fork);
+                        self.trace_wakeup(cpu, t, cpu, fork);
                     }
                     self.rqs[cpu].pending = pending;
                     self.rqs[cpu].pending.clear();

@@ -582,6 +582,8 @@ impl Sim {
             // the oracle knows when its idle ends: nothing for a tick to correct
             (select_idle_state(cluster, next_timer), true)
         };
+        self.trace_switch(cpu, None);
+        self.trace_idle_enter(cpu, state);
         let rq = &mut self.rqs[cpu];
         rq.idle_state = Some(state);
         // cpuidle_idle_call() -> tick_nohz_idle_stop_tick() when the governor lets the tick
@@ -625,6 +627,7 @@ impl Sim {
         }
         let now = self.now;
         self.menu_reflect(cpu, lat);
+        self.trace_idle_exit(cpu);
         let rq = &mut self.rqs[cpu];
         rq.waking_until = Some(now + lat);
         rq.gen = rq.gen.wrapping_add(1);

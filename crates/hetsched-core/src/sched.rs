@@ -453,6 +453,9 @@ pub struct PolicyConfig {
     pub idle_governor: String,
     #[serde(default)]
     pub trace: bool,
+    /// the trace's format: "chrome" (default), "ftrace" or "perfetto"
+    #[serde(default)]
+    pub trace_format: crate::trace::TraceFormat,
     #[serde(default)]
     pub timeseries: bool,
     /// the energy lower bound: "stream" (default), "record" (the per-window work table,

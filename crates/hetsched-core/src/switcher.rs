@@ -179,9 +179,7 @@ impl Sim {
             cs.opp = 0;
             cs.freq_scale = (self.platform.clusters[to].opps[0].khz << 10) / self.platform.clusters[to].fmax_khz;
             self.meter.set_opp(&self.platform, to, now, 0);
-            if let Some(tr) = self.trace.as_mut() {
-                tr.freq(now, to, self.platform.clusters[to].opps[0].khz);
-            }
+            self.trace_frequency(to, self.platform.clusters[to].opps[0].khz);
         }
         self.meter.move_cpu(&self.platform, v, to, now);
         {
@@ -201,6 +199,7 @@ impl Sim {
         // the newly active core takes its cluster's present frequency
         let khz = self.khz(v);
         self.sw.as_mut().unwrap().request_khz[v] = khz;
+        self.trace_cpu_frequency(v, khz);
         // the old cluster runs at the max of the remaining requests
         if let Some(k) = self.cluster_target(from) {
             self.set_cluster_freq(from, k);

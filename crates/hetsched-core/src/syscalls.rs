@@ -167,6 +167,7 @@ impl Sim {
             self.select_task_rq(t, cpu, WakeKind::Wakeup)
         };
         if dst != cpu {
+            self.trace_migrate(cpu, t, cpu, dst);
             self.walt_migrate(t, cpu, dst);
             self.policy.migrate_task_rq(&view!(self), t, cpu, dst);
             let task = &mut self.tasks[t as usize];

@@ -13,7 +13,7 @@ use hetsched_core::trace::TimeSeries;
 use hetsched_core::{features::KNOBS, Error, Platform, Sim};
 use policy::{catch_policy_abort, PyPolicySpec};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 #[pyclass(module = "hetsched._engine", unsendable)]
 struct Engine {
@@ -162,15 +162,19 @@ impl Engine {
         catch_panic(|| catch_policy_abort(|| sim.result_json()))?.map_err(|abort| PyEngineError::Python(abort.0))
     }
 
-    /// The Chrome trace-event JSON (only with policy.trace); ends the trace.
-    fn take_trace(&mut self, py: Python<'_>) -> EngineResult<Option<String>> {
-        self.change(py, |sim| sim.finish_trace())
+    /// The trace's bytes (only with policy.trace: Chrome JSON, ftrace text or a Perfetto
+    /// protobuf, policy.trace_format); ends the trace.
+    fn take_trace<'py>(&mut self, py: Python<'py>) -> EngineResult<Option<Bound<'py, PyBytes>>> {
+        let bytes = self.change(py, |sim| sim.finish_trace())?;
+        Ok(bytes.map(|b| PyBytes::new(py, &b)))
     }
 
-    /// The trace text written since the last drain (only with policy.trace): a caller that
-    /// writes it out as the run goes keeps memory flat; `take_trace` then gives the rest.
-    fn drain_trace(&mut self, py: Python<'_>) -> EngineResult<Option<String>> {
-        self.change(py, |sim| sim.trace.as_mut().map(|tr| tr.drain()))
+    /// The trace's bytes written since the last drain (only with policy.trace): a caller
+    /// that writes them out as the run goes keeps memory flat; `take_trace` then gives the
+    /// rest.
+    fn drain_trace<'py>(&mut self, py: Python<'py>) -> EngineResult<Option<Bound<'py, PyBytes>>> {
+        let bytes = self.change(py, |sim| sim.trace.as_mut().map(|tr| tr.drain()))?;
+        Ok(bytes.map(|b| PyBytes::new(py, &b)))
     }
 
     /// The time series' rows since the last drain, as columns (only with policy.timeseries);

@@ -379,9 +379,7 @@ impl Sim {
         self.clusters[ci].freq_scale = (khz << 10) / self.platform.clusters[ci].fmax_khz;
         self.counters.freq_changes += 1;
         self.meter.set_opp(&self.platform, ci, self.now, opp);
-        if let Some(tr) = self.trace.as_mut() {
-            tr.freq(self.now, ci, khz);
-        }
+        self.trace_frequency(ci, khz);
         for i in 0..nr {
             let cpu = self.platform.clusters[ci].cpus[i];
             // A faster CPU finishes earlier: re-arm. A slower one finds work left when the
