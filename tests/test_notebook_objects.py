@@ -142,3 +142,58 @@ def test_public_members_have_docstrings():
         bare += [n for n, v in vars(cls).items() if isinstance(v, property) and not n.startswith("_")
                  and not v.__doc__]
         assert not bare, (cls.__name__, bare)
+
+
+def test_time_in_state_is_the_clusters_wall_time_per_frequency(results):
+    """cpufreq_stats counts a policy's time at each frequency whether its CPUs run or
+    sleep: per cluster the rows add up to the run's length, and each is at least the busy
+    time of any of its CPUs at that frequency; the kernel's column is in 10 ms ticks."""
+    for res in results:
+        f = res.to_pandas()
+        tis = f["time_in_state"]
+        for cluster, rows in tis.groupby("cluster"):
+            assert rows["seconds"].sum() == pytest.approx(res.doc["sim_duration_s"], abs=1e-9)
+            busy = f["freq_residency"][f["freq_residency"]["cluster"] == cluster]
+            for khz, s in zip(rows["khz"], rows["seconds"]):
+                assert (busy[busy["khz"] == khz]["seconds"] <= s + 1e-12).all()
+        assert (tis["time_in_state"] == (tis["seconds"] * 1e9).round().astype(int) // 10_000_000).all()
+
+
+def test_the_rest_of_the_document_is_the_run_frame(results):
+    res = results[1]
+    run = res.to_pandas()["run"]
+    names = dict(zip(run["name"], run["value"]))
+    d = res.doc
+    for key in ("platform", "scheduler", "governor", "sim_duration_s", "energy_j", "energy_lower_bound_j",
+                "events", "seed"):
+        assert names[key] == d[key]
+    assert names["events_by_class.tick"] == d["events_by_class"]["tick"]
+    assert names["eas.enabled"] == d["eas"]["enabled"]
+    for k, v in d["knobs"].items():
+        assert names[f"knobs.{k}"] == v
+
+
+def test_events_frame_from_the_runs_ftrace_text(tmp_path):
+    sim = Simulation(platform="gs101", workload="phone-mix", scheduler="eas", trace="ftrace", lower_bound=False)
+    res = sim.run(0.2)
+    text = sim.take_trace()
+    ev = res.to_pandas(trace=text)["events"]
+    lines = text.splitlines()[2:]
+    assert len(ev) == len(lines)
+    counts = ev["event"].value_counts()
+    for name in ("sched_switch", "sched_waking", "cpu_idle", "cpu_frequency"):
+        assert counts[name] == sum(f": {name}: " in ln for ln in lines)
+    sw = ev[ev["event"] == "sched_switch"]
+    assert set(sw["prev_state"]) <= {"R", "R+", "S", "D", "Z"}
+    assert (sw["pid"] == sw["prev_pid"]).all()
+    # the switches a task made in are its wakeups and preemptions; pids are result.json's + 999
+    assert set(sw["next_pid"]) - {0} <= {t["pid"] + 999 for t in res.doc["tasks"]}
+    assert ev["ts_ns"].is_monotonic_increasing and ev["ts_ns"].iloc[-1] <= 200_000_000
+    path = tmp_path / "trace.txt"
+    path.write_text(text)
+    assert res.to_pandas(trace=path)["events"].equals(ev)
+    (tmp_path / "bad.txt").write_text("version = 6\ncpus=8\nnot an event\n")
+    from hetsched.errors import InputError
+
+    with pytest.raises(InputError, match="bad.txt: line 3"):
+        res.to_pandas(trace=tmp_path / "bad.txt")

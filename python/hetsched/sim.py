@@ -662,11 +662,14 @@ class Result:
                        for k, v in self._headline())
         return f"<table><caption>hetsched Result</caption>{rows}</table>"
 
-    def to_pandas(self) -> dict:
-        """DataFrames of the document's per-CPU, per-cluster and per-task figures:
+    def to_pandas(self, trace: str | os.PathLike | None = None) -> dict:
+        """DataFrames of the whole document:
 
         - ``cpus``, ``tasks``, ``clusters``: one row each, their scalar fields (and the
           ``phases`` list of a task, the ``cpus`` list of a cluster);
+        - ``time_in_state`` (cluster, khz, seconds, time_in_state): each cluster's wall
+          time at each frequency, busy or idle, also in cpufreq_stats' unit (10 ms, what
+          ``policyN/stats/time_in_state`` prints);
         - ``freq_residency`` (cpu, cluster, khz, seconds): the time each CPU ran (was not
           idle) at each of its cluster's frequencies;
         - ``idle_residency`` (cpu, cluster, state, seconds): the time in each idle state;
@@ -674,7 +677,12 @@ class Result:
         - ``phases`` (pid, name, phase, ...): each task's rt-app phases;
         - ``metrics`` and ``counters`` (name, value): the run's metrics and counters, one
           row each, nested names joined with dots, a list's items as ``name[i]``;
-        - ``timeseries`` (if recorded), with ``t_s`` beside ``t_ns``.
+        - ``run`` (name, value): every other field (the configuration, the lower bound,
+          the policy's and the switcher's sections, ...), nested names joined with dots;
+        - ``timeseries`` (if recorded), with ``t_s`` beside ``t_ns``;
+        - ``events`` (ts_ns, cpu, comm, pid, event and the event's fields), when ``trace``
+          is given: the run's ftrace text (``trace="ftrace"``'s :meth:`Simulation.take_trace`)
+          or its file (``hetsched run --trace --trace-format ftrace``'s ``trace.txt``).
         """
         import pandas as pd
 
@@ -689,19 +697,29 @@ class Result:
         cpu_time = [{"pid": t["pid"], "name": t["name"], "cpu": int(cpu), "seconds": s}
                     for t in d["tasks"] for cpu, s in t.get("cpu_time_s", {}).items()]
         phases = [{"pid": t["pid"], "name": t["name"], "phase": ph.get("phase"), **ph} for t in d["tasks"] for ph in t.get("phases", [])]
+        # cpufreq_stats prints nsec_to_clock_t(time): USER_HZ = 100 ticks a second
+        tis = [{"cluster": c["cluster"], "khz": int(khz), "seconds": sec, "time_in_state": round(sec * 1e9) // 10_000_000}
+               for c in d["clusters"] for khz, sec in c.get("time_in_state_s", {}).items()]
+        rest = {k: v for k, v in d.items() if k not in ("cpus", "tasks", "clusters", "metrics", "counters")}
         out = {
-            "cpus": cpus, "tasks": tasks, "clusters": clusters,
+            "cpus": cpus, "tasks": tasks, "clusters": clusters.drop(columns="time_in_state_s", errors="ignore"),
+            "time_in_state": pd.DataFrame(tis, columns=["cluster", "khz", "seconds", "time_in_state"]),
             "freq_residency": pd.DataFrame(freq, columns=["cpu", "cluster", "khz", "seconds"]),
             "idle_residency": pd.DataFrame(idle, columns=["cpu", "cluster", "state", "seconds"]),
             "cpu_time": pd.DataFrame(cpu_time, columns=["pid", "name", "cpu", "seconds"]),
             "phases": pd.DataFrame(phases, columns=None if phases else ["pid", "name", "phase"]),
             "metrics": pd.DataFrame(self._name_values(d.get("metrics", {})), columns=["name", "value"]),
             "counters": pd.DataFrame(self._name_values(d.get("counters", {})), columns=["name", "value"]),
+            "run": pd.DataFrame(self._name_values(rest), columns=["name", "value"]),
         }
         if self.timeseries is not None:
             ts = pd.DataFrame(self.timeseries)
             ts["t_s"] = ts["t_ns"] / 1e9
             out["timeseries"] = ts
+        if trace is not None:
+            from hetsched.traces.events import events_frame
+
+            out["events"] = events_frame(trace)
         return out
 
 

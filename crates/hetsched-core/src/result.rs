@@ -106,12 +106,18 @@ impl Sim {
             .enumerate()
             .map(|(ci, c)| {
                 let cpu_j: u128 = c.cpus.iter().map(|&x| self.meter.cpus[x].energy_fj).sum();
-                let cl = self.meter.clusters[ci].energy_fj;
+                let cm = &self.meter.clusters[ci];
+                let cl = cm.energy_fj;
+                let mut tis = Map::new();
+                for (o, ns) in c.opps.iter().zip(&cm.opp_residency_ns) {
+                    tis.insert(o.khz.to_string(), json!(*ns as f64 / NS));
+                }
                 json!({
                     "cluster": c.name,
                     "cpus": c.cpus,
                     "energy_j": (cpu_j + cl) as f64 * 1e-15,
                     "cluster_term_energy_j": cl as f64 * 1e-15,
+                    "time_in_state_s": tis,
                 })
             })
             .collect();
