@@ -148,6 +148,12 @@ def test_em_command_prints_the_cost_table():
     assert "inefficient" in p.stdout and "8945" in p.stdout  # cost of the 2.8032 GHz state: 10 x 916000 / 1024
     bad = subprocess.run([sys.executable, "-m", "hetsched.cli", "em", "nosuch"], capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    # a switcher platform's virtual CPUs all start on the LITTLE cores: the big cluster backs
+    # no CPU, so it is no perf domain (it had made the command panic)
+    sw = subprocess.run([sys.executable, "-m", "hetsched.cli", "em", "exynos5422:switcher"], capture_output=True,
+                        text=True, env={**__import__("os").environ, "COLUMNS": "160"})
+    assert sw.returncode == 0, sw.stderr
+    assert sw.stdout.count("perf domain CPUs") == 1 and "perf domain CPUs [0, 1, 2, 3]" in sw.stdout
 
 
 def rt_task(name, util_min=None, cpus=None):

@@ -50,7 +50,7 @@ pub struct EnergyModel {
     /// the v4.19/5.4 formulation (android-4.19 profile): cost = P·f_max/f, the headroom
     /// inside the frequency mapping, no inefficient states, feec's 6% margin
     pub legacy: bool,
-    // --- vendor (paper 003) hook: vendor.migration_margins ---
+    // --- vendor (OSPM 2020 talk) hook: vendor.migration_margins ---
     /// Per-CPU fit percentage replacing feec's fits test (util * 100 < capacity * pct);
     /// empty (the default) keeps the kernel's util_fits_cpu. Set by `vendor.rs`.
     pub fit_pct: Vec<u64>,
@@ -96,9 +96,13 @@ pub fn inefficient_opps(c: &crate::platform::Cluster) -> Vec<bool> {
 
 impl EnergyModel {
     pub fn from_platform(p: &Platform) -> EnergyModel {
+        // a perf domain per cpufreq policy with CPUs: a switcher platform's cluster whose
+        // cores back no virtual CPU has none (em_dev_register_perf_domain() is called for
+        // the policies that exist)
         let doms = p
             .clusters
             .iter()
+            .filter(|c| !c.cpus.is_empty())
             .map(|c| (c.cpus.clone(), c.capacity_orig, perf_states(c)))
             .collect();
         Self::build(doms)
