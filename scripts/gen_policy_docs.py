@@ -37,7 +37,8 @@ def page(policy: dict, knobs: list[dict]) -> str:
     lines = [HEADER, f"# `{name}`\n", "## Overview\n", policy["summary"] + ".\n"]
     req = []
     if policy["switcher_platform"]:
-        req.append("a switcher platform (`--platform NAME:switcher`, paper 001)")
+        req.append("a switcher platform (`--platform NAME:switcher`, as in the big.LITTLE switcher study "
+                   "of Kim et al.)")
     if policy["fair"]:
         variant, why = policy["fair"]
         req.append(f"the fair class `{variant}` (`--set fair.eevdf={1 if variant == 'eevdf' else 0}`): {why}")

@@ -6,7 +6,7 @@ the dual simplex method on each window's small program); this module solves the 
 program from the run's recorded per-window work table (``Simulation(lower_bound="lp")``)
 with HiGHS, and the tests hold the two to 1e-9.
 
-This is Formulation (6) of Han & Lee (000_4881ae4483bd96d3.txt): minimise the summed power
+This is Formulation (6) of Learning EAS (Han & Lee 2020): minimise the summed power
 of the CPUs subject to their throughput covering the tasks' workload, made into a linear
 program per time window and solved with HiGHS (scipy.optimize.linprog). The engine records,
 per window of ``lower_bound.window_ms`` (100 ms by default), the invariant work each task did
@@ -100,7 +100,7 @@ class _Program:
         p_idle = np.array([min(s["power_uw"] for s in c["idle_states"]) for c in self.clusters], dtype=float)
         p_cl_idle = np.array([min(s.get("cluster_power_uw", 0) for s in c["idle_states"])
                               for c in self.clusters], dtype=float)
-        # switcher mode (paper 001): each virtual CPU is backed by one core of either
+        # switcher mode (Kim et al.): each virtual CPU is backed by one core of either
         # cluster at a time, the other core off: per cluster at most as many busy cores as
         # virtual CPUs, and together too; idle, a virtual CPU draws at least the cheaper
         # cluster's idle power, and a cluster backing nothing draws nothing

@@ -1,6 +1,6 @@
-"""Paper 004's metrics (Fedorova, Vengerov, Doucette, §2.2 and §4): core assignment
-balance (CAB), response-time fairness (RTF, from slowdown), system-wide IPC and
-completion-time jitter, computed from ``result.json``.
+"""The metrics of balanced core assignment (Fedorova, Vengerov, Doucette, §2.2 and §4):
+core assignment balance (CAB), response-time fairness (RTF, from slowdown), system-wide
+IPC and completion-time jitter, computed from ``result.json``.
 
 * per job J (a task): the fraction of its run time on each CPU (``cpu_time_s``), and
   ``CAB_J`` = the standard deviation of those fractions over all the platform's CPUs
@@ -53,7 +53,7 @@ def _job_fractions(task: dict, ncpu: int) -> list[float]:
 def metrics_004(doc: dict, tasks: Optional[Iterable[str]] = None, eps: float = DEFAULT_EPS,
                 F: Optional[float] = None, groups: Optional[dict[str, str]] = None,
                 runs: Optional[dict[str, list[float]]] = None) -> dict:
-    """Paper 004's metrics of a result document (``Result.doc``).
+    """The balanced-core-assignment metrics (Fedorova et al.) of a result document (``Result.doc``).
 
     ``tasks``: the jobs (task names; default: every fair task that ran). ``groups``: task
     name -> benchmark and ``runs``: task name -> its runs' completion times (s), for the

@@ -111,7 +111,7 @@ pub struct Sim {
     pub cpu_isolated: u64,
     /// the extensions this run installed (extensions/mod.rs), in tick order
     pub extensions: Vec<Box<dyn crate::extensions::Extension>>,
-    /// paper 001: switcher platforms (switcher.rs)
+    /// switcher platforms (switcher.rs; the big.LITTLE switcher study, Kim et al.)
     pub sw: Option<crate::switcher::Switcher>,
     /// the CPU whose running task is waking others (a wakeup's placement cost is its)
     pub(crate) waker_cpu: Option<usize>,

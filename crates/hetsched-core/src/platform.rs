@@ -56,7 +56,7 @@ pub struct PlatformSpec {
     #[serde(default = "default_power_model")]
     pub power_model: String,
     pub clusters: Vec<ClusterSpec>,
-    /// big.LITTLE in-kernel switcher, CPU mode (paper 001, switcher.rs): each CPU number is
+    /// big.LITTLE in-kernel switcher, CPU mode (Kim et al.; switcher.rs): each CPU number is
     /// a virtual CPU backed by one core of either cluster at a time; a cluster's `cpus`
     /// lists the virtual CPUs it backs at the start (the other may be empty).
     #[serde(default)]

@@ -67,7 +67,7 @@ impl Sim {
     /// The result with `marks` null, in its place among the keys.
     fn result_doc(&self) -> Value {
         let mut out = self.result_base();
-        self.switcher_result(&mut out); // paper 001
+        self.switcher_result(&mut out); // the big.LITTLE switcher study (Kim et al.)
         out
     }
 

@@ -307,7 +307,7 @@ impl<'a> SchedView<'a> {
     }
     pub fn capacity_orig(&self, cpu: usize) -> u64 {
         if self.platform.switcher {
-            // paper 001: the switcher kernel's scheduler sees identical virtual CPUs
+            // Kim et al.'s switcher kernel: its scheduler sees identical virtual CPUs
             return crate::platform::SCHED_CAPACITY_SCALE;
         }
         self.platform.capacity_orig(cpu)

@@ -1,6 +1,7 @@
-//! Paper 001 (Kim et al., "Utilization-aware Load Balancing for the Energy Efficient
-//! Operation of the big.LITTLE Processor"): the big.LITTLE in-kernel switcher in CPU mode
-//! and its ondemand governor, a platform mechanism under any policy that may run on it.
+//! The big.LITTLE switcher study (Kim et al., "Utilization-aware Load Balancing for the
+//! Energy Efficient Operation of the big.LITTLE Processor"): the big.LITTLE in-kernel
+//! switcher in CPU mode and its ondemand governor, a platform mechanism under any policy
+//! that may run on it.
 //!
 //! * **Switcher (CPU mode).** Each CPU number is a virtual CPU (vCPU) backed by one core of
 //!   its A15/A7 pair at a time (`Platform::switcher`; the platform's `cpu_cluster` says which
@@ -58,7 +59,7 @@ pub fn check(platform: &Platform, policy: &PolicyConfig) -> Result<()> {
             "policy",
             "governor",
             format!(
-                "ondemand on a switcher platform (paper 001's switcher runs ondemand), got {}",
+                "ondemand on a switcher platform (the big.LITTLE switcher study, Kim et al., runs ondemand), got {}",
                 policy.governor
             ),
         ));

@@ -159,7 +159,7 @@ pub fn three_cluster_platform() -> Platform {
     .unwrap()
 }
 
-/// A switcher platform (paper 001's big.LITTLE in-kernel switcher): `nr_pairs` virtual
+/// A switcher platform (the big.LITTLE in-kernel switcher of Kim et al.): `nr_pairs` virtual
 /// CPUs, each backed by its little core (capacity 512, 500 MHz/1 GHz) at the start, its big
 /// core (capacity 1024, 1 GHz/2 GHz) when switched up.
 pub fn switcher_platform(nr_pairs: usize) -> Platform {

@@ -1,4 +1,4 @@
-//! Arm's vendor changes to EAS (paper 003, "Mobile scheduler changes", OSPM 2020: what
+//! Arm's vendor changes to EAS (its OSPM 2020 talk "Mobile scheduler changes": what
 //! phone kernels add to mainline EAS), each a knob on the `eas` scheduler, off by default,
 //! counted in `result.json` (`counters.vendor`) each time it fires. With every knob off
 //! nothing here runs and `eas` is mainline's. docs/schedulers.md names every decision.

@@ -1,4 +1,4 @@
-"""Learning EAS (paper 000, Han & Lee): policy-gradient agents that tune schedutil's
+"""Learning EAS (Han & Lee 2020): policy-gradient agents that tune schedutil's
 TARGET_LOAD per cluster (Algorithm 1, eq. 12) and sched_migration_cost (Algorithm 2,
 eq. 13) while the simulation runs. See docs/learning.md.
 

@@ -1,4 +1,4 @@
-"""The two agents of Learning EAS (paper 000 §III.D-F): Algorithm 1 (TARGET_LOAD, one
+"""The two agents of Learning EAS (Han & Lee 2020, §III.D-F): Algorithm 1 (TARGET_LOAD, one
 agent per cluster) and Algorithm 2 (sched_migration_cost, one agent for the system).
 
 Each agent is driven by the controller (:mod:`hetsched.learning.controller`) at its own
@@ -29,7 +29,7 @@ TL_INPUTS = ("util", "eq8")  # what "Get ith CPU load" reads (TargetLoadConfig.i
 
 @dataclass
 class TargetLoadConfig:
-    """Algorithm 1's constants (paper 000 §III.D)."""
+    """Algorithm 1's constants (Learning EAS §III.D)."""
 
     period_ms: float = 100.0          # "t is set to 100 milliseconds"
     out_max: float = 100_000.0        # "an output value between 0 and 100000"
@@ -54,7 +54,7 @@ class TargetLoadConfig:
 
 @dataclass
 class MigrationCostConfig:
-    """Algorithm 2's constants (paper 000 §III.F)."""
+    """Algorithm 2's constants (Learning EAS §III.F)."""
 
     period_ms: float = 7000.0         # "executed every 7000 milliseconds"
     sample_ms: float = 40.0           # "stored in one slot every 40ms" (175 slots per period)

@@ -1,4 +1,4 @@
-"""The policy neural network of Learning EAS (paper 000, Figs. 4-6): inputs, one hidden
+"""The policy neural network of Learning EAS (Han & Lee 2020, Figs. 4-6): inputs, one hidden
 layer of ReLU neurons, one output kept in ``[0, out_max]``, trained by backpropagation of
 the error the algorithms compute (eq. 12, eq. 13).
 

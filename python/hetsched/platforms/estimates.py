@@ -85,7 +85,7 @@ class BorrowedDpc:
 @dataclass(frozen=True)
 class DerivedDpc:
     """A ``dynamic-power-coefficient`` derived from a part's power rating (the
-    hetero-2cpu platforms, paper 004's Xeons), not taken from any device tree."""
+    hetero-2cpu platforms, Fedorova et al.'s Xeons), not taken from any device tree."""
 
     dpc: int
     basis: str
@@ -153,7 +153,7 @@ MT8183_A73_DPC = BorrowedDpc(
     basis="same core (Cortex-A73); MT8183 is the only other A53+A73 SoC here with a similar voltage range",
 )
 
-# --- paper 004's two Xeon processors (hetero-2cpu, hetero-2cpu-homogeneous) ---------------
+# --- Fedorova et al.'s two Xeon processors (hetero-2cpu, hetero-2cpu-homogeneous) --------
 # Fedorova et al. ran two 2.8 GHz Intel Xeon (Northwood family, 130 nm) processors, one
 # slowed to 1.05 GHz by the Xeon's thermal clock modulation (3/8 duty cycle; the voltage
 # is not lowered).  No power figure is given in the paper.  Assumption: ~60 W of dynamic
@@ -186,7 +186,7 @@ ESTIMATES: dict[str, dict[str, Estimate]] = {
         "little": MT8183_A53_DPC,
         "big": MT8183_A73_DPC,
     },
-    # paper 004's Xeons
+    # Fedorova et al.'s Xeons
     "hetero-2cpu": {"fast": XEON_2800_DPC, "slow": XEON_2800_DPC},
     "hetero-2cpu-homogeneous": {"cpu0": XEON_2800_DPC, "cpu1": XEON_2800_DPC},
 }

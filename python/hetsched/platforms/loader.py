@@ -787,7 +787,7 @@ def _builtin_path(name_or_path: str) -> tuple[Path, str]:
     if base not in names:
         raise UnknownNameError("--platform", "platform", base, names)
     if sep:
-        supported = tuple(VARIANTS.get(base, ())) + ("switcher",)  # paper 001: platforms/switcher.py
+        supported = tuple(VARIANTS.get(base, ())) + ("switcher",)  # Kim et al.'s switcher: platforms/switcher.py
         expected = ("one of: " + ", ".join(f"{base}:{v}" for v in supported)) if supported else (
             f"{base} without a ':variant' suffix (no variants defined for this platform)")
         raise InputError("--platform", "platform", expected, name_or_path)
@@ -809,7 +809,7 @@ def load_platform(name_or_path: str) -> Platform:
         return _build(_read_json(path), str(path), path.stem, builtin=False)
     base, _sep, variant = name_or_path.partition(":")
     if variant == "switcher":
-        # paper 001's switcher mode (platforms/switcher.py)
+        # Kim et al.'s switcher mode (platforms/switcher.py)
         from .switcher import switcher_platform
         return switcher_platform(load_platform(base), base)
     path, base = _builtin_path(name_or_path)

@@ -1,4 +1,5 @@
-"""``NAME:switcher``: the big.LITTLE in-kernel switcher in CPU mode (paper 001, §II).
+"""``NAME:switcher``: the big.LITTLE in-kernel switcher in CPU mode, as the big.LITTLE
+switcher study (Kim et al., §II) runs it.
 
 Each big/little pair of cores is one virtual CPU; the engine backs it by either core at
 runtime (crates/hetsched-core/src/switcher.rs).  The transformation pairs the i-th CPU of
@@ -27,8 +28,8 @@ def switcher_platform(p: Platform, name: str) -> Platform:
     k = len(little.cpus)
     pairs = ", ".join(f"vCPU{i} = cpu{a}+cpu{b}" for i, (a, b) in enumerate(zip(sorted(little.cpus),
                                                                                sorted(big.cpus))))
-    note = (f"switcher (CPU mode, paper 001): {k} virtual CPUs, each a {little.core}/{big.core} pair "
-            f"({pairs}); each starts on its {little.core}")
+    note = (f"switcher (CPU mode, as in the big.LITTLE switcher study of Kim et al.): {k} virtual CPUs, "
+            f"each a {little.core}/{big.core} pair ({pairs}); each starts on its {little.core}")
     return dataclasses.replace(
         p,
         name=f"{p.name}:switcher",

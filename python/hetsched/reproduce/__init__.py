@@ -33,11 +33,11 @@ STUDIES: dict[str, str] = {
     "hmc-balance": "hetsched.reproduce.hmc_balance",
 }
 STUDY_HELP = {
-    "learning-eas": "Han & Lee 2020 (paper 000): Tables 2, 4, 5, 6-7, 9",
-    "util-aware-lb": "Kim et al. (paper 001): Table II, Fig. 6, Table III",
-    "fa-cfs": "Tran et al. (paper 002): Tables 2-5, Figs. 3-4",
-    "ospm2020": "Arm OSPM 2020 (paper 003): vendor EAS changes, Wilcoxon",
-    "hmc-balance": "Fedorova et al. (paper 004): Figs. 1-5, the TD scheduler",
+    "learning-eas": "Learning EAS (Han & Lee 2020): Tables 2, 4, 5, 6-7, 9",
+    "util-aware-lb": "utilization-aware load balancing (Kim et al.): Table II, Fig. 6, Table III",
+    "fa-cfs": "FA-CFS (Tran et al.): Tables 2-5, Figs. 3-4",
+    "ospm2020": "Arm's OSPM 2020 talk on vendor EAS changes: each change, Wilcoxon",
+    "hmc-balance": "balanced core assignment (Fedorova et al.): Figs. 1-5, the TD scheduler",
 }
 
 

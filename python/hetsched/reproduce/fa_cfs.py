@@ -1,4 +1,4 @@
-"""Paper 002 (Tran, Carlier, Hagimont: FA-CFS) rebuilt on the simulator: Tables 2-5 (the
+"""FA-CFS (Tran, Carlier, Hagimont) rebuilt on the simulator: Tables 2-5 (the
 average top peak ratios per device and governor, CFS against FA-CFS), the frame-time
 histograms of Figs. 3-4 (and the session of Fig. 2) and the frames over 16.6 ms.
 
@@ -28,9 +28,9 @@ __all__ = ["STUDY", "TITLE", "PAPER", "run", "session", "frame_times_ms", "top_p
            "workload_for", "CALIBRATIONS"]
 
 STUDY = "fa-cfs"
-TITLE = "FA-CFS: UI frame-time peaks under a frequency-aware CFS slice (paper 002)"
+TITLE = "FA-CFS: UI frame-time peaks under a frequency-aware CFS slice (Tran et al.)"
 PAPER = ("G. S. Tran, A. Carlier, D. Hagimont, \"An In-Depth Evaluation of Frequency-Aware Scheduler for "
-         "Improving User Experience on Mobile Devices\", 2022 (shared/papers/002_aed50ab31a19a463.txt)")
+         "Improving User Experience on Mobile Devices\", 2022")
 
 # Paper §4.2: "frames longer than the 16.6ms limit" (one 60 Hz vsync period, rounded as the paper has it).
 FRAME_LIMIT_MS = 16.6
@@ -103,7 +103,7 @@ DEVICES = (
 )
 FIG_DEVICE = DEVICES[1]  # Figs. 2-4: the Galaxy Tab A6 with the interactive governor
 
-# Tables 2-5 as printed (paper 002 §4.2): per TPR row, CFS, FA-CFS and ± for interactive,
+# Tables 2-5 as printed (FA-CFS §4.2): per TPR row, CFS, FA-CFS and ± for interactive,
 # ondemand and performance. Copied verbatim from the paper's text; the tests check every line
 # against the paper file and the ± column against the two values.
 _TABLE_TEXT = {
@@ -290,7 +290,7 @@ def over_limit_undecidable(table: str, p_cfs: float | None, p_fa: float) -> str:
 # ----------------------------------------------------------------------------- the metrics
 
 def top_peak_ratio(frame_ms: Sequence[float], x: float) -> float:
-    """Paper 002 §4.2: "a top x% peak ratio at y milliseconds shows that during the
+    """FA-CFS §4.2: "a top x% peak ratio at y milliseconds shows that during the
     experiment, the top x% of all frame times are longer than y milliseconds". The top x %
     are the k = ceil(x·n/100) longest frames, so y is the k-th longest frame time (they all
     take at least y ms); x = 0 gives the longest frame (the tables' "Max" row). The

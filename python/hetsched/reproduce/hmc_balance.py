@@ -1,4 +1,5 @@
-"""hmc-balance: paper 004 (Fedorova, Vengerov, Doucette), Figs. 1-5 and the §5 TD scheduler.
+"""hmc-balance: balanced core assignment (Fedorova, Vengerov, Doucette), Figs. 1-5 and
+the §5 TD scheduler.
 
 The paper's experiments (§2.1-2.3, §3) on the built-in twins of its machine:
 
@@ -31,9 +32,9 @@ from hetsched.reproduce.core import (AGREES, DISAGREES, VERDICTS, Context, Row, 
                                      mean_ci, row_from, verdict_counts)
 
 STUDY = "hmc-balance"
-TITLE = "hmc-balance: balanced core assignment and the TD scheduler (paper 004)"
+TITLE = "hmc-balance: balanced core assignment and the TD scheduler (Fedorova et al.)"
 PAPER = ('A. Fedorova, D. Vengerov, D. Doucette, "Operating System Scheduling On Heterogeneous Core '
-         'Systems" (shared/papers/004_665cc04479f740f2.txt)')
+         'Systems"')
 
 HOMO, HETERO = "hetero-2cpu-homogeneous", "hetero-2cpu"
 BENCH8 = ("gzip", "mcf", "twolf", "parser", "vortex", "art", "mesa", "equake")  # §2.2
@@ -189,7 +190,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
 
     Returns per measured benchmark B its run-time statistics (``B.min_n``, ``B.max_n``,
     ``B.std_n`` normalised to the mean; ``B.mean_s`` ... in seconds; ``B.n`` runs), the
-    share of its CPU time on the fast CPU (``B.fast``), and paper 004's system metrics
+    share of its CPU time on the fast CPU (``B.fast``), and Fedorova et al.'s system metrics
     over the experiment's completed runs (``ipc``, ``cab_pct``, ``rtf_pct``, ...)."""
     from hetsched.metrics004 import F_MARGIN, metrics_004
     from hetsched.platforms import load_platform
@@ -249,7 +250,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     if times is None:
         raise RuntimeError(f"{measured or 'a benchmark'} did not finish {repeats} runs")
     out: dict[str, Any] = {"sim_duration_s": doc["sim_duration_s"], "experiment_s": t_end / 1e9}
-    # paper 004's metrics (§4): one job per process (one run of a benchmark), those that
+    # Fedorova et al.'s metrics (§4): one job per process (one run of a benchmark), those that
     # completed within the experiment; F for the 8 (or 4) jobs that share the CPUs at any time
     ended = _ended_tasks(doc, spec["marks"], t_end)
     m = metrics_004(doc, tasks=ended, F=F_MARGIN * n / len(cpus))

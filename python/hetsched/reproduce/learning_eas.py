@@ -1,5 +1,5 @@
-"""`hetsched reproduce learning-eas`: Han & Lee's evaluation of Learning EAS (paper 000,
-§IV: Tables 2, 4, 5, 6, 7 and 9) rebuilt on the nearest built-in platforms
+"""`hetsched reproduce learning-eas`: Han & Lee's evaluation of Learning EAS (IEEE Access
+2020, §IV: Tables 2, 4, 5, 6, 7 and 9) rebuilt on the nearest built-in platforms
 (docs/studies/learning-eas.md).
 
 Every Learning EAS number is measured after training: the controller
@@ -32,8 +32,8 @@ __all__ = ["STUDY", "TITLE", "PAPER", "run", "cell", "table9_chain", "launch_ses
 STUDY = "learning-eas"
 TITLE = "Learning EAS (Han & Lee 2020): game current, hackbench, app entry times, learning over time"
 PAPER = ('J. Han and S. Lee, "Performance Improvement of Linux CPU Scheduler Using Policy Gradient '
-         'Reinforcement Learning for Android Smartphones", IEEE Access 8, 2020 (paper 000, '
-         "shared/papers/000_4881ae4483bd96d3.txt), §IV, Tables 2, 4, 5, 6, 7, 9 and Figs. 8-10")
+         'Reinforcement Learning for Android Smartphones", IEEE Access 8, 2020, §IV, Tables 2, 4, 5, 6, 7, 9 '
+         "and Figs. 8-10")
 
 _ME = "hetsched.reproduce.learning_eas"
 

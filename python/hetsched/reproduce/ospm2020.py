@@ -1,5 +1,6 @@
-"""Paper 003 (Arm, OSPM 2020, "EAS scheduler changes"), rebuilt: each vendor change to EAS
-alone against mainline EAS, on the Pixel 4's SoC, with the slides' statistics.
+"""Arm's OSPM 2020 talk on vendor EAS changes ("EAS scheduler changes"), rebuilt: each
+vendor change to EAS alone against mainline EAS, on the Pixel 4's SoC, with the slides'
+statistics.
 
 The slides measure every change on a Google Pixel 4 (Snapdragon 855 = ``sm8150``): PCMark
 Work 2.0 sub-scores over 100 runs, CPU-rail energy over 10 runs, a Wilcoxon signed-rank
@@ -30,9 +31,8 @@ __all__ = ["STUDY", "TITLE", "PAPER", "run", "min_pairs", "Cell", "paired_cell",
            "published_row"]
 
 STUDY = "ospm2020"
-TITLE = "Arm OSPM 2020: vendor changes to EAS, one by one against mainline EAS (paper 003)"
-PAPER = ("Arm, \"EAS scheduler changes\", OSPM 2020 talk slides, OCR text: "
-         "../shared/papers/003_fbdc5870143e6e43.txt")
+TITLE = "Arm OSPM 2020: vendor changes to EAS, one by one against mainline EAS"
+PAPER = "Arm, \"EAS scheduler changes\", OSPM 2020 talk slides (read from their OCR text)"
 
 ALPHA = 0.01            # slide "Setup": "P-value > 0.01 excluded"
 PLATFORM = "sm8150"     # the Pixel 4's SoC
@@ -142,7 +142,8 @@ class Published:
     note: str
 
 
-_OCR = ("OCR of the results slide (003_fbdc5870143e6e43.txt, lines 170-221): ")
+# the OCR text: ../shared/papers/003_fbdc5870143e6e43.txt, lines 170-221
+_OCR = "OCR of the results slide: "
 RESULTS = "Results slide (PCMark 100 runs, CPU rails 10 runs)"
 ISOLATION = "Slide '1. CPU Isolation'"
 COUNTS = "Slides '3. Packing' / '4. Fastpath'"

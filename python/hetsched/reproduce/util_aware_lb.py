@@ -1,4 +1,4 @@
-"""Paper 001 (Kim, Kim, Geraci, Hong): utilization-aware load balancing for the big.LITTLE
+"""Utilization-aware load balancing (Kim, Kim, Geraci, Hong) for the big.LITTLE
 in-kernel switcher, rebuilt on ``exynos5422:switcher`` (docs/studies/util-aware-lb.md).
 
 Table II and Fig. 6: a deterministic gcc stream at λ_gcc = 20..80 arrivals/s beside an
@@ -26,9 +26,9 @@ from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDA
                                      StudyResult, row_from, verdict_counts, wilcoxon_p)
 
 STUDY = "util-aware-lb"
-TITLE = "Utilization-aware load balancing on the big.LITTLE switcher (Kim et al., paper 001)"
+TITLE = "Utilization-aware load balancing on the big.LITTLE switcher (Kim et al.)"
 PAPER = ("M. Kim, K. Kim, J. R. Geraci, S. Hong, \"Utilization-aware Load Balancing for the Energy "
-         "Efficient Operation of the big.LITTLE Processor\" (shared/papers/001_5541957e519af786.txt)")
+         "Efficient Operation of the big.LITTLE Processor\"")
 
 PLATFORM = "exynos5422:switcher"
 GOVERNOR = "ondemand"  # §II-B: "We exclusively use the switcher in CPU mode and the ONDEMAND governor"

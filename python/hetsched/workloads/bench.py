@@ -5,7 +5,7 @@ Each builder writes a WorkloadSpec with :class:`~hetsched.workloads.spec.SpecBui
 (semaphores, marks, the task ``perf`` model of docs/engine-interface.md) and states a
 metric def whose function, registered below with :func:`~hetsched.workloads.metrics.register`,
 turns the run's marks into the number the study reports. Every constant carries its
-source: kernel source, a study in ``shared/papers``, or "assumption" with the reasoning.
+source: kernel source, one of the studies (docs/reproduce.md), or "assumption" with the reasoning.
 docs/workloads-bench.md describes the models; work amounts are invariant work, ns at
 capacity 1024 and f_max of the platform's biggest core (rt-app's unit).
 """
@@ -54,7 +54,7 @@ SMP_CACHE_BYTES = 64
 KMALLOC_SIZES = (96, 128, 192, 256, 512, 1024, 2048, 4096, 8192)
 
 # --- per-message CPU work (invariant ns) ----------------------------------------------
-# Calibration: Han & Lee 2020 (shared/papers/000, Table 5): "hackbench 1 process 100000"
+# Calibration: Learning EAS (Han & Lee 2020) Table 5: "hackbench 1 process 100000"
 # (1 group, 20x20 tasks, 100000 loops = 4e7 socket messages) takes 17.5-23.5 s on an
 # LG G8 (SM8150, sum of capacity_orig / 1024 = 4.75 big-core equivalents, see
 # `hetsched platforms show sm8150`).  That is 0.44-0.59 us of wall time per message, so
@@ -167,11 +167,11 @@ def hackbench_metric(d: dict, view: RunView) -> dict:
 
 
 # =====================================================================================
-# CPU-bound job profiles: job-stream (paper 001 §IV.A) and spec-repeat (paper 004 §2)
+# CPU-bound job profiles: job-stream (Kim et al. §IV.A) and spec-repeat (Fedorova et al. §2)
 # =====================================================================================
 
 # SPEC CPU2000 reference times, s (the Sun Ultra 5_10 reference machine; SPEC's published
-# ratio denominators), for the eight benchmarks of paper 004 §2.2.  Their ratios fix the
+# ratio denominators), for the eight benchmarks of Fedorova et al. §2.2.  Their ratios fix the
 # relative job sizes; `scale_ms` (ms of work per 1000 reference s) fixes the absolute size.
 SPEC2000_REF_S = {"gzip": 1400, "mcf": 1800, "twolf": 3000, "parser": 1800,
                   "vortex": 1900, "art": 2600, "mesa": 1400, "equake": 1300}
@@ -185,7 +185,7 @@ SPEC2000_REF_S = {"gzip": 1400, "mcf": 1800, "twolf": 3000, "parser": 1800,
 # GB/s (400 us), longer for large working sets; cache_slowdown: how much slower.
 #          ipc_exp, mem_frac, cache_ns, cache_slowdown
 _PERF = {
-    "h264ref": (1.3, 0.02, 400 * US, 0.2),   # video encoder: SIMD-friendly, compute-bound (001: "CPU intensive")
+    "h264ref": (1.3, 0.02, 400 * US, 0.2),   # video encoder: SIMD-friendly, compute-bound (Kim et al.: "CPU intensive")
     "gcc":     (1.0, 0.15, 400 * US, 0.3),   # branchy compiler, moderately memory-bound
     "gzip":    (1.1, 0.03, 200 * US, 0.2),   # compression, small working set
     "mcf":     (0.7, 0.55, 800 * US, 0.5),   # network simplex, pointer chasing, DRAM-bound
@@ -197,10 +197,10 @@ _PERF = {
     "equake":  (0.85, 0.35, 800 * US, 0.4),  # earthquake FEM, sparse FP, memory-bound
 }
 # Work per job, ms of invariant work at the default scale:
-# gcc: paper 001 measured mu_gcc = 14.3 tasks/s per virtual CPU, ~70 ms per 3.4 KB compile
+# gcc: Kim et al. measured mu_gcc = 14.3 tasks/s per virtual CPU, ~70 ms per 3.4 KB compile
 #   on a Galaxy S4 (Exynos 5410, A15 at 1.6 GHz at high load); 70 ms * 1.6/2.0 = 56 ms at an
 #   A15 at 2.0 GHz (the Exynos 5422's big f_max).
-# h264ref: 001 encodes two frames per task; assumption: ~0.6 s per frame for the JM
+# h264ref: Kim et al. encode two frames per task; assumption: ~0.6 s per frame for the JM
 #   reference encoder (CIF, SPEC input) on an A15 at 2.0 GHz -> 1200 ms; consistent with
 #   one task per 3 s (lambda = 1/3) being a light, non-overlapping stream.
 # SPEC2000: reference s * 0.1 ms (scale_ms = 100 per 1000 s): gzip 140 ms ... twolf 300 ms.
@@ -233,7 +233,7 @@ def _stats(xs: list[float], prefix: str) -> dict:
 # --- job-stream ----------------------------------------------------------------------
 
 def _arrivals(n: int, rate: float, kind: str, rng: np.random.Generator) -> list[int]:
-    if kind == "fixed":  # deterministic arrivals, as 001's test generator
+    if kind == "fixed":  # deterministic arrivals, as Kim et al.'s test generator
         return [round(i / rate * 1e9) for i in range(n)]
     gaps = rng.exponential(1.0 / rate, size=n)   # Poisson process: exponential gaps
     gaps[0] = 0.0                                  # the first job arrives at t = 0
@@ -252,7 +252,7 @@ def _job_stream(p: dict, platform_spec: dict, seed: int) -> dict:
     for i, t in enumerate(times):
         prof = p["profile"] if p["profile"] != "mix" else pool[int(rng.integers(len(pool)))]
         stream.append((t, prof))
-    if p["h264ref_rate"] > 0:  # 001: a deterministic h264ref stream at 1/3 per s beside gcc
+    if p["h264ref_rate"] > 0:  # Kim et al.: a deterministic h264ref stream at 1/3 per s beside gcc
         span = times[-1]
         k = int(span * p["h264ref_rate"] / 1e9) + 1
         stream += [(round(i / p["h264ref_rate"] * 1e9), "h264ref") for i in range(k)]
@@ -299,7 +299,7 @@ def job_stream_metric(d: dict, view: RunView) -> dict:
         out.update(_stats([v for nm, v in resp.items() if prof[nm] == pr], f"{pr}."))
     span = (max(ends.values()) - min(arr.values())) / 1e9 if ends else 0.0
     out["throughput_jobs_per_s"] = len(ends) / span if span > 0 else None
-    # paper 004's CAB / RTF / IPC (jitter per profile) as hcs.*, for hcs-balance and hcs-td
+    # Fedorova et al.'s CAB / RTF / IPC (jitter per profile) as hcs.*, for hcs-balance and hcs-td
     runs = {nm: [(ends[nm] - starts[nm]) / 1e9] for nm in ends if nm in starts}
     out.update(_hcs_metrics(view.doc, names, {nm: prof[nm] for nm in names}, runs))
     return out
@@ -308,8 +308,8 @@ def job_stream_metric(d: dict, view: RunView) -> dict:
 # --- spec-repeat ---------------------------------------------------------------------
 
 SPEC_SETS = {
-    "spec2000": ("gzip", "mcf", "twolf", "parser", "vortex", "art", "mesa", "equake"),  # 004 §2.2
-    "int4": ("gzip", "mcf", "twolf", "parser"),                                         # 004 §2.3
+    "spec2000": ("gzip", "mcf", "twolf", "parser", "vortex", "art", "mesa", "equake"),  # Fedorova et al. §2.2
+    "int4": ("gzip", "mcf", "twolf", "parser"),                                         # Fedorova et al. §2.3
 }
 
 
@@ -327,7 +327,7 @@ def _parse_nices(text: str) -> list[int]:
     return out
 
 
-# 004 ran 8 jobs on 2 CPUs: 4 runnable jobs per CPU.  copies=0 keeps that ratio on any
+# Fedorova et al. ran 8 jobs on 2 CPUs: 4 runnable jobs per CPU.  copies=0 keeps that ratio on any
 # platform (copies of each benchmark = round(4 * CPUs / jobs of the set), at least 1).
 SPEC_JOBS_PER_CPU = 4
 
@@ -350,7 +350,7 @@ def _spec_repeat(p: dict, platform_spec: dict, seed: int) -> dict:
     for c in range(copies):
         for i, j in enumerate(jobs):
             nm = f"spec-{j}-{c}"
-            # 004: "we restart each benchmark once it is finished until each benchmark
+            # Fedorova et al.: "we restart each benchmark once it is finished until each benchmark
             # completes at least five times": the longest job runs `repeats` times; a
             # shorter one enough more times to keep running as long under an equal share,
             # so the first `repeats` runs of every job see the full mix (the metric reads
@@ -371,7 +371,7 @@ def _spec_repeat(p: dict, platform_spec: dict, seed: int) -> dict:
 def spec_repeat_metric(d: dict, view: RunView) -> dict:
     """Per benchmark (all its copies): min/max/mean/std of each copy's first ``repeats``
     completion times (start mark to end mark of one run), the same normalised to the mean
-    (paper 004's figures 1-5) and the coefficient of variation; ``mean_cv`` averages it
+    (Fedorova et al.'s figures 1-5) and the coefficient of variation; ``mean_cv`` averages it
     over the benchmarks; throughput = every completed run / (last end - first start)."""
     k = d["params"]["repeats"]
     names = d["tasks"]
@@ -403,13 +403,13 @@ def spec_repeat_metric(d: dict, view: RunView) -> dict:
     out["mean_cv"] = float(np.mean(norm_spread)) if norm_spread else None
     span = (last - first) / 1e9 if first is not None and last is not None else 0.0
     out["throughput_jobs_per_s"] = total / span if span > 0 else None
-    # paper 004's CAB / RTF / IPC / jitter as hcs.*, for hcs-balance and hcs-td
+    # Fedorova et al.'s CAB / RTF / IPC / jitter as hcs.*, for hcs-balance and hcs-td
     out.update(_hcs_metrics(view.doc, names, {n: n.rsplit("-", 1)[0] for n in names}, runs))
     return out
 
 
 def _hcs_metrics(doc: dict, names: list[str], groups: dict[str, str], runs: dict[str, list[float]]) -> dict:
-    """Paper 004's metrics (hetsched.metrics004) as flat ``hcs.*`` keys, the per-job
+    """Fedorova et al.'s metrics (hetsched.metrics004) as flat ``hcs.*`` keys, the per-job
     detail under ``hcs_jobs``; nothing for a document without per-CPU results."""
     if "cpus" not in doc:
         return {}
@@ -421,7 +421,7 @@ def _hcs_metrics(doc: dict, names: list[str], groups: dict[str, str], runs: dict
 
 
 # =====================================================================================
-# video: software decode with ~21 threads at 30 fps (paper 001 §IV.B, MX Player)
+# video: software decode with ~21 threads at 30 fps (Kim et al. §IV.B, MX Player)
 # =====================================================================================
 
 # Decode work per frame (assumption): FFmpeg's H.264 decoder (NEON) does 1080p at roughly
@@ -499,7 +499,7 @@ def _video(p: dict, platform_spec: dict, seed: int) -> dict:
 @register("video")
 def video_metric(d: dict, view: RunView) -> dict:
     """Frames done per 1-s window from t = 0; the first ``skip_s`` windows (warm-up) and the
-    last, partial one are left out (001 left out 2 s at each end); mean and population std
+    last, partial one are left out (Kim et al. left out 2 s at each end); mean and population std
     of the per-window FPS.  ``late_frames``: frames whose decode took longer than a period."""
     mine = set(d["tasks"])
     prm = d["params"]
@@ -550,7 +550,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
                   choices=("fixed", "poisson")),
             Param("jobs", int, 100, 1, 100_000, "number of jobs of the stream"),
             Param("h264ref_rate", float, 0.0, 0.0, 100.0,
-                  "a second, deterministic h264ref stream per second (001: 1/3), 0 = none"),
+                  "a second, deterministic h264ref stream per second (Kim et al.: 1/3), 0 = none"),
             Param("nice", int, 0, -20, 19, "nice level of every job"),
             Param("scale_ms", float, 100.0, 0.01, 1_000_000.0,
                   "ms of work per 1000 s of SPEC2000 reference time (SPEC2000 profiles)"),
@@ -565,12 +565,12 @@ WORKLOADS: dict[str, WorkloadDef] = {
     "spec-repeat": WorkloadDef(
         "spec-repeat",
         (
-            Param("set", str, "spec2000", None, None, "the 8 benchmarks of 004 §2.2 or the 4 of §2.3",
+            Param("set", str, "spec2000", None, None, "the 8 benchmarks of Fedorova et al. §2.2 or the 4 of §2.3",
                   choices=tuple(SPEC_SETS)),
-            Param("repeats", int, 5, 1, 10_000, "completions of every job (004: five)"),
+            Param("repeats", int, 5, 1, 10_000, "completions of every job (Fedorova et al.: five)"),
             Param("nice", str, "0", None, None, "nice levels by job, ':'-separated, cycled (e.g. 8:0:0:0)"),
             Param("scale_ms", float, 100.0, 0.01, 1_000_000.0, "ms of work per 1000 s of SPEC reference time"),
-            Param("copies", int, 0, 0, 1000, "instances of each benchmark; 0 = 4 jobs per CPU as in 004"),
+            Param("copies", int, 0, 0, 1000, "instances of each benchmark; 0 = 4 jobs per CPU as in Fedorova et al."),
         ),
         _spec_repeat,
         "SPEC-like jobs run together and restarted until each completed K times; completion-time jitter",
@@ -578,9 +578,10 @@ WORKLOADS: dict[str, WorkloadDef] = {
     "video": WorkloadDef(
         "video",
         (
-            Param("threads", int, 21, 1, 256, "decoder worker threads (001: 21)"),
+            Param("threads", int, 21, 1, 256, "decoder worker threads (Kim et al.: 21)"),
             Param("fps", float, 30.0, 1.0, 240.0, "frame rate of the clip"),
-            Param("seconds", float, 10.0, 0.1, 3600.0, "clip length, s (001: 31); frames past 300 repeat the first 300"),
+            Param("seconds", float, 10.0, 0.1, 3600.0,
+                  "clip length, s (Kim et al.: 31); frames past 300 repeat the first 300"),
             Param("load", float, 1.0, 0.01, 50.0, "multiplies the decode work (1 = 1080p H.264)"),
             Param("skip_s", int, 1, 0, 60, "warm-up windows left out of the FPS statistics"),
         ),

@@ -31,11 +31,11 @@ __all__ = ["WORKLOADS", "APP_PROFILES", "PCMARK_TESTS", "VSYNC_60HZ_NS", "CURREN
 MS = 1_000_000  # ns per ms
 
 # ---------------------------------------------------------------- Android constants
-# Display refresh: 60 Hz panels (LG G8 ThinQ of paper 000, the devices of paper 002).
+# Display refresh: 60 Hz panels (LG G8 ThinQ of Learning EAS, the devices of FA-CFS).
 VSYNC_60HZ_NS = 16_666_667
-# The "16.6 ms limit" of paper 002 (§4.2, "frames longer than the 16.6ms limit").
+# The "16.6 ms limit" of FA-CFS (§4.2, "frames longer than the 16.6ms limit").
 FRAME_LIMIT_MS = 16.6
-# Paper 000 §IV.A: "current consumption was measured with the voltage fixed at 4V".
+# Learning EAS §IV.A: "current consumption was measured with the voltage fixed at 4V".
 CURRENT_VOLTAGE_V = 4.0
 
 # Priorities (frameworks): SurfaceFlinger runs SCHED_FIFO priority 2
@@ -141,7 +141,7 @@ def _marks_by_name(view: RunView, mark: str, task_prefixes: list[str]) -> list[i
 
 
 # ====================================================================== app-launch
-# Paper 000 §IV.B: entry time = from starting an application until "the completion time
+# Learning EAS §IV.B: entry time = from starting an application until "the completion time
 # of the code execution" (the first frame drawn, ActivityManager's "Displayed"), each app
 # launched 10 times and averaged (Table 6); Table 9 launches Contacts ("small number of
 # tasks and a small workload of each task"), Asphalt 9 ("a large number of tasks and a
@@ -272,7 +272,7 @@ def _app_launch_metric(d: dict, view: RunView) -> dict:
 
 
 # ====================================================================== game
-# Paper 000 §IV.A / Table 2: Train Sim at 30 / 45 / 60 FPS with low / middle / high
+# Learning EAS §IV.A / Table 2: Train Sim at 30 / 45 / 60 FPS with low / middle / high
 # graphics, FPS, frame-drop count (frames "failed to generate and display a frame at the
 # target time") and current at 4 V over 3 minutes.  The threads are those of a Unity
 # game (Train Sim is Unity): UnityMain (logic) fans out job-system work to two workers
@@ -304,7 +304,7 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
     _check_platform(platform_spec, "--workload game")
     fps, level = p["fps"], p["level"]
     if fps not in (30, 45, 60):
-        raise InputError("--workload game", "fps", "one of 30, 45, 60 (paper 000 Table 2)", got=fps)
+        raise InputError("--workload game", "fps", "one of 30, 45, 60 (Learning EAS Table 2)", got=fps)
     period = int(round(1e9 / fps))
     ta = TA_UCLAMP_60HZ if p["boost"] else None
     rng = np.random.default_rng([seed, 0x6A3E])
@@ -387,7 +387,7 @@ def _game_metric(d: dict, view: RunView) -> dict:
 
 
 # ====================================================================== browsing
-# Paper 002 §4.1: a browsing session = start the browser, load a page, scroll up and down
+# FA-CFS §4.1: a browsing session = start the browser, load a page, scroll up and down
 # as content appears, click links and repeat; three kinds of threads: the UI thread
 # (rendering, interaction), background network threads and the browser engine (HTML
 # parsing, V8 JavaScript).  Frame time t_f = execute + process + prepare + draw (eq. 11,
@@ -397,7 +397,7 @@ def _game_metric(d: dict, view: RunView) -> dict:
 # of frames (loading animation, one fling) has something to draw and re-requested by each
 # frame of the run but the last, so a late frame starts its successor at once and no
 # event is left over for the next run after a pause.
-# Paper 002 reports ~2200 frames in 90 s, means of 5-6 ms and peaks of 24-48 ms.
+# FA-CFS reports ~2200 frames in 90 s, means of 5-6 ms and peaks of 24-48 ms.
 BROWSE_LOAD_FRAMES = (30, 60)   # loading-animation frames per page (0.5-1 s of progress; assumption)
 BROWSE_FLINGS = (3, 6)          # flings per page (assumption)
 BROWSE_FLING_FRAMES = (40, 90)  # frames per fling (0.7-1.5 s of scroll animation; assumption)
@@ -406,7 +406,7 @@ BROWSE_UI_MS = 2.2              # UI thread per scroll frame: input, animation, 
 BROWSE_RT_MS = 3.0              # RenderThread per scroll frame: sync + GL draw (assumption)
 BROWSE_LOAD_UI_MS = 1.2         # per loading frame (assumption)
 BROWSE_LOAD_RT_MS = 1.6
-BROWSE_SIGMA = 0.35             # per-frame variation (paper 002 Fig. 2's spread; assumption)
+BROWSE_SIGMA = 0.35             # per-frame variation (FA-CFS Fig. 2's spread; assumption)
 BROWSE_CONTENT_P = 0.08         # share of scroll frames that lay out new content (assumption)
 BROWSE_CONTENT_X = 3.5          # their UI work multiplier (assumption)
 BROWSE_NET_CHUNKS = (6, 14)     # network responses per page load (assumption)
@@ -482,7 +482,7 @@ def _browsing(p: dict, platform_spec: dict, seed: int) -> dict:
 
 
 def top_peak_ratios(frame_ms: list[float], xs: range = range(1, 11)) -> dict[int, float]:
-    """Paper 002 §4.2: "a top x% peak ratio at y milliseconds shows that during the
+    """FA-CFS §4.2: "a top x% peak ratio at y milliseconds shows that during the
     experiment, the top x% of all frame times are longer than y milliseconds", i.e. y is
     the (100 - x)-th percentile of the frame times (numpy's linear interpolation)."""
     a = np.asarray(frame_ms, dtype=float)
@@ -514,7 +514,7 @@ def _browsing_metric(d: dict, view: RunView) -> dict:
 
 # ====================================================================== pcmark
 # PCMark-LIKE, not PCMark: the five Work 2.0 tests of UL's PCMark for Android (the score
-# family of paper 003's slides: PcmaWritingV2Score, PcmaWebV2Score,
+# family of Arm's OSPM 2020 slides: PcmaWritingV2Score, PcmaWebV2Score,
 # PcmaVideoEditingScore, PcmaPhotoEditingV2Score, and Data Manipulation), each a sequence
 # of user operations whose completion latency is scored.  The operations follow UL's
 # description of each test (technical guide); their work amounts are assumptions.

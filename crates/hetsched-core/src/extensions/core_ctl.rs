@@ -1,7 +1,7 @@
 //! The core controller after Qualcomm's core_ctl (kernel/sched/core_ctl.c of the msm
 //! kernels of the Snapdragon 855 generation, with its nr_prev_assist; read from a CAF
-//! core_ctl.c of that line, described here in our own words), as paper 003 (Arm,
-//! OSPM 2020) lists it among the vendor changes: `vendor.cpu_isolation`.
+//! core_ctl.c of that line, described here in our own words), as Arm's OSPM 2020 talk
+//! on vendor EAS changes lists it among them: `vendor.cpu_isolation`.
 //!
 //! At each WALT window rollover (`core_ctl_check()` from walt_irq_work; without WALT, at the
 //! first tick of each `vendor.core_ctl.window_ms`) every CPU's busy percentage is read
@@ -51,7 +51,7 @@ use crate::workload::Policy;
 pub static INFO: ExtensionInfo = ExtensionInfo {
     name: "core_ctl",
     summary: "Qualcomm's core controller: isolates CPUs of a cluster the load does not need, per cluster as the device configures it (vendor.cpu_isolation), and counts vendor.migration_margins' decisions",
-    source: "kernel/sched/core_ctl.c (msm kernels, Snapdragon 855 generation); paper 003 (Arm, OSPM 2020) slide 1",
+    source: "kernel/sched/core_ctl.c (msm kernels, Snapdragon 855 generation); Arm's OSPM 2020 talk on vendor EAS changes, slide 1",
     knobs: &["vendor.cpu_isolation", "vendor.core_ctl.", "core_ctl.", "vendor.migration_margins"],
     // always installed: the knobs are read at every tick, so a controller may turn it on
     // during a run, and counters.vendor is in every result

@@ -1,7 +1,7 @@
 //! The `eas` policy: cfs plus Energy Aware Scheduling on the wakeup path,
 //! `find_energy_efficient_cpu()` (v6.12, kernel/sched/fair.c) on the Energy Model built
 //! from the platform (energy_model.rs), while the root domain is not overutilized. Arm's
-//! vendor changes (paper 003, vendor.rs) are knobs of this policy.
+//! vendor changes (its OSPM 2020 talk, vendor.rs) are knobs of this policy.
 //!
 //! EAS runs only where the kernel would (`sched_is_eas_possible()`, topology.c):
 //! asymmetric CPU capacities and schedutil on every policy; elsewhere the policy is cfs,
@@ -16,10 +16,10 @@ use crate::workload::Policy;
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "eas",
     summary: "cfs plus Energy Aware Scheduling on wakeup: find_energy_efficient_cpu (v6.12) while the root domain is not overutilized",
-    source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; paper 003 (Arm, OSPM 2020) for the vendor.* knobs",
+    source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; Arm's OSPM 2020 talk on vendor EAS changes for the vendor.* knobs",
     knobs: &["vendor.", "schedutil."],
     requires: Requires::NONE,
-    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (paper 003) are off by default; with them off the policy is mainline's.",
+    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's.",
     status: "Measured against the papers' phones in docs/studies/ospm2020.md (vendor knobs) and docs/learning.md (Learning EAS runs on it).",
     controller: None,
     build,
@@ -82,7 +82,7 @@ pub struct Eas {
     pd_cpus: Vec<u64>,
     pd_opps: Vec<u64>,
     placement_steps: u64,
-    /// vendor knobs (paper 003, vendor.rs): how often each fired
+    /// vendor knobs (Arm's OSPM 2020 talk, vendor.rs): how often each fired
     pub vendor: crate::vendor::VendorCounters,
     /// schedtune.prefer_idle placements (msm-4.14)
     pub prefer_idle_placements: u64,
@@ -104,7 +104,7 @@ impl Eas {
         }
     }
 
-    // --- vendor (paper 003) hook: the eas wakeup path with the vendor knobs (vendor.rs) ---
+    // --- vendor (OSPM 2020 talk) hook: the eas wakeup path with the vendor knobs (vendor.rs) ---
     fn select_vendor(
         &mut self,
         v: &SchedView,
@@ -273,7 +273,7 @@ impl SchedPolicy for Eas {
         self.placement_steps = 0;
         let vk = crate::vendor::VendorKnobs::read(v);
         if vk.any() {
-            return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (paper 003)
+            return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (OSPM 2020 talk)
         }
         if kind != WakeKind::Wakeup || v.tasks[p as usize].policy != Policy::Other {
             return self.fallback.select_task_rq(v, p, prev_cpu, kind);

@@ -1,5 +1,5 @@
-//! FA-CFS, the Frequency-Aware Completely Fair Scheduler (Tran, Carlier, Hagimont;
-//! shared/papers/002 §3.2): when a thread migrates from core j (frequency f_j) to core k
+//! FA-CFS, the Frequency-Aware Completely Fair Scheduler (Tran, Carlier, Hagimont,
+//! §3.2): when a thread migrates from core j (frequency f_j) to core k
 //! (f_k), the time slice it gets on k is rescaled so that it does as much work as the slice
 //! would have done on j,
 //!
@@ -30,8 +30,8 @@ use crate::core::{SchedView, TaskId};
 
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "fa-cfs",
-    summary: "cfs with FA-CFS (paper 002): on a migration between CPUs at different frequencies the next slice is S' = (f_src/f_dst) S, its vruntime charged with the weight scaled alike",
-    source: "paper 002 (Tran, Carlier, Hagimont) §3.2 eq. 10, §3.3",
+    summary: "cfs with FA-CFS (Tran et al.): on a migration between CPUs at different frequencies the next slice is S' = (f_src/f_dst) S, its vruntime charged with the weight scaled alike",
+    source: "FA-CFS (Tran, Carlier, Hagimont) §3.2 eq. 10, §3.3",
     knobs: &["sched_latency_ns", "sched_min_granularity_ns"],
     requires: Requires {
         switcher_platform: false,

@@ -1,4 +1,4 @@
-//! The `hcs-balance` policy: cfs plus paper 004 §3's balanced core assignment, a
+//! The `hcs-balance` policy: cfs plus balanced core assignment (Fedorova et al. §3), a
 //! neighbour pull at every tick (knob `hcs_balance_enabled`).
 
 use super::cfs::Cfs;
@@ -10,12 +10,12 @@ use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "hcs-balance",
-    summary: "cfs plus paper 004's balanced core assignment: at every tick each CPU pulls from the next CPU (the last wraps to the first) the queued tasks whose last timeslice ran there (knob hcs_balance_enabled)",
-    source: "paper 004 (Fedorova et al.) §3",
+    summary: "cfs plus balanced core assignment (Fedorova et al.): at every tick each CPU pulls from the next CPU (the last wraps to the first) the queued tasks whose last timeslice ran there (knob hcs_balance_enabled)",
+    source: "balanced core assignment (Fedorova et al.) §3",
     knobs: &["hcs_balance_enabled"],
     requires: Requires::NONE,
     differences: "The paper's Solaris implementation inspects the neighbour's run queue at every tick; here the pull runs at the tick of a CPU running a fair task, after the kernel's own tick work, and moves every eligible queued task at once (as the paper's text says: \"they are moved\"). The kernel's sched_balance_rq runs beside it, as cfs's.",
-    status: "Reproduced in docs/studies/hmc-balance.md with paper 004's CAB, RTF, IPC and jitter metrics.",
+    status: "Reproduced in docs/studies/hmc-balance.md with Fedorova et al.'s CAB, RTF, IPC and jitter metrics.",
     controller: None,
     build: |_| Box::new(HcsBalance::default()),
 };
@@ -51,7 +51,7 @@ impl SchedPolicy for HcsBalance {
     }
 }
 
-/// hcs-balance (paper 004 §3): "On each scheduler tick, the CPU inspects the run queue
+/// hcs-balance (Fedorova et al. §3): "On each scheduler tick, the CPU inspects the run queue
 /// of the CPU one number higher than the current CPU to see if there are any jobs
 /// that have completed their timeslice on that CPU. (The highest numbered CPU examines
 /// the lowest numbered CPU.) If such jobs are found, they are moved from the inspected

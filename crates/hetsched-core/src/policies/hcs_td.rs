@@ -1,5 +1,5 @@
 //! hcs-td: the self-tuning scheduler of Fedorova, Vengerov, Doucette, "Operating System
-//! Scheduling On Heterogeneous Core Systems" (shared/papers/004) §5: per core i a benefit
+//! Scheduling On Heterogeneous Core Systems" §5: per core i a benefit
 //! function learned by TD(0),
 //!
 //! ```text
@@ -352,8 +352,8 @@ use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "hcs-td",
-    summary: "cfs plus paper 004 §5's self-tuning scheduler: per CPU a benefit function of (NCP, cache affinity, miss rate) learned by TD(0); every hcs_td.interval_ms the queued task migration with the largest margin in eq. 4 is taken",
-    source: "paper 004 (Fedorova et al.) §5, eqs. 2-5",
+    summary: "cfs plus the self-tuning scheduler of Fedorova et al. (§5): per CPU a benefit function of (NCP, cache affinity, miss rate) learned by TD(0); every hcs_td.interval_ms the queued task migration with the largest margin in eq. 4 is taken",
+    source: "Fedorova et al. §5, eqs. 2-5 (the self-tuning scheduler)",
     knobs: &["hcs_td."],
     requires: Requires::NONE,
     differences: "The paper outlines the algorithm as future work; the choices it leaves open are knobs with stated assumptions (hcs_td.interval_ms, a, b, cab_eps, rtf_f, max_migrations). The hardware counters are stand-ins: the core preference is the task's work rate per core from its perf model, cache affinity is whether it ran on the CPU within rechoose_interval, the miss rate is the perf model's memory fraction, the instruction count is the CPU's invariant work (Rq::work_done).",

@@ -1,5 +1,6 @@
-//! The `legacy` policy: paper 001's baseline on a switcher platform (`NAME:switcher`):
-//! the v3.4 kernel's CFS on the virtual CPUs, blind to the core backing each.
+//! The `legacy` policy: the baseline of the big.LITTLE switcher study (Kim et al.) on a
+//! switcher platform (`NAME:switcher`): the v3.4 kernel's CFS on the virtual CPUs, blind to
+//! the core backing each.
 
 use super::cfs::SelectIdleSibling;
 use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
@@ -10,8 +11,8 @@ use crate::workload::Policy;
 
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "legacy",
-    summary: "paper 001's baseline on a switcher platform (NAME:switcher): cfs's placement and balancing on the virtual CPUs, blind to the backing core",
-    source: "paper 001 (Kim et al.) §II-A; Linux v3.4 find_idlest_cpu, select_idle_sibling",
+    summary: "the baseline of the big.LITTLE switcher study (Kim et al.) on a switcher platform (NAME:switcher): cfs's placement and balancing on the virtual CPUs, blind to the backing core",
+    source: "the big.LITTLE switcher study (Kim et al.) §II-A; Linux v3.4 find_idlest_cpu, select_idle_sibling",
     knobs: &["switcher."],
     requires: Requires {
         switcher_platform: true,
@@ -23,7 +24,7 @@ pub static INFO: PolicyInfo = PolicyInfo {
     build: |_| Box::new(SwitcherLegacy::default()),
 };
 
-/// Paper 001's legacy CFS on the switcher's virtual CPUs (§II-A: "CFS uses the loads on
+/// Kim et al.'s legacy CFS on the switcher's virtual CPUs (§II-A: "CFS uses the loads on
 /// the virtual CPUs for assigning and moving tasks"): a new task goes to the CPU of the
 /// least load (eq. 1, the queued weights; ties to the lowest number), as the v3.4
 /// find_idlest_cpu() does with weighted_cpuload(); a waking task to select_idle_sibling().

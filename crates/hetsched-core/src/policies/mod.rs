@@ -14,7 +14,7 @@
 //! | hook | when |
 //! |---|---|
 //! | `select_task_rq` | a wakeup or a fork picks a CPU (`try_to_wake_up`, `wake_up_new_task`) |
-//! | `balance_wakeup` | before that pick: migrations a policy makes at enqueue (paper 001's Fig. 3) |
+//! | `balance_wakeup` | before that pick: migrations a policy makes at enqueue (Kim et al. Fig. 3) |
 //! | `migrate_task_rq` | a task moves between CPUs, for any reason (`set_task_cpu`) |
 //! | `dequeue_task` | a fair task leaves its runqueue, `sleep` when it blocks |
 //! | `set_next_task` / `put_prev_task` | a task is switched in / out (`__schedule`) |
@@ -57,7 +57,8 @@ pub enum FairVariant {
 /// refuses a run that does not meet it, with one line saying why.
 #[derive(Debug, Clone, Copy)]
 pub struct Requires {
-    /// true: only on a switcher platform (`NAME:switcher`, paper 001); false: never on one
+    /// true: only on a switcher platform (`NAME:switcher`, as in the big.LITTLE switcher study
+    /// of Kim et al.); false: never on one
     pub switcher_platform: bool,
     /// the fair class, and why the policy needs it
     pub fair: Option<(FairVariant, &'static str)>,
@@ -162,7 +163,7 @@ pub fn check(info: &PolicyInfo, platform: &Platform, eevdf: bool) -> Result<()> 
             "policy",
             "scheduler",
             format!(
-                "{} on a switcher platform (paper 001), got {}",
+                "{} on a switcher platform (as in the big.LITTLE switcher study, Kim et al.), got {}",
                 ours.join(" or "),
                 info.name
             ),

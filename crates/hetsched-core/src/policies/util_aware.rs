@@ -1,4 +1,4 @@
-//! The `util-aware` policy: paper 001's utilization-aware load balancing on the big.LITTLE
+//! The `util-aware` policy: utilization-aware load balancing on the big.LITTLE
 //! switcher (Kim et al., Fig. 3), on a switcher platform (`NAME:switcher`, switcher.rs).
 //!
 //! At every enqueue from the wait queue (fork or wakeup of a fair task):
@@ -23,8 +23,8 @@ pub const SMA_LEN: usize = 16;
 
 pub static INFO: PolicyInfo = PolicyInfo {
     name: "util-aware",
-    summary: "paper 001's Fig. 3 on a switcher platform: at each enqueue level loads while busiest > 1.25 x idlest, then place by expected utilisation (util_aware.estimator a|b); no periodic or newidle balancing",
-    source: "paper 001 (Kim et al., utilization-aware load balancing) Fig. 3, eqs. 1-3",
+    summary: "utilization-aware load balancing (Kim et al.) Fig. 3 on a switcher platform: at each enqueue level loads while busiest > 1.25 x idlest, then place by expected utilisation (util_aware.estimator a|b); no periodic or newidle balancing",
+    source: "utilization-aware load balancing (Kim et al.) Fig. 3, eqs. 1-3",
     knobs: &["util_aware.estimator", "switcher."],
     requires: Requires {
         switcher_platform: true,
