@@ -222,7 +222,11 @@ class Simulation:
     after the run as one linear program with HiGHS (the reference the engine's solver is
     tested against: slower, and its memory grows with the run's length).
     ``scheduler``: a registered name, or a :class:`hetsched.Policy` written in Python (an
-    instance or the class; ``result.json``'s ``scheduler`` is then its ``name``).
+    instance or the class; ``result.json``'s ``scheduler`` is then its ``name``). It is
+    ``cfs`` unless given, here: a script's results do not change with the platform's
+    defaults. ``hetsched run`` and ``replay`` choose as the kernel does,
+    :func:`default_policy` (eas where the platform has an Energy Model and asymmetric
+    capacities).
     ``trace``: a scheduler trace in one of :data:`TRACE_FORMATS`: ``"perfetto"`` (Perfetto's
     protobuf), ``"ftrace"`` (``trace-cmd report`` text) or ``"chrome"`` (trace-event JSON;
     ``True`` means this one); :meth:`take_trace` hands it over (docs/traces.md).
