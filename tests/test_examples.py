@@ -155,3 +155,22 @@ def test_the_parser_check_refuses_a_bad_command():
         _parse(["run", "--no-such-option"])
     with pytest.raises(click.UsageError):
         _parse(["compare", "--seeds", "many"])
+
+
+def test_a_sweep_grid_names_a_shipped_example_or_its_own_file(tmp_path):
+    """A grid reads its file arguments from its own folder; a bare name that is no file
+    there is the shipped example, as on the command line, and a file there wins."""
+    from hetsched.runner import relative_to
+    from hetsched.sweep import load_grid
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("platforms: [gs101]\nworkloads: [rtapp_example2.json]\nschedulers: [cfs]\nduration: 0.2\n")
+    (spec,) = load_grid(str(grid)).cells()
+    assert spec.simulation_args()["workload"] == ["rtapp_example2.json"]
+    assert [t["name"] for t in spec.simulation().run(0.2).doc["tasks"]] == ["thread0-0"]
+    (tmp_path / "rtapp_example2.json").write_text(MINE)
+    assert relative_to(tmp_path, "rtapp_example2.json") == str(tmp_path / "rtapp_example2.json")
+    (spec,) = load_grid(str(grid)).cells()
+    assert [t["name"] for t in spec.simulation().run(0.2).doc["tasks"]] == ["mine-0"]
+    # a name that is neither stays a path in the grid's folder, refused there
+    assert relative_to(tmp_path, "nosuch.json") == str(tmp_path / "nosuch.json")

@@ -363,46 +363,11 @@ def run(
         _draw(out)
 
 
-# metric key, label, unit, lower is better
-COMPARE_METRICS = [
-    ("energy_j", "energy", "J", True),
-    ("energy_lower_bound_j", "energy lower bound", "J", True),
-    ("energy_over_bound", "energy / lower bound", "x", True),
-    ("avg_power_mw", "avg power", "mW", True),
-    ("missed_activation_pct", "missed activations", "%", True),
-    ("wakeup_latency_us_p99", "wakeup latency p99", "us", True),
-    ("wakeup_latency_us_mean", "wakeup latency mean", "us", True),
-    ("slack_us_mean", "slack mean", "us", False),
-    ("migrations", "migrations", "", True),
-]
+from hetsched.metric_names import COMPARE_DEFAULT, COMPARE_METRICS  # noqa: E402
+from hetsched.metric_names import metric_label as _metric_label  # noqa: E402
+from hetsched.metric_names import metric_unit as _metric_unit  # noqa: E402
 
-
-#: what compare shows without --metric, beside the workload's headline figures
-COMPARE_DEFAULT = ("energy_j", "energy_over_bound", "avg_power_mw", "wakeup_latency_us_p99",
-                   "missed_activation_pct", "migrations")
 COMPARE_FORMATS = ("table", "csv", "json", "markdown")
-
-# a workload metric's unit, from its name's ending (game.fps, app-launch.entry_ms_mean)
-_UNIT_ENDINGS = (("_pct", "%"), ("_ms", "ms"), ("_s", "s"), ("_mw", "mW"), ("_ma", "mA"), ("_us", "us"),
-                 ("fps", "fps"), ("_per_s", "/s"))
-
-
-def _metric_unit(key: str) -> str:
-    for k, _label, unit, _lower in COMPARE_METRICS:
-        if k == key:
-            return unit
-    name = key.rpartition(".")[2]
-    for part in name.split("_")[::-1] if "_" in name else [name]:
-        for ending, unit in _UNIT_ENDINGS:
-            if f"_{part}".endswith(ending) or part == ending:
-                return unit
-    return ""
-
-
-def _metric_label(key: str) -> str:
-    label = next((lb for k, lb, _u, _l in COMPARE_METRICS if k == key), key)
-    unit = _metric_unit(key)
-    return f"{label} [{unit}]" if unit else label
 
 
 def _compare_metric_keys(df, workload: List[str], asked: List[str]) -> list[str]:

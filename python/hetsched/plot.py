@@ -37,6 +37,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from hetsched.errors import InputError, UnknownNameError
+from hetsched.metric_names import COMPARE_DEFAULT, metric_label
+from hetsched.metric_names import lower_is_better as _lower_is_better
+from hetsched.metric_names import metric_unit as _metric_unit
 
 __all__ = ["PLOT_FORMATS", "PLOTS_DIR", "detect_kinds", "plot_dir", "run_figures", "compare_figures",
            "sweep_figures", "Figures"]
@@ -337,31 +340,10 @@ def detect_kinds(path: Path) -> list[str]:
 # ----------------------------------------------------------------------------- words and numbers
 
 
-def _metric_unit(key: str) -> str:
-    from hetsched.cli import _metric_unit as unit
-
-    return unit(key)
-
-
 def _metric_label(key: str, with_direction: bool = True) -> str:
     """``wakeup latency p99 [us]``, with ``(lower is better)`` where the metric declares it."""
-    from hetsched.cli import COMPARE_METRICS
+    return metric_label(key, with_direction)
 
-    label, lower = key, None
-    for k, lb, _unit, low in COMPARE_METRICS:
-        if k == key:
-            label, lower = lb, low
-    unit = _metric_unit(key)
-    text = f"{label} [{unit}]" if unit else label
-    if with_direction and lower is not None:
-        text += f" ({'lower' if lower else 'higher'} is better)"
-    return text
-
-
-def _lower_is_better(key: str) -> bool | None:
-    from hetsched.cli import COMPARE_METRICS
-
-    return next((low for k, _lb, _u, low in COMPARE_METRICS if k == key), None)
 
 
 def _headline(workloads: Iterable[str]) -> list[str]:
@@ -915,7 +897,6 @@ def compare_figures(path: Path) -> Figures:
 def _change_metrics(c: _Compare, metrics: list[str], by: dict) -> list[str]:
     """The metrics compare shows by default (and the workload's headline), which have a
     change against the baseline for some configuration."""
-    from hetsched.cli import COMPARE_DEFAULT
 
     wanted = [*COMPARE_DEFAULT, *_headline(c.workload)]
     return [k for k in dict.fromkeys(wanted) if k in metrics

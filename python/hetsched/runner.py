@@ -111,6 +111,22 @@ def _is_path(s: str) -> bool:
     return "/" in s or s.endswith(".json")
 
 
+def relative_to(base_dir: str | os.PathLike, s: str) -> str:
+    """A grid's or a run spec's file argument, read from ``base_dir`` (its file's folder):
+    a relative path there, a name or an absolute path as it is. A bare name that is no file
+    in ``base_dir`` but a shipped example (``rtapp_example3.json``) stays bare, for the
+    loader to find as ``--workload`` does (hetsched.workloads.examples)."""
+    if not _is_path(s) or os.path.isabs(s):
+        return s
+    local = Path(base_dir) / s
+    if not local.exists():
+        from hetsched.workloads.examples import example_path
+
+        if os.path.basename(s) == s and example_path(s) is not None:
+            return s
+    return str(local)
+
+
 def _pairs(x: Any) -> tuple[tuple[str, Any], ...]:
     # sorted by name only: a value never decides the order (nor must it be comparable)
     items = x.items() if isinstance(x, Mapping) else x
@@ -201,7 +217,7 @@ class RunSpec:
             raise InputError(self.label or self.fn or "RunSpec", "kwargs", f"JSON values ({e})") from None
 
     def _resolve(self, s: str) -> str:
-        return str(Path(self.base_dir) / s) if _is_path(s) and not os.path.isabs(s) else s
+        return relative_to(self.base_dir, s)
 
     def simulation_args(self) -> dict:
         """The keyword arguments of :class:`hetsched.sim.Simulation` for this run."""

@@ -33,8 +33,8 @@ from typing import Any, Callable
 
 from hetsched import _input
 from hetsched.errors import HetschedError, InputError, UnknownNameError
-from hetsched.runner import (FIXED_COLUMNS, Runner, RunSpec, RunStore, _is_path, error_row, parse_cell, run_hash,
-                             run_row)
+from hetsched.runner import (FIXED_COLUMNS, Runner, RunSpec, RunStore, _is_path, error_row, parse_cell, relative_to,
+                             run_hash, run_row)
 from hetsched.runner import read_rows as _read_rows
 
 __all__ = ["Grid", "Cell", "load_grid", "cell_hash", "run_cell", "RowStore", "run_sweep", "read_rows",
@@ -162,7 +162,7 @@ def load_grid(path: str | os.PathLike) -> Grid:
         if not isinstance(items, list) or not items or not all(isinstance(x, str) and x.strip() for x in items):
             raise InputError(src, f"workloads[{i}]", "NAME[:k=v,...], an rt-app file, or a list of those", got=w)
         items = tuple(x.strip() for x in items)
-        resolved = [str(Path(base_dir) / x) if _is_path(x) and not os.path.isabs(x) else x for x in items]
+        resolved = [relative_to(base_dir, x) for x in items]
         for spec in specs:
             try:
                 resolve_workloads(resolved, spec, 0)
