@@ -481,3 +481,14 @@ def test_an_unprintable_source_is_shown_escaped():
 def test_every_error_above_is_a_hetsched_error():
     # the CLI turns HetschedError, and only it, into the one line
     assert issubclass(InputError, HetschedError)
+
+
+def test_a_knob_the_engine_checks_against_the_profile_is_named_as_given(tmp_path, tools):
+    """WALT's window is checked by the engine, which names its policy document's field;
+    the user gave it as --set, and the line says so."""
+    proc = tools.run_cli(["run", "--platform", "sm8150", "--scheduler", "eas", "--set", "kernel=msm-4.14",
+                          "--workload", "periodic:n=4", "--duration", "0.1", "--set", "sched_ravg_window=1000",
+                          "--out", str(tmp_path / "out")])
+    line = tools.assert_one_line_error(proc, "--set", "sched_ravg_window", "20000000")
+    assert "policy" not in line
+    tools.assert_no_outputs(tmp_path / "out")

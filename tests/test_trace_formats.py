@@ -218,3 +218,27 @@ def test_idle_and_switch_events_on_a_hand_worked_periodic_task(tmp_path):
                   "next_comm=swapper/0 next_pid=0 next_prio=120"),
                  (t(end), "cpu_idle", "state=0 cpu_id=0")]
     assert got == want
+
+
+def test_a_fork_names_its_parent_before_the_childs_first_wakeup():
+    """rt-app's example 9: thread3 forks thread1 and thread2 in turn. Each fork is a
+    sched_process_fork on the parent's CPU, naming the parent as the line's running task,
+    and the child's next event is its sched_wakeup_new."""
+    res, text = _run("ftrace", workload="rtapp_example9.json", duration=0.3)
+    lines = [ln for ln in text.splitlines()[2:]]
+    forks = [i for i, ln in enumerate(lines) if ": sched_process_fork: " in ln]
+    names = {t["pid"] + FIRST_PID - 1: t["name"] for t in res.doc["tasks"]}
+    parent = next(p for p, n in names.items() if n.startswith("thread3"))
+    # the tasks forked from a template (thread1 and thread3 start by themselves)
+    assert len(forks) == sum(t["name"].endswith("-0000") for t in res.doc["tasks"]) == 2
+    for i in forks:
+        head, fields = lines[i].split(": sched_process_fork: ")
+        assert head.split("[")[0].strip() == f"{names[parent][:15]}-{parent}"
+        f = dict(kv.split("=", 1) for kv in fields.split())
+        assert int(f["pid"]) == parent and names[int(f["child_pid"])][:15] == f["child_comm"]
+        ts = head.rsplit(" ", 1)[1]
+        # the child's next event is its sched_wakeup_new: at once, or once the CPU chosen
+        # for it has left its idle state
+        after = [ln for ln in lines[i + 1:] if f"={f['child_comm']} " in ln or f"-{f['child_pid']} " in ln]
+        assert f": sched_wakeup_new: comm={f['child_comm']} pid={f['child_pid']} " in after[0]
+        assert float(after[0].split(": sched_wakeup_new")[0].rsplit(" ", 1)[1]) >= float(ts)

@@ -197,11 +197,15 @@ def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
 
 @contextlib.contextmanager
 def _policy_errors_as_options():
-    """The engine names its policy document's fields (``policy: scheduler``); a user gave
-    them as options (``--scheduler``, ``--governor``, ``--idle-governor``)."""
+    """The engine names its policy document's fields (``policy: scheduler``,
+    ``policy: knobs.NAME``); a user gave them as options (``--scheduler``, ``--governor``,
+    ``--idle-governor``, ``--set NAME=...``)."""
     try:
         yield
     except InputError as e:
+        if e.source == "policy" and e.field.startswith("knobs."):
+            # a knob the engine checks against the run's other settings (WALT's window)
+            raise InputError("--set", e.field.removeprefix("knobs."), e.expected, e.got) from None
         if e.source != "policy" or e.field not in ("scheduler", "governor", "idle_governor"):
             raise
         option = "--" + e.field.replace("_", "-")

@@ -35,6 +35,7 @@ impl Sim {
             task.uclamp = [0, 1024]; // msm-4.14: no uclamp
         }
         self.tasks.push(task);
+        self.trace_fork(parent, id);
         self.walt_fork(k, id);
         self.wake_up(id);
         true

@@ -104,6 +104,15 @@ impl TraceWriter for FtraceText {
         let _ = writeln!(self.buf, "comm={} pid={} prio={}", p.comm, p.pid, p.prio);
     }
 
+    fn sched_process_fork(&mut self, now: u64, cpu: usize, parent: TaskRef, child: TaskRef) {
+        self.head(now, cpu, parent, "sched_process_fork");
+        let _ = writeln!(
+            self.buf,
+            "comm={} pid={} child_comm={} child_pid={}",
+            parent.comm, parent.pid, child.comm, child.pid
+        );
+    }
+
     fn drain(&mut self) -> Vec<u8> {
         std::mem::replace(&mut self.buf, String::with_capacity(1 << 20)).into_bytes()
     }

@@ -112,6 +112,7 @@ pub(crate) trait TraceWriter: Send {
     fn sched_wakeup(&mut self, _now: u64, _cpu: usize, _curr: TaskRef, _p: TaskRef, _target_cpu: usize, _new: bool) {}
     fn sched_migrate_task(&mut self, _now: u64, _cpu: usize, _curr: TaskRef, _p: TaskRef, _orig: usize, _dest: usize) {}
     fn sched_process_exit(&mut self, _now: u64, _cpu: usize, _curr: TaskRef, _p: TaskRef) {}
+    fn sched_process_fork(&mut self, _now: u64, _cpu: usize, _parent: TaskRef, _child: TaskRef) {}
     /// The bytes written since the last drain.
     fn drain(&mut self) -> Vec<u8>;
     /// The rest of the document; called once, at the end.
@@ -393,6 +394,15 @@ impl Sim {
         let Some(tr) = self.trace.as_mut() else { return };
         let (curr, p) = (tr.cpus.curr(&self.tasks, on), task_ref(&self.tasks, t));
         tr.writer.sched_migrate_task(self.now, on, curr, p, orig, dest);
+    }
+
+    /// sched_process_fork, from kernel_clone() on the parent's CPU, before the child's
+    /// wake_up_new_task().
+    pub(crate) fn trace_fork(&mut self, parent: TaskId, child: TaskId) {
+        let Some(tr) = self.trace.as_mut() else { return };
+        let cpu = self.tasks[parent as usize].cpu;
+        let (p, c) = (task_ref(&self.tasks, parent), task_ref(&self.tasks, child));
+        tr.writer.sched_process_fork(self.now, cpu, p, c);
     }
 
     /// sched_process_exit, from do_exit() on the task's own CPU, before its last switch.

@@ -1,6 +1,6 @@
 //! Perfetto's protobuf trace, as `traced_probes` writes one on a phone: the kernel's ftrace
 //! events in per-CPU FtraceEventBundles (sched_switch, sched_waking, sched_wakeup[_new],
-//! sched_migrate_task, sched_process_exit, cpu_frequency, cpu_idle), from which the trace
+//! sched_migrate_task, sched_process_fork, sched_process_exit, cpu_frequency, cpu_idle), from which the trace
 //! processor builds its `sched`, `thread_state`, `cpu_frequency` and `cpu_idle` tables; a
 //! SystemInfo packet with a v6.12 utsname (the processor reads prev_state's preempted bit by
 //! kernel version); a ProcessTree per new task (each task a process of one thread); and the util and power of each CPU as
@@ -61,7 +61,7 @@ pub struct FtraceEvent {
     /// the task running on the bundle's CPU when the event fired
     #[prost(uint32, optional, tag = "2")]
     pub pid: Option<u32>,
-    #[prost(oneof = "Event", tags = "4, 11, 13, 17, 20, 114, 238, 491")]
+    #[prost(oneof = "Event", tags = "4, 11, 13, 17, 20, 114, 238, 239, 491")]
     pub event: Option<Event>,
 }
 
@@ -81,6 +81,8 @@ pub enum Event {
     SchedWakeupNew(SchedWakeup),
     #[prost(message, tag = "238")]
     SchedProcessExit(SchedProcessExit),
+    #[prost(message, tag = "239")]
+    SchedProcessFork(SchedProcessFork),
     #[prost(message, tag = "491")]
     SchedMigrateTask(SchedMigrateTask),
 }
@@ -143,6 +145,18 @@ pub struct SchedProcessExit {
     pub tgid: Option<i32>,
     #[prost(int32, optional, tag = "4")]
     pub prio: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SchedProcessFork {
+    #[prost(string, optional, tag = "1")]
+    pub parent_comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub parent_pid: Option<i32>,
+    #[prost(string, optional, tag = "3")]
+    pub child_comm: Option<String>,
+    #[prost(int32, optional, tag = "4")]
+    pub child_pid: Option<i32>,
 }
 
 /// CpuFrequencyFtraceEvent and CpuIdleFtraceEvent: state, cpu_id.
@@ -419,6 +433,16 @@ impl TraceWriter for PerfettoProto {
             prio: Some(p.prio),
         };
         self.event(now, cpu, curr, Event::SchedProcessExit(e));
+    }
+
+    fn sched_process_fork(&mut self, now: u64, cpu: usize, parent: TaskRef, child: TaskRef) {
+        let e = SchedProcessFork {
+            parent_comm: Some(parent.comm.into()),
+            parent_pid: Some(parent.pid),
+            child_comm: Some(child.comm.into()),
+            child_pid: Some(child.pid),
+        };
+        self.event(now, cpu, parent, Event::SchedProcessFork(e));
     }
 
     fn drain(&mut self) -> Vec<u8> {
