@@ -582,6 +582,19 @@ def test_compare_formats_and_metrics(tools):
     assert any(line.startswith("| energy [J] |") for line in md) and any(line.startswith("| game.fps [fps] |") for line in md)
 
 
+def test_compare_document_on_stdout_stays_whole_with_out_and_plot(tools, tmp_path):
+    """With --format json, stdout is the document alone: the files written (compare's and
+    the plots') are listed on stderr; the notes on mechanisms that never acted are in it."""
+    out = tmp_path / "cmp"
+    proc = tools.run_cli(["compare", "--scheduler", "cfs", "--scheduler", "hcs-td", "--duration", "0.5",
+                          "--seeds", "2", "--format", "json", "--out", str(out), "--plot"])
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert any(n.startswith("hcs-td/schedutil: ") for n in doc["notes"])
+    for name in ("compare.csv", "compare.json", "plots/compare_energy_quality.png"):
+        assert (out / name).is_file() and f"wrote {out / name}" in proc.stderr
+
+
 def test_compare_headline_metrics_by_default(tools):
     proc = tools.run_cli(["compare", "--workload", "game", "--scheduler", "cfs", "--duration", "0.5", "--seeds", "1"])
     assert proc.returncode == 0, proc.stderr

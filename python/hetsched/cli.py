@@ -267,13 +267,14 @@ class _RunFiles:
         self.outs.abort()
 
 
-def _draw(out: Path, formats: tuple[str, ...] = ("png",)) -> None:
-    """The plots of a result directory (hetsched.plot), listed like the other files."""
+def _draw(out: Path, formats: tuple[str, ...] = ("png",), listing=None) -> None:
+    """The plots of a result directory (hetsched.plot), listed like the other files (on
+    ``listing``, stdout unless that holds a document)."""
     from hetsched.plot import plot_dir
 
     notes: list[str] = []
     for f in plot_dir(out, formats, notes=notes):
-        console.print(f"  wrote {f}")
+        (listing or console).print(f"  wrote {f}")
     for line in notes:
         err_console.print(f"hetsched plot: {line}", markup=False, highlight=False)
 
@@ -700,13 +701,15 @@ def compare(
                                                    "baseline": cols[0],
                                                    "summary": _compare_summary(groups, cols, _compare_metric_keys(
                                                        df, workload, ["all"])), "runs": rows}, indent=1) + "\n")
+            # with --format csv|json|markdown stdout is that document: the file list goes beside it
+            listing = console if format == "table" else err_console
             for f in outs.commit():
-                console.print(f"  wrote {f}")
+                listing.print(f"  wrote {f}")
         except BaseException:
             outs.abort()
             raise
         if plot:
-            _draw(out)
+            _draw(out, listing=listing)
 
 
 @platforms_app.callback(invoke_without_command=True)
