@@ -150,6 +150,13 @@ def test_perfetto_trace_decodes_with_perfettos_protos(runs):
                 wakes.append((e.timestamp, which, getattr(e, which).pid))
     assert kinds["system_info"] == 1 and kinds["track_descriptor"] == 16  # util and power per CPU
     assert trace.packet[0].system_info.utsname.release.startswith("6.12")
+    # the cpu table: each CPU's capacity_orig and frequency table, from the platform
+    from hetsched.platforms import load_platform
+
+    (info,) = [p.cpu_info for p in trace.packet if p.HasField("cpu_info")]
+    spec = load_platform("gs101").to_spec()
+    want = {cpu: (c["capacity_orig"], [o["khz"] for o in c["opps"]]) for c in spec["clusters"] for cpu in c["cpus"]}
+    assert [(c.capacity, list(c.frequencies)) for c in info.cpus] == [want[i] for i in range(8)]
     # bundles are per CPU and each is in time order; the whole, sorted by time as the trace
     # processor sorts it, is the run's timeline
     switches.sort(key=lambda s: s[0])

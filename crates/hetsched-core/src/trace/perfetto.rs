@@ -3,7 +3,8 @@
 //! sched_migrate_task, sched_process_fork, sched_process_exit, cpu_frequency, cpu_idle), from which the trace
 //! processor builds its `sched`, `thread_state`, `cpu_frequency` and `cpu_idle` tables; a
 //! SystemInfo packet with a v6.12 utsname (the processor reads prev_state's preempted bit by
-//! kernel version); a ProcessTree per new task (each task a process of one thread); and the util and power of each CPU as
+//! kernel version); a CpuInfo packet (each CPU's capacity_orig and OPP table); a
+//! ProcessTree per new task (each task a process of one thread); and the util and power of each CPU as
 //! TrackEvent counters, which have no ftrace event.
 //!
 //! The messages below are the subset of Perfetto's protos/perfetto/trace/ (trace.proto,
@@ -28,7 +29,7 @@ pub struct TracePacket {
     pub sequence_flags: Option<u32>,
     #[prost(bool, optional, tag = "87")]
     pub first_packet_on_sequence: Option<bool>,
-    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 60")]
+    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 60, 67")]
     pub data: Option<Data>,
 }
 
@@ -44,6 +45,26 @@ pub enum Data {
     SystemInfo(SystemInfo),
     #[prost(message, tag = "60")]
     TrackDescriptor(TrackDescriptor),
+    #[prost(message, tag = "67")]
+    CpuInfo(CpuInfo),
+}
+
+/// Each CPU's capacity and frequency table, as traced_probes reads them from sysfs
+/// (cpu_capacity, scaling_available_frequencies): the trace processor's `cpu` table.
+#[derive(Clone, PartialEq, Message)]
+pub struct CpuInfo {
+    #[prost(message, repeated, tag = "1")]
+    pub cpus: Vec<Cpu>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Cpu {
+    #[prost(string, optional, tag = "1")]
+    pub processor: Option<String>,
+    #[prost(uint32, repeated, packed = "false", tag = "2")]
+    pub frequencies: Vec<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub capacity: Option<u32>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -273,6 +294,21 @@ impl PerfettoProto {
                     machine: Some("aarch64".into()),
                 }),
                 num_cpus: Some(n as u32),
+            })),
+            ..Default::default()
+        });
+        w.packet(TracePacket {
+            data: Some(Data::CpuInfo(CpuInfo {
+                cpus: (0..n)
+                    .map(|cpu| {
+                        let c = p.cluster_of(cpu);
+                        Cpu {
+                            processor: Some(format!("{} {}", p.name, c.name)),
+                            frequencies: c.opps.iter().map(|o| o.khz as u32).collect(),
+                            capacity: Some(c.capacity_orig as u32),
+                        }
+                    })
+                    .collect(),
             })),
             ..Default::default()
         });
