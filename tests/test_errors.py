@@ -120,7 +120,8 @@ def test_a_policy_the_engine_refuses_reaches_the_api_as_an_input_error():
     with pytest.raises(InputError) as e:
         Simulation(platform="juno-r0", workload="periodic:n=4", scheduler="fa-cfs", knobs={"fair.eevdf": 1})
     assert type(e.value) is InputError
-    assert (e.value.source, e.value.field) == ("policy", "knobs.fair.eevdf")
+    # the engine names its policy document's field; the user gave the knob as --set
+    assert (e.value.source, e.value.field) == ("--set", "fair.eevdf")
     assert e.value.expected.startswith("0 with --scheduler fa-cfs")
 
 
@@ -191,7 +192,7 @@ def test_the_cli_reports_an_engine_refusal_on_one_line(tools, tmp_path):
     })
     # named in the rt-app file's terms (the engine says tasks[0].cpus)
     tools.assert_one_line_error(procs["workload"], f"{rtapp}: tasks.t.cpus: expected CPU numbers below 6")
-    tools.assert_one_line_error(procs["policy"], "policy: knobs.fair.eevdf: expected 0 with --scheduler fa-cfs")
+    tools.assert_one_line_error(procs["policy"], "--set: fair.eevdf: expected 0 with --scheduler fa-cfs")
     tools.assert_no_outputs(tmp_path / "a")
     tools.assert_no_outputs(tmp_path / "b")
 
