@@ -381,21 +381,17 @@ def test_a_grid_document_loads_or_is_refused(data):
 
 
 def _trace(ntasks: int = 3, nswitches: int = 30) -> list[str]:
-    """ftrace text of ``ntasks`` tasks taking turns on 2 CPUs."""
-    lines = ["# tracer: nop", "#"]
-    ts, running = 1000.0001, {0: (0, "swapper/0"), 1: (0, "swapper/1")}
-    for k in range(nswitches):
-        cpu, pid = k % 2, 100 + k % ntasks
-        prev_pid, prev = running[cpu]
-        ts += 0.00025
-        lines.append(f"  task{pid}-{pid} [{cpu:03d}] d..3 {ts:.6f}: sched_wakeup: comm=task{pid} pid={pid} prio=120 "
-                     f"target_cpu={cpu:03d}")
-        ts += 0.00005
-        lines.append(f"  {prev}-{prev_pid} [{cpu:03d}] d..3 {ts:.6f}: sched_switch: prev_comm={prev} "
-                     f"prev_pid={prev_pid} prev_prio=120 prev_state={'S' if prev_pid else 'R'} ==> "
-                     f"next_comm=task{pid} next_pid={pid} next_prio=120")
-        running[cpu] = (pid, f"task{pid}")
-    return lines
+    """ftrace text of ``ntasks`` tasks taking turns on 2 CPUs: the fuzz driver's base trace
+    (scripts/fuzz_cli.py, synthetic_trace)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("fuzz_cli", Path(__file__).resolve().parents[1] / "scripts"
+                                                  / "fuzz_cli.py")
+    fuzz_cli = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_cli"] = fuzz_cli  # its dataclasses look their module up there
+    spec.loader.exec_module(fuzz_cli)
+    return fuzz_cli.synthetic_trace(ntasks, nswitches).splitlines()
 
 
 TRACE = _trace()

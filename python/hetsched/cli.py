@@ -366,6 +366,7 @@ def run(
 
 from hetsched.metric_names import COMPARE_DEFAULT, COMPARE_METRICS  # noqa: E402
 from hetsched.metric_names import metric_label as _metric_label  # noqa: E402
+from hetsched.metric_names import mean_ci95  # noqa: E402
 from hetsched.metric_names import metric_unit as _metric_unit  # noqa: E402
 
 COMPARE_FORMATS = ("table", "csv", "json", "markdown")
@@ -422,19 +423,13 @@ def _compare_summary(groups: dict, cols: list[str], keys: list[str]) -> list[dic
     could never mark a difference."""
     import math
 
-    import numpy as np
-    from scipy import stats
-
     out = []
     for key in keys:
         base = groups[cols[0]][key].dropna().to_numpy(float)
         bmean = float(base.mean()) if len(base) else math.nan
         for c in cols:
             x = groups[c][key].dropna().to_numpy(float)
-            n = len(x)
-            mean = float(x.mean()) if n else math.nan
-            sd = float(x.std(ddof=1)) if n > 1 else 0.0
-            ci = float(stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else None
+            mean, sd, ci, n = mean_ci95(x)
             rel = (mean - bmean) / abs(bmean) if c != cols[0] and bmean and not math.isnan(bmean) else None
             p = _welch_p(x, base) if c != cols[0] else None
             mark = "" if p is None else "**" if p < 0.01 else "*" if p < 0.05 else ""
@@ -539,38 +534,35 @@ def _metric(flat: dict, key: str) -> float | None:
     return flat.get(f"counters.{key}")
 
 
-def _silent_notes(cols: list[str], groups: dict, results: list[dict], specs: list, cells: list) -> list[str]:
-    """A line per configuration and mechanism that never acted in any of its runs (its
-    seeds): its rows are its base policy's, and the table's "+0.0 %" comes from that."""
+def _silent_notes(cols: list[str], cells: list, specs: list, results: list[dict]) -> list[str]:
+    """A line per configuration whose every run equals the baseline's of the same seed,
+    and per configuration and mechanism that never acted in any of its runs (its seeds):
+    the table's "+0.0 %" comes from that."""
     from hetsched.runner import SILENT_MECHANISMS
 
-    by_cell: dict[tuple, list[list[str]]] = {}
+    runs: dict[tuple, dict[int, dict]] = {}
     for sp, flat in zip(specs, results):
-        lines = (flat.get(SILENT_MECHANISMS) or "").splitlines()
-        by_cell.setdefault((sp.cell, sp.governor), []).append(lines)
-    # a configuration whose every run is its baseline's to the last digit (same seed): its
-    # mechanism, whatever its counters say it did, changed no decision that mattered
+        runs.setdefault((sp.cell, sp.governor), {})[sp.seed] = flat
+    # equal to the last digit: its mechanism, whatever its counters say it did, changed no
+    # decision that mattered
     same_keys = ("energy_j", "counters.context_switches", "counters.migrations", "counters.freq_changes")
-    flats: dict[tuple, dict[int, dict]] = {}
-    for sp, flat in zip(specs, results):
-        flats.setdefault((sp.cell, sp.governor), {})[sp.seed] = flat
-    base = flats.get(cells[0], {})
+    base = runs.get(cells[0], {})
     notes = []
     for col, cell in zip(cols[1:], cells[1:]):
-        mine = flats.get(cell, {})
+        mine = runs.get(cell, {})
         if mine and mine.keys() == base.keys() and all(
                 all(mine[seed].get(k) == base[seed].get(k) for k in same_keys) for seed in mine):
             notes.append(f"{col}: every run equals {cols[0]}'s of the same seed in energy, context switches, "
                          f"migrations and frequency changes: its mechanism left this workload's outcome as "
                          f"it was")
     for col, cell in zip(cols, cells):
-        runs = by_cell.get(cell, [])
-        if not runs:
+        lines = [(flat.get(SILENT_MECHANISMS) or "").splitlines() for _, flat in sorted(runs.get(cell, {}).items())]
+        if not lines:
             continue
-        for line in runs[0]:
+        for line in lines[0]:
             name = line.split(":", 1)[0]
-            if all(any(other.split(":", 1)[0] == name for other in r) for r in runs[1:]):
-                where = f"in all {len(runs)} runs; seed 0: " if len(runs) > 1 else ""
+            if all(any(other.split(":", 1)[0] == name for other in r) for r in lines[1:]):
+                where = f"in all {len(lines)} runs; seed 0: " if len(lines) > 1 else ""
                 notes.append(f"{col}: {where}{line}")
     return notes
 
@@ -680,7 +672,7 @@ def compare(
     legend = (f"baseline {cols[0]}; ± is the 95 % confidence interval of the mean over the seeds "
               f"(Student's t); * p < 0.05, ** p < 0.01 against the baseline (Welch's t-test)")
     footer = f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall"
-    notes = _silent_notes(cols, groups, results, specs, cells)
+    notes = _silent_notes(cols, cells, specs, results)
     if format == "table":
         _print_compare_table(summary, cols, keys, title, legend)
         for line in notes:

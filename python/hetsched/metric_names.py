@@ -1,9 +1,9 @@
 """The names, units and directions of the metrics `hetsched compare` shows and
-`hetsched plot` draws: one table for both."""
+`hetsched plot` draws, and their summary over seeds: one definition for both."""
 
 from __future__ import annotations
 
-__all__ = ["COMPARE_METRICS", "COMPARE_DEFAULT", "metric_unit", "metric_label", "lower_is_better"]
+__all__ = ["COMPARE_METRICS", "COMPARE_DEFAULT", "metric_unit", "metric_label", "lower_is_better", "mean_ci95"]
 
 # metric key, label, unit, lower is better
 COMPARE_METRICS = [
@@ -54,3 +54,20 @@ def metric_label(key: str, with_direction: bool = False) -> str:
     if with_direction and lower is not None:
         text += f" ({'lower' if lower else 'higher'} is better)"
     return text
+
+
+def mean_ci95(values) -> tuple[float, float, float | None, int]:
+    """The mean of ``values`` (NaN when there are none), their standard deviation (n-1; 0
+    for one value), the half-width of the mean's 95 % confidence interval (Student's t with
+    n-1 degrees of freedom; None for fewer than two values) and their count."""
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    mean = float(x.mean()) if n else math.nan
+    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    ci = float(stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else None
+    return mean, sd, ci, n

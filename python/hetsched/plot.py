@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from hetsched.errors import InputError, UnknownNameError
-from hetsched.metric_names import COMPARE_DEFAULT, metric_label
+from hetsched.metric_names import COMPARE_DEFAULT, mean_ci95, metric_label
 from hetsched.metric_names import lower_is_better as _lower_is_better
 from hetsched.metric_names import metric_unit as _metric_unit
 
@@ -371,24 +371,11 @@ def _sig(x: float | None, digits: int = 4) -> str:
     return f"{x:.{max(0, digits - 1 - mag)}f}"
 
 
-def _t95(n: int) -> float:
-    from scipy import stats
-
-    return float(stats.t.ppf(0.975, n - 1))
-
-
 def _mean_ci(values: Sequence[float]) -> tuple[float, float | None, int]:
-    """Mean, half-width of its 95 % confidence interval (Student's t, as compare's summary),
-    and the count; no interval from one value."""
-    xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-    n = len(xs)
-    if not n:
-        return math.nan, None, 0
-    mean = sum(xs) / n
-    if n == 1:
-        return mean, None, 1
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    return mean, _t95(n) * sd / math.sqrt(n), n
+    """Mean, half-width of its 95 % confidence interval (compare's summary, mean_ci95) and
+    the count of the finite values; no interval from one value."""
+    mean, _sd, ci, n = mean_ci95([float(v) for v in values if v is not None and math.isfinite(float(v))])
+    return mean, ci, n
 
 
 def _e(x: object) -> str:

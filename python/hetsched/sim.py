@@ -323,7 +323,6 @@ class Simulation:
         controller_opts = _controller_options(knobs, registered)
         self.knobs = _check_knobs(knobs, "--set")
         self.trace_format, self.timeseries_enabled = trace_format, timeseries
-        self.trace_enabled = trace_format is not None
         # the engine solves the bound window by window as the run goes (lower_bound.rs);
         # "lp" keeps the per-window work table instead and solves it with HiGHS after the
         # run (the reference the engine's solver is tested against)
@@ -524,6 +523,11 @@ class Simulation:
             self._controller.add_to_result(doc)
         ts = self._engine.timeseries() if self.timeseries_enabled else None
         return Result(doc=doc, timeseries=ts)
+
+    @property
+    def trace_enabled(self) -> bool:
+        """Whether the run records a trace (``trace_format`` names its format)."""
+        return self.trace_format is not None
 
     def _trace_out(self, data: bytes | None) -> str | bytes | None:
         if data is None or self.trace_format == "perfetto":

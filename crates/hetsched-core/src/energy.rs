@@ -43,7 +43,7 @@ pub struct ClusterMeter {
     pub power_uw: u64,
     pub energy_fj: u128,
     /// wall time at each OPP, busy or idle: cpufreq_stats' time_in_state of the policy
-    pub opp_residency_ns: Vec<u64>,
+    pub time_in_state_ns: Vec<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,7 +84,7 @@ impl EnergyMeter {
                 nr_busy: 0,
                 power_uw: 0,
                 energy_fj: 0,
-                opp_residency_ns: vec![0; c.opps.len()],
+                time_in_state_ns: vec![0; c.opps.len()],
             })
             .collect();
         let stash = if p.switcher {
@@ -136,7 +136,7 @@ impl EnergyMeter {
         let cm = &mut self.clusters[ci];
         debug_assert!(now >= cm.last);
         cm.energy_fj += cm.power_uw as u128 * (now - cm.last) as u128;
-        cm.opp_residency_ns[cm.opp] += now - cm.last;
+        cm.time_in_state_ns[cm.opp] += now - cm.last;
         cm.last = now;
         let opp = cm.opp;
         for &cpu in &p.clusters[ci].cpus {
@@ -391,8 +391,8 @@ mod tests {
         assert_eq!(m.cpus[0].freq_residency_ns, vec![10 * ms, 10 * ms]);
         // time_in_state counts the policy's wall time at each OPP, idle or not: OPP0 for
         // [0, 10 ms), OPP1 from then to 40 ms though every CPU slept from 25 ms
-        assert_eq!(m.clusters[0].opp_residency_ns, vec![10 * ms, 30 * ms]);
-        assert_eq!(m.clusters[1].opp_residency_ns, vec![40 * ms, 0]);
+        assert_eq!(m.clusters[0].time_in_state_ns, vec![10 * ms, 30 * ms]);
+        assert_eq!(m.clusters[1].time_in_state_ns, vec![40 * ms, 0]);
         assert_eq!(m.cpus[0].idle_residency_ns, vec![5 * ms, 15 * ms]);
         assert_eq!(m.cpus[1].idle_residency_ns, vec![25 * ms, 15 * ms]);
         // the other cluster sat idle in WFI for 40ms: 2 CPUs * 5 mW + cluster 0

@@ -109,7 +109,7 @@ impl Sim {
                 let cm = &self.meter.clusters[ci];
                 let cl = cm.energy_fj;
                 let mut tis = Map::new();
-                for (o, ns) in c.opps.iter().zip(&cm.opp_residency_ns) {
+                for (o, ns) in c.opps.iter().zip(&cm.time_in_state_ns) {
                     tis.insert(o.khz.to_string(), json!(*ns as f64 / NS));
                 }
                 json!({

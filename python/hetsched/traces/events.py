@@ -1,6 +1,7 @@
 """A trace's events as one DataFrame: a row per event line of ftrace text (a simulated
 run's ``trace.txt``, or any ``trace-cmd report`` / tracefs text), every field of the
-event's TP_printk text in a column of its own."""
+event's TP_printk text in a column of its own. The line grammar is parse.py's, which
+reads the events a replay uses; this keeps every event and field."""
 
 from __future__ import annotations
 
@@ -9,12 +10,10 @@ import re
 from pathlib import Path
 
 from hetsched.errors import InputError
+from hetsched.traces.parse import _LINE, _ns
 
 __all__ = ["events_frame"]
 
-# COMM-PID [CPU] SECONDS: EVENT: FIELDS, with tracefs's optional (TGID) and flags columns
-_LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[\w.]{4,5}\s+)?"
-                   r"(?P<sec>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<fields>.*)$")
 # key=value, the value running to the next key (a comm may hold spaces)
 _FIELD = re.compile(r"(\w+)=(.*?)(?=\s+\w+=|$)")
 _HEADER = re.compile(r"^(version = \d+|cpus=\d+|CPU \d+ is empty|#.*|\s*)$")
@@ -52,11 +51,10 @@ def events_frame(source: str | os.PathLike):
         if m is None:
             raise InputError(name, f"line {lineno}", "an event line 'COMM-PID [CPU] SECONDS: EVENT: FIELDS'",
                              got=line[:80])
-        frac = m["frac"][:9].ljust(9, "0")
-        row = {"ts_ns": int(m["sec"]) * 1_000_000_000 + int(frac), "cpu": int(m["cpu"]), "comm": m["comm"],
-               "pid": int(m["pid"]), "event": m["event"]}
+        row = {"ts_ns": _ns(m["ts"]), "cpu": int(m["cpu"]), "comm": m["comm"].strip(), "pid": int(m["pid"]),
+               "event": m["event"]}
         # sched_switch's text joins its two halves with an arrow
-        for key, val in _FIELD.findall(m["fields"].replace(" ==> ", " ")):
+        for key, val in _FIELD.findall(m["body"].replace(" ==> ", " ")):
             row[key] = _value(val)
         rows.append(row)
     return pd.DataFrame(rows, columns=None if rows else ["ts_ns", "cpu", "comm", "pid", "event"])

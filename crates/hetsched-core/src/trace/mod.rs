@@ -129,7 +129,6 @@ struct TracedCpus {
 }
 
 pub struct Trace {
-    pub format: TraceFormat,
     writer: Box<dyn TraceWriter>,
     cpus: TracedCpus,
     /// last value written per counter track, so unchanged values are not repeated
@@ -146,7 +145,6 @@ impl Trace {
             TraceFormat::Perfetto => Box::new(perfetto::PerfettoProto::new(p)),
         };
         Trace {
-            format,
             writer,
             cpus: TracedCpus {
                 running: vec![None; n],
