@@ -29,5 +29,10 @@ fn main() {
             sim.events.popped,
             sim.events.popped as f64 / wall / 1e6
         );
+        // the event mix, to see which class a change of the work per event should target
+        println!(
+            "  by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, GovSample, Sample, FairServer, RtPeriod): {:?}, queue at most {}",
+            sim.events.popped_by_class, sim.events.max_len
+        );
     }
 }

@@ -1,7 +1,15 @@
 //! The event queue. Events at the same nanosecond are ordered by class, then by insertion
-//! sequence, so a run is a pure function of its inputs. Stale events (a CPU's completion
-//! after it switched task, a superseded frequency commit) are dropped by generation number
-//! when popped, never searched for in the heap.
+//! sequence, so a run is a pure function of its inputs. Stale events (a superseded
+//! frequency commit, a CPU's wakeup from idle that a newer one replaced) are dropped by
+//! generation number when popped, never searched for in the heap.
+//!
+//! A CPU has at most one live completion (the running task's current piece of work), and
+//! every new one supersedes the last, so completions live in one slot per CPU beside the
+//! heap instead of in it: a re-armed completion overwrites its slot. In the heap the
+//! superseded ones stayed until their (often far-future) time came: a CPU-bound job
+//! preempted every slice left one behind each time, and the heap grew with the run's
+//! length. A slot's event keeps the key it would have had in the heap, so the order of
+//! the events that fire is unchanged.
 
 /// Order of classes at one instant: hardware state first, then completions of running
 /// work, then CPUs leaving idle, then new wakeups, then the tick, then sampling (which
@@ -78,6 +86,11 @@ impl Event {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: Vec<Event>,
+    /// each CPU's pending completion: its key and generation (key u128::MAX: none)
+    complete: Vec<(u128, u32)>,
+    /// the CPU whose completion comes first (meaningful while `nr_complete` > 0)
+    complete_first: usize,
+    nr_complete: usize,
     seq: u64,
     pub popped: u64,
     /// events popped, by class (FreqCommit, Complete, CpuReady, Wakeup, Tick, GovSample,
@@ -94,6 +107,10 @@ impl EventQueue {
             ord: (time as u128) << 64 | ((kind.class() as u128) << 58) | self.seq as u128,
             kind,
         };
+        if let EventKind::Complete { cpu, gen } = kind {
+            self.set_complete(cpu as usize, ev.ord, gen);
+            return;
+        }
         let mut i = self.heap.len();
         self.heap.push(ev);
         while i > 0 {
@@ -105,16 +122,78 @@ impl EventQueue {
             i = parent;
         }
         self.heap[i] = ev;
-        self.max_len = self.max_len.max(self.heap.len());
+        self.max_len = self.max_len.max(self.len());
+    }
+
+    /// Arm `cpu`'s completion, replacing the one it had.
+    #[inline]
+    fn set_complete(&mut self, cpu: usize, ord: u128, gen: u32) {
+        if cpu >= self.complete.len() {
+            self.complete.resize(cpu + 1, (u128::MAX, 0));
+        }
+        let had = self.complete[cpu].0 != u128::MAX;
+        self.complete[cpu] = (ord, gen);
+        if !had {
+            self.nr_complete += 1;
+        }
+        if self.nr_complete == 1 || ord < self.complete[self.complete_first].0 {
+            self.complete_first = cpu;
+        } else if cpu == self.complete_first {
+            // the first one moved later: another CPU's may come first now
+            self.find_first_complete();
+        }
+        self.max_len = self.max_len.max(self.len());
+    }
+
+    #[inline]
+    fn find_first_complete(&mut self) {
+        let mut first = 0;
+        let mut ord = u128::MAX;
+        for (cpu, &(o, _)) in self.complete.iter().enumerate() {
+            if o < ord {
+                ord = o;
+                first = cpu;
+            }
+        }
+        self.complete_first = first;
+    }
+
+    /// The key of the first completion (u128::MAX: none).
+    #[inline]
+    fn first_complete_ord(&self) -> u128 {
+        if self.nr_complete == 0 {
+            u128::MAX
+        } else {
+            self.complete[self.complete_first].0
+        }
     }
 
     #[inline]
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.first().map(|e| e.time())
+        let ord = self.heap.first().map_or(u128::MAX, |e| e.ord).min(self.first_complete_ord());
+        (ord != u128::MAX).then_some((ord >> 64) as u64)
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
+        let complete = self.first_complete_ord();
+        if complete != u128::MAX && self.heap.first().is_none_or(|e| complete < e.ord) {
+            let cpu = self.complete_first;
+            let gen = self.complete[cpu].1;
+            self.complete[cpu].0 = u128::MAX;
+            self.nr_complete -= 1;
+            if self.nr_complete > 0 {
+                self.find_first_complete();
+            }
+            self.popped += 1;
+            self.popped_by_class[1] += 1;
+            return Some(Event { ord: complete, kind: EventKind::Complete { cpu: cpu as u32, gen } });
+        }
+        self.pop_heap()
+    }
+
+    #[inline]
+    fn pop_heap(&mut self) -> Option<Event> {
         let last = self.heap.pop()?;
         let n = self.heap.len();
         let top = if n == 0 {
@@ -153,11 +232,11 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.nr_complete
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -209,6 +288,37 @@ mod tests {
             })
             .collect();
         assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn completions_interleave_with_the_heap_by_key_and_a_rearm_replaces() {
+        let mut q = EventQueue::default();
+        q.push(30, EventKind::Complete { cpu: 1, gen: 1 });
+        q.push(20, EventKind::Tick);
+        q.push(10, EventKind::Complete { cpu: 3, gen: 1 });
+        // CPU 1 re-armed earlier (it sped up), then CPU 3 re-armed later (it slowed down):
+        // each replaces its CPU's pending completion
+        q.push(15, EventKind::Complete { cpu: 1, gen: 2 });
+        q.push(40, EventKind::Complete { cpu: 3, gen: 2 });
+        // a completion and a wakeup at one instant: the completion's class comes first
+        q.push(40, EventKind::Wakeup { task: 7 });
+        q.push(20, EventKind::Complete { cpu: 0, gen: 5 });
+        assert_eq!(q.len(), 5);
+        assert_eq!(q.peek_time(), Some(15));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.time(), e.kind)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (15, EventKind::Complete { cpu: 1, gen: 2 }),
+                (20, EventKind::Complete { cpu: 0, gen: 5 }),
+                (20, EventKind::Tick),
+                (40, EventKind::Complete { cpu: 3, gen: 2 }),
+                (40, EventKind::Wakeup { task: 7 }),
+            ]
+        );
+        assert_eq!(q.popped_by_class[1], 3);
+        assert_eq!(q.max_len, 5);
+        assert!(q.is_empty() && q.peek_time().is_none());
     }
 
     #[test]
