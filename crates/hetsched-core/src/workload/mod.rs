@@ -25,7 +25,7 @@ pub enum TimerMode {
     Absolute,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize)]
 pub struct TimerSpec {
     pub id: usize,
     pub period_ns: u64,

@@ -49,14 +49,16 @@ impl Sim {
                 }
                 continue;
             }
-            let ev = spec.phases[task.phase].events[task.ev].clone();
+            let i = task.ev;
             task.ev += 1;
-            match ev {
+            // matched in place, the payloads copied out: cloning the event (an enum with
+            // setattr's and yield's heap-held fields) at every step cost more than the step
+            match spec.phases[task.phase].events[i] {
                 Ev::Run(w) | Ev::Memrun(w) => {
                     if w == 0 {
                         continue;
                     }
-                    task.cur = if matches!(ev, Ev::Run(_)) {
+                    task.cur = if matches!(task.spec.phases[task.phase].events[i], Ev::Run(_)) {
                         Cur::Run
                     } else {
                         Cur::Memrun
@@ -138,8 +140,9 @@ impl Sim {
                     return;
                 }
                 Ev::Signal(c) | Ev::Broad(c) => {
+                    let broadcast = matches!(task.spec.phases[task.phase].events[i], Ev::Broad(_));
                     let mut wake = std::mem::take(&mut self.wake_buf);
-                    self.sync.signal(c, matches!(ev, Ev::Broad(_)), &mut wake);
+                    self.sync.signal(c, broadcast, &mut wake);
                     self.wake_sync(cpu, &mut wake);
                 }
                 Ev::Sync(c) => {
@@ -183,7 +186,8 @@ impl Sim {
                         return;
                     }
                 }
-                Ev::Setattr(a) => {
+                Ev::Setattr(ref a) => {
+                    let a = a.clone();
                     task.cur = Cur::None;
                     if self.setattr(cpu, t, &a) {
                         return;
@@ -270,7 +274,8 @@ impl Sim {
         let Some(t) = rq.curr else { return };
         let task = &self.tasks[t as usize];
         // the kernel's work queued on the CPU (costs.rs) comes first
-        let kernel = self.view().cost_ns(cpu, self.rqs[cpu].overhead_left);
+        let overhead = self.rqs[cpu].overhead_left;
+        let kernel = if overhead == 0 { 0 } else { self.view().cost_ns(cpu, overhead) };
         let at = kernel
             + match task.cur {
                 Cur::Run => match &task.perf {
