@@ -16,7 +16,7 @@ import pytest
 
 from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, Context, Row, Run, Runner,
                                      StudyResult, change_interval, judge, mean_ci, ratio, read_study, row_from,
-                                     wilcoxon_p, write_study)
+                                     wilcoxon_p, write_run_times, write_study)
 
 T975_2 = 4.302652729911275  # Student's t, 97.5 % quantile, 2 degrees of freedom
 
@@ -187,6 +187,16 @@ def test_write_and_read_study(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_run_times_longest_first(tmp_path):
+    p = write_run_times("learning-eas", [("Table 5 eas500, seed 0", 2.5), ("game, seed 1", 10.25),
+                                         ("game, seed 0", 10.25)], tmp_path)
+    assert p.name == "learning-eas.runs.csv"
+    # ties in wall time go by name; csv quotes the labels' commas
+    assert p.read_text() == ('run,wall_s\n"game, seed 0",10.250\n"game, seed 1",10.250\n'
+                             '"Table 5 eas500, seed 0",2.500\n')
+    assert not list(tmp_path.glob("*.tmp"))
+
+
 def test_nan_never_reaches_json(tmp_path):
     res = _result(tmp_path)
     res.rows.append(Row("T", "r", "m", "u", float("nan"), float("inf")))
@@ -203,6 +213,10 @@ def test_runner_runs_in_order_and_caches():
         assert a[0] is a[2] and runner.runs_done == 2
         b = runner.run([runs[1]])
         assert b[0] is a[1] and runner.runs_done == 2
+        # each run actually run is timed once, under the name it was asked for by
+        assert len(runner.timings) == 2 and {w for _, w in runner.timings} == {a[0]["wall_s"], a[1]["wall_s"]}
+        assert sorted(label for label, _ in runner.timings) == ["gs101 eas periodic:n=3,util=0.1, seed 0",
+                                                                "gs101 eas periodic:n=3,util=0.1, seed 1"]
         # the same run in this process gives the same numbers, to the bit
         from hetsched.reproduce.core import execute
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from hetsched.errors import UnknownNameError
-from hetsched.reproduce.core import Context, Row, Run, Runner, StudyResult, read_study, write_study
+from hetsched.reproduce.core import Context, Row, Run, Runner, StudyResult, read_study, write_run_times, write_study
 from hetsched.runner import OutLock, remove_dead_temporaries, uninterrupted
 
 __all__ = ["STUDIES", "reproduce", "run_study", "Context", "Row", "Run", "Runner", "StudyResult"]
@@ -54,6 +54,7 @@ def run_study(name: str, ctx: Context) -> StudyResult:
     mod = study_module(name)
     t0 = time.perf_counter()
     runs0 = ctx.runner.runs_done
+    timed0 = len(ctx.runner.timings)
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     # the study draws and writes into a directory of its own in OUT, whose files are then
     # renamed into OUT (the same file system: each rename is atomic)
@@ -66,6 +67,7 @@ def run_study(name: str, ctx: Context) -> StudyResult:
         res.runs = ctx.runner.runs_done - runs0
         res.wall_s = time.perf_counter() - t0
         write_study(res, stage)
+        write_run_times(name, ctx.runner.timings[timed0:], stage)
         with uninterrupted():  # a signal is taken once every file is in place
             for f in sorted(stage.iterdir()):
                 os.replace(f, ctx.out_dir / f.name)

@@ -89,6 +89,8 @@ class Runner(BatchRunner):
     def __init__(self, jobs: int | None = None, progress: bool = True, ray: str | None = None):
         super().__init__(jobs, ray=ray, extended=True)
         self.progress = progress
+        # (label, wall_s) of every run actually run, in the order they finished
+        self.timings: list[tuple[str, float]] = []
 
     @property
     def runs_done(self) -> int:
@@ -107,9 +109,15 @@ class Runner(BatchRunner):
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), transient=True, disable=not self.progress,
                             console=Console(stderr=True))
+        def done(spec: Run, result: dict) -> None:
+            what = (f"{spec.fn}" if spec.fn else
+                    f"{spec.platform} {spec.scheduler} {'+'.join(spec.workload)}") + f", seed {spec.seed}"
+            self.timings.append((spec.label or what, float(result.get("wall_s") or 0.0)))
+            progress.advance(task)
+
         with progress:
             task = progress.add_task(label, total=len(todo))
-            return super().run(runs, on_result=lambda *_: progress.advance(task))
+            return super().run(runs, on_result=done)
 
 
 @dataclass
@@ -531,6 +539,21 @@ def study_markdown(res: StudyResult) -> str:
         parts.append("## Notes, and where the simulation disagrees\n")
         parts.extend(n.rstrip() + "\n" for n in res.notes)
     return "\n".join(parts)
+
+
+def write_run_times(study: str, timings: Sequence[tuple[str, float]], out_dir: Path) -> Path:
+    """``OUT/STUDY.runs.csv``: each run the study ran, with its wall time in its worker,
+    the longest first: where a reproduction's time goes."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run", "wall_s"])
+    for label, wall in sorted(timings, key=lambda t: (-t[1], t[0])):
+        w.writerow([label, f"{wall:.3f}"])
+    p = out_dir / f"{study}.runs.csv"
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(buf.getvalue())
+    os.replace(tmp, p)
+    return p
 
 
 def write_study(res: StudyResult, out_dir: Path) -> list[Path]:
