@@ -1241,18 +1241,31 @@ impl Sim {
                 self.events.push(self.now + period, EventKind::Sample);
             }
         }
-        if self.walt.as_ref().is_some_and(|w| w.irq_work.is_some()) {
-            self.walt_irq_work();
-        }
-        while self.any_resched {
-            self.any_resched = false;
-            for cpu in 0..self.resched.len() {
-                if self.resched[cpu] {
-                    self.schedule(cpu);
+        self.run_deferred();
+        self.stop.is_none()
+    }
+
+    /// What the event left to do at this instant: WALT's rollover irq_work and the
+    /// reschedules, until neither is pending. A schedule() that crosses a window boundary
+    /// queues the irq_work, which in the kernel runs as soon as the rq lock is released
+    /// (a self-IPI), not at whatever the next event happens to be.
+    fn run_deferred(&mut self) {
+        loop {
+            if self.walt.as_ref().is_some_and(|w| w.irq_work.is_some()) {
+                self.walt_irq_work();
+            }
+            if !self.any_resched {
+                return;
+            }
+            while self.any_resched {
+                self.any_resched = false;
+                for cpu in 0..self.resched.len() {
+                    if self.resched[cpu] {
+                        self.schedule(cpu);
+                    }
                 }
             }
         }
-        self.stop.is_none()
     }
 
     /// Run every event strictly before `t_ns`, then stop the clock at `t_ns`. A run a
@@ -1261,6 +1274,9 @@ impl Sim {
         if self.stop.is_some() {
             return;
         }
+        // what a caller's change between runs asked for (a knob, an affinity) happens now,
+        // not at the next event
+        self.run_deferred();
         while let Some(t) = self.events.peek_time() {
             if t >= t_ns {
                 break;
@@ -1286,6 +1302,7 @@ impl Sim {
         if self.stop.is_some() {
             return false;
         }
+        self.run_deferred();
         while self.nr_exited + self.nr_templates < self.tasks.len() {
             match self.events.peek_time() {
                 Some(t) if t < limit_ns => {

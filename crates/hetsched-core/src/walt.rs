@@ -1176,3 +1176,38 @@ impl Sim {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::testutils::{costs_off, two_cluster_platform};
+    use crate::{PolicyConfig, Sim, WorkloadSpec};
+    use serde_json::json;
+
+    /// A window rollover noticed inside schedule() (after the event's own irq_work check)
+    /// queues the rollover work; it runs at that same instant, as the kernel's self-IPI
+    /// does, so that no later event (whichever comes next) decides when it runs.
+    #[test]
+    fn rollover_work_never_waits_for_the_next_event() {
+        let tasks: Vec<_> = (0..6)
+            .map(|i| {
+                json!({"name": format!("t{i}"), "loop": -1, "phases": [{"loop": -1, "events": [
+                    {"run": 700_000 + 130_000 * i}, {"sleep": 1_900_000 + 310_000 * i}]}]})
+            })
+            .collect();
+        let w = json!({"name": "mix", "duration_ns": null, "timers": 0, "tasks": tasks});
+        let pol: PolicyConfig = costs_off(
+            serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil",
+                "idle_governor": "menu", "kernel": "msm-4.14"}))
+            .unwrap(),
+        );
+        let mut sim = Sim::new(two_cluster_platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
+        let mut rollovers = 0;
+        while sim.now < 2_000_000_000 && sim.step() {
+            let w = sim.walt.as_ref().unwrap();
+            assert!(w.irq_work.is_none(), "rollover work left pending at {} ns", sim.now);
+            rollovers = w.counters.windows;
+        }
+        // 2 s of 20 ms windows
+        assert!(rollovers >= 99, "{rollovers} rollovers");
+    }
+}
