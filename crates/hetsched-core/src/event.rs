@@ -170,7 +170,11 @@ impl EventQueue {
 
     #[inline]
     pub fn peek_time(&self) -> Option<u64> {
-        let ord = self.heap.first().map_or(u128::MAX, |e| e.ord).min(self.first_complete_ord());
+        let ord = self
+            .heap
+            .first()
+            .map_or(u128::MAX, |e| e.ord)
+            .min(self.first_complete_ord());
         (ord != u128::MAX).then_some((ord >> 64) as u64)
     }
 
@@ -187,7 +191,10 @@ impl EventQueue {
             }
             self.popped += 1;
             self.popped_by_class[1] += 1;
-            return Some(Event { ord: complete, kind: EventKind::Complete { cpu: cpu as u32, gen } });
+            return Some(Event {
+                ord: complete,
+                kind: EventKind::Complete { cpu: cpu as u32, gen },
+            });
         }
         self.pop_heap()
     }

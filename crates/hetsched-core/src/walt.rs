@@ -1200,7 +1200,12 @@ mod tests {
                 "idle_governor": "menu", "kernel": "msm-4.14"}))
             .unwrap(),
         );
-        let mut sim = Sim::new(two_cluster_platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
+        let mut sim = Sim::new(
+            two_cluster_platform(),
+            WorkloadSpec::from_json(&w.to_string()).unwrap(),
+            pol,
+        )
+        .unwrap();
         let mut rollovers = 0;
         while sim.now < 2_000_000_000 && sim.step() {
             let w = sim.walt.as_ref().unwrap();

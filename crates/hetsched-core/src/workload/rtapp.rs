@@ -275,7 +275,11 @@ impl Sim {
         let task = &self.tasks[t as usize];
         // the kernel's work queued on the CPU (costs.rs) comes first
         let overhead = self.rqs[cpu].overhead_left;
-        let kernel = if overhead == 0 { 0 } else { self.view().cost_ns(cpu, overhead) };
+        let kernel = if overhead == 0 {
+            0
+        } else {
+            self.view().cost_ns(cpu, overhead)
+        };
         let at = kernel
             + match task.cur {
                 Cur::Run => match &task.perf {
