@@ -1039,7 +1039,7 @@ def reproduce(
     quick: bool = typer.Option(False, "--quick", help="shorter runs: a few minutes a study on 2 cores"),
     seeds: int = typer.Option(0, min=0, max=MAX_SEEDS, help="runs per configuration (0: 3 with --quick, "
                                                               "10 without)"),
-    out: Path = typer.Option(Path("reproduce"), help="output directory: STUDY.csv, STUDY.md, plots, report.html"),
+    out: Path = typer.Option(Path("reproduce"), help="output directory: STUDY.csv, STUDY.md, STUDY.runs.csv, plots, report.html"),
     jobs: int = typer.Option(0, min=0, help="worker processes (0: one per CPU)"),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
                                       help="run on the Ray cluster at ADDRESS (host:port)"),
