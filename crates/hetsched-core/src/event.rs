@@ -149,11 +149,11 @@ impl EventQueue {
     fn find_first_complete(&mut self) {
         let mut first = 0;
         let mut ord = u128::MAX;
+        // branch-free: which CPU completes first is data the branch predictor cannot learn
         for (cpu, &(o, _)) in self.complete.iter().enumerate() {
-            if o < ord {
-                ord = o;
-                first = cpu;
-            }
+            let earlier = o < ord;
+            ord = if earlier { o } else { ord };
+            first = if earlier { cpu } else { first };
         }
         self.complete_first = first;
     }

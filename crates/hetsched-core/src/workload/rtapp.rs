@@ -485,7 +485,7 @@ pub(crate) fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64
             *cold -= w;
             return w;
         }
-        let t_cold = ((*cold as u128) << 32).div_ceil(cold_rate) as u64;
+        let t_cold = shl32_div_ceil(*cold, cold_rate as u64) as u64;
         done = *cold;
         *cold = 0;
         d = d.saturating_sub(t_cold);
@@ -499,8 +499,53 @@ pub(crate) fn time_for(work: u64, rate: u64, cold: u64, cold_q: u64) -> u64 {
     let mut t = 0u128;
     if c > 0 {
         let cold_rate = ((rate as u128 * cold_q as u128) >> 32).max(1);
-        t += ((c as u128) << 32).div_ceil(cold_rate);
+        t += shl32_div_ceil(c, cold_rate as u64) as u128;
     }
-    t += (((work - c) as u128) << 32).div_ceil(rate as u128);
+    t += shl32_div_ceil(work - c, rate) as u128;
     t.min(u64::MAX as u128 / 2) as u64
+}
+
+/// ceil(x * 2^32 / d) in 128 bits; in 64 when x * 2^32 fits, which it does for any run
+/// shorter than 4.3 s of work: the 128-bit division is a library call many times slower.
+#[inline]
+fn shl32_div_ceil(x: u64, d: u64) -> u128 {
+    if x >> 32 == 0 {
+        (x << 32).div_ceil(d) as u128
+    } else {
+        ((x as u128) << 32).div_ceil(d as u128)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shl32_div_ceil_is_the_128_bit_ceiling_on_both_sides_of_its_fast_path() {
+        // worked by hand: 2^32 / 3 = 1431655765.33.., 2^32 * (2^32 - 1) / 2^32 = 2^32 - 1
+        assert_eq!(shl32_div_ceil(1, 3), 1_431_655_766);
+        assert_eq!(shl32_div_ceil(u32::MAX as u64, 1 << 32), u32::MAX as u128);
+        // just past the fast path: 2^32 * 2^32 / 7 = 2635249153387078802.28..
+        assert_eq!(shl32_div_ceil(1 << 32, 7), 2_635_249_153_387_078_803);
+        for &x in &[0u64, 1, 975, (1 << 32) - 1, 1 << 32, u64::MAX] {
+            for &d in &[1u64, 2, 3, 1 << 31, (1 << 32) + 1, u64::MAX] {
+                assert_eq!(
+                    shl32_div_ceil(x, d),
+                    ((x as u128) << 32).div_ceil(d as u128),
+                    "x {x} d {d}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn time_for_runs_the_cold_units_at_the_cold_rate_then_the_rest() {
+        // rate 1 unit/ns (Q32 1<<32), cold at half speed (cold_q 1<<31): 100 cold units take
+        // 200 ns, the 900 warm ones 900 ns
+        assert_eq!(time_for(1000, 1 << 32, 100, 1 << 31), 1100);
+        // and work_in is its inverse: 1100 ns do the 1000 units, leaving nothing cold
+        let mut cold = 100;
+        assert_eq!(work_in(1100, 1 << 32, &mut cold, 1 << 31), 1000);
+        assert_eq!(cold, 0);
+    }
 }
