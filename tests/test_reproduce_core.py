@@ -17,6 +17,8 @@ import pytest
 from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, Context, Row, Run, Runner,
                                      StudyResult, change_interval, judge, mean_ci, ratio, read_study, row_from,
                                      wilcoxon_p, write_run_times, write_study)
+from hetsched.reproduce import reproduce
+from hetsched.reproduce.journal import RunJournal, build_id
 
 T975_2 = 4.302652729911275  # Student's t, 97.5 % quantile, 2 degrees of freedom
 
@@ -188,13 +190,76 @@ def test_write_and_read_study(tmp_path):
 
 
 def test_run_times_longest_first(tmp_path):
-    p = write_run_times("learning-eas", [("Table 5 eas500, seed 0", 2.5), ("game, seed 1", 10.25),
-                                         ("game, seed 0", 10.25)], tmp_path)
+    p = write_run_times("learning-eas", [("Table 5 eas500, seed 0", 2.5, False), ("game, seed 1", 10.25, True),
+                                         ("game, seed 0", 10.25, False)], tmp_path)
     assert p.name == "learning-eas.runs.csv"
     # ties in wall time go by name; csv quotes the labels' commas
-    assert p.read_text() == ('run,wall_s\n"game, seed 0",10.250\n"game, seed 1",10.250\n'
-                             '"Table 5 eas500, seed 0",2.500\n')
+    assert p.read_text() == ('run,wall_s,resumed\n"game, seed 0",10.250,0\n"game, seed 1",10.250,1\n'
+                             '"Table 5 eas500, seed 0",2.500,0\n')
     assert not list(tmp_path.glob("*.tmp"))
+
+
+# ----------------------------------------------------------------------------- the journal
+
+def test_journal_keeps_this_builds_runs_and_drops_the_rest(tmp_path):
+    j = RunJournal(tmp_path, resume=False, build="b1")
+    assert j.add("h1", "one", {"energy_j": 1.5, "series": [0.1, float("nan")], "n": 3, "s": "x"})
+    assert j.add("h2", "two", {"energy_j": 2.0})
+    assert j.add("h1", "one again", {"energy_j": 1.25})  # the last line of a run wins
+    j.close()
+    with (tmp_path / "runs.jsonl").open("a") as f:
+        f.write('{"run": "h3", "build": "b1", "res')  # a write cut short by SIGKILL
+    again = RunJournal(tmp_path, resume=True, build="b1")
+    again.close()
+    assert again.dropped == 1 and set(again.stored) == {"h1", "h2"}
+    assert again.stored["h1"] == {"energy_j": 1.25}
+    # without --resume nothing is offered, and nothing is lost either
+    kept = RunJournal(tmp_path, resume=False, build="b1")
+    kept.close()
+    assert kept.stored == {} and len((tmp_path / "runs.jsonl").read_text().splitlines()) == 2
+    # another build's results are not this build's: dropped
+    other = RunJournal(tmp_path, resume=True, build="b2")
+    other.close()
+    assert other.stored == {} and other.dropped == 2 and (tmp_path / "runs.jsonl").read_text() == ""
+    assert [p.name for p in tmp_path.iterdir()] == ["runs.jsonl"]
+
+
+def test_journal_refuses_a_result_json_would_change(tmp_path):
+    import numpy as np
+
+    j = RunJournal(tmp_path, resume=False, build="b")
+    assert not j.add("t", "a tuple", {"x": (1, 2)})            # would come back a list
+    assert not j.add("n", "a numpy scalar", {"x": np.float64(0.5)})
+    assert not j.add("k", "an int key", {"x": {1: 2.0}})        # would come back "1"
+    assert not j.add("o", "no JSON at all", {"x": object()})
+    j.close()
+    assert (tmp_path / "runs.jsonl").read_text() == ""
+
+
+def test_build_id_is_stable_and_covers_the_engine():
+    import hetsched._engine as engine
+
+    a, b = build_id(), build_id()
+    assert a == b and len(a) == 16 and int(a, 16) >= 0
+    # the compiled engine is one of the package's files, so a rebuilt engine is another build
+    assert Path(engine.__file__).resolve().parent == Path(build_id.__code__.co_filename).resolve().parents[1]
+
+
+def test_resume_takes_every_run_and_writes_the_same_study(tmp_path):
+    (first,) = reproduce(["ospm2020"], out_dir=tmp_path, level="smoke", seeds=2, jobs=1)
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.suffix in (".csv", ".svg")}
+    lines = (tmp_path / "runs.jsonl").read_text().splitlines()
+    assert first.runs == len(lines) > 0 and first.resumed == 0
+    (again,) = reproduce(["ospm2020"], out_dir=tmp_path, level="smoke", seeds=2, jobs=1, resume=True)
+    assert again.runs == 0 and again.resumed == first.runs
+    for name, data in files.items():
+        if name.endswith(".runs.csv"):
+            # the same runs and times, each marked as taken from the journal
+            assert (tmp_path / name).read_text() == data.decode().replace(",0\n", ",1\n")
+        else:
+            assert (tmp_path / name).read_bytes() == data, name
+    md = (tmp_path / "ospm2020.md").read_text()
+    assert f"0 runs (and {first.runs} taken from runs.jsonl)" in md
 
 
 def test_nan_never_reaches_json(tmp_path):
@@ -214,8 +279,9 @@ def test_runner_runs_in_order_and_caches():
         b = runner.run([runs[1]])
         assert b[0] is a[1] and runner.runs_done == 2
         # each run actually run is timed once, under the name it was asked for by
-        assert len(runner.timings) == 2 and {w for _, w in runner.timings} == {a[0]["wall_s"], a[1]["wall_s"]}
-        assert sorted(label for label, _ in runner.timings) == ["gs101 eas periodic:n=3,util=0.1, seed 0",
+        assert len(runner.timings) == 2 and {w for _, w, _ in runner.timings} == {a[0]["wall_s"], a[1]["wall_s"]}
+        assert not any(resumed for _, _, resumed in runner.timings)
+        assert sorted(label for label, _, _ in runner.timings) == ["gs101 eas periodic:n=3,util=0.1, seed 0",
                                                                 "gs101 eas periodic:n=3,util=0.1, seed 1"]
         # the same run in this process gives the same numbers, to the bit
         from hetsched.reproduce.core import execute

@@ -274,14 +274,39 @@ def test_one_writer_per_out(tmp_path, tools, start):
 
 # ------------------------------------------------------------------ reproduce
 
-def test_reproduce_interrupted_leaves_no_half_study(tmp_path, start):
+def _journaled(out: Path) -> int:
+    p = out / "runs.jsonl"
+    return len(p.read_text().splitlines()) if p.is_file() else 0
+
+
+def test_reproduce_interrupted_leaves_no_half_study_and_resumes(tmp_path, start, tools):
     out = tmp_path / "out"
     cmd = start(["reproduce", "fa-cfs", "--smoke", "--jobs", "2", "--out", out])
-    # the study's own directory in OUT, and its workers started
+    # the study's own directory in OUT, its workers started, a few runs completed
     cmd.wait_for("the study under way", lambda: out.is_dir() and any(p.name.startswith(".fa-cfs.tmp-")
                                                                        for p in out.iterdir())
-                 and len(cmd.live_processes()) >= 3)
+                 and len(cmd.live_processes()) >= 3 and _journaled(out) >= 3)
     os.killpg(cmd.proc.pid, signal.SIGINT)
-    assert_interrupted(cmd, *cmd.finish(), signal.SIGINT, "reproduce stopped during fa-cfs", "nothing new in")
-    assert not out.exists() or list(out.iterdir()) == []
+    line = assert_interrupted(cmd, *cmd.finish(), signal.SIGINT, "reproduce stopped during fa-cfs",
+                              "no study files written in", "continue with --resume")
     cmd.assert_none_left()
+    # what the runs completed is all that is left, and the line counts it
+    assert [p.name for p in out.iterdir()] == ["runs.jsonl"]
+    kept = _journaled(out)
+    assert f"; {kept} completed runs kept in {out / 'runs.jsonl'}" in line
+    # --resume runs only the rest, and the study's numbers and plots are those of a run that
+    # was never stopped
+    resumed = tools.run_cli(["reproduce", "fa-cfs", "--smoke", "--jobs", "2", "--out", out, "--resume"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"(and {kept} from runs.jsonl)" in resumed.stdout
+    whole = tools.run_cli(["reproduce", "fa-cfs", "--smoke", "--jobs", "2", "--out", tmp_path / "whole"])
+    assert whole.returncode == 0, whole.stderr
+    assert "from runs.jsonl" not in whole.stdout
+    made = sorted(p.name for p in (tmp_path / "whole").iterdir())
+    assert sorted(p.name for p in out.iterdir()) == made
+    for name in made:
+        if name.endswith((".csv", ".svg")) and not name.endswith(".runs.csv"):
+            assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    times = (out / "fa-cfs.runs.csv").read_text().splitlines()
+    assert times[0] == "run,wall_s,resumed" and sum(t.endswith(",1") for t in times[1:]) == kept
+    assert len(times) == len((tmp_path / "whole" / "fa-cfs.runs.csv").read_text().splitlines())

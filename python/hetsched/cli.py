@@ -1043,6 +1043,8 @@ def reproduce(
     jobs: int = typer.Option(0, min=0, help="worker processes (0: one per CPU)"),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
                                       help="run on the Ray cluster at ADDRESS (host:port)"),
+    resume: bool = typer.Option(False, "--resume", help="take the runs OUT/runs.jsonl holds from an earlier "
+                                "reproduction (stopped, or failed) by this same build instead of running them again"),
     smoke: bool = typer.Option(False, "--smoke", hidden=True, help="seconds-long runs, for the tests"),
 ):
     """Rebuild a study's evaluation on the nearest built-in platforms, over several seeds,
@@ -1051,6 +1053,7 @@ def reproduce(
     OUT/report.html gathering every study in OUT."""
     _input.output_directory(out)
     from hetsched.reproduce import STUDIES, reproduce as run_reproduce, study_module
+    from hetsched.reproduce.journal import JOURNAL
 
     names = ["all"] if study == "all" else [study]
     if study != "all":
@@ -1062,8 +1065,9 @@ def reproduce(
 
     def on_study(res):
         done.append(res.study)
+        resumed = f" (and {res.resumed} from runs.jsonl)" if res.resumed else ""
         console.print(f"{res.study}: {len(res.rows)} published numbers; {res.counts_line()}; "
-                      f"{res.runs} runs in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}",
+                      f"{res.runs} runs{resumed} in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}",
                       markup=False, highlight=False)
 
     def kept() -> str:
@@ -1071,13 +1075,19 @@ def reproduce(
         if len(done) == len(order):
             return f"reproduce complete; {len(done)} studies written to {out}"
         stopped = f"reproduce stopped during {order[len(done)]}, whose files are not written"
+        journal = out / JOURNAL
+        try:
+            n = sum(1 for _ in journal.open()) if journal.is_file() else 0
+        except OSError:
+            n = 0
+        runs = f"; {n} completed runs kept in {journal} (continue with --resume)" if n else ""
         if not done:
-            return f"{stopped}; nothing new in {out}"
-        return f"{stopped}; kept {', '.join(done)} in {out}, with report.html"
+            return f"{stopped}; no study files written in {out}{runs}"
+        return f"{stopped}; kept {', '.join(done)} in {out}, with report.html{runs}"
 
     _when_interrupted(kept)
     run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
-                  progress=err_console.is_terminal, on_study=on_study)
+                  progress=err_console.is_terminal, resume=resume, on_study=on_study)
     console.print(f"  wrote {out / 'report.html'}")
 
 

@@ -1033,6 +1033,11 @@ class Runner:
                 out.setdefault(h, s)
         return list(out.values())
 
+    def preload(self, results: Mapping[str, dict]) -> None:
+        """Results obtained before this runner (run hash -> result), taken as its own: those
+        runs are not run again."""
+        self._results.update(results)
+
     def stream(self, specs: Iterable[RunSpec]) -> Iterator[tuple[RunSpec, dict]]:
         """Run the pending runs of ``specs``; yield each with its result as it completes."""
         todo = self.pending(specs)

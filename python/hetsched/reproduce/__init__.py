@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 from hetsched.errors import UnknownNameError
 from hetsched.reproduce.core import Context, Row, Run, Runner, StudyResult, read_study, write_run_times, write_study
+from hetsched.reproduce.journal import RunJournal
 from hetsched.runner import OutLock, remove_dead_temporaries, uninterrupted
 
 __all__ = ["STUDIES", "reproduce", "run_study", "Context", "Row", "Run", "Runner", "StudyResult"]
@@ -53,7 +54,7 @@ def run_study(name: str, ctx: Context) -> StudyResult:
     an earlier run)."""
     mod = study_module(name)
     t0 = time.perf_counter()
-    runs0 = ctx.runner.runs_done
+    runs0, resumed0 = ctx.runner.runs_done, ctx.runner.resumed
     timed0 = len(ctx.runner.timings)
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     # the study draws and writes into a directory of its own in OUT, whose files are then
@@ -65,6 +66,7 @@ def run_study(name: str, ctx: Context) -> StudyResult:
         res: StudyResult = mod.run(dataclasses.replace(ctx, out_dir=stage))
         res.level, res.seeds = ctx.level, ctx.seeds
         res.runs = ctx.runner.runs_done - runs0
+        res.resumed = ctx.runner.resumed - resumed0
         res.wall_s = time.perf_counter() - t0
         write_study(res, stage)
         write_run_times(name, ctx.runner.timings[timed0:], stage)
@@ -78,10 +80,13 @@ def run_study(name: str, ctx: Context) -> StudyResult:
 
 def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seeds: int = 5,
               jobs: int | None = None, ray: str | None = None, progress: bool = False,
+              resume: bool = False,
               on_study: Callable[[StudyResult], None] | None = None) -> list[StudyResult]:
     """Run the named studies (``["all"]``: every one), write each study's files and the
     HTML report of every study found in ``out_dir``. ``ray``: a Ray cluster's address
-    to run on instead of a local pool."""
+    to run on instead of a local pool. Every completed run is journaled in
+    ``OUT/runs.jsonl``; ``resume``: the runs it holds from an earlier reproduction by this
+    same build are taken from it instead of being run again (journal.py)."""
     from hetsched.reproduce.report import write_report
 
     names = list(STUDIES) if list(names) == ["all"] else list(names)
@@ -90,7 +95,7 @@ def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seed
     # one writer in OUT at a time (a second is refused, naming this one), held to the end
     with OutLock(out_dir, "writing a reproduction"):
         remove_dead_temporaries(out_dir)
-        runner = Runner(jobs=jobs, ray=ray, progress=progress)
+        runner = Runner(jobs=jobs, ray=ray, progress=progress, journal=RunJournal(Path(out_dir), resume=resume))
         ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
         results = []
         try:

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from hetsched.reproduce.journal import RunJournal
 from hetsched.runner import Runner as BatchRunner
 from hetsched.runner import RunFailed, RunSpec, flat_result
 from hetsched.runner import execute as run_one
@@ -84,17 +85,34 @@ def execute(run: Run) -> dict:
 class Runner(BatchRunner):
     """Runs lists of :class:`Run` on a process pool (``jobs`` workers; 1: in this process),
     with a progress bar, and keeps every result for the session (a run asked for twice,
-    e.g. the same baseline by two tables, runs once): :class:`hetsched.runner.Runner`."""
+    e.g. the same baseline by two tables, runs once): :class:`hetsched.runner.Runner`.
+    ``journal``: every completed run is written to it, and the runs it holds from an
+    earlier reproduction (``--resume``) are taken from it instead of being run."""
 
-    def __init__(self, jobs: int | None = None, progress: bool = True, ray: str | None = None):
+    def __init__(self, jobs: int | None = None, progress: bool = True, ray: str | None = None,
+                 journal: RunJournal | None = None):
         super().__init__(jobs, ray=ray, extended=True)
         self.progress = progress
-        # (label, wall_s) of every run actually run, in the order they finished
-        self.timings: list[tuple[str, float]] = []
+        self.journal = journal
+        # (label, wall_s, resumed) of every run a study used, in the order they finished;
+        # a resumed run's wall time is the one it took when it ran
+        self.timings: list[tuple[str, float, bool]] = []
+        self.resumed = 0  # runs taken from the journal
 
     @property
     def runs_done(self) -> int:
         return self.executed
+
+    def _take_stored(self, runs: list[Run]) -> None:
+        stored = self.journal.stored if self.journal is not None else {}
+        got = {}
+        for r in runs:
+            result = stored.pop(r.hash, None)
+            if result is not None:
+                got[r.hash] = result
+                self.timings.append((_run_label(r), float(result.get("wall_s") or 0.0), True))
+        self.resumed += len(got)
+        self.preload(got)
 
     def run(self, runs: Iterable[Run], label: str = "runs") -> list[dict]:
         """The results of ``runs``, in order. A failing run raises :class:`RunFailed`."""
@@ -102,6 +120,7 @@ class Runner(BatchRunner):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         runs = list(runs)
+        self._take_stored(runs)
         todo = self.pending(runs)
         if not todo:
             return super().run(runs)
@@ -110,14 +129,27 @@ class Runner(BatchRunner):
                             TimeElapsedColumn(), transient=True, disable=not self.progress,
                             console=Console(stderr=True))
         def done(spec: Run, result: dict) -> None:
-            what = (f"{spec.fn}" if spec.fn else
-                    f"{spec.platform} {spec.scheduler} {'+'.join(spec.workload)}") + f", seed {spec.seed}"
-            self.timings.append((spec.label or what, float(result.get("wall_s") or 0.0)))
+            self.timings.append((_run_label(spec), float(result.get("wall_s") or 0.0), False))
+            if self.journal is not None:
+                self.journal.add(spec.hash, spec.label, result)
             progress.advance(task)
 
         with progress:
             task = progress.add_task(label, total=len(todo))
             return super().run(runs, on_result=done)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self.journal is not None:
+                self.journal.close()
+
+
+def _run_label(spec: Run) -> str:
+    what = (f"{spec.fn}" if spec.fn else
+            f"{spec.platform} {spec.scheduler} {'+'.join(spec.workload)}") + f", seed {spec.seed}"
+    return spec.label or what
 
 
 @dataclass
@@ -417,6 +449,7 @@ class StudyResult:
     seeds: int = 0
     runs: int = 0
     wall_s: float = 0.0
+    resumed: int = 0   # runs taken from OUT/runs.jsonl (--resume), beside the ``runs`` run
 
     def counts(self, *, construction: bool = False) -> dict[str, int]:
         """The study's :func:`verdict_counts`."""
@@ -515,8 +548,9 @@ def rows_markdown(rows: Sequence[Row]) -> str:
 def study_markdown(res: StudyResult) -> str:
     parts = [f"# {res.title}\n", f"Paper: {res.paper}\n",
              f"Platforms: {res.platforms}\n",
-             f"Level `{res.level}`, {res.seeds} seed(s) per configuration, {res.runs} runs, "
-             f"{res.wall_s:.0f} s wall. Verdicts: {res.counts_line()}.\n"]
+             f"Level `{res.level}`, {res.seeds} seed(s) per configuration, {res.runs} runs"
+             + (f" (and {res.resumed} taken from runs.jsonl)" if res.resumed else "")
+             + f", {res.wall_s:.0f} s wall. Verdicts: {res.counts_line()}.\n"]
     if res.finding:
         parts += ["## Finding\n", res.finding.rstrip() + "\n"]
     if res.calibrations:
@@ -541,14 +575,15 @@ def study_markdown(res: StudyResult) -> str:
     return "\n".join(parts)
 
 
-def write_run_times(study: str, timings: Sequence[tuple[str, float]], out_dir: Path) -> Path:
-    """``OUT/STUDY.runs.csv``: each run the study ran, with its wall time in its worker,
-    the longest first: where a reproduction's time goes."""
+def write_run_times(study: str, timings: Sequence[tuple[str, float, bool]], out_dir: Path) -> Path:
+    """``OUT/STUDY.runs.csv``: each run the study used, with its wall time in its worker,
+    the longest first: where a reproduction's time goes. ``resumed`` 1: the run was taken
+    from OUT/runs.jsonl, and its time is the one it took when it ran."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run", "wall_s"])
-    for label, wall in sorted(timings, key=lambda t: (-t[1], t[0])):
-        w.writerow([label, f"{wall:.3f}"])
+    w.writerow(["run", "wall_s", "resumed"])
+    for label, wall, resumed in sorted(timings, key=lambda t: (-t[1], t[0])):
+        w.writerow([label, f"{wall:.3f}", int(resumed)])
     p = out_dir / f"{study}.runs.csv"
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(buf.getvalue())
