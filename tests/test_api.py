@@ -521,3 +521,36 @@ def test_eevdf_is_deterministic_and_differs_from_cfs(tools):
     legacy = Simulation(platform="gs101", workload="periodic:n=4", knobs={"kernel": "android-4.19"}).run(0.1).doc
     assert legacy["policy"]["fair_class"] == "cfs" and legacy["counters"]["delayed_dequeues"] == 0
     assert all(sum(t["cpu_time_s"].values()) > 0 for t in e1["tasks"])
+
+
+def test_ctrl_c_stops_one_long_engine_call_and_the_run_goes_on_unchanged():
+    """A signal's handler runs while the engine is inside one long run_until (it asks
+    Python between events); its exception stops the call between two events, and running
+    on from there gives the run that was never stopped, to the byte."""
+    import signal
+
+    def make():
+        return Simulation(platform="sm8150", workload=["hackbench:groups=1,loops=10000000"], scheduler="eas",
+                          seed=3, lower_bound=False)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    end = 3_000_000_000  # hackbench's 3 simulated s take about a second of wall time
+    sim = make()
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(KeyboardInterrupt):
+            sim.run_until(end)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert 0 < sim.now_ns < end
+    sim.run_until(end)
+    whole = make()
+    whole.run_until(end)
+    a, b = sim.result().doc, whole.result().doc
+    for d in (a, b):
+        d.pop("wall_s")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)

@@ -303,11 +303,12 @@ def uninterrupted() -> Iterator[None]:
 
 # ----------------------------------------------------------------------------- one run, in steps
 
-# Wall time of one engine call. The engine holds the main thread until it returns, and
-# Python runs a signal's handler only between calls: this is how long Ctrl-C waits. A
-# step is sized on the last one's pace, which a quiet stretch (every task asleep) makes
-# look fast: a step is also at most _MAX_STEP_NS long, so that the first step of a busy
-# stretch after it stays short too (2 simulated s of phone-mix take about 3 ms, of
+# Wall time of one engine call: how often a run's progress (on_step) is reported. Ctrl-C
+# does not wait for a step to end: the engine runs Python's signal handlers between its
+# events (every 1,024 events, at most 50 times a second; lib.rs SignalPoll). A step is sized
+# on the last one's pace, which a quiet stretch (every task asleep) makes look fast: a
+# step is also at most _MAX_STEP_NS long, so that the first step of a busy stretch after it
+# stays short too (2 simulated s of phone-mix take about 3 ms, of
 # hackbench:groups=4,loops=2000 about 3 s, the slowest measured). A call costs about 8 us
 # beyond its events: the few hundred a second of the fastest runs cost under 0.5 %.
 STEP_WALL_S = 0.1

@@ -27,6 +27,50 @@ struct Engine {
     stopped: Option<PyErr>,
 }
 
+/// A run's poll (`Sim::run_until_polled`): whether a signal's handler raised, such as
+/// Ctrl-C's KeyboardInterrupt or the CLI's Interrupted. The engine keeps the main thread
+/// for as long as a call runs and Python runs a handler only when asked, so a call of many
+/// simulated seconds would otherwise hold Ctrl-C back until it ends. The handler's
+/// exception stops the run between two events, and the call raises it; the simulation is
+/// whole and a later call goes on.
+struct SignalPoll {
+    last: std::time::Instant,
+    raised: Option<PyErr>,
+}
+
+impl SignalPoll {
+    /// Taking the GIL back costs about a microsecond: 50 times a second is nothing.
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+
+    fn new() -> Self {
+        SignalPoll {
+            last: std::time::Instant::now(),
+            raised: None,
+        }
+    }
+
+    fn go_on(&mut self) -> bool {
+        if self.last.elapsed() < Self::EVERY {
+            return true;
+        }
+        self.last = std::time::Instant::now();
+        match Python::with_gil(|py| py.check_signals()) {
+            Ok(()) => true,
+            Err(e) => {
+                self.raised = Some(e);
+                false
+            }
+        }
+    }
+
+    fn raised(self) -> EngineResult<()> {
+        match self.raised {
+            Some(e) => Err(PyEngineError::Python(e)),
+            None => Ok(()),
+        }
+    }
+}
+
 impl Engine {
     /// The simulation, unless a panic or a failed Python hook has left it unusable.
     fn sim(&self) -> EngineResult<&Sim> {
@@ -109,15 +153,19 @@ impl Engine {
 
     /// Run every event before t_ns (absolute simulated time in ns).
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> EngineResult<()> {
-        self.change(py, |sim| sim.run_until(t_ns))?;
+        let mut poll = SignalPoll::new();
+        self.change(py, |sim| sim.run_until_polled(t_ns, || poll.go_on()))?;
+        poll.raised()?;
         self.limits(py)
     }
 
     /// Run until every task has ended, or until limit_ns; True if all ended.
     fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> EngineResult<bool> {
-        let ended = self.change(py, |sim| sim.run_until_exited(limit_ns))?;
+        let mut poll = SignalPoll::new();
+        let ended = self.change(py, |sim| sim.run_until_exited_polled(limit_ns, || poll.go_on()))?;
+        poll.raised()?;
         self.limits(py)?;
-        Ok(ended)
+        Ok(ended.unwrap_or(false))
     }
 
     #[getter]
