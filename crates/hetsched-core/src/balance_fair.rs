@@ -225,15 +225,16 @@ impl KernelLb {
         if task.policy != Policy::Other {
             return 0;
         }
+        // the kernel's order: already on the biggest CPU it may use, then does it fit
+        let cap = v.capacity_orig(cpu);
+        let bigger = (0..v.nr_cpus()).any(|c| task.allowed & (1 << c) != 0 && v.capacity_orig(c) > cap);
+        if !bigger {
+            return 0;
+        }
         let [umin, umax] = task.uclamp;
         let fits = crate::vendor::task_fits_cpu(v, t, cpu) // vendor.migration_margins
             .unwrap_or_else(|| v.util_fits_cpu(v.task_util_est(t), umin, umax, cpu) > 0);
         if fits {
-            return 0;
-        }
-        let cap = v.capacity_orig(cpu);
-        let bigger = (0..v.nr_cpus()).any(|c| task.allowed & (1 << c) != 0 && v.capacity_orig(c) > cap);
-        if !bigger {
             return 0;
         }
         task.se.avg.load_avg.max(1)
