@@ -1435,23 +1435,20 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutils::{costs_off, two_cluster_platform};
-    use crate::workload::WorkloadSpec;
+    use crate::testutils::{costs_off, run_sleep_mix, two_cluster_platform};
     use serde_json::json;
 
     fn busy_sim() -> Sim {
-        let tasks: Vec<_> = (0..5)
-            .map(|i| {
-                json!({"name": format!("t{i}"), "loop": -1, "phases": [{"loop": -1, "events": [
-                    {"run": 300_000 + 70_000 * i}, {"sleep": 900_000 + 110_000 * i}]}]})
-            })
-            .collect();
-        let w = json!({"name": "mix", "duration_ns": null, "timers": 0, "tasks": tasks});
         let pol: crate::PolicyConfig = costs_off(
             serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil", "idle_governor": "menu"}))
                 .unwrap(),
         );
-        Sim::new(two_cluster_platform(), WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap()
+        Sim::new(
+            two_cluster_platform(),
+            run_sleep_mix(5, 300_000, 70_000, 900_000, 110_000),
+            pol,
+        )
+        .unwrap()
     }
 
     /// A poll that says stop ends the call between two events, short of the end; calling

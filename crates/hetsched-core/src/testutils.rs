@@ -193,3 +193,23 @@ pub fn costs_off(mut pol: crate::PolicyConfig) -> crate::PolicyConfig {
     }
     pol
 }
+
+/// `n` endless tasks, task i running `run_ns + i * run_step_ns` then sleeping
+/// `sleep_ns + i * sleep_step_ns`: a mix whose activations drift apart, so that wakeups,
+/// idle exits and completions interleave on every CPU.
+pub fn run_sleep_mix(
+    n: u64,
+    run_ns: u64,
+    run_step_ns: u64,
+    sleep_ns: u64,
+    sleep_step_ns: u64,
+) -> crate::workload::WorkloadSpec {
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            serde_json::json!({"name": format!("t{i}"), "loop": -1, "phases": [{"loop": -1, "events": [
+                {"run": run_ns + run_step_ns * i}, {"sleep": sleep_ns + sleep_step_ns * i}]}]})
+        })
+        .collect();
+    let w = serde_json::json!({"name": "mix", "duration_ns": null, "timers": 0, "tasks": tasks});
+    crate::workload::WorkloadSpec::from_json(&w.to_string()).expect("a valid workload")
+}

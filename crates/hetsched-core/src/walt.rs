@@ -1179,8 +1179,8 @@ impl Sim {
 
 #[cfg(test)]
 mod tests {
-    use crate::testutils::{costs_off, two_cluster_platform};
-    use crate::{PolicyConfig, Sim, WorkloadSpec};
+    use crate::testutils::{costs_off, run_sleep_mix, two_cluster_platform};
+    use crate::{PolicyConfig, Sim};
     use serde_json::json;
 
     /// A window rollover noticed inside schedule() (after the event's own irq_work check)
@@ -1188,13 +1188,6 @@ mod tests {
     /// does, so that no later event (whichever comes next) decides when it runs.
     #[test]
     fn rollover_work_never_waits_for_the_next_event() {
-        let tasks: Vec<_> = (0..6)
-            .map(|i| {
-                json!({"name": format!("t{i}"), "loop": -1, "phases": [{"loop": -1, "events": [
-                    {"run": 700_000 + 130_000 * i}, {"sleep": 1_900_000 + 310_000 * i}]}]})
-            })
-            .collect();
-        let w = json!({"name": "mix", "duration_ns": null, "timers": 0, "tasks": tasks});
         let pol: PolicyConfig = costs_off(
             serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil",
                 "idle_governor": "menu", "kernel": "msm-4.14"}))
@@ -1202,7 +1195,7 @@ mod tests {
         );
         let mut sim = Sim::new(
             two_cluster_platform(),
-            WorkloadSpec::from_json(&w.to_string()).unwrap(),
+            run_sleep_mix(6, 700_000, 130_000, 1_900_000, 310_000),
             pol,
         )
         .unwrap();
