@@ -224,6 +224,20 @@ def test_journal_keeps_this_builds_runs_and_drops_the_rest(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["runs.jsonl"]
 
 
+def test_journal_drops_lines_it_cannot_trust_and_records_only_when_asked(tmp_path):
+    (tmp_path / "runs.jsonl").write_text(
+        '{"build": "b", "result": {}}\n'                      # no run hash
+        '{"run": ["h"], "build": "b", "result": {}}\n'        # not a hash
+        '{"run": "h", "build": "b", "result": [1]}\n'         # not a result
+        '[1, 2]\n'
+        '{"run": "ok", "build": "b", "result": {"x": 1.0}}\n')
+    j = RunJournal(tmp_path, resume=True, build="b", record=False)
+    assert j.stored == {"ok": {"x": 1.0}} and j.dropped == 4
+    assert not j.add("new", "a Ray run", {"x": 2.0})  # not recorded: its worker's build is its own
+    j.close()
+    assert (tmp_path / "runs.jsonl").read_text() == '{"run": "ok", "build": "b", "result": {"x": 1.0}}\n'
+
+
 def test_journal_refuses_a_result_json_would_change(tmp_path):
     import numpy as np
 
@@ -236,13 +250,25 @@ def test_journal_refuses_a_result_json_would_change(tmp_path):
     assert (tmp_path / "runs.jsonl").read_text() == ""
 
 
-def test_build_id_is_stable_and_covers_the_engine():
+def test_build_id_is_stable_and_covers_every_file(tmp_path):
     import hetsched._engine as engine
 
     a, b = build_id(), build_id()
     assert a == b and len(a) == 16 and int(a, 16) >= 0
     # the compiled engine is one of the package's files, so a rebuilt engine is another build
     assert Path(engine.__file__).resolve().parent == Path(build_id.__code__.co_filename).resolve().parents[1]
+    pkg = tmp_path / "pkg"
+    (pkg / "reproduce").mkdir(parents=True)
+    (pkg / "reproduce" / "study.py").write_text("X = 1\n")
+    (pkg / "_engine.abi3.so").write_bytes(b"\x7fELF one")
+    first = build_id(pkg)
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "study.cpython-311.pyc").write_bytes(b"compiled")  # not the build
+    assert build_id(pkg) == first
+    (pkg / "_engine.abi3.so").write_bytes(b"\x7fELF two")
+    second = build_id(pkg)
+    (pkg / "reproduce" / "study.py").write_text("X = 2\n")
+    assert len({first, second, build_id(pkg)}) == 3
 
 
 def test_resume_takes_every_run_and_writes_the_same_study(tmp_path):

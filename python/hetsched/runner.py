@@ -305,7 +305,7 @@ def uninterrupted() -> Iterator[None]:
 
 # Wall time of one engine call: how often a run's progress (on_step) is reported. Ctrl-C
 # does not wait for a step to end: the engine runs Python's signal handlers between its
-# events (every 1,024 events, at most 50 times a second; lib.rs SignalPoll). A step is sized
+# events (every 1,024 events, at most every 50 ms; lib.rs SignalPoll). A step is sized
 # on the last one's pace, which a quiet stretch (every task asleep) makes look fast: a
 # step is also at most _MAX_STEP_NS long, so that the first step of a busy stretch after it
 # stays short too (2 simulated s of phone-mix take about 3 ms, of
@@ -321,7 +321,8 @@ def run_stepped(sim: Any, duration_s: float | None = None,
                 on_step: Callable[[int, int | None], None] | None = None, step_wall_s: float = STEP_WALL_S):
     """``sim.run(duration_s)`` (:meth:`hetsched.sim.Simulation.run`, the same result to
     the byte: the engine's state does not depend on where a run is cut), in steps of
-    about ``step_wall_s`` of wall time each, so that a signal's handler runs within that.
+    about ``step_wall_s`` of wall time each, which ``on_step`` reports (a signal's handler
+    does not wait for a step: the engine runs it between events).
     ``on_step(done_ns, total_ns)`` after each step; ``total_ns`` is None for a run until
     every task ends (its end is not known in advance)."""
     from hetsched.sim import UNTIL_EXIT_LIMIT_S

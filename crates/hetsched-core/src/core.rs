@@ -1304,6 +1304,8 @@ impl Sim {
             if since_poll == POLL_EVERY_EVENTS {
                 since_poll = 0;
                 if !poll() {
+                    // a result read now is the run's up to the clock, energy included
+                    self.meter.sync(&self.platform, self.now);
                     return false;
                 }
             }
@@ -1340,6 +1342,7 @@ impl Sim {
                     if since_poll == POLL_EVERY_EVENTS {
                         since_poll = 0;
                         if !poll() {
+                            self.meter.sync(&self.platform, self.now);
                             return None;
                         }
                     }
@@ -1466,6 +1469,11 @@ mod tests {
         }) {
             stops += 1;
             assert!(cut.now < end);
+            // read while stopped, the energy meter accounts for every CPU up to the clock
+            for cpu in 0..cut.platform.nr_cpus() {
+                let (busy, idle) = cut.meter.residency_ns_all_cores(cpu);
+                assert_eq!(busy + idle, cut.now, "cpu {cpu}");
+            }
         }
         assert!(stops >= 2, "{stops} stops in {polls} polls");
         assert_eq!(cut.now, end);

@@ -85,8 +85,9 @@ def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seed
     """Run the named studies (``["all"]``: every one), write each study's files and the
     HTML report of every study found in ``out_dir``. ``ray``: a Ray cluster's address
     to run on instead of a local pool. Every completed run is journaled in
-    ``OUT/runs.jsonl``; ``resume``: the runs it holds from an earlier reproduction by this
-    same build are taken from it instead of being run again (journal.py)."""
+    ``OUT/runs.jsonl`` (not those run on Ray); ``resume``: the runs it holds from an
+    earlier reproduction by this same build are taken from it instead of being run again
+    (journal.py)."""
     from hetsched.reproduce.report import write_report
 
     names = list(STUDIES) if list(names) == ["all"] else list(names)
@@ -95,7 +96,12 @@ def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seed
     # one writer in OUT at a time (a second is refused, naming this one), held to the end
     with OutLock(out_dir, "writing a reproduction"):
         remove_dead_temporaries(out_dir)
-        runner = Runner(jobs=jobs, ray=ray, progress=progress, journal=RunJournal(Path(out_dir), resume=resume))
+        journal = RunJournal(Path(out_dir), resume=resume, record=ray is None)
+        try:
+            runner = Runner(jobs=jobs, ray=ray, progress=progress, journal=journal)
+        except BaseException:
+            journal.close()
+            raise
         ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
         results = []
         try:

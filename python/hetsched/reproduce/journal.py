@@ -25,15 +25,15 @@ from typing import Any
 JOURNAL = "runs.jsonl"
 
 
-def build_id() -> str:
+def build_id(root: Path | None = None) -> str:
     """What a run's result depends on besides its arguments, as 16 hex digits: every file
-    of the installed hetsched package (the study code that runs in the workers, the
-    built-in platforms and workloads, the compiled engine), Python's version and those of
-    the numeric libraries the studies compute with."""
+    of the installed hetsched package (``root``; the study code that runs in the workers,
+    the built-in platforms and workloads, the compiled engine), Python's version and those
+    of the numeric libraries the studies compute with."""
     import numpy
     import scipy
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(root) if root is not None else Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
     for p in sorted(f for f in root.rglob("*") if f.is_file() and "__pycache__" not in f.parts):
         h.update(p.relative_to(root).as_posix().encode() + b"\0")
@@ -47,16 +47,20 @@ class RunJournal:
     earlier reproductions into OUT are offered to the runner (:attr:`stored`); without it
     they are kept in the file but not used, so forgetting ``--resume`` loses nothing."""
 
-    def __init__(self, out_dir: Path, *, resume: bool, build: str | None = None):
+    def __init__(self, out_dir: Path, *, resume: bool, build: str | None = None, record: bool = True):
         self.path = Path(out_dir) / JOURNAL
         self.build = build or build_id()
+        # False: runs are not journaled (a Ray cluster's workers run their own installs,
+        # whose build this process cannot vouch for); the stored ones are still offered
+        self.record = record
         kept: dict[str, str] = {}   # run hash -> its line (the last one written wins)
         self.dropped = 0            # lines of other builds, or cut short
         if self.path.exists():
             for line in self.path.read_text(errors="replace").splitlines():
                 try:
                     rec = json.loads(line)
-                    ok = rec["build"] == self.build and isinstance(rec["result"], dict)
+                    ok = (rec["build"] == self.build and isinstance(rec["run"], str)
+                          and isinstance(rec["result"], dict))
                 except (ValueError, KeyError, TypeError):
                     ok = False
                 if ok:
@@ -73,7 +77,10 @@ class RunJournal:
 
     def add(self, run_hash: str, label: str, result: dict[str, Any]) -> bool:
         """Journal one completed run; False (not journaled: it would run again on resume)
-        if its result holds a value JSON would not give back as it is."""
+        if its result holds a value JSON would not give back as it is, or runs are not
+        recorded."""
+        if not self.record:
+            return False
         try:
             line = json.dumps({"run": run_hash, "build": self.build, "label": label, "result": result},
                               allow_nan=True)

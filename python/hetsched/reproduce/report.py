@@ -474,7 +474,7 @@ def _summary_table(results: Sequence[StudyResult]) -> str:
         kd = f"{nk}" + (f" ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])})" if nk else "")
         out.append(f'<tr><td><a href="#{_e(_slug(r.study))}">{_e(r.study)}</a></td><td>{_e(r.paper)}</td>'
                    f'{cells}<td class="num">{_e(kd)}</td><td class="num">{len(r.rows)}</td>'
-                   f"<td>{_e(r.level)}</td><td class=\"num\">{r.seeds}</td><td class=\"num\">{r.runs}</td>"
+                   f"<td>{_e(r.level)}</td><td class=\"num\">{r.seeds}</td><td class=\"num\">{r.runs + r.resumed}</td>"
                    f'<td class="num">{_wall(r.wall_s)}</td></tr>')
     out.append("</tbody></table>")
     return "".join(out)
@@ -490,8 +490,9 @@ def _study_section(res: StudyResult, out_dir: Path, md: MarkdownIt) -> str:
     if res.finding:
         parts.append(f'<div class="finding">{md.render(res.finding)}</div>')
     parts.append(f'<p class="meta">Paper: {_inline(md, res.paper)}<br>Platforms: {_inline(md, res.platforms)}<br>'
-                 f"Level <code>{_e(res.level)}</code>, {res.seeds} seed(s) per configuration, {res.runs} runs, "
-                 f"{_wall(res.wall_s)} wall. Verdicts: {counts}.</p>")
+                 f"Level <code>{_e(res.level)}</code>, {res.seeds} seed(s) per configuration, {res.runs} runs"
+                 + (f" (and {res.resumed} taken from runs.jsonl)" if res.resumed else "")
+                 + f", {_wall(res.wall_s)} wall. Verdicts: {counts}.</p>")
     parts.append(_calibrations(res, md))
     parts.append(_sensitivity(res, md))
     parts.append("<h3>Published numbers beside the simulation</h3>")
