@@ -247,7 +247,7 @@ def test_journal_refuses_a_result_json_would_change(tmp_path):
     assert not j.add("k", "an int key", {"x": {1: 2.0}})        # would come back "1"
     assert not j.add("o", "no JSON at all", {"x": object()})
     j.close()
-    assert (tmp_path / "runs.jsonl").read_text() == ""
+    assert list(tmp_path.iterdir()) == []  # the file is made by the first run journaled
 
 
 def test_build_id_is_stable_and_covers_every_file(tmp_path):
@@ -269,6 +269,15 @@ def test_build_id_is_stable_and_covers_every_file(tmp_path):
     second = build_id(pkg)
     (pkg / "reproduce" / "study.py").write_text("X = 2\n")
     assert len({first, second, build_id(pkg)}) == 3
+
+
+def test_a_reproduction_refused_before_it_runs_leaves_no_journal(tmp_path):
+    from hetsched.errors import HetschedError
+
+    out = tmp_path / "out"
+    with pytest.raises(HetschedError):
+        reproduce(["fa-cfs"], out_dir=out, level="smoke", seeds=1, jobs=1, ray="garbage")
+    assert not out.exists() or list(out.iterdir()) == []
 
 
 def test_resume_takes_every_run_and_writes_the_same_study(tmp_path):

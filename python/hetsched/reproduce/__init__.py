@@ -96,11 +96,11 @@ def reproduce(names: Sequence[str], out_dir: Path, *, level: str = "quick", seed
     # one writer in OUT at a time (a second is refused, naming this one), held to the end
     with OutLock(out_dir, "writing a reproduction"):
         remove_dead_temporaries(out_dir)
-        journal = RunJournal(Path(out_dir), resume=resume, record=ray is None)
+        runner = Runner(jobs=jobs, ray=ray, progress=progress)  # a Ray address is checked here
         try:
-            runner = Runner(jobs=jobs, ray=ray, progress=progress, journal=journal)
+            runner.journal = RunJournal(Path(out_dir), resume=resume, record=ray is None)
         except BaseException:
-            journal.close()
+            runner.close()
             raise
         ctx = Context(level=level, seeds=seeds, out_dir=Path(out_dir), runner=runner)
         results = []

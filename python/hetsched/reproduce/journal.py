@@ -67,13 +67,13 @@ class RunJournal:
                     kept[rec["run"]] = line
                 else:
                     self.dropped += 1
-        # the file again with this build's lines only, under a temporary name and renamed
-        tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")  # runner.remove_dead_temporaries
-        tmp.write_text("".join(line + "\n" for line in kept.values()))
-        os.replace(tmp, self.path)
+            # the file again with this build's lines only, under a temporary name and renamed
+            tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")  # runner.remove_dead_temporaries
+            tmp.write_text("".join(line + "\n" for line in kept.values()))
+            os.replace(tmp, self.path)
         self.stored: dict[str, dict] = (
             {h: json.loads(line)["result"] for h, line in kept.items()} if resume else {})
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        self._fd = -1  # opened at the first run journaled: a reproduction refused early leaves no file
 
     def add(self, run_hash: str, label: str, result: dict[str, Any]) -> bool:
         """Journal one completed run; False (not journaled: it would run again on resume)
@@ -88,6 +88,8 @@ class RunJournal:
             return False
         if not _same(json.loads(line)["result"], result):
             return False
+        if self._fd < 0:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.write(self._fd, (line + "\n").encode())
         return True
 
