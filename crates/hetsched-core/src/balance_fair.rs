@@ -225,16 +225,21 @@ impl KernelLb {
         if task.policy != Policy::Other {
             return 0;
         }
-        // the kernel's order: already on the biggest CPU it may use, then does it fit
+        // the kernel tests p->max_allowed_capacity first, a cached value; here the O(1)
+        // part of it (no CPU is above SCHED_CAPACITY_SCALE) comes first, the fit test
+        // next, and the scan of the allowed CPUs last
         let cap = v.capacity_orig(cpu);
-        let bigger = (0..v.nr_cpus()).any(|c| task.allowed & (1 << c) != 0 && v.capacity_orig(c) > cap);
-        if !bigger {
+        if cap >= crate::platform::SCHED_CAPACITY_SCALE {
             return 0;
         }
         let [umin, umax] = task.uclamp;
         let fits = crate::vendor::task_fits_cpu(v, t, cpu) // vendor.migration_margins
             .unwrap_or_else(|| v.util_fits_cpu(v.task_util_est(t), umin, umax, cpu) > 0);
         if fits {
+            return 0;
+        }
+        let bigger = (0..v.nr_cpus()).any(|c| task.allowed & (1 << c) != 0 && v.capacity_orig(c) > cap);
+        if !bigger {
             return 0;
         }
         task.se.avg.load_avg.max(1)

@@ -1289,7 +1289,7 @@ impl Sim {
         // what a caller's change between runs asked for (a knob, an affinity) happens now,
         // not at the next event
         self.run_deferred();
-        let mut since_poll = 0;
+        let mut since_poll = 0u32;
         while let Some(t) = self.events.peek_time() {
             if t >= t_ns {
                 break;
@@ -1300,14 +1300,8 @@ impl Sim {
                 }
                 break;
             }
-            since_poll += 1;
-            if since_poll == POLL_EVERY_EVENTS {
-                since_poll = 0;
-                if !poll() {
-                    // a result read now is the run's up to the clock, energy included
-                    self.meter.sync(&self.platform, self.now);
-                    return false;
-                }
+            if !self.go_on(&mut since_poll, &mut poll) {
+                return false;
             }
         }
         if t_ns > self.now {
@@ -1331,20 +1325,15 @@ impl Sim {
             return Some(false);
         }
         self.run_deferred();
-        let mut since_poll = 0;
+        let mut since_poll = 0u32;
         while self.nr_exited + self.nr_templates < self.tasks.len() {
             match self.events.peek_time() {
                 Some(t) if t < limit_ns => {
                     if !self.step() {
                         return Some(false); // a limit stopped the run (the queue was not empty)
                     }
-                    since_poll += 1;
-                    if since_poll == POLL_EVERY_EVENTS {
-                        since_poll = 0;
-                        if !poll() {
-                            self.meter.sync(&self.platform, self.now);
-                            return None;
-                        }
+                    if !self.go_on(&mut since_poll, &mut poll) {
+                        return None;
                     }
                 }
                 _ => {
@@ -1354,6 +1343,23 @@ impl Sim {
         }
         self.meter.sync(&self.platform, self.now);
         Some(true)
+    }
+
+    /// After one more event of a polled run: false if `poll`, asked every
+    /// [`POLL_EVERY_EVENTS`] events, says stop. A result read then is the run's up to the
+    /// clock, energy included.
+    #[inline]
+    fn go_on(&mut self, since_poll: &mut u32, poll: &mut impl FnMut() -> bool) -> bool {
+        *since_poll += 1;
+        if *since_poll < POLL_EVERY_EVENTS {
+            return true;
+        }
+        *since_poll = 0;
+        if poll() {
+            return true;
+        }
+        self.meter.sync(&self.platform, self.now);
+        false
     }
 
     /// Whether every task's program is finite (no loop of -1), so it can end.
