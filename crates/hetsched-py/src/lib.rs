@@ -34,14 +34,14 @@ struct Engine {
 /// exception stops the run between two events, and the call raises it; the simulation is
 /// whole and a later call goes on.
 ///
-/// Only on Python's main thread, the one signal handlers run on: elsewhere asking would
-/// only cost the GIL. Taking the GIL back is about a microsecond, so every 50 ms costs
-/// nothing and bounds Ctrl-C's wait at 50 ms plus 1,024 events. While another Python
-/// thread computes, though, it takes up to the interpreter's switch interval (5 ms): the
-/// next poll then waits 100 times as long as this one did (at most a second), which keeps
-/// the polls' share of the run near 1 %.
+/// Taking the GIL back is about a microsecond, so every 50 ms costs nothing and bounds
+/// Ctrl-C's wait at 50 ms plus 1,024 events. While another Python thread computes, though,
+/// it takes up to the interpreter's switch interval (5 ms): the next poll then waits 100
+/// times as long as this one did (at most a second), which keeps the polls' share of the
+/// run near 1 %. Off Python's main thread check_signals() does nothing (handlers run on the
+/// main thread only), and the same bound holds. (Asking which thread this is would run
+/// Python code, and with it the very handler whose exception the poll must not lose.)
 struct SignalPoll {
-    main_thread: bool,
     last: std::time::Instant,
     every: std::time::Duration,
     raised: Option<PyErr>,
@@ -51,16 +51,8 @@ impl SignalPoll {
     const EVERY: std::time::Duration = std::time::Duration::from_millis(50);
     const AT_MOST_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
-    fn new(py: Python<'_>) -> Self {
-        let main_thread = (|| -> PyResult<bool> {
-            let threading = py.import("threading")?;
-            Ok(threading
-                .call_method0("current_thread")?
-                .is(&threading.call_method0("main_thread")?))
-        })()
-        .unwrap_or(false);
+    fn new() -> Self {
         SignalPoll {
-            main_thread,
             last: std::time::Instant::now(),
             every: Self::EVERY,
             raised: None,
@@ -68,7 +60,7 @@ impl SignalPoll {
     }
 
     fn go_on(&mut self) -> bool {
-        if !self.main_thread || self.last.elapsed() < self.every {
+        if self.last.elapsed() < self.every {
             return true;
         }
         let asked = std::time::Instant::now();
@@ -176,7 +168,7 @@ impl Engine {
 
     /// Run every event before t_ns (absolute simulated time in ns).
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> EngineResult<()> {
-        let mut poll = SignalPoll::new(py);
+        let mut poll = SignalPoll::new();
         self.change(py, |sim| sim.run_until_polled(t_ns, || poll.go_on()))?;
         poll.raised()?;
         self.limits(py)
@@ -184,7 +176,7 @@ impl Engine {
 
     /// Run until every task has ended, or until limit_ns; True if all ended.
     fn run_until_exited(&mut self, py: Python<'_>, limit_ns: u64) -> EngineResult<bool> {
-        let mut poll = SignalPoll::new(py);
+        let mut poll = SignalPoll::new();
         let ended = self.change(py, |sim| sim.run_until_exited_polled(limit_ns, || poll.go_on()))?;
         poll.raised()?;
         self.limits(py)?;

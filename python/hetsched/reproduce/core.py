@@ -584,11 +584,7 @@ def write_run_times(study: str, timings: Sequence[tuple[str, float, bool]], out_
     w.writerow(["run", "wall_s", "resumed"])
     for label, wall, resumed in sorted(timings, key=lambda t: (-t[1], t[0])):
         w.writerow([label, f"{wall:.3f}", int(resumed)])
-    p = out_dir / f"{study}.runs.csv"
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(buf.getvalue())
-    os.replace(tmp, p)
-    return p
+    return _write_files(out_dir, {f"{study}.runs.csv": buf.getvalue()})[0]
 
 
 def write_study(res: StudyResult, out_dir: Path) -> list[Path]:
@@ -601,8 +597,13 @@ def write_study(res: StudyResult, out_dir: Path) -> list[Path]:
     for r in res.rows:
         w.writerow(["" if getattr(r, f) is None else getattr(r, f) for f in Row.CSV_FIELDS])
     doc = _finite(asdict(res))
-    files = {f"{res.study}.csv": buf.getvalue(), f"{res.study}.md": study_markdown(res),
-             f"{res.study}.json": json.dumps(doc, indent=1, allow_nan=False, default=_json_default)}
+    return _write_files(out_dir, {
+        f"{res.study}.csv": buf.getvalue(), f"{res.study}.md": study_markdown(res),
+        f"{res.study}.json": json.dumps(doc, indent=1, allow_nan=False, default=_json_default)})
+
+
+def _write_files(out_dir: Path, files: dict[str, str]) -> list[Path]:
+    """Each file under a temporary name, then renamed: none is ever seen half-written."""
     paths = []
     for name, text in files.items():
         p = out_dir / name

@@ -11,7 +11,9 @@ ignored.
 
 The journal is written as results arrive, one ``write()`` per line on a file opened for
 appending, so what a reproduction completed before it was stopped is there even after
-SIGKILL."""
+SIGKILL. (The sweep's :class:`hetsched.runner.RunStore` keeps flat rows in a Parquet file it
+rewrites whole; a study's results hold lists and nested counters, and an append costs one
+line, not the file.)"""
 
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ class RunJournal:
         # False: runs are not journaled (a Ray cluster's workers run their own installs,
         # whose build this process cannot vouch for); the stored ones are still offered
         self.record = record
-        kept: dict[str, str] = {}   # run hash -> its line (the last one written wins)
+        kept: dict[str, tuple[str, dict]] = {}  # run hash -> its line and result (the last wins)
         self.dropped = 0            # lines of other builds, or cut short
         if self.path.exists():
             for line in self.path.read_text(errors="replace").splitlines():
@@ -64,15 +66,14 @@ class RunJournal:
                 except (ValueError, KeyError, TypeError):
                     ok = False
                 if ok:
-                    kept[rec["run"]] = line
+                    kept[rec["run"]] = (line, rec["result"])
                 else:
                     self.dropped += 1
             # the file again with this build's lines only, under a temporary name and renamed
             tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")  # runner.remove_dead_temporaries
-            tmp.write_text("".join(line + "\n" for line in kept.values()))
+            tmp.write_text("".join(line + "\n" for line, _ in kept.values()))
             os.replace(tmp, self.path)
-        self.stored: dict[str, dict] = (
-            {h: json.loads(line)["result"] for h, line in kept.items()} if resume else {})
+        self.stored: dict[str, dict] = {h: result for h, (_, result) in kept.items()} if resume else {}
         self._fd = -1  # opened at the first run journaled: a reproduction refused early leaves no file
 
     def add(self, run_hash: str, label: str, result: dict[str, Any]) -> bool:

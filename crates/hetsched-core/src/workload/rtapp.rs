@@ -54,15 +54,15 @@ impl Sim {
             // matched in place, the payloads copied out: cloning the event (an enum with
             // setattr's and yield's heap-held fields) at every step cost more than the step
             match spec.phases[task.phase].events[i] {
-                Ev::Run(w) | Ev::Memrun(w) => {
-                    if w == 0 {
-                        continue;
-                    }
-                    task.cur = if matches!(task.spec.phases[task.phase].events[i], Ev::Run(_)) {
-                        Cur::Run
-                    } else {
-                        Cur::Memrun
-                    };
+                Ev::Run(0) | Ev::Memrun(0) => continue,
+                Ev::Run(w) => {
+                    task.cur = Cur::Run;
+                    task.work_left = w;
+                    self.arm_completion(cpu);
+                    return;
+                }
+                Ev::Memrun(w) => {
+                    task.cur = Cur::Memrun;
                     task.work_left = w;
                     self.arm_completion(cpu);
                     return;
@@ -139,8 +139,8 @@ impl Sim {
                     self.block_sync(cpu, t);
                     return;
                 }
-                Ev::Signal(c) | Ev::Broad(c) => {
-                    let broadcast = matches!(task.spec.phases[task.phase].events[i], Ev::Broad(_));
+                ref ev @ (Ev::Signal(c) | Ev::Broad(c)) => {
+                    let broadcast = matches!(ev, Ev::Broad(_));
                     let mut wake = std::mem::take(&mut self.wake_buf);
                     self.sync.signal(c, broadcast, &mut wake);
                     self.wake_sync(cpu, &mut wake);
