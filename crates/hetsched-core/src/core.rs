@@ -844,6 +844,7 @@ impl Sim {
             }
         }
         task.se.exec_start = now;
+        task.progress_at = now;
         task.se.prev_sum_exec_runtime = task.se.sum_exec_runtime;
         // queued once the task's clock starts: the switch runs on it, before its work
         self.charge_cost(cpu, switch + migration, false);
@@ -1385,7 +1386,7 @@ impl Sim {
         let task = &self.tasks[t];
         let mut v = task.stats.cpu_time_ns.clone();
         if task.state == TaskState::Running {
-            v[task.cpu] += self.now - task.se.exec_start;
+            v[task.cpu] += self.now - task.progress_at;
         }
         v
     }

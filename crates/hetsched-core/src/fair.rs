@@ -365,25 +365,26 @@ impl Sim {
         decayed
     }
 
-    /// update_curr(): account the time since exec_start to the running task: its invariant
-    /// work, its vruntime, its statistics.
-    pub(crate) fn update_curr(&mut self, cpu: usize) {
+    /// The running task's progress up to now, at the speed its CPU ran since the last
+    /// account: the kernel's work queued before it (costs.rs), then its own work, and its
+    /// CPU time per CPU and per phase. This is the simulated machine's bookkeeping, not
+    /// the kernel's: it runs wherever the speed or the program changes (a frequency
+    /// commit, the end of a run event), where the kernel sees nothing.
+    pub(crate) fn account_progress(&mut self, cpu: usize) {
         let Some(t) = self.rqs[cpu].curr else { return };
         let now = self.now;
+        let delta = now.saturating_sub(self.tasks[t as usize].progress_at);
+        if delta == 0 {
+            return;
+        }
         let cap = self.platform.capacity_orig(cpu);
         let khz = self.khz(cpu);
         let fmax = self.platform.cluster_of(cpu).fmax_khz;
         let ci = self.platform.cpu_cluster[cpu];
         let opp = self.clusters[ci].opp;
-        let delta = now.saturating_sub(self.tasks[t as usize].se.exec_start);
-        if delta == 0 {
-            return;
-        }
-        // the kernel's work queued on this CPU (costs.rs) runs first, on the task's clock
         let own = self.run_overhead(cpu, delta);
         let task = &mut self.tasks[t as usize];
-        task.se.exec_start = now;
-        task.se.sum_exec_runtime += delta;
+        task.progress_at = now;
         task.stats.cpu_time_ns[cpu] += delta;
         task.stats.phases[task.phase].run_ns += delta;
         let done = match (task.cur, &task.perf) {
@@ -406,6 +407,25 @@ impl Sim {
             task.stats.work_done += done;
             self.rqs[cpu].work_done += done;
         }
+    }
+
+    /// update_curr(): the running task's progress (account_progress), then the kernel's
+    /// accounting of the time since exec_start: sum_exec_runtime, and the class's own
+    /// (vruntime and the slice's end, a deadline task's runtime, RT bandwidth).
+    pub(crate) fn update_curr(&mut self, cpu: usize) {
+        self.account_progress(cpu);
+        let Some(t) = self.rqs[cpu].curr else { return };
+        let now = self.now;
+        let cap = self.platform.capacity_orig(cpu);
+        let khz = self.khz(cpu);
+        let fmax = self.platform.cluster_of(cpu).fmax_khz;
+        let delta = now.saturating_sub(self.tasks[t as usize].se.exec_start);
+        if delta == 0 {
+            return;
+        }
+        let task = &mut self.tasks[t as usize];
+        task.se.exec_start = now;
+        task.se.sum_exec_runtime += delta;
         if task.policy == Policy::Deadline {
             // update_curr_dl(): runtime is consumed scaled by frequency and capacity
             let scaled = mul_div(mul_div(delta, khz << 10, fmax), cap, 1 << 20);

@@ -150,6 +150,10 @@ pub struct Task {
     pub(crate) cur: Cur,
     pub(crate) work_left: u64,
     pub(crate) runtime_end: u64,
+    /// while it runs: the instant up to which its progress is accounted (its work, the
+    /// kernel's work queued before it, its CPU time); `se.exec_start` is the kernel's own
+    /// mark, moved only where the kernel calls update_curr()
+    pub(crate) progress_at: u64,
     /// when the current wakeup was due (timer expiry), for wakeup latency
     pub(crate) wake_due: Option<u64>,
     /// when the task last became runnable without running (for wait time)

@@ -387,6 +387,7 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
         cur: Cur::None,
         work_left: 0,
         runtime_end: 0,
+        progress_at: 0,
         wake_due: None,
         queued_since: 0,
         rr_left_ns: 0,
