@@ -523,6 +523,40 @@ def test_eevdf_is_deterministic_and_differs_from_cfs(tools):
     assert all(sum(t["cpu_time_s"].values()) > 0 for t in e1["tasks"])
 
 
+@pytest.mark.parametrize("fair_class, eevdf, switches", [
+    # EEVDF: the slice (base_slice 0.75 ms x (1 + ilog2(8)) = 3 ms on gs101's 8 CPUs) is
+    # shorter than a tick (HZ=250: 4 ms), so every tick finds curr past its deadline and
+    # the other task eligible: one switch a tick, 250 in the second
+    ("eevdf", 1, 250),
+    # CFS: two tasks share sched_latency 6 ms x 4 = 24 ms, a 12-ms ideal slice, which
+    # check_preempt_tick() finds used up at the fourth tick of a stint: 16-ms stints,
+    # 1000 / 16 = 62.5, so 63 switches
+    ("cfs", 0, 63),
+])
+def test_a_slice_ends_at_the_tick_however_the_work_is_split(fair_class, eevdf, switches):
+    """The end of an rt-app run event is userspace's: the kernel sees nothing there, so
+    without hrtick a fair slice ends at a tick. Two CPU-bound tasks share CPU 0, one
+    running 10 ms at a time, the other the same work in 10-us pieces: the schedule is the
+    one worked out by hand from the tick, whichever way the second task's work is written
+    (before the end of a run event stopped calling update_curr(), EEVDF ended the pieced
+    task's slices at its first piece past the deadline, between ticks, and the two tasks'
+    CPU times differed from the unsplit run's)."""
+    def task(name, work):
+        return {"name": name, "policy": "other", "cpus": [0], "loop": -1,
+                "phases": [{"loop": -1, "events": [{"run": work}]}]}
+
+    docs = []
+    for piece in (10_000_000, 10_000):
+        wl = {"name": "two", "tasks": [task("whole", 10_000_000), task("pieces", piece)]}
+        d = Simulation(platform="gs101", workload=wl, scheduler="cfs", knobs={"fair.eevdf": eevdf, **NO_COSTS},
+                       lower_bound=False).run(1.0).doc
+        assert d["policy"]["fair_class"] == fair_class
+        docs.append(d)
+    for d in docs:
+        assert d["counters"]["context_switches"] == switches
+    assert [t["cpu_time_s"] for t in docs[0]["tasks"]] == [t["cpu_time_s"] for t in docs[1]["tasks"]]
+
+
 def test_ctrl_c_stops_one_long_engine_call_and_the_run_goes_on_unchanged():
     """A signal's handler runs while the engine is inside one long run_until (it asks
     Python between events); its exception stops the call between two events, and running

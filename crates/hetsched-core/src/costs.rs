@@ -69,8 +69,7 @@ impl Sim {
         }
         if self.rqs[cpu].curr.is_some() {
             // the time so far was the task's (or earlier overhead's), not this work's
-            self.update_rq_clock(cpu);
-            self.update_curr(cpu);
+            self.account_progress(cpu);
         }
         self.rqs[cpu].overhead_left += work;
         self.counters.cost_work += work;

@@ -368,9 +368,10 @@ impl Sim {
         for i in 0..nr {
             let cpu = self.platform.clusters[ci].cpus[i];
             // account progress and PELT time at the old speed up to now (WALT too:
-            // cpufreq_notifier_trans)
+            // cpufreq_notifier_trans); the kernel's update_curr() measures wall time,
+            // which a frequency change does not split
             self.update_rq_clock(cpu);
-            self.update_curr(cpu);
+            self.account_progress(cpu);
             self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
         }
         let faster = opp > self.clusters[ci].opp;

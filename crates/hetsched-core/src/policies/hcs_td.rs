@@ -482,7 +482,7 @@ impl SchedPolicy for HcsTdPolicy {
         let max_mig = s.knobs.get(Knob::HcsTdMaxMigrations) as u64;
         let n = s.rqs.len();
         for c in 0..n {
-            s.update_curr(c); // the work counters up to now
+            s.account_progress(c); // the work counters up to now
             if let Some(t) = s.rqs[c].curr {
                 td.ran(t as usize, c, now);
             }

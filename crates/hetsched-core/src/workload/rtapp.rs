@@ -237,8 +237,12 @@ impl Sim {
 
     pub(crate) fn on_complete(&mut self, cpu: usize) {
         let Some(t) = self.rqs[cpu].curr else { return };
-        self.update_rq_clock(cpu);
-        self.update_curr(cpu);
+        // the end of a run event is the program's, which the kernel does not see: no
+        // rq clock, no update_curr() (whose slice check would otherwise end slices here,
+        // as an hrtick would, rather than at the tick, and differently for the same work
+        // written as one run event or as many); the kernel paths the program takes next
+        // (a block, a wakeup, a yield) do their own
+        self.account_progress(cpu);
         let task = &mut self.tasks[t as usize];
         match task.cur {
             Cur::Run | Cur::Memrun => {
