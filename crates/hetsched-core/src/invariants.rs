@@ -31,7 +31,8 @@
 //!   idle); per CPU, busy + idle residency = the time up to which the meter accounted it;
 //!   frequency residency = busy time; its OPP is the cluster's current OPP; a busy
 //!   CPU draws that OPP's power;
-//! * statistics: a task's per-CPU cpu time sums to its `sum_exec_runtime`.
+//! * statistics: a task's per-CPU cpu time sums to its `sum_exec_runtime`, plus, while it
+//!   runs, the progress accounted past the kernel's last `update_curr()`.
 
 use crate::core::{Sim, TaskState};
 use crate::energy::CpuPowerState;
@@ -460,9 +461,24 @@ impl Sim {
     fn check_stats(&self) -> Result<(), String> {
         for task in &self.tasks {
             let sum: u64 = task.stats.cpu_time_ns.iter().sum();
+            // a running task's progress may be accounted past the kernel's last
+            // update_curr() (account_progress at the end of a run event), never before it
+            let ahead = if self.rqs[task.cpu].curr == Some(task.id) {
+                ensure!(
+                    task.se.exec_start <= task.progress_at && task.progress_at <= self.now,
+                    "task {}: progress accounted to {} outside exec_start {}..now {}",
+                    task.id,
+                    task.progress_at,
+                    task.se.exec_start,
+                    self.now
+                );
+                task.progress_at - task.se.exec_start
+            } else {
+                0
+            };
             ensure!(
-                sum == task.se.sum_exec_runtime,
-                "task {}: cpu time {sum} != sum_exec_runtime {}",
+                sum == task.se.sum_exec_runtime + ahead,
+                "task {}: cpu time {sum} != sum_exec_runtime {} + progress ahead of it {ahead}",
                 task.id,
                 task.se.sum_exec_runtime
             );
