@@ -377,18 +377,18 @@ impl Sim {
         if delta == 0 {
             return;
         }
-        let cap = self.platform.capacity_orig(cpu);
-        let khz = self.khz(cpu);
-        let fmax = self.platform.cluster_of(cpu).fmax_khz;
+        let own = self.run_overhead(cpu, delta);
         let ci = self.platform.cpu_cluster[cpu];
         let opp = self.clusters[ci].opp;
-        let own = self.run_overhead(cpu, delta);
         let task = &mut self.tasks[t as usize];
         task.progress_at = now;
         task.stats.cpu_time_ns[cpu] += delta;
         task.stats.phases[task.phase].run_ns += delta;
         let done = match (task.cur, &task.perf) {
-            (Cur::Run, None) => mul_div(own, cap * khz, 1024 * fmax),
+            (Cur::Run, None) => {
+                let c = &self.platform.clusters[ci];
+                mul_div(own, c.capacity_orig * c.opps[opp].khz, 1024 * c.fmax_khz)
+            }
             (Cur::Run, Some(pf)) => work_in(own, pf.rate_q32[ci][opp], &mut task.cold_left, pf.cold_q32),
             (Cur::Memrun, _) => {
                 let d = own.min(task.work_left);
@@ -416,9 +416,6 @@ impl Sim {
         self.account_progress(cpu);
         let Some(t) = self.rqs[cpu].curr else { return };
         let now = self.now;
-        let cap = self.platform.capacity_orig(cpu);
-        let khz = self.khz(cpu);
-        let fmax = self.platform.cluster_of(cpu).fmax_khz;
         let delta = now.saturating_sub(self.tasks[t as usize].se.exec_start);
         if delta == 0 {
             return;
@@ -428,7 +425,13 @@ impl Sim {
         task.se.sum_exec_runtime += delta;
         if task.policy == Policy::Deadline {
             // update_curr_dl(): runtime is consumed scaled by frequency and capacity
-            let scaled = mul_div(mul_div(delta, khz << 10, fmax), cap, 1 << 20);
+            let (khz, fmax) = (self.khz(cpu), self.platform.cluster_of(cpu).fmax_khz);
+            let scaled = mul_div(
+                mul_div(delta, khz << 10, fmax),
+                self.platform.capacity_orig(cpu),
+                1 << 20,
+            );
+            let task = &mut self.tasks[t as usize];
             task.dl.runtime -= scaled as i64;
             if task.dl.runtime <= 0 {
                 self.resched_cpu(cpu);
