@@ -1175,6 +1175,11 @@ impl Sim {
     /// false when the queue is empty or a limit stopped the run (`stopped()`).
     pub fn step(&mut self) -> bool {
         let Some(ev) = self.events.pop() else { return false };
+        self.handle_event(ev)
+    }
+
+    /// `step` for an event already popped.
+    fn handle_event(&mut self, ev: crate::event::Event) -> bool {
         debug_assert!(ev.time() >= self.now);
         if ev.time() != self.now {
             self.now = ev.time();
@@ -1254,7 +1259,16 @@ impl Sim {
     /// reschedules, until neither is pending. A schedule() that crosses a window boundary
     /// queues the irq_work, which in the kernel runs as soon as the rq lock is released
     /// (a self-IPI), not at whatever the next event happens to be.
+    #[inline]
     fn run_deferred(&mut self) {
+        // most events leave nothing: test that here, in the caller, without a call
+        if self.any_resched || self.walt.as_ref().is_some_and(|w| w.irq_work.is_some()) {
+            self.run_deferred_work();
+        }
+    }
+
+    #[inline(never)]
+    fn run_deferred_work(&mut self) {
         loop {
             if self.walt.as_ref().is_some_and(|w| w.irq_work.is_some()) {
                 self.walt_irq_work();
@@ -1291,11 +1305,8 @@ impl Sim {
         // not at the next event
         self.run_deferred();
         let mut since_poll = 0u32;
-        while let Some(t) = self.events.peek_time() {
-            if t >= t_ns {
-                break;
-            }
-            if !self.step() {
+        while let Some(ev) = self.events.pop_before(t_ns) {
+            if !self.handle_event(ev) {
                 if self.stop.is_some() {
                     return true;
                 }
@@ -1328,10 +1339,10 @@ impl Sim {
         self.run_deferred();
         let mut since_poll = 0u32;
         while self.nr_exited + self.nr_templates < self.tasks.len() {
-            match self.events.peek_time() {
-                Some(t) if t < limit_ns => {
-                    if !self.step() {
-                        return Some(false); // a limit stopped the run (the queue was not empty)
+            match self.events.pop_before(limit_ns) {
+                Some(ev) => {
+                    if !self.handle_event(ev) {
+                        return Some(false); // a limit stopped the run
                     }
                     if !self.go_on(&mut since_poll, &mut poll) {
                         return None;

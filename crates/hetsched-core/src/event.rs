@@ -111,6 +111,19 @@ impl EventQueue {
             self.set_complete(cpu as usize, ev.ord, gen);
             return;
         }
+        self.push_heap(ev);
+    }
+
+    /// `push` of `cpu`'s completion, without building the event to take it apart again.
+    #[inline]
+    pub fn push_complete(&mut self, time: u64, cpu: usize, gen: u32) {
+        self.seq += 1;
+        let ord = (time as u128) << 64 | (1u128 << 58) | self.seq as u128;
+        self.set_complete(cpu, ord, gen);
+    }
+
+    #[inline]
+    fn push_heap(&mut self, ev: Event) {
         let mut i = self.heap.len();
         self.heap.push(ev);
         while i > 0 {
@@ -135,6 +148,7 @@ impl EventQueue {
         self.complete[cpu] = (ord, gen);
         if !had {
             self.nr_complete += 1;
+            self.max_len = self.max_len.max(self.len());
         }
         if self.nr_complete == 1 || ord < self.complete[self.complete_first].0 {
             self.complete_first = cpu;
@@ -142,7 +156,6 @@ impl EventQueue {
             // the first one moved later: another CPU's may come first now
             self.find_first_complete();
         }
-        self.max_len = self.max_len.max(self.len());
     }
 
     #[inline]
@@ -182,21 +195,44 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<Event> {
         let complete = self.first_complete_ord();
         if complete != u128::MAX && self.heap.first().is_none_or(|e| complete < e.ord) {
-            let cpu = self.complete_first;
-            let gen = self.complete[cpu].1;
-            self.complete[cpu].0 = u128::MAX;
-            self.nr_complete -= 1;
-            if self.nr_complete > 0 {
-                self.find_first_complete();
-            }
-            self.popped += 1;
-            self.popped_by_class[1] += 1;
-            return Some(Event {
-                ord: complete,
-                kind: EventKind::Complete { cpu: cpu as u32, gen },
-            });
+            return Some(self.pop_complete(complete));
         }
         self.pop_heap()
+    }
+
+    /// `pop` if the first event comes strictly before `t`; otherwise it stays queued.
+    /// (`peek_time` then `pop` took the two minima twice.)
+    #[inline]
+    pub fn pop_before(&mut self, t: u64) -> Option<Event> {
+        // an event comes before t if and only if its key is below t's lowest key
+        let limit = (t as u128) << 64;
+        let complete = self.first_complete_ord();
+        let heap = self.heap.first().map_or(u128::MAX, |e| e.ord);
+        if complete < heap {
+            (complete < limit).then(|| self.pop_complete(complete))
+        } else if heap < limit {
+            self.pop_heap()
+        } else {
+            None
+        }
+    }
+
+    /// Take the first completion, whose key is `ord`.
+    #[inline]
+    fn pop_complete(&mut self, ord: u128) -> Event {
+        let cpu = self.complete_first;
+        let gen = self.complete[cpu].1;
+        self.complete[cpu].0 = u128::MAX;
+        self.nr_complete -= 1;
+        if self.nr_complete > 0 {
+            self.find_first_complete();
+        }
+        self.popped += 1;
+        self.popped_by_class[1] += 1;
+        Event {
+            ord,
+            kind: EventKind::Complete { cpu: cpu as u32, gen },
+        }
     }
 
     #[inline]
@@ -326,6 +362,27 @@ mod tests {
         assert_eq!(q.popped_by_class[1], 3);
         assert_eq!(q.max_len, 5);
         assert!(q.is_empty() && q.peek_time().is_none());
+    }
+
+    #[test]
+    fn pop_before_takes_only_events_strictly_before_its_bound() {
+        let mut q = EventQueue::default();
+        q.push(10, EventKind::Tick);
+        q.push(10, EventKind::Complete { cpu: 0, gen: 1 });
+        q.push(20, EventKind::Complete { cpu: 1, gen: 1 });
+        q.push(25, EventKind::Wakeup { task: 3 });
+        // nothing before 10: the two events at 10 stay
+        assert_eq!(q.pop_before(10), None);
+        assert_eq!(q.len(), 4);
+        // before 11: the completion first (its class), then the tick
+        assert_eq!(q.pop_before(11).map(|e| e.kind), Some(EventKind::Complete { cpu: 0, gen: 1 }));
+        assert_eq!(q.pop_before(11).map(|e| e.kind), Some(EventKind::Tick));
+        assert_eq!(q.pop_before(11), None);
+        // the completion at 20 is before 25, the wakeup at 25 is not
+        assert_eq!(q.pop_before(25).map(|e| e.time()), Some(20));
+        assert_eq!(q.pop_before(25), None);
+        assert_eq!(q.pop_before(u64::MAX).map(|e| e.kind), Some(EventKind::Wakeup { task: 3 }));
+        assert!(q.is_empty() && q.pop_before(u64::MAX).is_none());
     }
 
     #[test]

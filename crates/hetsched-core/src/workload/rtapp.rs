@@ -29,31 +29,29 @@ impl Sim {
                 return;
             }
             let task = &mut self.tasks[t as usize];
-            let spec = &task.spec;
-            if task.ev >= spec.phases[task.phase].events.len() {
+            let phase = &task.spec.phases[task.phase];
+            let Some(ev) = phase.events.get(task.ev) else {
                 task.ev = 0;
                 task.phase_iter += 1;
                 task.stats.phases[task.phase].loops += 1;
-                let ploop = spec.phases[task.phase].loop_;
-                if ploop >= 0 && task.phase_iter >= ploop {
+                if phase.loop_ >= 0 && task.phase_iter >= phase.loop_ {
                     task.phase_iter = 0;
                     task.phase += 1;
-                    if task.phase >= spec.phases.len() {
+                    if task.phase >= task.spec.phases.len() {
                         task.phase = 0;
                         task.iter += 1;
-                        if spec.loop_ >= 0 && task.iter >= spec.loop_ {
+                        if task.spec.loop_ >= 0 && task.iter >= task.spec.loop_ {
                             self.task_exit(cpu, t);
                             return;
                         }
                     }
                 }
                 continue;
-            }
-            let i = task.ev;
+            };
             task.ev += 1;
             // matched in place, the payloads copied out: cloning the event (an enum with
             // setattr's and yield's heap-held fields) at every step cost more than the step
-            match spec.phases[task.phase].events[i] {
+            match *ev {
                 Ev::Run(0) | Ev::Memrun(0) => continue,
                 Ev::Run(w) => {
                     task.cur = Cur::Run;
@@ -305,7 +303,7 @@ impl Sim {
                 Cur::Runtime => task.runtime_end.max(self.now + kernel) - kernel,
                 Cur::None => self.now,
             };
-        self.events.push(at, EventKind::Complete { cpu: cpu as u32, gen });
+        self.events.push_complete(at, cpu, gen);
     }
 }
 
@@ -499,6 +497,7 @@ pub(crate) fn work_in(delta: u64, rate: u64, cold: &mut u64, cold_q: u64) -> u64
 }
 
 /// Time to run `work` at `rate`, the first `cold` units at `rate * cold_q` (ceiling).
+#[inline]
 pub(crate) fn time_for(work: u64, rate: u64, cold: u64, cold_q: u64) -> u64 {
     let c = cold.min(work);
     let mut t = 0u128;
