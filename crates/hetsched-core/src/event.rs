@@ -375,13 +375,19 @@ mod tests {
         assert_eq!(q.pop_before(10), None);
         assert_eq!(q.len(), 4);
         // before 11: the completion first (its class), then the tick
-        assert_eq!(q.pop_before(11).map(|e| e.kind), Some(EventKind::Complete { cpu: 0, gen: 1 }));
+        assert_eq!(
+            q.pop_before(11).map(|e| e.kind),
+            Some(EventKind::Complete { cpu: 0, gen: 1 })
+        );
         assert_eq!(q.pop_before(11).map(|e| e.kind), Some(EventKind::Tick));
         assert_eq!(q.pop_before(11), None);
         // the completion at 20 is before 25, the wakeup at 25 is not
         assert_eq!(q.pop_before(25).map(|e| e.time()), Some(20));
         assert_eq!(q.pop_before(25), None);
-        assert_eq!(q.pop_before(u64::MAX).map(|e| e.kind), Some(EventKind::Wakeup { task: 3 }));
+        assert_eq!(
+            q.pop_before(u64::MAX).map(|e| e.kind),
+            Some(EventKind::Wakeup { task: 3 })
+        );
         assert!(q.is_empty() && q.pop_before(u64::MAX).is_none());
     }
 
