@@ -365,6 +365,68 @@ mod tests {
     }
 
     #[test]
+    fn completions_pop_in_key_order_whatever_the_rearms_and_cpu_count() {
+        // against a model: every live event's (time, class, sequence) in a sorted set, a
+        // re-armed CPU's old completion removed from it
+        use std::collections::BTreeSet;
+        let mut x: u64 = 7;
+        let mut rnd = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut q = EventQueue::default();
+        let mut model: BTreeSet<(u64, u8, u64, u32)> = BTreeSet::new();
+        let mut live: Vec<Option<(u64, u64)>> = vec![None; 13];
+        let (mut seq, mut now) = (0u64, 0u64);
+        for step in 0..20_000u32 {
+            match rnd(4) {
+                0 | 1 => {
+                    // CPUs 0..13: the slots grow from 1 to 16 on the way
+                    let cpu = rnd(if step < 2_000 { 3 } else { 13 }) as usize;
+                    let t = now + rnd(50);
+                    seq += 1;
+                    if let Some(old) = live[cpu].take() {
+                        model.remove(&(old.0, 1, old.1, cpu as u32));
+                    }
+                    live[cpu] = Some((t, seq));
+                    model.insert((t, 1, seq, cpu as u32));
+                    q.push(
+                        t,
+                        EventKind::Complete {
+                            cpu: cpu as u32,
+                            gen: step,
+                        },
+                    );
+                }
+                2 => {
+                    let t = now + rnd(50);
+                    seq += 1;
+                    model.insert((t, 3, seq, step));
+                    q.push(t, EventKind::Wakeup { task: step });
+                }
+                _ => {
+                    let got = q.pop();
+                    let want = model.pop_first();
+                    assert_eq!(got.is_some(), want.is_some(), "step {step}");
+                    if let (Some(e), Some((t, class, _, id))) = (got, want) {
+                        now = t;
+                        assert_eq!(e.time(), t, "step {step}");
+                        match e.kind {
+                            EventKind::Complete { cpu, .. } => {
+                                assert_eq!((class, cpu), (1, id), "step {step}");
+                                live[cpu as usize] = None;
+                            }
+                            EventKind::Wakeup { task } => assert_eq!((class, task), (3, id), "step {step}"),
+                            _ => unreachable!(),
+                        }
+                    }
+                }
+            }
+            assert_eq!(q.len(), model.len());
+        }
+    }
+
+    #[test]
     fn pop_before_takes_only_events_strictly_before_its_bound() {
         let mut q = EventQueue::default();
         q.push(10, EventKind::Tick);

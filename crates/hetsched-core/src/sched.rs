@@ -149,6 +149,8 @@ pub struct Task {
     pub(crate) ev: usize,
     pub(crate) cur: Cur,
     pub(crate) work_left: u64,
+    /// the work the current run or memrun event asked for (its size when it completes)
+    pub(crate) work_armed: u64,
     pub(crate) runtime_end: u64,
     /// while it runs: the instant up to which its progress is accounted (its work, the
     /// kernel's work queued before it, its CPU time); `se.exec_start` is the kernel's own

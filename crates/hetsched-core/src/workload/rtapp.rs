@@ -56,12 +56,14 @@ impl Sim {
                 Ev::Run(w) => {
                     task.cur = Cur::Run;
                     task.work_left = w;
+                    task.work_armed = w;
                     self.arm_completion(cpu);
                     return;
                 }
                 Ev::Memrun(w) => {
                     task.cur = Cur::Memrun;
                     task.work_left = w;
+                    task.work_armed = w;
                     self.arm_completion(cpu);
                     return;
                 }
@@ -126,45 +128,39 @@ impl Sim {
                     }
                 }
                 Ev::Unlock(m) => {
-                    let mut wake = std::mem::take(&mut self.wake_buf);
-                    self.sync.unlock(m, t, &mut wake);
-                    self.wake_sync(cpu, &mut wake);
+                    self.sync.unlock(m, t, &mut self.wake_buf);
+                    self.wake_released(cpu);
                 }
                 Ev::Wait(c) => {
-                    let mut wake = std::mem::take(&mut self.wake_buf);
-                    self.sync.wait(c.cond, c.mutex, t, &mut wake);
-                    self.wake_sync(cpu, &mut wake);
+                    self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
+                    self.wake_released(cpu);
                     self.block_sync(cpu, t);
                     return;
                 }
                 ref ev @ (Ev::Signal(c) | Ev::Broad(c)) => {
                     let broadcast = matches!(ev, Ev::Broad(_));
-                    let mut wake = std::mem::take(&mut self.wake_buf);
-                    self.sync.signal(c, broadcast, &mut wake);
-                    self.wake_sync(cpu, &mut wake);
+                    self.sync.signal(c, broadcast, &mut self.wake_buf);
+                    self.wake_released(cpu);
                 }
                 Ev::Sync(c) => {
                     // rt-app's sig_and_wait: signal, then wait with the mutex it holds
-                    let mut wake = std::mem::take(&mut self.wake_buf);
-                    self.sync.signal(c.cond, false, &mut wake);
-                    self.sync.wait(c.cond, c.mutex, t, &mut wake);
-                    self.wake_sync(cpu, &mut wake);
+                    self.sync.signal(c.cond, false, &mut self.wake_buf);
+                    self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
+                    self.wake_released(cpu);
                     self.block_sync(cpu, t);
                     return;
                 }
                 Ev::Barrier(b) => {
-                    let mut wake = std::mem::take(&mut self.wake_buf);
-                    let go = self.sync.barrier(b, t, &mut wake);
-                    self.wake_sync(cpu, &mut wake);
+                    let go = self.sync.barrier(b, t, &mut self.wake_buf);
+                    self.wake_released(cpu);
                     if go == Go::Block {
                         self.block_sync(cpu, t);
                         return;
                     }
                 }
                 Ev::SemPost(x) => {
-                    let mut wake = std::mem::take(&mut self.wake_buf);
-                    self.sync.sem_post(x, &mut wake);
-                    self.wake_sync(cpu, &mut wake);
+                    self.sync.sem_post(x, &mut self.wake_buf);
+                    self.wake_released(cpu);
                 }
                 Ev::SemWait(x) => {
                     if self.sync.sem_wait(x, t) == Go::Block {
@@ -217,6 +213,16 @@ impl Sim {
         self.resched_cpu(cpu);
     }
 
+    /// Wake the tasks the synchronisation operation just done released into `wake_buf`
+    /// (most release none: a post nobody waits for).
+    #[inline]
+    fn wake_released(&mut self, cpu: usize) {
+        if !self.wake_buf.is_empty() {
+            let mut wake = std::mem::take(&mut self.wake_buf);
+            self.wake_sync(cpu, &mut wake);
+        }
+    }
+
     /// Wake the tasks a synchronisation operation released (wakeup latency counts from now).
     pub(crate) fn wake_sync(&mut self, cpu: usize, wake: &mut Vec<TaskId>) {
         // the running task on `cpu` does the wakeups: the placement's cost is its CPU's
@@ -250,11 +256,7 @@ impl Sim {
                     self.arm_completion(cpu);
                     return;
                 }
-                let spec_w = match &task.spec.phases[task.phase].events[task.ev - 1] {
-                    Ev::Run(w) | Ev::Memrun(w) => *w,
-                    _ => 0,
-                };
-                task.stats.work_completed += spec_w;
+                task.stats.work_completed += task.work_armed;
             }
             Cur::Runtime => {
                 if self.now < task.runtime_end {
@@ -388,6 +390,7 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
         ev: 0,
         cur: Cur::None,
         work_left: 0,
+        work_armed: 0,
         runtime_end: 0,
         progress_at: 0,
         wake_due: None,
