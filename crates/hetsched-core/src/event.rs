@@ -376,27 +376,33 @@ mod tests {
         };
         let mut q = EventQueue::default();
         let mut model: BTreeSet<(u64, u8, u64, u32)> = BTreeSet::new();
-        let mut live: Vec<Option<(u64, u64)>> = vec![None; 13];
+        // each CPU's live completion: (time, sequence, generation)
+        let mut live: Vec<Option<(u64, u64, u32)>> = vec![None; 13];
         let (mut seq, mut now) = (0u64, 0u64);
         for step in 0..20_000u32 {
             match rnd(4) {
                 0 | 1 => {
-                    // CPUs 0..13: the slots grow from 1 to 16 on the way
+                    // CPUs 0..3 first, then 0..13: the slots grow on the way
                     let cpu = rnd(if step < 2_000 { 3 } else { 13 }) as usize;
                     let t = now + rnd(50);
                     seq += 1;
                     if let Some(old) = live[cpu].take() {
                         model.remove(&(old.0, 1, old.1, cpu as u32));
                     }
-                    live[cpu] = Some((t, seq));
+                    live[cpu] = Some((t, seq, step));
                     model.insert((t, 1, seq, cpu as u32));
-                    q.push(
-                        t,
-                        EventKind::Complete {
-                            cpu: cpu as u32,
-                            gen: step,
-                        },
-                    );
+                    // the engine's way and the generic one take the same slot
+                    if step % 2 == 0 {
+                        q.push_complete(t, cpu, step);
+                    } else {
+                        q.push(
+                            t,
+                            EventKind::Complete {
+                                cpu: cpu as u32,
+                                gen: step,
+                            },
+                        );
+                    }
                 }
                 2 => {
                     let t = now + rnd(50);
@@ -412,9 +418,10 @@ mod tests {
                         now = t;
                         assert_eq!(e.time(), t, "step {step}");
                         match e.kind {
-                            EventKind::Complete { cpu, .. } => {
+                            EventKind::Complete { cpu, gen } => {
                                 assert_eq!((class, cpu), (1, id), "step {step}");
-                                live[cpu as usize] = None;
+                                // the generation of the last arm, not of one it replaced
+                                assert_eq!(live[cpu as usize].take().map(|l| l.2), Some(gen), "step {step}");
                             }
                             EventKind::Wakeup { task } => assert_eq!((class, task), (3, id), "step {step}"),
                             _ => unreachable!(),
