@@ -1307,10 +1307,7 @@ impl Sim {
         let mut since_poll = 0u32;
         while let Some(ev) = self.events.pop_before(t_ns) {
             if !self.handle_event(ev) {
-                if self.stop.is_some() {
-                    return true;
-                }
-                break;
+                return true; // a limit stopped the run
             }
             if !self.go_on(&mut since_poll, &mut poll) {
                 return false;

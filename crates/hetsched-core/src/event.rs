@@ -47,9 +47,12 @@ pub enum EventKind {
     RtPeriod = 8,
 }
 
+/// The class of a completion (EventKind::Complete), whose events live in the per-CPU slots.
+const COMPLETE_CLASS: u8 = EventKind::Complete { cpu: 0, gen: 0 }.class();
+
 impl EventKind {
     #[inline]
-    fn class(&self) -> u8 {
+    const fn class(&self) -> u8 {
         match self {
             EventKind::FreqCommit { .. } => 0,
             EventKind::Complete { .. } => 1,
@@ -102,24 +105,28 @@ pub struct EventQueue {
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: u64, kind: EventKind) {
-        self.seq += 1;
+        if let EventKind::Complete { cpu, gen } = kind {
+            return self.push_complete(time, cpu as usize, gen);
+        }
         let ev = Event {
-            ord: (time as u128) << 64 | ((kind.class() as u128) << 58) | self.seq as u128,
+            ord: self.next_key(time, kind.class()),
             kind,
         };
-        if let EventKind::Complete { cpu, gen } = kind {
-            self.set_complete(cpu as usize, ev.ord, gen);
-            return;
-        }
         self.push_heap(ev);
     }
 
     /// `push` of `cpu`'s completion, without building the event to take it apart again.
     #[inline]
     pub fn push_complete(&mut self, time: u64, cpu: usize, gen: u32) {
-        self.seq += 1;
-        let ord = (time as u128) << 64 | (1u128 << 58) | self.seq as u128;
+        let ord = self.next_key(time, COMPLETE_CLASS);
         self.set_complete(cpu, ord, gen);
+    }
+
+    /// The key of an event pushed now: time, then class, then insertion order.
+    #[inline]
+    fn next_key(&mut self, time: u64, class: u8) -> u128 {
+        self.seq += 1;
+        (time as u128) << 64 | (class as u128) << 58 | self.seq as u128
     }
 
     #[inline]
@@ -228,7 +235,7 @@ impl EventQueue {
             self.find_first_complete();
         }
         self.popped += 1;
-        self.popped_by_class[1] += 1;
+        self.popped_by_class[COMPLETE_CLASS as usize] += 1;
         Event {
             ord,
             kind: EventKind::Complete { cpu: cpu as u32, gen },

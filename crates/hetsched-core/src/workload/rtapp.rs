@@ -218,16 +218,16 @@ impl Sim {
     #[inline]
     fn wake_released(&mut self, cpu: usize) {
         if !self.wake_buf.is_empty() {
-            let mut wake = std::mem::take(&mut self.wake_buf);
-            self.wake_sync(cpu, &mut wake);
+            self.wake_sync(cpu);
         }
     }
 
-    /// Wake the tasks a synchronisation operation released (wakeup latency counts from now).
-    pub(crate) fn wake_sync(&mut self, cpu: usize, wake: &mut Vec<TaskId>) {
+    /// Wake the tasks in `wake_buf` (wakeup latency counts from now).
+    fn wake_sync(&mut self, cpu: usize) {
+        let mut wake = std::mem::take(&mut self.wake_buf);
         // the running task on `cpu` does the wakeups: the placement's cost is its CPU's
         self.waker_cpu = Some(cpu);
-        for &w in wake.iter() {
+        for &w in &wake {
             if self.tasks[w as usize].state == TaskState::Sleeping {
                 self.tasks[w as usize].wake_due = Some(self.now);
                 // futex wakeups (FUTEX_WAKE, FUTEX_CMP_REQUEUE's wake) pass no WF_SYNC
@@ -236,7 +236,7 @@ impl Sim {
         }
         self.waker_cpu = None;
         wake.clear();
-        self.wake_buf = std::mem::take(wake);
+        self.wake_buf = wake;
     }
 
     pub(crate) fn on_complete(&mut self, cpu: usize) {
