@@ -13,6 +13,7 @@ A controller steps it: ``sim.run_until(t_ns)``, ``sim.observe()``, ``sim.set_kno
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -104,7 +105,7 @@ def _controller_options(knobs: dict, scheduler: str) -> dict:
     """Takes out of ``knobs`` the options of a userspace controller: the names the engine's
     knob table does not have, in a family (``learning.``) a controller's registry line
     lists. One that belongs to another policy's controller is an input error."""
-    engine = {k["name"] for k in knob_table()}
+    engine = _knobs_by_name()
     options = {}
     for name in [k for k in knobs if k not in engine]:
         owners = [p["name"] for p in POLICIES.values() if p["controller"]
@@ -130,6 +131,13 @@ def _controller_class(path: str):
 def knob_table() -> list[dict]:
     """Every knob: name, default, min, max, unit, source, description (from the engine)."""
     return _engine.knobs()
+
+
+@functools.lru_cache(maxsize=1)
+def _knobs_by_name() -> dict[str, dict]:
+    # the engine's table is fixed when it is built; every Simulation checks its knobs
+    # against it, so it is converted from the engine once per process (read only)
+    return {k["name"]: k for k in _engine.knobs()}
 
 
 #: The engine's limits on one run (crates/hetsched-core/src/limits.rs): the tasks it
@@ -178,7 +186,7 @@ def _resolved_workload(args: list[str], platform_spec: dict, seed: int) -> tuple
 
 
 def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
-    table = {k["name"]: k for k in knob_table()}
+    table = _knobs_by_name()
     out = {}
     for name, value in knobs.items():
         if name not in table:

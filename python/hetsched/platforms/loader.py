@@ -20,6 +20,7 @@ the field (``clusters[1].opps[3].khz``) and what was expected.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -778,7 +779,14 @@ def _is_path(name_or_path: str) -> bool:
 
 def list_platforms() -> list[str]:
     """Built-in platform names (the file stems in data/), sorted."""
-    return sorted(p.stem for p in DATA_DIR.glob("*.json"))
+    return list(_builtin_names(DATA_DIR, DATA_DIR.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _builtin_names(data_dir: Path, _mtime_ns: int) -> tuple[str, ...]:
+    # every Simulation of a built-in platform asks; the directory's mtime is in the key, so
+    # a file added or removed is seen
+    return tuple(sorted(p.stem for p in data_dir.glob("*.json")))
 
 
 def _builtin_path(name_or_path: str) -> tuple[Path, str]:
@@ -813,6 +821,16 @@ def load_platform(name_or_path: str) -> Platform:
         from .switcher import switcher_platform
         return switcher_platform(load_platform(base), base)
     path, base = _builtin_path(name_or_path)
+    st = path.stat()
+    return _builtin_platform(path, base, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_platform(path: Path, base: str, _mtime_ns: int, _size: int) -> Platform:
+    # a reproduction builds thousands of Simulations on a handful of platforms (ospm2020's
+    # quick level 3,440), and parsing one took about as long as its run; a Platform is
+    # frozen, so one parse per file serves them all (an edited file, with another mtime or
+    # size, is parsed again)
     return _build(_read_json(path), str(path), base, builtin=True)
 
 
