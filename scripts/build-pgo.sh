@@ -58,4 +58,7 @@ fi
 RUSTFLAGS="$flags -Cprofile-use=$work/merged.profdata" \
   cargo build --release -p hetsched-py --quiet --target-dir target/pgo-use
 cp target/pgo-use/release/lib_engine.so "$so"
+# the module says how it was built (crates/hetsched-py/build.rs); `hetsched reproduce` reads it
+PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" python3 -c \
+  'import sys; from hetsched import _engine; sys.exit(0 if _engine.PROFILE_GUIDED else "build-pgo: the module does not report PROFILE_GUIDED")'
 echo "build-pgo: $so is the profile-guided build"

@@ -631,3 +631,30 @@ def test_the_default_scheduler_is_the_kernels_choice(tmp_path, tools):
     assert proc.returncode == 0, proc.stderr
     assert "scheduler eas and governor schedutil by default on gs101" in proc.stdout
     assert json.loads((tmp_path / "o" / "result.json").read_text())["scheduler"] == "eas"
+
+
+@pytest.mark.parametrize("guided", [False, True])
+def test_reproduce_names_a_plain_engine_build_and_the_faster_one(tmp_path, monkeypatch, capsys, guided):
+    """A reproduction takes minutes to an hour: with a plain engine build it says, in one
+    line on stderr before it starts, that scripts/build-pgo.sh gives the same results
+    sooner; with a profile-guided build it says nothing of it (in-process, the studies
+    replaced by a stub that records its call)."""
+    import sys
+
+    import hetsched.reproduce as rep
+    from hetsched import cli, sim
+
+    calls = []
+    monkeypatch.setattr(sim, "PROFILE_GUIDED", guided)
+    monkeypatch.setattr(rep, "reproduce", lambda *a, **k: calls.append((a, k)))
+    monkeypatch.setattr(sys, "argv", ["hetsched", "reproduce", "fa-cfs", "--quick", "--out", str(tmp_path / "o")])
+    try:
+        cli.main()
+    except SystemExit as e:
+        assert not e.code
+    assert len(calls) == 1 and calls[0][1]["level"] == "quick"
+    err = capsys.readouterr().err
+    hint = "plain build; scripts/build-pgo.sh"
+    assert (hint in err) is (not guided)
+    if not guided:
+        assert err.count("\n") == 1

@@ -13,6 +13,8 @@ from hetsched.errors import InputError as InputError
 from hetsched.errors import UnknownNameError as UnknownNameError
 
 __version__: str
+# built with profile-guided optimisation (scripts/build-pgo.sh)
+PROFILE_GUIDED: bool
 
 # the engine's limits (crates/hetsched-core/src/limits.rs)
 MAX_TASKS: int

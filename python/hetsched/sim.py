@@ -146,6 +146,10 @@ def _knobs_by_name() -> dict[str, dict]:
 MAX_TASKS: int = _engine.MAX_TASKS
 NO_PROGRESS_STEPS: int = _engine.NO_PROGRESS_STEPS
 
+#: The engine was built with profile-guided optimisation (scripts/build-pgo.sh): the same
+#: results, sooner (crates/hetsched-py/build.rs reads it from the compiler's flags).
+PROFILE_GUIDED: bool = _engine.PROFILE_GUIDED
+
 
 #: Knobs that set the scheduler's own modelled costs to zero (docs/mechanisms/costs.md):
 #: a run then charges the tasks' work alone, as hand-worked timings count it.

@@ -12,6 +12,7 @@ use hetsched_core::energy_model::{map_util_perf, EnergyModel, FeecInput};
 use hetsched_core::trace::TimeSeries;
 use hetsched_core::{features::KNOBS, Error, Platform, Sim};
 use policy::{catch_policy_abort, PyPolicySpec};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -281,6 +282,8 @@ fn timeseries_dict<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py,
 }
 
 /// observe()'s dictionary (apart, so that all of it runs inside catch_panic).
+// A learning controller observes the engine hundreds of times a simulated second (Learning
+// EAS's quick reproduction 415,000 times): the keys are interned once, not built each call.
 fn observe<'py>(py: Python<'py>, s: &Sim) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let n = s.rqs.len();
@@ -288,40 +291,40 @@ fn observe<'py>(py: Python<'py>, s: &Sim) -> PyResult<Bound<'py, PyDict>> {
         .map(|cpu| {
             let c = PyDict::new(py);
             let rq = &s.rqs[cpu];
-            let _ = c.set_item("cpu", cpu);
-            let _ = c.set_item("cluster", &s.platform.cluster_of(cpu).name);
-            let _ = c.set_item("capacity_orig", s.platform.capacity_orig(cpu));
-            let _ = c.set_item("util", s.cpu_util_cfs(cpu));
-            let _ = c.set_item("util_avg", rq.cfs.avg.util_avg);
-            let _ = c.set_item("util_est", rq.cfs.util_est);
-            let _ = c.set_item("rt_util_avg", rq.avg_rt.util_avg);
-            let _ = c.set_item("freq_khz", s.cpu_freq_khz(cpu));
-            let _ = c.set_item("idle_state", rq.idle_state.map(|x| x as i64).unwrap_or(-1));
-            let _ = c.set_item("nr_running", rq.nr_running());
-            let _ = c.set_item("energy_j", s.meter.cpus[cpu].energy_fj as f64 * 1e-15);
-            let _ = c.set_item("busy_ns", s.meter.busy_ns_at(cpu, s.now));
+            let _ = c.set_item(intern!(py, "cpu"), cpu);
+            let _ = c.set_item(intern!(py, "cluster"), &s.platform.cluster_of(cpu).name);
+            let _ = c.set_item(intern!(py, "capacity_orig"), s.platform.capacity_orig(cpu));
+            let _ = c.set_item(intern!(py, "util"), s.cpu_util_cfs(cpu));
+            let _ = c.set_item(intern!(py, "util_avg"), rq.cfs.avg.util_avg);
+            let _ = c.set_item(intern!(py, "util_est"), rq.cfs.util_est);
+            let _ = c.set_item(intern!(py, "rt_util_avg"), rq.avg_rt.util_avg);
+            let _ = c.set_item(intern!(py, "freq_khz"), s.cpu_freq_khz(cpu));
+            let _ = c.set_item(intern!(py, "idle_state"), rq.idle_state.map(|x| x as i64).unwrap_or(-1));
+            let _ = c.set_item(intern!(py, "nr_running"), rq.nr_running());
+            let _ = c.set_item(intern!(py, "energy_j"), s.meter.cpus[cpu].energy_fj as f64 * 1e-15);
+            let _ = c.set_item(intern!(py, "busy_ns"), s.meter.busy_ns_at(cpu, s.now));
             c
         })
         .collect();
-    d.set_item("now_ns", s.now)?;
-    d.set_item("cpus", cpus)?;
+    d.set_item(intern!(py, "now_ns"), s.now)?;
+    d.set_item(intern!(py, "cpus"), cpus)?;
     let c = &s.counters;
     let counters = PyDict::new(py);
-    counters.set_item("events", s.events.popped)?;
-    counters.set_item("wakeups", c.wakeups)?;
-    counters.set_item("context_switches", c.context_switches)?;
-    counters.set_item("migrations", c.migrations)?;
-    counters.set_item("freq_changes", c.freq_changes)?;
+    counters.set_item(intern!(py, "events"), s.events.popped)?;
+    counters.set_item(intern!(py, "wakeups"), c.wakeups)?;
+    counters.set_item(intern!(py, "context_switches"), c.context_switches)?;
+    counters.set_item(intern!(py, "migrations"), c.migrations)?;
+    counters.set_item(intern!(py, "freq_changes"), c.freq_changes)?;
     let lb = s.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
     let total = lb.totals();
-    counters.set_item("balance_attempts", total.attempts)?;
-    counters.set_item("balance_successes", total.successes)?;
+    counters.set_item(intern!(py, "balance_attempts"), total.attempts)?;
+    counters.set_item(intern!(py, "balance_successes"), total.successes)?;
     for (name, st) in lb.domains.iter().flatten() {
         counters.set_item(format!("balance_attempts_{name}"), st.attempts)?;
         counters.set_item(format!("balance_successes_{name}"), st.successes)?;
     }
-    d.set_item("counters", counters)?;
-    d.set_item("energy_j", s.meter.total_fj() as f64 * 1e-15)?;
+    d.set_item(intern!(py, "counters"), counters)?;
+    d.set_item(intern!(py, "energy_j"), s.meter.total_fj() as f64 * 1e-15)?;
     Ok(d)
 }
 
@@ -587,5 +590,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_TASKS", hetsched_core::limits::MAX_TASKS)?;
     m.add("NO_PROGRESS_STEPS", hetsched_core::limits::NO_PROGRESS_STEPS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // build.rs: built with -Cprofile-use (scripts/build-pgo.sh)
+    m.add("PROFILE_GUIDED", env!("HETSCHED_PROFILE_GUIDED") == "1")?;
     Ok(())
 }
