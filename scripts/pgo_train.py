@@ -14,7 +14,7 @@ The counts should therefore come from what users wait for, in proportion:
   schedtune), governors, workloads and the balanced core assignment study's tick-bound runs.
 
 The runs' results are thrown away; only the counts they leave in LLVM_PROFILE_FILE's
-directory matter. About a minute with the instrumented engine.
+directory matter. About 20 s with the instrumented engine.
 
     python scripts/pgo_train.py
 """

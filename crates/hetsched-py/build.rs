@@ -8,5 +8,8 @@ fn main() {
         .split('\x1f')
         .any(|f| f.trim_start_matches("-C").starts_with("profile-use"));
     println!("cargo:rustc-env=HETSCHED_PROFILE_GUIDED={}", u8::from(guided));
-    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    // the flags above are Cargo's own for the build script; what the caller changes is
+    // RUSTFLAGS (build-pgo.sh also builds into target directories of its own)
+    println!("cargo:rerun-if-env-changed=RUSTFLAGS");
+    println!("cargo:rerun-if-changed=build.rs");
 }
