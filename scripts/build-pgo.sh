@@ -14,7 +14,8 @@
 # The flags go through RUSTFLAGS, added to the caller's; Cargo then ignores a config's
 # build.rustflags, and a CARGO_ENCODED_RUSTFLAGS in the environment would override them
 # both, so that one is refused. About two minutes on two cores (two release builds and
-# 20 s of training).
+# 20 s of training). Exit status 3: no llvm-profdata for this toolchain (.ci/run then
+# skips its check); 2: bad usage.
 set -euo pipefail
 
 profile_out=""
@@ -39,7 +40,7 @@ if [ ! -x "$profdata" ] && command -v rustup >/dev/null 2>&1; then
 fi
 if [ ! -x "$profdata" ]; then
   echo "build-pgo: $profdata: not found; it comes with 'rustup component add llvm-tools'" >&2
-  exit 2
+  exit 3
 fi
 
 so=python/hetsched/_engine.abi3.so
@@ -74,6 +75,6 @@ RUSTFLAGS="$flags -Cprofile-use=$work/merged.profdata" \
 install_module target/pgo-use/release/lib_engine.so
 # the module says how it was built (crates/hetsched-py/build.rs); `hetsched reproduce` reads it
 PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" python3 -c \
-  'import sys; from hetsched import _engine; sys.exit(0 if _engine.PROFILE_GUIDED else "build-pgo: the module does not report PROFILE_GUIDED")'
+  'import sys; from hetsched import sim; sys.exit(0 if sim.PROFILE_GUIDED else "build-pgo: the module does not report PROFILE_GUIDED")'
 done_ok=1
 echo "build-pgo: $so is the profile-guided build"

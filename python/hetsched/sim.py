@@ -137,7 +137,7 @@ def knob_table() -> list[dict]:
 def _knobs_by_name() -> dict[str, dict]:
     # the engine's table is fixed when it is built; every Simulation checks its knobs
     # against it, so it is converted from the engine once per process (read only)
-    return {k["name"]: k for k in _engine.knobs()}
+    return {k["name"]: k for k in knob_table()}
 
 
 #: The engine's limits on one run (crates/hetsched-core/src/limits.rs): the tasks it
