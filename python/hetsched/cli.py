@@ -319,10 +319,10 @@ def run(
     """Simulate one configuration and write OUT/result.json (and OUT/phases.txt, rt-app's
     per-phase log)."""
     _input.output_directory(out)
+    sim = None  # a signal during the imports below still says where the run stopped
+    _when_interrupted(lambda: f"run complete; {_wrote()}" if _written else f"run {_simulated(sim, duration, out)}")
     from hetsched.sim import Simulation
 
-    sim = None
-    _when_interrupted(lambda: f"run complete; {_wrote()}" if _written else f"run {_simulated(sim, duration, out)}")
     if duration is not None:
         _input.duration_s(duration)  # before anything is printed
     scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
@@ -606,6 +606,18 @@ def compare(
     phone-like mixed workload on gs101."""
     if out is not None:
         _input.output_directory(out)
+    specs: list = []
+    done = 0
+
+    def kept() -> str:
+        if _written:
+            return f"compare complete; {_wrote()}"
+        nothing = "nothing written" + (f" to {out}" if out else "")
+        if not specs:  # the imports and the cells' validation take a second or more
+            return f"compare stopped before its first run; {nothing}"
+        return f"compare stopped after {done} of {len(specs)} runs; {nothing}"
+
+    _when_interrupted(kept)
     _input.duration_s(duration)  # before any cell runs
     if format not in COMPARE_FORMATS:
         raise UnknownNameError("--format", "format", format, COMPARE_FORMATS)
@@ -635,15 +647,6 @@ def compare(
         return RunSpec.from_cell(cell, knobs=knobs, platform=platform, workload=tuple(workload), governor=gov,
                                  idle_governor=idle_governor, seed=seed, duration_s=duration)
 
-    specs: list = []
-    done = 0
-
-    def kept() -> str:
-        if _written:
-            return f"compare complete; {_wrote()}"
-        return f"compare stopped after {done} of {len(specs)} runs; nothing written" + (f" to {out}" if out else "")
-
-    _when_interrupted(kept)
     # validate every cell before the first long run
     for s, g in cells:
         spec(s, g, 0).simulation()
@@ -875,6 +878,9 @@ def replay(
     """Replay a real trace: per task its run bursts, sleeps and who-woke-whom, on PLATFORM.
     Prints the trace's busy time and makespan beside the simulation's."""
     _input.output_directory(out)
+    sim = None  # a signal during the imports below still says where the replay stopped
+    _when_interrupted(lambda: f"replay complete; {_wrote()}" if _written
+                      else f"replay {_simulated(sim, duration, out)}")
     import json
 
     from hetsched.platforms import load_platform
@@ -884,9 +890,6 @@ def replay(
 
     if tasks not in ("auto", "all", "tree"):
         raise InputError("--tasks", "tasks", "one of: auto, all, tree", got=tasks)
-    sim = None
-    _when_interrupted(lambda: f"replay complete; {_wrote()}" if _written
-                      else f"replay {_simulated(sim, duration, out)}")
     if not trace_file.strip():  # a Path would read '' as '.', this directory
         raise InputError("FILE", "trace", "a trace file path", got=trace_file)
     tr = load_trace(trace_file)
