@@ -212,6 +212,33 @@ def _delta(after: dict, before: dict) -> dict:
     return out
 
 
+MARKS_SPEC = {"name": "marks", "marks": ["start", "end"], "tasks": [
+    {"name": "main", "loop": 1,
+     "phases": [{"loop": 2, "events": [{"mark": 0}, {"run": 500_000}, {"fork": 1}, {"mark": 1}]}]},
+    {"name": "child", "start": False, "loop": 1, "phases": [{"loop": 1, "events": [{"run": 200_000}, {"mark": 1}]}]}]}
+
+
+def test_marks_read_between_steps_are_the_results_marks():
+    sim = Simulation(platform="juno-r0", workload=MARKS_SPEC, scheduler="cfs")
+    assert sim.marks() == []
+    seen = []
+    for t in range(1_000_000, 10_000_001, 1_000_000):
+        sim.run_until(t)
+        new = sim.marks(len(seen))
+        assert all(m[0] < t for m in new)  # made before the step's end
+        seen += new
+    doc = sim.result().doc
+    names = [t["name"] for t in doc["tasks"]]
+    assert seen == [(t, names[ti], MARKS_SPEC["marks"][mi]) for t, ti, mi in doc["marks"]]
+    # the program's order: main's two loops (start, end), each forking a child that ends
+    assert [(task, m) for _, task, m in seen if task == "main"] == [("main", "start"), ("main", "end")] * 2
+    assert sorted(task for _, task, m in seen if task != "main") == ["child-0000", "child-0001"]
+    assert sim.marks(len(seen)) == [] and sim.marks(10**6) == []
+    assert sim.marks(2) == seen[2:]
+    with pytest.raises(InputError, match="since"):
+        sim.marks(-1)
+
+
 def test_set_knob_between_steps_changes_behaviour(tools):
     platform = "gs101"
     clusters = cluster_table(spec_of(platform))

@@ -357,6 +357,7 @@ class Simulation:
                                           workload_json or json.dumps(self.workload_spec),
                                           json.dumps(policy), **py_policy)
         self._wall_s = 0.0
+        self._task_names: list[str] = []  # marks() names tasks from these, forks added as it meets them
         self._stop_reason = "duration"
         # a policy with a userspace controller (its registry line names the class): the
         # controller steps the engine from here on
@@ -456,6 +457,20 @@ class Simulation:
         return run_stepped(self, duration_s)
 
     # -- observation and control ------------------------------------------------------
+    def marks(self, since: int = 0) -> list[tuple[int, str, str]]:
+        """The marks the workload's programs made so far (rt-app's ``mark`` events, in the
+        order they happened), from the ``since``-th on: (time ns, task name, mark name),
+        as a result's metrics read them. Cheap enough to call between steps: a caller that
+        waits for a mark need not build a result to see it."""
+        since = int(_input.number(since, "marks()", "since", _input.Range(0, None, integer=True, text="a mark index >= 0")))
+        got = self._engine.marks_since(since)
+        if not got:
+            return []
+        if len(self._task_names) <= max(ti for _, ti, _ in got):  # forks since the last call
+            self._task_names += self._engine.task_names(len(self._task_names))
+        mark_names = self.workload_spec.get("marks") or []
+        return [(t, self._task_names[ti], mark_names[mi]) for t, ti, mi in got]
+
     def observe(self) -> dict:
         """Per-CPU util, util_avg, util_est, freq_khz, idle_state, nr_running, energy, and
         the counters (migrations attempted/succeeded, wakeups, context switches)."""

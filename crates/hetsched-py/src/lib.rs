@@ -184,6 +184,18 @@ impl Engine {
         Ok(ended.unwrap_or(false))
     }
 
+    /// The marks made since the `start`-th, in order: (time ns, task index, mark index).
+    fn marks_since(&self, start: usize) -> EngineResult<Vec<(u64, u32, u32)>> {
+        let marks = &self.sim()?.marks;
+        Ok(marks.get(start..).map_or_else(Vec::new, <[_]>::to_vec))
+    }
+
+    /// The names of the tasks from the `start`-th on (forks are added as they happen).
+    fn task_names(&self, start: usize) -> EngineResult<Vec<String>> {
+        let tasks = &self.sim()?.tasks;
+        Ok(tasks.get(start..).map_or_else(Vec::new, |ts| ts.iter().map(|t| t.name.clone()).collect()))
+    }
+
     #[getter]
     fn workload_is_finite(&self) -> bool {
         self.sim.workload_is_finite()
