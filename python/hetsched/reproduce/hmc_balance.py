@@ -88,19 +88,16 @@ def bench_of(task_name: str) -> str:
     return task_name.split("-")[1]
 
 
-def job_runs(doc: dict, mark_names: Sequence[str]) -> dict[str, list[tuple[int, float]]]:
+def job_runs(marks: Sequence[tuple[int, str, str]]) -> dict[str, list[tuple[int, float]]]:
     """Per benchmark, its completed runs in the order they ended, as (end time ns, run
-    time s), from the job.start / job.end marks of all its processes (``mark_names``: the
-    workload's mark list, which the marks index)."""
-    names = [t["name"] for t in doc["tasks"]]
-    start_i, end_i = list(mark_names).index("job.start"), list(mark_names).index("job.end")
+    time s), from the job.start / job.end marks of all its processes (``marks``: (time ns,
+    task name, mark name), as :meth:`hetsched.Simulation.marks` gives them)."""
     open_: dict[str, int] = {}
     out: dict[str, list[tuple[int, float]]] = {}
-    for t, ti, mi in doc.get("marks", []):
-        task = names[ti]
-        if mi == start_i:
+    for t, task, mark in marks:
+        if mark == "job.start":
             open_[task] = int(t)
-        elif mi == end_i and task in open_:
+        elif mark == "job.end" and task in open_:
             out.setdefault(bench_of(task), []).append((int(t), (int(t) - open_.pop(task)) / 1e9))
     for v in out.values():
         v.sort()
@@ -215,40 +212,39 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     cpus = sim.observe()["cpus"]
     cap = sum(c["capacity_orig"] for c in cpus) / 1024.0
     n = len(benches)
+    # The run goes in steps, its marks read as it goes (no result document until the end),
+    # and stops at the end of the step in which the experiment ended: beyond it, what the
+    # result counts over the whole run (migrations, the balancer's pulls, the fast CPU's
+    # share of the processes still running) would count time the experiment did not have.
+    # A step is 1/128 of the equal-share estimate of the experiment's length, or of the
+    # time simulated so far once the run is past it (a niced job's chain takes many times
+    # the estimate), so a run goes at most 1/128 of its length past the experiment's end.
     if measured:
-        # the measured chain is the only one that ends; every job is CPU-bound and never
-        # sleeps after its launch, so it has ended when the runqueues hold one job fewer
-        # (twice in a row: a restart forks its successor and exits at one instant)
-        step = max(int(repeats * work[measured] / 8), int(launch_ms * 1e6) + 1)
-        limit = 1000 * repeats * work[measured] * n / cap
-        short = 0
-        while short < 2:
-            if sim.now_ns > limit:
-                raise RuntimeError(f"{measured} did not finish {repeats} runs in {limit / 1e9:.0f} s")
-            sim.run_until(sim.now_ns + step)
-            short = short + 1 if sum(c["nr_running"] for c in sim.observe()["cpus"]) < n else 0
-        doc = sim.result().doc
-        runs = job_runs(doc, spec["marks"])
-        times = experiment_runs(runs, repeats, benches, [measured])
-        t_end = runs[measured][repeats - 1][0] if times else None
+        # §2.3: the measured chain's k runs
+        counted = [measured]
+        estimate = repeats * work[measured] * n / cap
+        limit = 1000 * estimate
     else:
-        # the experiment's end (the last benchmark's k-th run) is known only from the marks,
-        # i.e. from a result document, which costs about as much as the run: run to 1.3 x
-        # the time the longest job needs at an equal share, and on if a benchmark is short
-        horizon = 1.3 * repeats * max(work.values()) * n / cap
-        sim.run_until(int(horizon))
-        while True:
-            doc = sim.result().doc
-            runs = job_runs(doc, spec["marks"])
-            times = experiment_runs(runs, repeats, benches)
-            if times is not None:
-                break
-            if sim.now_ns > 20 * horizon:
-                raise RuntimeError(f"a benchmark did not finish {repeats} runs in {sim.now_ns / 1e9:.0f} s")
-            sim.run_until(int(sim.now_ns * 1.25))
-        t_end = max(runs[b][repeats - 1][0] for b in benches)
-    if times is None:
-        raise RuntimeError(f"{measured or 'a benchmark'} did not finish {repeats} runs")
+        # §2.2: until every benchmark's k-th run, the longest job's at an equal share
+        counted = benches
+        estimate = repeats * max(work.values()) * n / cap
+        limit = 26 * estimate
+    marks: list = []
+    ended = dict.fromkeys(counted, 0)
+    while min(ended.values()) < repeats:
+        if sim.now_ns > limit:
+            raise RuntimeError(f"{measured or 'a benchmark'} did not finish {repeats} runs in "
+                               f"{sim.now_ns / 1e9:.0f} s")
+        sim.run_until(sim.now_ns + max(int(estimate / 128), sim.now_ns // 128, int(launch_ms * 1e6) + 1))
+        new = sim.marks(len(marks))
+        marks += new
+        for _, task, mark in new:
+            if mark == "job.end" and bench_of(task) in ended:
+                ended[bench_of(task)] += 1
+    runs = job_runs(marks)
+    times = experiment_runs(runs, repeats, benches, [measured] if measured else None)
+    t_end = max(runs[b][repeats - 1][0] for b in counted)
+    doc = sim.result().doc
     out: dict[str, Any] = {"sim_duration_s": doc["sim_duration_s"], "experiment_s": t_end / 1e9}
     # Fedorova et al.'s metrics (§4): one job per process (one run of a benchmark), those that
     # completed within the experiment; F for the 8 (or 4) jobs that share the CPUs at any time
