@@ -169,12 +169,22 @@ pub fn cab_system(threads: &[Thread], assign: &[usize], ncores: usize, pr: &Para
     let l = loads(threads, assign, ncores);
     let mut ok = 0usize;
     for (x, &c) in threads.iter().zip(assign) {
-        let mut ran: Vec<f64> = x.ran_ns.iter().map(|&v| v as f64).collect();
-        ran[c] += pr.slice_ns(x.weight, l[c].0, l[c].1) as f64;
-        let tot: f64 = ran.iter().sum();
+        // the thread's run time per core after its next slice on c, read in place (no Vec
+        // per thread: eq. 4 evaluates this for every thread at every candidate move)
+        let slice = pr.slice_ns(x.weight, l[c].0, l[c].1) as f64;
+        let ran = |i: usize| {
+            let v = x.ran_ns[i] as f64;
+            if i == c {
+                v + slice
+            } else {
+                v
+            }
+        };
+        let cores = 0..x.ran_ns.len();
+        let tot: f64 = cores.clone().map(ran).sum();
         let cab = if tot > 0.0 {
             let mean = 1.0 / ncores as f64;
-            (ran.iter().map(|v| (v / tot - mean).powi(2)).sum::<f64>() / ncores as f64).sqrt()
+            (cores.map(|i| (ran(i) / tot - mean).powi(2)).sum::<f64>() / ncores as f64).sqrt()
         } else {
             0.0
         };
