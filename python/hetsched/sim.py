@@ -462,7 +462,8 @@ class Simulation:
         order they happened), from the ``since``-th on: (time ns, task name, mark name),
         as a result's metrics read them. Cheap enough to call between steps: a caller that
         waits for a mark need not build a result to see it."""
-        since = int(_input.number(since, "marks()", "since", _input.Range(0, None, integer=True, text="a mark index >= 0")))
+        since = int(_input.number(since, "marks()", "since",
+                                  _input.Range(0, None, integer=True, text="a mark index >= 0")))
         got = self._engine.marks_since(since)
         if not got:
             return []

@@ -193,7 +193,9 @@ impl Engine {
     /// The names of the tasks from the `start`-th on (forks are added as they happen).
     fn task_names(&self, start: usize) -> EngineResult<Vec<String>> {
         let tasks = &self.sim()?.tasks;
-        Ok(tasks.get(start..).map_or_else(Vec::new, |ts| ts.iter().map(|t| t.name.clone()).collect()))
+        Ok(tasks
+            .get(start..)
+            .map_or_else(Vec::new, |ts| ts.iter().map(|t| t.name.clone()).collect()))
     }
 
     #[getter]

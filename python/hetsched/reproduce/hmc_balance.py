@@ -230,8 +230,8 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
         estimate = repeats * max(work.values()) * n / cap
         limit = 26 * estimate
     marks: list = []
-    ended = dict.fromkeys(counted, 0)
-    while min(ended.values()) < repeats:
+    runs_done = dict.fromkeys(counted, 0)
+    while min(runs_done.values()) < repeats:
         if sim.now_ns > limit:
             raise RuntimeError(f"{measured or 'a benchmark'} did not finish {repeats} runs in "
                                f"{sim.now_ns / 1e9:.0f} s")
@@ -239,8 +239,8 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
         new = sim.marks(len(marks))
         marks += new
         for _, task, mark in new:
-            if mark == "job.end" and bench_of(task) in ended:
-                ended[bench_of(task)] += 1
+            if mark == "job.end" and bench_of(task) in runs_done:
+                runs_done[bench_of(task)] += 1
     runs = job_runs(marks)
     times = experiment_runs(runs, repeats, benches, [measured] if measured else None)
     t_end = max(runs[b][repeats - 1][0] for b in counted)
@@ -248,7 +248,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     out: dict[str, Any] = {"sim_duration_s": doc["sim_duration_s"], "experiment_s": t_end / 1e9}
     # Fedorova et al.'s metrics (§4): one job per process (one run of a benchmark), those that
     # completed within the experiment; F for the 8 (or 4) jobs that share the CPUs at any time
-    ended = _ended_tasks(doc, spec["marks"], t_end)
+    ended = [task for t, task, mark in marks if mark == "job.end" and t <= t_end]
     m = metrics_004(doc, tasks=ended, F=F_MARGIN * n / len(cpus))
     out.update({"cab_mean": m["cab_mean"], "cab_pct": m["cab_system_pct"], "rtf_pct": m["rtf_pct"],
                 "slowdown_mean": m["slowdown_mean"], "ipc": system_ipc(doc, ended),
@@ -274,13 +274,6 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     # completion-time jitter (metrics004's jitter_cv_mean) over the experiment's runs
     out["jitter_cv"] = float(np.mean(cvs))
     return out
-
-
-def _ended_tasks(doc: dict, mark_names: Sequence[str], t_end: int) -> list[str]:
-    """The processes whose run ended at or before ``t_end``."""
-    names = [t["name"] for t in doc["tasks"]]
-    end_i = list(mark_names).index("job.end")
-    return [names[ti] for t, ti, mi in doc.get("marks", []) if mi == end_i and int(t) <= t_end]
 
 
 def run_share_cv(doc: dict, tasks: Sequence[str]) -> float:
