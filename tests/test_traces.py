@@ -25,7 +25,7 @@ from hetsched.errors import InputError
 from hetsched.platforms import load_platform
 from hetsched.platforms.host import load_host
 from hetsched.traces import ReplayOptions, build_replay, compare, load_trace, parse_text
-from hetsched.traces.parse import Freq, Switch, Wakeup, parse_state
+from hetsched.traces.parse import IDLE_EXIT, Freq, Idle, Switch, Wakeup, parse_state
 from hetsched.traces.record import find_tracefs
 from hetsched.sim import NO_COSTS
 
@@ -136,7 +136,9 @@ def test_systrace_html():
     assert c["switch"] == len(event_lines(block, "sched_switch"))
     assert c["wakeup"] == len(event_lines(block, "sched_wakeup"))
     assert c["freq"] == len(event_lines(block, "cpu_frequency"))
-    assert tr.skipped["event cpu_idle"] == len(event_lines(block, "cpu_idle"))
+    assert c["idle"] == len(event_lines(block, "cpu_idle"))
+    exits = [e for e in tr.events if isinstance(e, Idle) and e.state == IDLE_EXIT]
+    assert len(exits) == block.count("state=4294967295")  # PWR_EVENT_EXIT
     wakers = {e.waker_comm for e in tr.events if isinstance(e, Wakeup)}
     assert "<7952>" in wakers
     names = wakers | {e.prev_comm for e in tr.events if isinstance(e, Switch)} | \

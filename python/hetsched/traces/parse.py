@@ -38,7 +38,7 @@ from typing import Iterable, Iterator, Optional, Union
 from hetsched import _input
 from hetsched.errors import InputError
 
-__all__ = ["Switch", "Wakeup", "Fork", "Exit", "Exec", "Freq", "Trace", "load_trace", "parse_text",
+__all__ = ["Switch", "Wakeup", "Fork", "Exit", "Exec", "Freq", "Idle", "Trace", "load_trace", "parse_text",
            "parse_state", "TRACE_DAT_MAGIC", "trace_cmd_available"]
 
 TRACE_DAT_MAGIC = b"\x17\x08\x44tracing"
@@ -121,7 +121,19 @@ class Freq:
     khz: int
 
 
-Event = Union[Switch, Wakeup, Fork, Exit, Exec, Freq]
+@dataclass(slots=True)
+class Idle:
+    """cpu_idle: ``cpu`` enters idle state ``state`` (cpuidle's index), or leaves idle
+    (``state`` -1; the kernel writes PWR_EVENT_EXIT, (u32)-1, as 4294967295)."""
+    ts: int
+    cpu: int
+    state: int
+
+
+#: cpu_idle's state on leaving idle: PWR_EVENT_EXIT
+IDLE_EXIT = -1
+
+Event = Union[Switch, Wakeup, Fork, Exit, Exec, Freq, Idle]
 
 
 @dataclass
@@ -135,6 +147,14 @@ class Trace:
     skipped: Counter = field(default_factory=Counter)   # reason -> lines
     first_bad_lines: list = field(default_factory=list)  # (line number, reason) of the first few
     meta: dict = field(default_factory=dict)            # from a "# hetsched-record:" line
+    #: pid -> tgid, where the trace says (the tgid column, a systrace process dump, a
+    #: Perfetto ProcessTree); the process of a thread not named here is unknown
+    tgids: dict = field(default_factory=dict)
+    #: pid -> the thread's name as the trace's process/thread tables give it (a comm in an
+    #: event may be older or cut to 15 bytes)
+    thread_names: dict = field(default_factory=dict)
+    #: tgid -> the process's name (its cmdline's first word, as ps shows it)
+    process_names: dict = field(default_factory=dict)
 
     @property
     def nr_skipped(self) -> int:
@@ -193,7 +213,7 @@ _DEVLIB_FREQ = re.compile(r"cpu_frequency_devlib:\s+state=(?P<s>\d+)\s+cpu_id=(?
 
 #: events read here; every other event name is skipped and counted by name
 USED_EVENTS = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
-               "sched_process_exit", "sched_process_exec", "cpu_frequency")
+               "sched_process_exit", "sched_process_exec", "cpu_frequency", "cpu_idle")
 
 # kernel task-state letters (task_state_to_char / TASK_REPORT) and what a switch-out means
 _LETTERS = {"R": "R", "S": "S", "D": "D", "T": "T", "t": "T", "X": "X", "Z": "X", "x": "X",
@@ -335,6 +355,9 @@ class _Parser:
             return
         if out is None:
             return
+        tgid = m.group("tgid")
+        if tgid is not None and tgid.isdigit() and pid:
+            self.t.tgids.setdefault(pid, int(tgid))
         self.max_cpu = max(self.max_cpu, cpu)
         self.t.used += 1
         self.t.events.append(out)
@@ -388,6 +411,13 @@ class _Parser:
                 self.bad(lineno, f"malformed {ev}")
                 return None
             out = Freq(ts, _n(f.group("c"), NR_CPUS_MAX - 1), _n(f.group("s"), KHZ_MAX))
+        elif ev == "cpu_idle":
+            f = _FREQ.match(body)  # the same "state=N cpu_id=N" fields
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return None
+            state = _n(f.group("s"), KHZ_MAX)
+            out = Idle(ts, _n(f.group("c"), NR_CPUS_MAX - 1), IDLE_EXIT if state == KHZ_MAX else state)
         elif ev == "print" and "cpu_frequency_devlib" in body:
             f = _DEVLIB_FREQ.search(body)
             if f is None:
