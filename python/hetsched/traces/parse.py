@@ -490,7 +490,13 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
     data = _input.read_bytes(p, source, "trace file", MAX_TRACE_BYTES)
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data, source)
-    if data.startswith(TRACE_DAT_MAGIC):
+    from hetsched.traces.perfetto import looks_like_perfetto, read_perfetto
+
+    name = p.name[:-3] if p.name.lower().endswith(".gz") else p.name
+    not_utf8: Optional[int] = None
+    if looks_like_perfetto(data, name):
+        tr = read_perfetto(data, source)
+    elif data.startswith(TRACE_DAT_MAGIC):
         if p.suffix == ".gz":
             with tempfile.TemporaryDirectory(prefix="hetsched-trace-") as d:
                 tmp = Path(d) / "trace.dat"

@@ -181,7 +181,9 @@ class _Builder:
             return True
         if pid in self.excluded:
             return False
-        ok = pid != 0 and (self.tree is None or pid in self.tree) and \
+        # pid -1: a task the trace does not name (Perfetto's compact encoding, before a CPU's
+        # first switch)
+        ok = pid > 0 and (self.tree is None or pid in self.tree) and \
             (self.opt.include_kthreads or self.tree is not None or not is_kthread(comm, pid)) and \
             (self.opt.pids is None or pid in self.opt.pids)
         if ok:
