@@ -950,6 +950,67 @@ def replay(
         console.print(f"  wrote {f}")
 
 
+@app.command("trace-stats")
+def trace_stats(
+    trace_files: List[str] = typer.Argument(..., metavar="TRACE...", help="traces: Perfetto, systrace HTML, "
+                                            "ftrace or trace-cmd report text, trace.dat[.gz], the trace of "
+                                            "`hetsched run --trace` or a `hetsched record` file"),
+    platform: Optional[str] = typer.Option(None, help="the platform the traces ran on (name or JSON path): adds "
+                                                      "each cluster's busy share and the idle states' names"),
+    format: str = typer.Option("table", "--format", help="table, json or csv (the last two on stdout)"),
+):
+    """A phone's scheduling figures measured on each trace, one column per trace: threads
+    that run, wakeups per second, busy share, run-queue wait over run time (all threads,
+    the foreground app's UI thread and RenderThread, surfaceflinger), wakeup latency and
+    idle states (docs/traces.md, "Measuring a phone's figures")."""
+    if format not in ("table", "json", "csv"):
+        raise UnknownNameError("--format", "format", format, ["table", "json", "csv"])
+    from hetsched.platforms import load_platform
+    from hetsched.traces.figures import phone_figures
+    from hetsched.traces.parse import load_trace
+
+    for f in trace_files:
+        if not f.strip():  # a Path would read '' as '.', this directory
+            raise InputError("TRACE", "trace", "a trace file path", got=f)
+    plat = load_platform(platform) if platform else None
+    figs = [phone_figures(load_trace(f), plat) for f in trace_files]
+    if format == "json":
+        import json
+
+        sys.stdout.write(json.dumps([f.as_dict() for f in figs], indent=1) + "\n")
+        return
+    idle_names = {c: tuple(s.name for s in cl.idle_states) for cl in plat.clusters for c in cl.cpus} if plat else None
+    labels: list[str] = []   # every trace's rows, a row new to a later trace after its neighbour
+    cells: dict[str, list] = {}
+    for i, fig in enumerate(figs):
+        after = -1
+        for label, value, text in fig.rows(idle_names):
+            if label not in cells:
+                labels.insert(after + 1, label)
+                cells[label] = [("", "-")] * len(figs)
+            cells[label][i] = (value, text)
+            after = labels.index(label)
+    if format == "csv":
+        import csv
+
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(["figure", *trace_files])
+        for label in labels:
+            w.writerow([label, *("" if v is None else v for v, _ in cells[label])])
+        return
+    t = _table(title="a phone's figures" + (f" (platform {plat.name})" if plat else ""))
+    t.add_column("figure")
+    for f in trace_files:
+        t.add_column(escape(f), justify="right")
+    for label in labels:
+        t.add_row(escape(label), *(escape(text) for _, text in cells[label]))
+    console.print(t)
+    for f, fig in zip(trace_files, figs):
+        if fig.stats:
+            console.print(f"{f}: " + ", ".join(f"{k} {v}" for k, v in fig.stats.items()), markup=False,
+                          highlight=False)
+
+
 @app.command()
 def sweep(
     grid: str = typer.Argument(..., metavar="GRID.yaml", help="the grid: platforms, workloads, schedulers, "
