@@ -64,6 +64,11 @@ class ReplayOptions:
     #: the platform the trace was recorded on (capacities, f_max); None: work = duration
     source_platform: object = None
     relative_sleeps: bool = False
+    #: a workload that repeats the trace's window without end: each task's program runs
+    #: once per window (its sleeps relative, a task that starts mid-window sleeping to its
+    #: start), then waits for the next window on an absolute timer of the window's length;
+    #: waits on semaphores are all kept, so every window's posts and waits balance
+    loop: bool = False
     #: only these pids (after the other filters), if given
     pids: Optional[set] = None
     #: the recording machine's context-switch cost, ns: a run burst (one sched_switch to
@@ -333,7 +338,7 @@ class _Builder:
             gap = e.ts - b.block_ts
             if b.block_kind == "D":
                 b.prog.append({"iowait": gap})
-            elif self.opt.relative_sleeps:
+            elif self.opt.relative_sleeps or self.opt.loop:
                 b.prog.append({"sleep": gap})
             else:
                 b.prog.append({"sleep_until": e.ts - self.t0})
@@ -388,7 +393,11 @@ class _Builder:
         kept = []
         for t in sorted(self.tasks.values(), key=lambda t: (t.start_ns if t.start_ns is not None else 0, t.pid)):
             prog = list(t.prog)
-            while prog and not ("run" in prog[-1] or "sem_post" in prog[-1]):
+            # a trailing sleep is the task waiting past the trace's end; a trailing sem_wait
+            # (woken, not yet run) is kept when the window repeats: its post is in the program
+            # of its waker, and a wait dropped would leave one post more each window
+            while prog and not ("run" in prog[-1] or "sem_post" in prog[-1]
+                                or (self.opt.loop and "sem_wait" in prog[-1])):
                 prog.pop()
             if not any("run" in ev or "sem_post" in ev for ev in prog):
                 self.stats["tasks dropped (no run time)"] += 1
@@ -399,16 +408,23 @@ class _Builder:
                              "(after the kernel-thread/process-tree filters; try --include-kthreads "
                              "or --all-tasks)")
         rows = []
-        end_mark = self.b.mark("end")
+        end_mark = None if self.opt.loop else self.b.mark("end")
+        window = max(1, self.tr.end_ns - self.t0)
         for t, prog in kept:
-            prog = prog + [{"mark": end_mark}]
+            start = 0 if t.waits_first else (t.start_ns or 0)
+            if self.opt.loop:
+                prog = ([{"sleep": start}] if start else []) + prog + \
+                    [{"timer": {"id": self.b.timer(f"window-{t.pid}"), "period_ns": window, "mode": "absolute"}}]
+                start = 0
+            else:
+                prog = prog + [{"mark": end_mark}]
             if 0 <= t.prio < 100:
                 pol = dict(policy="fifo", rt_priority=max(1, 99 - t.prio))
             else:
                 pol = dict(nice=min(19, max(-20, t.prio - 120)) if 100 <= t.prio <= 139 else 0)
             name = f"{t.comm}-{t.pid}"
-            self.b.add(task(name, [{"loop": 1, "events": prog}], delay_ns=0 if t.waits_first else (t.start_ns or 0),
-                              loop=1, **pol))
+            self.b.add(task(name, [{"loop": 1, "events": prog}], delay_ns=start, loop=-1 if self.opt.loop else 1,
+                            **pol))
             rows.append({"name": name, "pid": t.pid, "comm": t.comm, "busy_ns": t.busy_ns,
                          "work_ns": round(t.work_total), "start_ns": t.start_ns or 0,
                          "end_ns": t.last_end if t.last_end is not None else (t.start_ns or 0),

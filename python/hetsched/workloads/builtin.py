@@ -138,10 +138,11 @@ WORKLOADS: dict[str, WorkloadDef] = {
 }
 
 # The studies' workloads, each module declaring its own table.
-from hetsched.workloads import bench as _bench, mobile as _mobile  # noqa: E402
+from hetsched.workloads import android as _android, bench as _bench, mobile as _mobile  # noqa: E402
 
 WORKLOADS.update(_bench.WORKLOADS)
 WORKLOADS.update(_mobile.WORKLOADS)
+WORKLOADS.update(_android.WORKLOADS)
 
 # Each workload's headline: the figure its study judges a scheduler by (frame drops for the
 # game, entry time for app launches, completion time for hackbench and the job streams,

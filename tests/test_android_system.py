@@ -1,0 +1,115 @@
+"""``android-system``: the background threads of a real phone, replayed window after window
+from the Pixel 6a trace (hetsched.workloads.android)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hetsched.sim import Simulation
+from hetsched.workloads.android import EXCLUDED_COMMS, EXCLUDED_KTHREAD_PREFIXES, TIMER_SLACK_NS, _load
+from hetsched.workloads.builtin import WORKLOADS
+
+ROOT = Path(__file__).resolve().parents[1]
+PIXEL = ROOT.parent / "shared" / "realdata" / "traces" / "pixel6a_tensor_warm_startup.perfetto-trace"
+
+
+def _events(spec):
+    for t in spec["tasks"]:
+        for ph in t["phases"]:
+            for ev in ph["events"]:
+                yield t, ev
+
+
+def test_the_shipped_background_is_what_the_trace_derives():
+    if not PIXEL.is_file():
+        pytest.skip(f"{PIXEL} is not available")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "derive_android_background.py"), str(PIXEL),
+                           "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_window_posts_what_it_waits_for():
+    """A window's program posts each semaphore as often as it waits on it (each wakeup by a
+    traced thread became one post and one wait), so window after window nothing is left
+    over and nothing is waited for in vain."""
+    spec = _load("pixel6a-launch")["spec"]
+    post, wait = Counter(), Counter()
+    for _, ev in _events(spec):
+        if "sem_post" in ev:
+            post[ev["sem_post"]] += 1
+        if "sem_wait" in ev:
+            wait[ev["sem_wait"]] += 1
+    assert post == wait and sum(post.values()) > 3000
+    assert all(t["loop"] == -1 for t in spec["tasks"])
+
+
+def test_the_background_keeps_the_phone_and_leaves_the_harness_out():
+    bg = _load("pixel6a-launch")
+    names = [t["name"].rsplit("-", 1)[0] for t in bg["spec"]["tasks"]]
+    assert bg["threads"] == len(names) >= 250
+    assert not any(n in EXCLUDED_COMMS or n.startswith(EXCLUDED_KTHREAD_PREFIXES) for n in names)
+    assert not any(n.startswith(("traced", "roidJUnitRunner")) for n in names)
+    for wanted in ("surfaceflinger", "system_server", "RenderEngine", "rcu_preempt", "HeapTaskDaemon"):
+        assert wanted in names, wanted
+    # SurfaceFlinger's main thread is SCHED_FIFO priority 2 (prio 97 in the trace, 99 - 97)
+    sf = [t for t in bg["spec"]["tasks"] if t["name"] == "surfaceflinger-513"]
+    assert sf and sf[0]["policy"] == "fifo" and sf[0]["rt_priority"] == 2
+    assert bg["excluded"]["recording harness"] >= 30
+
+
+def test_seeds_redraw_the_timer_slack_of_normal_threads_only():
+    a, b, a2 = (WORKLOADS["android-system"].build({"source": "pixel6a-launch", "phase": 0.0}, {}, s)
+                for s in (1, 2, 1))
+    assert a == a2 and a != b
+    base = _load("pixel6a-launch")["spec"]
+    moved = []
+    for ta, tb, t0 in zip(a["tasks"], b["tasks"], base["tasks"]):
+        for ea, e0 in zip(ta["phases"][0]["events"], t0["phases"][0]["events"]):
+            if "sleep" in e0:
+                if ta["policy"] != "other":
+                    assert ea == e0
+                else:
+                    moved.append(ea["sleep"] - e0["sleep"])
+    # uniform over [-25 us, +25 us): mean 0, standard deviation 50 us / sqrt(12) = 14.4 us
+    n = len(moved)
+    assert n > 500
+    mean = sum(moved) / n
+    sd = (sum((m - mean) ** 2 for m in moved) / n) ** 0.5
+    assert abs(mean) < 4 * 14_434 / n ** 0.5
+    assert abs(sd - TIMER_SLACK_NS / 12 ** 0.5) < 0.1 * TIMER_SLACK_NS / 12 ** 0.5
+    assert min(moved) >= -TIMER_SLACK_NS // 2 - 1 and max(moved) < TIMER_SLACK_NS // 2
+
+
+def test_the_background_repeats_without_stalling():
+    """Wakeups in each of three windows of the recording within 15 % of one another: the
+    loop neither stalls on a wait nor runs away on leftover posts."""
+    bg = _load("pixel6a-launch")
+    window = bg["window_ns"]
+    sim = Simulation(platform="gs101", workload="android-system", trace="ftrace", lower_bound=False)
+    sim.run(3 * window / 1e9)
+    per_window = Counter()
+    for line in sim.take_trace().splitlines():
+        if ": sched_waking: " in line:
+            ts = float(line.split(": sched_waking:")[0].rsplit(None, 1)[-1])
+            per_window[min(2, int(ts * 1e9 // window))] += 1
+    counts = [per_window[i] for i in range(3)]
+    assert min(counts) > 0.85 * max(counts), counts
+    # the recording's background: 4,015 wakeups by traced threads and the timed ones in 1.92 s
+    assert min(counts) > 4000, counts
+
+
+def test_android_system_runs_beside_an_app_workload(tmp_path):
+    out = tmp_path / "o"
+    proc = subprocess.run([sys.executable, "-m", "hetsched.cli", "run", "--workload", "browsing", "--workload",
+                           "android-system", "--platform", "gs101", "--duration", "1", "--out", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "result.json").read_text())
+    assert len(doc["tasks"]) > 250
+    assert doc["metrics"]["browsing"]["frame_ms_mean"] > 0
