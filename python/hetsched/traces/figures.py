@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import statistics
 from bisect import bisect_left
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
@@ -175,9 +175,9 @@ class PhoneFigures:
             ft = getattr(self, role)
             text = "-" if ft is None else f"{ratio(ft.wait_run)} ({ft.name} {ft.pid})"
             out.append((f"wait / run, {label}", None if ft is None else ft.wait_run, text))
-        out.append(("wakeup latency p50 (µs)", None if self.wakeup_latency_ns is None else self.wakeup_latency_ns / 1000,
-                    us(self.wakeup_latency_ns) + (f" ({self.wakeup_latency_threads} threads)"
-                                                  if self.wakeup_latency_threads else "")))
+        lat, n = self.wakeup_latency_ns, self.wakeup_latency_threads
+        out.append(("wakeup latency p50 (µs)", None if lat is None else lat / 1000,
+                    us(lat) + (f" ({n} threads)" if n else "")))
         out.append(("wakeups to a CPU running its idle task", self.wakeups_to_idle_cpu, pct(self.wakeups_to_idle_cpu)))
         if self.has_cpu_idle:
             for st, share in self.wakeups_by_idle_state.items():
@@ -553,11 +553,13 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
     has_idle = any(s.idle_changes)
 
     placed = [(ts, cpu) for ts, cpu in s.placed if cpu is not None and cpu < n]
-    to_idle_task = sum(1 for ts, cpu in placed if s.task_at(cpu, ts) == 0)
+    on_cpu = [s.task_at(cpu, ts) for ts, cpu in placed]
+    to_idle_task = sum(1 for pid in on_cpu if pid == 0)
     by_state: Counter = Counter()
     if has_idle:
-        for ts, cpu in placed:
-            st = s.idle_state_at(cpu, ts)
+        for (ts, cpu), pid in zip(placed, on_cpu):
+            # a CPU running a task is in no idle state, whether or not it has idled yet
+            st = IDLE_EXIT if pid else s.idle_state_at(cpu, ts)
             by_state["unknown" if st is None else "not idle" if st == IDLE_EXIT else f"state {st}"] += 1
 
     def state_key(k):
@@ -572,7 +574,8 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
         wakeups=s.wakeups, wakeups_per_s=s.wakeups / (window / 1e9),
         busy_ns_by_cpu=busy, busy_share=sum(busy.values()) / (n * window), busy_share_by_cluster=by_cluster,
         run_ns=run_ns, wait_ns=wait_ns,
-        app=app, ui_found_by=how, ui=frame("ui", ui), render=frame("render", render), surfaceflinger=frame("surfaceflinger", sf),
+        app=app, ui_found_by=how, ui=frame("ui", ui), render=frame("render", render),
+        surfaceflinger=frame("surfaceflinger", sf),
         wakeup_latency_ns=latency, wakeup_latency_threads=len(top),
         idle=idle, has_cpu_idle=has_idle,
         idle_exit_to_switch_ns=_median(s.exit_to_switch), idle_exits=s.idle_exits,
