@@ -980,16 +980,13 @@ def trace_stats(
         sys.stdout.write(json.dumps([f.as_dict() for f in figs], indent=1) + "\n")
         return
     idle_names = {c: tuple(s.name for s in cl.idle_states) for cl in plat.clusters for c in cl.cpus} if plat else None
-    labels: list[str] = []   # every trace's rows, a row new to a later trace after its neighbour
+    order: dict[str, tuple] = {}   # every trace's rows, in the figures' order
     cells: dict[str, list] = {}
     for i, fig in enumerate(figs):
-        after = -1
-        for label, value, text in fig.rows(idle_names):
-            if label not in cells:
-                labels.insert(after + 1, label)
-                cells[label] = [("", "-")] * len(figs)
-            cells[label][i] = (value, text)
-            after = labels.index(label)
+        for key, label, value, text in fig.rows(idle_names):
+            order.setdefault(label, key)
+            cells.setdefault(label, [("", "-")] * len(figs))[i] = (value, text)
+    labels = sorted(order, key=order.__getitem__)
     if format == "csv":
         import csv
 

@@ -146,8 +146,9 @@ class PhoneFigures:
         d["busy_ns_by_cpu"] = {str(k): v for k, v in self.busy_ns_by_cpu.items()}
         return d
 
-    def rows(self, idle_names: Optional[dict] = None) -> list[tuple[str, object, str]]:
-        """(figure, value, value as text) in a fixed order: the rows of ``trace-stats``.
+    def rows(self, idle_names: Optional[dict] = None) -> list[tuple[tuple, str, object, str]]:
+        """(order, figure, value, value as text): the rows of ``trace-stats``, ``order``
+        placing each among the rows of any trace (CPUs and idle states in number order).
         ``idle_names`` (cpu -> the platform's state names) labels the idle rows."""
         def pct(x):
             return "-" if x is None else f"{100 * x:.1f} %"
@@ -158,39 +159,47 @@ class PhoneFigures:
         def us(x):
             return "-" if x is None else f"{x / 1000:.1f} µs"
 
-        out: list[tuple[str, object, str]] = [
-            ("window (s)", self.window_s, f"{self.window_s:.3f}"),
-            ("CPUs", self.nr_cpus, str(self.nr_cpus)),
-            ("threads that run", self.threads_run, str(self.threads_run)),
-            ("wakeups per s", self.wakeups_per_s if self.wakeup_event else None,
+        out: list[tuple[tuple, str, object, str]] = [
+            ((0,), "window (s)", self.window_s, f"{self.window_s:.3f}"),
+            ((1,), "CPUs", self.nr_cpus, str(self.nr_cpus)),
+            ((2,), "threads that run", self.threads_run, str(self.threads_run)),
+            ((3,), "wakeups per s", self.wakeups_per_s if self.wakeup_event else None,
              f"{self.wakeups_per_s:,.0f} ({self.wakeup_event})" if self.wakeup_event else "- (no wakeup events)"),
-            ("busy share, all CPUs", self.busy_share, pct(self.busy_share)),
+            ((4,), "busy share, all CPUs", self.busy_share, pct(self.busy_share)),
         ]
-        for name, share in self.busy_share_by_cluster.items():
-            out.append((f"busy share, {name}", share, pct(share)))
-        out.append(("wait / run, all threads", self.wait_run, ratio(self.wait_run)))
-        out.append(("foreground app", self.app,
-                     "-" if self.ui_found_by is None else f"{self.app or '?'} (UI thread by {self.ui_found_by})"))
-        for role, label in (("ui", "UI thread"), ("render", "RenderThread"), ("surfaceflinger", "surfaceflinger")):
+        for i, (name, share) in enumerate(self.busy_share_by_cluster.items()):
+            out.append(((4, i), f"busy share, {name}", share, pct(share)))
+        out.append(((5,), "wait / run, all threads", self.wait_run, ratio(self.wait_run)))
+        out.append(((6,), "foreground app", self.app,
+                    "-" if self.ui_found_by is None else f"{self.app or '?'} (UI thread by {self.ui_found_by})"))
+        for i, (role, label) in enumerate((("ui", "UI thread"), ("render", "RenderThread"),
+                                           ("surfaceflinger", "surfaceflinger"))):
             ft = getattr(self, role)
             text = "-" if ft is None else f"{ratio(ft.wait_run)} ({ft.name} {ft.pid})"
-            out.append((f"wait / run, {label}", None if ft is None else ft.wait_run, text))
+            out.append(((7, i), f"wait / run, {label}", None if ft is None else ft.wait_run, text))
         lat, n = self.wakeup_latency_ns, self.wakeup_latency_threads
-        out.append(("wakeup latency p50 (µs)", None if lat is None else lat / 1000,
+        out.append(((8,), "wakeup latency p50 (µs)", None if lat is None else lat / 1000,
                     us(lat) + (f" ({n} threads)" if n else "")))
-        out.append(("wakeups to a CPU running its idle task", self.wakeups_to_idle_cpu, pct(self.wakeups_to_idle_cpu)))
+        out.append(((9,), "wakeups to a CPU running its idle task", self.wakeups_to_idle_cpu,
+                    pct(self.wakeups_to_idle_cpu)))
         if self.has_cpu_idle:
             for st, share in self.wakeups_by_idle_state.items():
-                what = {"not idle": "in no idle state", "unknown": "in an unknown idle state"}.get(st, f"in idle {st}")
-                out.append((f"wakeups to a CPU {what}", share, pct(share)))
-            out.append(("idle exit -> switch-in p50 (µs)",
-                        None if self.idle_exit_to_switch_ns is None else self.idle_exit_to_switch_ns / 1000,
-                        us(self.idle_exit_to_switch_ns) + f" ({self.idle_exits_to_switch} of {self.idle_exits} exits)"))
+                if st.startswith("state "):
+                    key, what = (10, 0, int(st.split()[1])), f"in idle {st}"
+                else:
+                    key, what = ((10, 1), "in no idle state") if st == "not idle" else \
+                        ((10, 2), "in an unknown idle state")
+                out.append((key, f"wakeups to a CPU {what}", share, pct(share)))
+            exit_ns = self.idle_exit_to_switch_ns
+            out.append(((11,), "idle exit -> switch-in p50 (µs)", None if exit_ns is None else exit_ns / 1000,
+                        us(exit_ns) + f" ({self.idle_exits_to_switch} of {self.idle_exits} exits)"))
             for s in self.idle:
                 names = (idle_names or {}).get(s.cpu, ())
                 label = f"cpu{s.cpu} state {s.state}" + (f" ({names[s.state]})" if s.state < len(names) else "")
-                out.append((f"{label} entries per s", s.entries_per_s, f"{s.entries_per_s:,.1f}"))
-                out.append((f"{label} residency", s.residency_share, pct(s.residency_share)))
+                out.append(((12, s.cpu, s.state, 0), f"{label} entries per s", s.entries_per_s,
+                            f"{s.entries_per_s:,.1f}"))
+                out.append(((12, s.cpu, s.state, 1), f"{label} residency", s.residency_share,
+                            pct(s.residency_share)))
         return out
 
 
