@@ -6,7 +6,9 @@ Formats (../shared/reference/workloads.md §2, ../shared/realdata/traces/SOURCES
   no ``==>``), and its plugin form (``prev:pid [prio] S ==> next:pid [prio]``);
 * raw ftrace text (``/sys/kernel/tracing/trace``: optional ``(tgid)`` column, a flags
   field such as ``d.h.``, ``prev_state=S|R|R+|D|t|x`` and `` ==> ``);
-* systrace / Catapult HTML (the ftrace text inside ``<script class="trace-data">``);
+* systrace / Catapult HTML: every ``<script class="trace-data">`` block with ftrace text or a
+  process dump, trace2html's base64-gzipped ``viewer-data``, and the 2012 pages' ftrace text
+  as a JavaScript string (``var linuxPerfData = "..."``);
 * trace-cmd binary ``trace.dat`` (optionally gzipped), decoded by Debian's ``trace-cmd
   report -R`` when it is installed;
 * the files ``hetsched record`` writes (raw ftrace text with a ``# hetsched-record:`` line).
@@ -445,22 +447,466 @@ def parse_text(lines: Iterable[str], source: str = "<text>", fmt: str = "ftrace"
     return p.finish()
 
 
+# --- systrace / Catapult HTML -------------------------------------------------------------
+#
+# How the tools put a trace into a page (catapult-project/catapult):
+#
+# * systrace (systrace/output_generator.py; Android's systrace.py since 2016) writes, after
+#   "<!-- BEGIN TRACE -->", one `<script class="trace-data" type="application/text">` block per
+#   tracing agent, holding what the agent returned as it is:
+#   - atrace's ftrace text: a "# tracer: nop" header, then one line per event, with a
+#     "(tgid)" column when the kernel prints it ("(-----)" where it did not know it, or
+#     "( 128)" once atrace_agent.fix_missing_tgids has filled it from /proc);
+#   - "PROCESS DUMP" (android_process_data_agent.py): `ps -A -o USER,PID,PPID,VSIZE,RSS,
+#     WCHAN,ADDR=PC,S,NAME,COMM` then `ps -AT -o USER,PID,TID,CMD`, once when tracing starts
+#     and once when it stops; on devices whose ps is toolbox's, `ps` then `ps -t`;
+#   - "ATRACE_PROCESS_DUMP" and a JSON document (atrace_process_dump.py, atrace_helper's
+#     dump: dump.processes[pid] = {name, threads: {tid: {name}}});
+#   - "CGROUP DUMP", and the controller's JSON ({"traceEvents": [...]}: clock syncs, argv).
+# * systrace-legacy.py (Android 4.3's) wrote its one trace-data block with every newline
+#   of the text as "\n\" and a newline, which the viewer strips.
+# * Android 4.1 and 4.2's systrace (2012) wrote the ftrace text as a JavaScript string,
+#   `var linuxPerfData = "\` and then one trace line per source line, each ending in
+#   "\n\" (the viewer's ftrace importer, _extractEventsFromSystraceHTML).
+# * trace2html (tracing/tracing_build/trace2html.py), which systrace also calls when it
+#   has more than four agents (trace_data.TraceDataBuilder), writes each trace as
+#   `<script id="viewer-data" type="text/plain">` (or application/json): base64 of its
+#   gzip. A JSON trace may carry the ftrace text as its "systemTraceEvents" string
+#   (Chrome's JSON trace format; systrace's JSON output keys each agent's data by the
+#   names below).
+#
+# Every block with scheduler data is read: all ftrace blocks into one trace, the process
+# dumps into Trace.tgids / thread_names / process_names. A block is read one line at a time
+# from the page's text, never copied whole: only a JSON block is (once, to parse it), and a
+# viewer-data block's base64 is decoded whole, its gzip then inflated a few MB at a time.
+
+_TRACE_DATA_TAG = re.compile(r'^[ \t]*<script class="trace-data" type="application/text">', re.M)
+_VIEWER_DATA_TAG = re.compile(r'^[ \t]*<\s*script id="viewer-data" type="(?:application/json|text/plain)">', re.M)
+_LINUX_PERF_DATA = re.compile(r'^[ \t]*var linuxPerfData\s*=\s*(["\'])', re.M)
+_SCRIPT_END = "</script>"
+#: systrace's names for an agent's text in a JSON trace (trace_data.py's TraceDataParts)
+_JSON_TEXT_PARTS = ("systemTraceEvents", "androidProcessDump", "atraceProcessDump")
+#: what systrace-legacy.py wrote for each newline of a trace-data block
+_LEGACY_NEWLINE = "\\n\\"
+
+
+class _Embedded:
+    """One trace in a page: where it is, its lines (line number, text) read one at a
+    time, and (for JSON) its whole text."""
+
+    __slots__ = ("where", "lines", "whole")
+
+    def __init__(self, where: str, lines, whole) -> None:
+        self.where = where
+        self.lines = lines   # () -> Iterator[tuple[int, str]]
+        self.whole = whole   # () -> str
+
+
+def _text_lines(text: str, start: int, end: int, lineno: int) -> Iterator[tuple[int, str]]:
+    """The lines of text[start:end] with their line numbers, each its own small string."""
+    while start < end:
+        nl = text.find("\n", start, end)
+        if nl < 0:
+            nl = end
+        yield lineno, text[start:nl]
+        lineno += 1
+        start = nl + 1
+
+
+def _gzip_lines(data: bytes, source: str, where: str) -> Iterator[tuple[int, str]]:
+    """The lines of a gzip stream's UTF-8 text (numbered from 1), decompressed a few MB at
+    a time; MAX_TRACE_BYTES at most, as a gzipped trace file."""
+    import codecs
+    import zlib
+
+    decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+    lineno, rest, size = 1, "", 0
+    while data:  # one member after the other, as gzip(1) writes them
+        d = zlib.decompressobj(wbits=31)
+        while not d.eof:
+            try:
+                out = d.decompress(data, 1 << 22)
+            except zlib.error as e:
+                raise InputError(source, where, f"a complete gzip stream ({e})") from None
+            data = d.unconsumed_tail
+            size += len(out)
+            if size > MAX_TRACE_BYTES:
+                raise InputError(source, where, f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once decompressed")
+            *done, rest = (rest + decode(out)).split("\n")
+            for line in done:
+                yield lineno, line
+                lineno += 1
+            if not out and not data:
+                break
+        if not d.eof:
+            raise InputError(source, where, "a complete gzip stream (it ends early: the file may be truncated)")
+        data = d.unused_data.lstrip(b"\0")
+    rest += decode(b"", final=True)
+    if rest:
+        yield lineno, rest
+
+
+# One JavaScript escape after its backslash (ECMAScript's EscapeSequence and
+# LineContinuation, with the legacy octal escapes non-strict code still accepts)
+_JS_ESCAPE = re.compile(r"u\{([0-9A-Fa-f]+)\}|u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{0,2}|[4-7][0-7]?)"
+                        r"|(\r\n|[\s\S])")
+_JS_SINGLE = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v"}
+_JS_LINE_BREAKS = "\n\r\u2028\u2029"
+
+
+def _js_string_lines(text: str, start: int, quote: str, lineno: int, source: str) -> Iterator[tuple[int, str]]:
+    """The lines of the JavaScript string literal that opens just before text[start]
+    (``quote`` its quote), decoded as a browser decodes it, one line at a time, each
+    numbered with the page line it starts on.
+
+    The old systrace pages end each source line of the string with a line continuation
+    (a backslash before the newline), which JSON has no such thing as: so the literal is
+    not handed to json.loads but decoded here, escape by escape, to the ECMAScript
+    grammar (single-character escapes, \\xHH, \\uHHHH, \\u{H...}, the legacy octal ones,
+    any other escaped character standing for itself, a continuation standing for
+    nothing). A UTF-16 surrogate pair written as two \\u escapes is one character; a lone
+    surrogate is read as U+FFFD, as undecodable bytes are."""
+    special = re.compile(r"[\\\n\r" + re.escape(quote) + "]")
+    where = f"linuxPerfData (line {lineno})"
+    pieces: list[str] = []
+    first: Optional[int] = None   # page line of the current decoded line's first character
+    phys = lineno                 # page line the scan is on
+    pos = start
+    high: Optional[int] = None    # a \u high surrogate waiting for its low half
+
+    def char(c: str) -> Optional[str]:
+        nonlocal high
+        if high is not None:
+            h, high = high, None
+            if 0xDC00 <= ord(c) <= 0xDFFF:
+                return chr(0x10000 + ((h - 0xD800) << 10) + (ord(c) - 0xDC00))
+            pieces.append("\ufffd")
+        if 0xD800 <= ord(c) <= 0xDBFF:
+            high = ord(c)
+            return None
+        return "\ufffd" if 0xDC00 <= ord(c) <= 0xDFFF else c
+
+    while True:
+        m = special.search(text, pos)
+        if m is None:
+            raise InputError(source, where, f"a JavaScript string that ends with its closing {quote} "
+                             "(the file ends inside it: it may be truncated)")
+        i = m.start()
+        if i > pos:
+            if high is not None:
+                pieces.append("\ufffd")
+                high = None
+            if first is None:
+                first = phys
+            pieces.append(text[pos:i])
+        c = text[i]
+        if c == quote:
+            if high is not None:
+                pieces.append("\ufffd")
+            if pieces:
+                yield (first or phys), "".join(pieces)
+            return
+        if c != "\\":
+            raise InputError(source, f"linuxPerfData (line {phys})", "a JavaScript string whose line breaks are "
+                             "escaped (this line ends inside the string without a backslash)")
+        e = _JS_ESCAPE.match(text, i + 1)
+        if e is None:  # a backslash as the file's last character
+            raise InputError(source, where, f"a JavaScript string that ends with its closing {quote} "
+                             "(the file ends inside it: it may be truncated)")
+        pos = e.end()
+        brace, u4, x2, octal, other = e.groups()
+        if other is not None:
+            if other in _JS_LINE_BREAKS or other == "\r\n":
+                phys += "\n" in other
+                continue  # a line continuation: nothing
+            if other in "ux":
+                raise InputError(source, f"linuxPerfData (line {phys})",
+                                 f"a JavaScript string with valid escapes (\\{other} without its hex digits)")
+            got = _JS_SINGLE.get(other, other)
+        elif octal is not None:
+            got = chr(int(octal, 8))
+        else:
+            digits = (brace or u4 or x2).lstrip("0")
+            cp = int(digits, 16) if len(digits) <= 6 else 0x110000
+            if cp > 0x10FFFF:
+                raise InputError(source, f"linuxPerfData (line {phys})",
+                                 "a JavaScript string with valid escapes (\\u{...} beyond U+10FFFF)")
+            got = chr(cp)
+        out = char(got)
+        if out is None:
+            continue
+        if out == "\n":
+            yield (first or phys), "".join(pieces)
+            pieces.clear()
+            first = None
+        else:
+            if first is None:
+                first = phys
+            pieces.append(out)
+
+
+def _html_parts(text: str, source: str) -> Iterator[_Embedded]:
+    """Every trace the page embeds, in page order."""
+    import base64
+    import binascii
+
+    tags = sorted([(m.start(), m.end(), "trace-data") for m in _TRACE_DATA_TAG.finditer(text)]
+                  + [(m.start(), m.end(), "viewer-data") for m in _VIEWER_DATA_TAG.finditer(text)])
+    pos = line = 0   # line numbers are counted forward from the last block
+    after = 0        # a tag inside an earlier block is its text, not a block
+    for at, start, kind in tags:
+        if at < after:
+            continue
+        line += text.count("\n", pos, at)
+        pos = at
+        where = f"{kind} block at line {line + 1}"
+        end = text.find(_SCRIPT_END, start)
+        if end < 0:
+            raise InputError(source, where, f"a block closed by {_SCRIPT_END} (it never closes: the file ends "
+                             "inside it, so it may be truncated)")
+        after = end
+        if kind == "trace-data":
+            yield _Embedded(where, lambda s=start, e=end, n=line + 1: _text_lines(text, s, e, n),
+                            lambda s=start, e=end: text[s:e])
+            continue
+
+        def raw(s=start, e=end, where=where) -> bytes:
+            try:
+                return base64.b64decode(text[s:e])
+            except (binascii.Error, ValueError) as err:
+                raise InputError(source, where, f"base64 text, as trace2html writes it ({err})") from None
+
+        def lines(raw=raw, where=where) -> Iterator[tuple[int, str]]:
+            data = raw()
+            if data[:2] == b"\x1f\x8b":
+                return _gzip_lines(data, source, where)
+            dec = data.decode("utf-8", errors="replace")
+            return _text_lines(dec, 0, len(dec), 1)
+
+        def whole(raw=raw) -> str:
+            data = raw()
+            return (_gunzip(data, source) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", errors="replace")
+
+        yield _Embedded(where, lines, whole)
+    if tags:
+        return
+    # the 2012 pages: one JavaScript string (searched for only where no block is, so that
+    # no viewer code that names it is taken for it)
+    m = _LINUX_PERF_DATA.search(text)
+    if m is not None:
+        n = text.count("\n", 0, m.start()) + 1
+        q = m.group(1)
+        yield _Embedded(f"linuxPerfData (line {n})", lambda: _js_string_lines(text, m.end(), q, n, source),
+                        lambda: "\n".join(t for _, t in _js_string_lines(text, m.end(), q, n, source)))
+
+
+def _part_kind(lines: Iterator[tuple[int, str]]) -> tuple[str, list]:
+    """What an embedded trace holds, from its first lines (returned, to be read again):
+    "ftrace", "process dump", "atrace process dump", "cgroup dump", "json", "other" or
+    "empty"."""
+    head: list = []
+    for item in lines:
+        head.append(item)
+        s = item[1].strip()
+        if not s:
+            continue
+        if s.startswith("#") and not s.startswith("# tracer") and len(head) < 200:
+            continue  # a comment header: the first event line decides
+        for prefix, kind in (("ATRACE_PROCESS_DUMP", "atrace process dump"), ("PROCESS DUMP", "process dump"),
+                             ("CGROUP DUMP", "cgroup dump"), ("{", "json"), ("[", "json")):
+            if s.startswith(prefix):
+                return kind, head
+        if s.startswith("# tracer") or _LINE.match(s.removesuffix(_LEGACY_NEWLINE)):
+            return "ftrace", head
+        return "other", head
+    return "empty", head
+
+
+class _ProcessTables:
+    """pid -> tgid, pid -> thread name and tgid -> process name from process dumps; a later
+    dump (systrace's second snapshot, when tracing stopped) names a thread or process
+    again with the name it ended the trace with."""
+
+    def __init__(self) -> None:
+        self.tgids: dict[int, int] = {}
+        self.thread_names: dict[int, str] = {}
+        self.process_names: dict[int, str] = {}
+
+    @staticmethod
+    def _pid(text) -> Optional[int]:
+        v = _num(text, PID_MAX) if isinstance(text, str) and text.isdecimal() else None
+        return v if v else None
+
+    def process(self, pid: int, name) -> None:
+        self.tgids[pid] = pid
+        if isinstance(name, str) and name:
+            if name.startswith("[") and name.endswith("]"):
+                return  # ps brackets the comm of a process without a command line: a kernel thread
+            # ps's NAME (toybox) is argv[0] without its directory; toolbox's shows it whole
+            self.process_names[pid] = name.rsplit("/", 1)[-1] if name.startswith("/") else name
+
+    def thread(self, tid: int, tgid: int, name) -> None:
+        self.tgids[tid] = tgid
+        if isinstance(name, str) and name:
+            self.thread_names[tid] = name
+
+    def read_ps(self, lines: Iterable[tuple[int, str]], p: _Parser) -> None:
+        """A PROCESS DUMP block: listings, each under its header line.
+
+        * ``USER PID PPID VSZ RSS WCHAN PC S NAME COMMAND`` (toybox, ``ps -A -o ...``): one
+          process a row, NAME the 9th column;
+        * ``USER PID TID CMD`` (``ps -AT -o USER,PID,TID,CMD``): one thread a row, its
+          process's pid, its tid and its name (the rest of the row: names have spaces);
+        * ``USER PID PPID VSIZE RSS WCHAN PC NAME`` (toolbox): an unlabelled state column
+          before NAME. The agent ran ``ps`` then ``ps -t``, so listings alternate: the
+          processes, then the processes with their threads, where a thread's row has its
+          tid as PID and its process's pid as PPID (told apart, as Catapult's importer
+          does, by the first listing's pids)."""
+        mode = None
+        legacy_listings = 0
+        legacy_pids: set[int] = set()
+        for lineno, line in lines:
+            cols = line.split()
+            if not cols or cols == ["PROCESS", "DUMP"]:
+                continue
+            if cols[0] == "USER" and len(cols) >= 4 and cols[1] == "PID":
+                if cols[2] == "TID":
+                    mode = "threads"
+                elif cols[2] == "PPID" and len(cols) >= 9 and cols[7] == "S":
+                    mode = "processes"
+                elif cols[2] == "PPID" and cols[-1] == "NAME":
+                    legacy_listings += 1
+                    mode = "legacy processes" if legacy_listings % 2 else "legacy threads"
+                else:
+                    mode = None
+                    p.bad(lineno, "process dump listing not read")
+                continue
+            if mode is None:
+                p.bad(lineno, "malformed process dump line")
+                continue
+            if mode == "processes":
+                pid = self._pid(cols[1]) if len(cols) >= 9 else None
+                if pid is None:
+                    p.bad(lineno, "malformed process dump line")
+                    continue
+                self.process(pid, cols[8])
+                continue
+            m = (_PS_THREAD_ROW if mode == "threads" else _PS_LEGACY_ROW).match(line)
+            a, b = (self._pid(m.group(1)), _num(m.group(2), PID_MAX)) if m else (None, None)
+            # a PPID may be 0 (init, kthreadd); a tgid may not
+            if a is None or b is None or not b and mode != "legacy processes" and a not in legacy_pids:
+                p.bad(lineno, "malformed process dump line")
+                continue
+            name = m.group(3)
+            if mode == "threads":
+                self.thread(b, a, name)
+            elif mode == "legacy processes":
+                legacy_pids.add(a)
+                self.process(a, name)
+            elif a not in legacy_pids:  # a thread's row: PID is its tid, PPID its process
+                self.thread(a, b, name)
+
+    def read_atrace_dump(self, doc, source: str, where: str) -> None:
+        """atrace_helper's JSON: dump.processes maps each pid (a string) to its name and
+        its threads (tid -> {name})."""
+        procs = doc.get("dump", {}).get("processes") if isinstance(doc, dict) and isinstance(doc.get("dump"), dict) \
+            else None
+        if not isinstance(procs, dict):
+            raise InputError(source, f"{where}: dump.processes", "an object mapping each pid to its process "
+                             "(atrace_helper's process dump)")
+        for spid, proc in procs.items():
+            pid = self._pid(spid)
+            if pid is None or not isinstance(proc, dict):
+                raise InputError(source, f"{where}: dump.processes", "pids (decimal strings, at most "
+                                 f"{PID_MAX}) mapped to objects", got=spid)
+            self.process(pid, proc.get("name"))
+            threads = proc.get("threads") or {}
+            if not isinstance(threads, dict):
+                raise InputError(source, f"{where}: dump.processes.{spid}.threads", "an object mapping tids "
+                                 "to threads")
+            for stid, th in threads.items():
+                tid = self._pid(stid)
+                if tid is None or not isinstance(th, dict):
+                    raise InputError(source, f"{where}: dump.processes.{spid}.threads",
+                                     f"tids (decimal strings, at most {PID_MAX}) mapped to objects", got=stid)
+                self.thread(tid, pid, th.get("name"))
+
+    def merge_into(self, t: Trace) -> None:
+        """The ftrace text's tgid column stands (it is the kernel's, at each event); the
+        dumps fill in the rest, and alone name threads and processes."""
+        for pid, tgid in self.tgids.items():
+            t.tgids.setdefault(pid, tgid)
+        t.thread_names.update(self.thread_names)
+        t.process_names.update(self.process_names)
+
+
+# USER PID TID CMD, and toolbox's USER PID PPID VSIZE RSS WCHAN PC S NAME
+_PS_THREAD_ROW = re.compile(r"^\s*\S+\s+(\d+)\s+(\d+)\s+(.*?)\s*$")
+_PS_LEGACY_ROW = re.compile(r"^\s*\S+\s+(\d+)\s+(\d+)(?:\s+\S+){5}\s+(.*?)\s*$")
+
+
+def _read_part(part: _Embedded, p: _Parser, tables: _ProcessTables, source: str, depth: int = 0) -> str:
+    """Reads one embedded trace into the parser or the process tables; returns its kind."""
+    from itertools import chain
+
+    lines = part.lines()
+    kind, head = _part_kind(lines)
+    if kind == "ftrace":
+        legacy = next(t for _, t in head if t.strip()).rstrip().endswith(_LEGACY_NEWLINE)
+        for lineno, line in chain(head, lines):
+            line = line.rstrip("\r\n")
+            if legacy:
+                line = line.rstrip().removesuffix(_LEGACY_NEWLINE)
+            p.line(lineno, line)
+    elif kind == "process dump":
+        tables.read_ps(chain(head, lines), p)
+    elif kind == "atrace process dump":
+        body = part.whole().lstrip()[len("ATRACE_PROCESS_DUMP"):]
+        tables.read_atrace_dump(_json_of(body, source, part.where), source, part.where)
+    elif kind == "json" and depth == 0:
+        text = part.whole()
+        if not any(f'"{k}"' in text for k in _JSON_TEXT_PARTS):
+            return "json"  # clock syncs, the command line, Chrome's own events: nothing of the scheduler's
+        doc = _json_of(text, source, part.where)
+        del text
+        kinds: list[str] = []
+        if isinstance(doc, dict):
+            for k in _JSON_TEXT_PARTS:
+                v = doc.get(k)
+                if isinstance(v, str):
+                    sub = _Embedded(f"{part.where}: {k}", lambda v=v: _text_lines(v, 0, len(v), 1), lambda v=v: v)
+                    kinds.append(f"{k}: {_read_part(sub, p, tables, source, depth + 1)}")
+        return f"json ({', '.join(kinds) or 'nothing of the scheduler'})"
+    return kind
+
+
+def _json_of(text: str, source: str, where: str):
+    try:
+        return _input.parse_json(text, source)
+    except InputError as e:
+        raise InputError(source, where, e.expected) from None
+
+
+def _read_systrace_html(text: str, source: str) -> Trace:
+    """A systrace / Catapult page: every ftrace block into one trace, with the process
+    tables of its process dumps."""
+    p = _Parser(Trace(source=source, format="systrace"))
+    tables = _ProcessTables()
+    found: list[tuple[str, str]] = []
+    for part in _html_parts(text, source):
+        found.append((part.where, _read_part(part, p, tables, source)))
+    if not any("ftrace" in k for _, k in found):
+        what = "; ".join(f"{k} ({w})" for w, k in found) or "none"
+        raise InputError(source, "trace-data",
+                         'a <script class="trace-data" type="application/text"> block (or trace2html\'s '
+                         "viewer-data, or the old pages' linuxPerfData string) with ftrace text; "
+                         f"this page has: {what}")
+    tr = p.finish()
+    tables.merge_into(tr)
+    return tr
+
+
 # --- files --------------------------------------------------------------------------------
-
-_SCRIPT = re.compile(r'<script class="trace-data" type="application/text">(.*?)</script>', re.S)
-
-
-def _systrace_blocks(text: str, source: str) -> tuple[str, int]:
-    """The ftrace text block of a systrace HTML page and the file line it starts on."""
-    for m in _SCRIPT.finditer(text):
-        block = m.group(1)
-        if block.lstrip().startswith("{"):
-            continue  # the JSON metadata block
-        return block, text.count("\n", 0, m.start(1)) + 1
-    raise InputError(source, "trace-data",
-                     'a <script class="trace-data" type="application/text"> block with ftrace text '
-                     "(this HTML page has none)")
-
 
 def trace_cmd_available() -> Optional[str]:
     return shutil.which("trace-cmd")
@@ -515,8 +961,7 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
             text, not_utf8 = data.decode("utf-8", errors="replace"), e.start
         head = text[:4096].lower()
         if "<html" in head or "<!doctype html" in head:
-            block, first = _systrace_blocks(text, source)
-            tr = parse_text(block.splitlines(), source, "systrace", first)
+            tr = _read_systrace_html(text, source)
         else:
             fmt = "trace-cmd report" if re.match(r"\s*version = \d+", text) else "ftrace"
             tr = parse_text(text.splitlines(), source, fmt)
