@@ -12,7 +12,8 @@ Events a trace may lack or lose, taken as hetsched.traces.replay takes them:
 * **wakeups**: sched_waking where the trace has it (try_to_wake_up() emits it in the
   waker's context, before the task is queued), else sched_wakeup; sched_wakeup_new for new
   tasks in both cases; a sched_wakeup whose ``success`` is 0 (kernels before 4.x) woke
-  nothing.  A trace without any has no wait, latency or wakeup figures.
+  nothing.  A trace without any has no wait, latency or wakeup figures (a wait could
+  only start at a preemption there, which would understate it).
 * **tasks running at the start**: a CPU's first sched_switch names the task it switches
   away from: that task has run since the later of the window's start and the time it was
   last seen changing state (woken, say).
@@ -62,11 +63,12 @@ class FrameThread:
     pid: int
     name: str
     run_ns: int
-    wait_ns: int
+    #: None: the trace has no wakeup events, so a wait can only start at a preemption
+    wait_ns: Optional[int]
 
     @property
     def wait_run(self) -> Optional[float]:
-        return self.wait_ns / self.run_ns if self.run_ns else None
+        return self.wait_ns / self.run_ns if self.run_ns and self.wait_ns is not None else None
 
 
 @dataclass
@@ -98,7 +100,8 @@ class PhoneFigures:
     busy_share: float
     busy_share_by_cluster: dict
     run_ns: int
-    wait_ns: int
+    #: None: the trace has no wakeup events (a wait would start at preemptions alone)
+    wait_ns: Optional[int]
     #: the foreground app's process name (or, without tgids, its UI thread's name); None:
     #: no RenderThread ran
     app: Optional[str]
@@ -133,7 +136,7 @@ class PhoneFigures:
 
     @property
     def wait_run(self) -> Optional[float]:
-        return self.wait_ns / self.run_ns if self.run_ns else None
+        return self.wait_ns / self.run_ns if self.run_ns and self.wait_ns is not None else None
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -223,7 +226,6 @@ class _Scan:
         self.t0, self.t1 = trace.start_ns, trace.end_ns
         ev = trace.events
         self.has_waking = any(isinstance(e, Wakeup) and e.kind == "waking" for e in ev)
-        self.has_wakeup = any(isinstance(e, Wakeup) and e.kind == "wakeup" for e in ev)
         self.threads: dict[int, _Thread] = {}
         self.names: dict[int, str] = {}
         self.ran: set[int] = set()
@@ -530,7 +532,8 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
         for cl in platform.clusters:
             by_cluster[cl.name] = sum(busy[c] for c in cl.cpus) / (len(cl.cpus) * window)
     run_ns = sum(t.run_ns for t in s.threads.values())
-    wait_ns = sum(t.wait_ns for t in s.threads.values())
+    wakeup_event = "sched_waking" if s.has_waking else "sched_wakeup" if s.wakeups else None
+    wait_ns = sum(t.wait_ns for t in s.threads.values()) if wakeup_event else None
 
     app, how, ui, render, sf = _frame_threads(s)
     names = dict(s.names)
@@ -540,7 +543,7 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
         if pid is None:
             return None
         t = s.threads.get(pid) or _Thread(pid)
-        return FrameThread(role, pid, names.get(pid, "?"), t.run_ns, t.wait_ns)
+        return FrameThread(role, pid, names.get(pid, "?"), t.run_ns, t.wait_ns if wakeup_event else None)
 
     measured = sorted((t for t in s.threads.values() if t.latencies), key=lambda t: (-t.run_ns, t.pid))
     top = measured[:LATENCY_THREADS]
@@ -579,7 +582,7 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
         source=trace.source, format=trace.format, nr_cpus=n, window_ns=window,
         platform=platform.name if platform is not None else None,
         threads_run=len(s.ran),
-        wakeup_event="sched_waking" if s.has_waking else "sched_wakeup" if s.wakeups else None,
+        wakeup_event=wakeup_event,
         wakeups=s.wakeups, wakeups_per_s=s.wakeups / (window / 1e9),
         busy_ns_by_cpu=busy, busy_share=sum(busy.values()) / (n * window), busy_share_by_cluster=by_cluster,
         run_ns=run_ns, wait_ns=wait_ns,
