@@ -29,6 +29,13 @@ def spec(platform: str) -> dict:
     return load_platform(platform).to_spec()
 
 
+def own(w: dict) -> list[dict]:
+    """The workload's own tasks: without the kernel workers of its run-to-run variation
+    (workloads/noise.py), which tests/test_seed_variation.py checks."""
+    workers = set(w.get("noise", {}).get("tasks", ()))
+    return [t for t in w["tasks"] if t["name"] not in workers]
+
+
 def task_util(task: dict) -> tuple[float, int]:
     """(run / period, period_ns) of a ``periodic`` task: one run, one timer."""
     (phase,) = task["phases"]
@@ -84,9 +91,9 @@ def test_periodic_total_demand_matches_platform_capacity(platform, tools):
     capacity = sum(caps.values()) / 1024
     w = resolve_workloads(["periodic:util=0.5"], s, seed=3)
     n = WORKLOADS["periodic"].params[0].default
-    assert len(w["tasks"]) == n
-    utils = [task_util(t)[0] for t in w["tasks"]]
-    pmin_ns = min(task_util(t)[1] for t in w["tasks"])
+    assert len(own(w)) == n
+    utils = [task_util(t)[0] for t in own(w)]
+    pmin_ns = min(task_util(t)[1] for t in own(w))
     # each run is rounded to a whole µs: at most 0.5 µs / period per task
     assert sum(utils) == pytest.approx(0.5 * capacity, abs=n * 500 / pmin_ns)
 
@@ -95,18 +102,18 @@ def test_periodic_tasks_respect_umax_and_the_period_range():
     s = spec("juno-r0")
     pmin_ms, pmax_ms, umax = 2.0, 20.0, 0.3
     w = resolve_workloads([f"periodic:n=50,util=0.6,umax={umax},pmin_ms={pmin_ms},pmax_ms={pmax_ms}"], s, seed=9)
-    assert len(w["tasks"]) == 50
-    for t in w["tasks"]:
+    assert len(own(w)) == 50
+    for t in own(w):
         u, period = task_util(t)
         # periods are whole µs: rounding moves them by at most 500 ns
         assert pmin_ms * 1e6 - 500 <= period <= pmax_ms * 1e6 + 500
         assert u <= umax + 500 / period
-    assert max(task_util(t)[0] for t in w["tasks"]) > umax / 3  # not all tiny
+    assert max(task_util(t)[0] for t in own(w)) > umax / 3  # not all tiny
 
 
 def test_periodic_periods_are_log_uniform():
     w = resolve_workloads(["periodic:n=400,util=0.5,umax=0.8,pmin_ms=1,pmax_ms=100"], spec("sdm845"), seed=5)
-    periods = np.array([task_util(t)[1] for t in w["tasks"]]) / 1e6
+    periods = np.array([task_util(t)[1] for t in own(w)]) / 1e6
     # log-uniform on [1, 100] ms: half below the geometric mean 10 ms (uniform would give 9 %)
     assert 0.42 <= (periods < 10).mean() <= 0.58
     assert 0.17 <= (periods < math.sqrt(10)).mean() <= 0.33
@@ -114,13 +121,17 @@ def test_periodic_periods_are_log_uniform():
 
 def test_periodic_task_shape():
     w = resolve_workloads(["periodic:n=5"], spec("juno-r0"), seed=0)
-    assert [t["name"] for t in w["tasks"]] == [f"periodic-{i}" for i in range(5)]
+    assert [t["name"] for t in own(w)] == [f"periodic-{i}" for i in range(5)]
     assert w["timers"] == 5
     ids = [e["timer"]["id"] for t in w["tasks"] for e in t["phases"][0]["events"] if "timer" in e]
     assert sorted(ids) == list(range(5))  # each task its own timer
     assert w["duration_ns"] is None
     for t in w["tasks"]:
         assert t["policy"] == "other" and t["loop"] == -1
+    # rt-app creates the threads one after another: the first at once, each later one after it
+    delays = [t["delay_ns"] for t in own(w)]
+    assert delays[0] == 0 and all(a < b for a, b in zip(delays, delays[1:]))
+    assert [t["delay_ns"] for t in own(resolve_workloads(["periodic:n=5,noise=0"], spec("juno-r0"), 0))] == [0] * 5
 
 
 @pytest.mark.parametrize("arg", ["periodic:n=10,util=0.4", "phone-mix"])
@@ -137,14 +148,14 @@ def test_phone_mix_load_scales_the_work_only():
     s = spec("gs101")
     one = resolve_workloads(["phone-mix"], s, seed=1)
     two = resolve_workloads(["phone-mix:load=2"], s, seed=1)
-    assert len(one["tasks"]) == len(two["tasks"]) == PHONE_MIX_THREADS
-    for a, b in zip(one["tasks"], two["tasks"]):
+    assert len(own(one)) == len(own(two)) == PHONE_MIX_THREADS
+    for a, b in zip(own(one), own(two)):
         ua, pa = task_util(a)
         ub, pb = task_util(b)
         assert pa == pb and a["delay_ns"] == b["delay_ns"]
         assert ub == pytest.approx(2 * ua, abs=1000 / pa)  # µs rounding
         assert 0 <= a["delay_ns"] <= pa  # a phase within the first period
-    rt = [t for t in one["tasks"] if t["policy"] != "other"]
+    rt = [t for t in own(one) if t["policy"] != "other"]
     assert [t["name"] for t in rt] == ["audio-mixer"] and rt[0]["policy"] == "fifo"
     assert 1 <= rt[0]["rt_priority"] <= 99
 
@@ -152,7 +163,7 @@ def test_phone_mix_load_scales_the_work_only():
 # ------------------------------------------------------------------ parse errors
 
 @pytest.mark.parametrize("arg, exc, field, says", [
-    ("periodic:foo=1", UnknownNameError, "parameter", "one of: n, pmax_ms, pmin_ms, umax, util"),
+    ("periodic:foo=1", UnknownNameError, "parameter", "one of: n, noise, pmax_ms, pmin_ms, umax, util"),
     ("periodic:utl=0.3", UnknownNameError, "parameter", "did you mean 'util'"),
     ("periodic:n=abc", InputError, "n", "an integer"),
     ("periodic:n=3.5", InputError, "n", "an integer"),
@@ -214,8 +225,12 @@ def test_several_workloads_merge(tools):
     args = ["periodic:n=3", "phone-mix", example2]
     alone = [resolve_workloads([a], s, seed=2) for a in args]
     merged = resolve_workloads(args, s, seed=2)
-    assert len(merged["tasks"]) == sum(len(w["tasks"]) for w in alone) == 3 + PHONE_MIX_THREADS + 1
-    assert [t["name"] for t in merged["tasks"]] == [t["name"] for w in alone for t in w["tasks"]]
+    # one set of the phone's kernel workers (juno-r0: 6 CPUs), that of the first spec that
+    # never ends, after every workload's own tasks
+    assert len(merged["tasks"]) == sum(len(own(w)) for w in alone) + 6 == 3 + PHONE_MIX_THREADS + 1 + 6
+    names = [t["name"] for w in alone for t in own(w)]
+    assert [t["name"] for t in merged["tasks"]] == names + alone[0]["noise"]["tasks"]
+    assert merged["noise"] == alone[0]["noise"] and merged["tasks"][-6:] == alone[0]["tasks"][-6:]
     assert merged["timers"] == sum(w["timers"] for w in alone)
     ids = [e["timer"]["id"] for t in merged["tasks"] for ph in t["phases"] for e in ph["events"] if "timer" in e]
     assert len(ids) == len(set(ids)) and max(ids) < merged["timers"]  # no timer shared across specs
@@ -229,7 +244,7 @@ def test_several_workload_options_on_the_command_line(tmp_path, tools):
                           "--workload", "phone-mix", "--workload", example2, "--duration", "0.5", "--out", out])
     assert proc.returncode == 0, proc.stderr
     d = json.loads((out / "result.json").read_text())
-    assert len(d["tasks"]) == 3 + PHONE_MIX_THREADS + 1
+    assert len(d["tasks"]) == 3 + PHONE_MIX_THREADS + 1 + 6   # and juno-r0's six kernel workers
     assert "thread0-0" in {t["name"] for t in d["tasks"]}
     assert all(t["runtime_s"] > 0 for t in d["tasks"])
 

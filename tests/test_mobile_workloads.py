@@ -34,6 +34,13 @@ def pspec(name: str) -> dict:
     return load_platform(name).to_spec()
 
 
+def own(spec: dict) -> list[dict]:
+    """The workload's own tasks, without the kernel workers of its run-to-run variation
+    (workloads/noise.py; tests/test_seed_variation.py checks them)."""
+    workers = set(spec.get("noise", {}).get("tasks", ()))
+    return [t for t in spec["tasks"] if t["name"] not in workers]
+
+
 def events(spec: dict):
     for t in spec["tasks"]:
         for ph in t["phases"]:
@@ -166,7 +173,13 @@ def test_merge_keeps_metric_defs_marks_and_fork_targets():
         if kind == "fork":
             assert merged["tasks"][val]["name"] in orig
             assert merged["tasks"][val].get("start") is False
-    assert len(names) == 4 + len(app["tasks"]) + len(resolve_workloads(["game"], s, seed=1)["tasks"])
+    # one set of gs101's 8 kernel workers: periodic's, the first of the specs that never
+    # end (app-launch's end with the launches)
+    game = resolve_workloads(["game"], s, seed=1)
+    periodic = resolve_workloads(["periodic:n=4"], s, seed=1)
+    assert len(names) == 4 + len(own(app)) + len(own(game)) + 8
+    assert merged["tasks"][-8:] == periodic["tasks"][-8:] != game["tasks"][-8:]
+    assert names[-8:] == [f"kworker/{c}:0" for c in range(8)] and merged["noise"]["horizon_ns"] is None
     # two copies of one workload: the second def is keyed NAME#2
     two = merge_workloads([app, app])
     assert [d["key"] for d in two["metric_defs"]] == ["app-launch", "app-launch#2"]

@@ -19,6 +19,8 @@ import numpy as np
 from hetsched.errors import InputError
 from hetsched.workloads.base import Param, WorkloadDef
 from hetsched.workloads.metrics import RunView, register
+from hetsched.workloads.noise import (NOISE_PARAM, add_kworkers, creation_interval_ns, creation_offsets_ns,
+                                      hrtimer_delay_ns, noise_rng)
 from hetsched.workloads.spec import SpecBuilder, task
 
 __all__ = ["WORKLOADS", "PROFILES", "SPEC2000_REF_S", "hackbench_buffer_msgs", "hackbench_costs_ns"]
@@ -149,7 +151,17 @@ def _hackbench(p: dict, platform_spec: dict, seed: int) -> dict:
     b.metric("hackbench", {"messages": groups * fds * fds * loops, "buffer_msgs": cap,
                            "write_ns": w_ns, "read_ns": r_ns, "main": "hackbench-main"},
              tasks=names, marks=["hackbench.go", "hackbench.end"])
-    return b.build()
+    spec = b.build()
+    if p["noise"]:
+        # the parent creates the children one after another, in group() order (each
+        # group's receivers, then its senders), so they start and reach ready() staggered
+        # and sit where those moments put them when the wake byte arrives
+        rng = noise_rng(seed, 0x4AC6)
+        children = [t for t in spec["tasks"] if t["name"] != "hackbench-main"]
+        for t, off in zip(children, creation_offsets_ns(rng, len(children))):
+            t["delay_ns"] = off
+        add_kworkers(spec, platform_spec, rng)
+    return spec
 
 
 @register("hackbench")
@@ -264,21 +276,30 @@ def _job_stream(p: dict, platform_spec: dict, seed: int) -> dict:
     n_main = len(times)
     stream = [(t, prof, i < n_main) for i, (t, prof) in enumerate(stream)]
     stream.sort(key=lambda x: x[0])
+    nrng = noise_rng(seed, 0x10B5) if p["noise"] else None
     for i, (t, prof, main) in enumerate(stream):
         nm = f"job-{prof}-{i:04d}"
         work = main_ns if main else side_ns
-        # a job is a task created at its arrival time (delay_ns) that runs its work and exits
+        # a job is a task created at its arrival time (delay_ns) that runs its work and
+        # exits; the generator that starts it sleeps until then (an hrtimer, late by its
+        # slack) and creates it (a process creation interval)
+        start = t
+        if nrng is not None:
+            start += hrtimer_delay_ns(nrng) + creation_interval_ns(nrng)
         b.add(task(nm, [{"loop": 1, "events": [{"mark": m_start},
                                                {"run": work if work is not None
                                                 else _profile_work_ns(prof, p["scale_ms"])},
                                                {"mark": m_end}]}],
-                   nice=p["nice"], delay_ns=t, perf=_perf(prof)))
+                   nice=p["nice"], delay_ns=start, perf=_perf(prof)))
         names.append(nm)
         arrivals.append(t)
         profiles.append(prof)
     b.metric("job-stream", {"arrivals_ns": arrivals, "profiles": profiles}, tasks=names,
              marks=["job.start", "job.end"])
-    return b.build()
+    spec = b.build()
+    if nrng is not None:
+        add_kworkers(spec, platform_spec, nrng)
+    return spec
 
 
 @register("job-stream")
@@ -364,7 +385,15 @@ def _spec_repeat(p: dict, platform_spec: dict, seed: int) -> dict:
     b.metric("spec-repeat", {"repeats": k, "benchmarks": list(jobs),
                              "nice": [nice_of[n] for n in names]}, tasks=names,
              marks=["job.start", "job.end"])
-    return b.build()
+    spec = b.build()
+    if p["noise"]:
+        # the script starts the jobs one after another. No kernel workers: the hmc-balance
+        # study rebuilds its processes from every started task of this spec, and would take
+        # a worker for a benchmark (docs/workloads.md, "Run-to-run variation")
+        offsets = creation_offsets_ns(noise_rng(seed, 0x5BEC), len(spec["tasks"]))
+        for t, off in zip(spec["tasks"], offsets):
+            t["delay_ns"] = off
+    return spec
 
 
 @register("spec-repeat")
@@ -493,7 +522,10 @@ def _video(p: dict, platform_spec: dict, seed: int) -> dict:
         b.add(task(f"video-worker-{i}", phases(workers[i]), perf=VIDEO_PERF))
     b.metric("video", {"fps": fps, "period_ns": period, "frames": frames, "skip_s": p["skip_s"]},
              tasks=["video-master"], marks=["frame.start", "frame.done"])
-    return b.build()
+    spec = b.build()
+    if p["noise"]:
+        add_kworkers(spec, platform_spec, noise_rng(seed, 0x71DE0))
+    return spec
 
 
 @register("video")
@@ -536,6 +568,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
                   choices=("socket", "pipe")),
             Param("mode", str, "process", None, None, "processes, or threads (-t/-T)",
                   choices=("process", "thread")),
+            NOISE_PARAM,
         ),
         _hackbench,
         "hackbench / perf bench sched messaging: all-to-all blocking messages; metric: completion time",
@@ -558,6 +591,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
                   "ms of work of every job of the main stream (at the biggest core's f_max), 0 = the profile's"),
             Param("h264ref_ms", float, 0.0, 0.0, 1_000_000.0,
                   "ms of work of every job of the h264ref stream, 0 = the profile's (1200)"),
+            NOISE_PARAM,
         ),
         _job_stream,
         "CPU-bound jobs (SPEC-like profiles) arriving at a rate; metrics: completion times, throughput",
@@ -571,6 +605,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
             Param("nice", str, "0", None, None, "nice levels by job, ':'-separated, cycled (e.g. 8:0:0:0)"),
             Param("scale_ms", float, 100.0, 0.01, 1_000_000.0, "ms of work per 1000 s of SPEC reference time"),
             Param("copies", int, 0, 0, 1000, "instances of each benchmark; 0 = 4 jobs per CPU as in Fedorova et al."),
+            NOISE_PARAM,
         ),
         _spec_repeat,
         "SPEC-like jobs run together and restarted until each completed K times; completion-time jitter",
@@ -584,6 +619,7 @@ WORKLOADS: dict[str, WorkloadDef] = {
                   "clip length, s (Kim et al.: 31); frames past 300 repeat the first 300"),
             Param("load", float, 1.0, 0.01, 50.0, "multiplies the decode work (1 = 1080p H.264)"),
             Param("skip_s", int, 1, 0, 60, "warm-up windows left out of the FPS statistics"),
+            NOISE_PARAM,
         ),
         _video,
         "software video decode: a 30 fps pacing thread feeding ~21 decoder threads; metrics: FPS mean, std",

@@ -30,6 +30,7 @@ import numpy as np
 from hetsched.errors import InputError, UnknownNameError
 from hetsched.workloads.base import Param, WorkloadDef
 from hetsched.workloads.examples import rtapp_file
+from hetsched.workloads.noise import NOISE_PARAM, add_kworkers, creation_offsets_ns, noise_rng
 from hetsched.workloads.rtapp import load_rtapp, periodic
 from hetsched.workloads.spec import merge_workloads, workload
 
@@ -77,7 +78,15 @@ def _periodic(p: dict, platform_spec: dict, seed: int) -> dict:
     for i, u in enumerate(utils):
         period_us = round(math.exp(rng.uniform(lo, hi)) * 1000.0)
         tasks.append(periodic(f"periodic-{i}", period_us=period_us, run_us=round(u * period_us)))
-    return workload(f"periodic:n={n},util={p['util']}", tasks)
+    spec = workload(f"periodic:n={n},util={p['util']}", tasks)
+    if p["noise"]:
+        # rt-app creates its threads one after another, each starting (and counting its
+        # timer from) its own creation
+        nrng = noise_rng(seed, 0x5EED)
+        for t, off in zip(spec["tasks"], creation_offsets_ns(nrng, len(spec["tasks"]))):
+            t["delay_ns"] = off
+        add_kworkers(spec, platform_spec, nrng)
+    return spec
 
 
 # Thread roles of a phone UI at 60 Hz, sized in invariant work (µs on a capacity-1024 CPU
@@ -113,7 +122,10 @@ def _phone_mix(p: dict, platform_spec: dict, seed: int) -> dict:
         else:
             t["policy"], t["rt_priority"] = policy, prio
         tasks.append(t)
-    return workload(f"phone-mix:load={scale}", tasks)
+    spec = workload(f"phone-mix:load={scale}", tasks)
+    if p["noise"]:
+        add_kworkers(spec, platform_spec, noise_rng(seed, 0xF0E))
+    return spec
 
 
 WORKLOADS: dict[str, WorkloadDef] = {
@@ -125,13 +137,14 @@ WORKLOADS: dict[str, WorkloadDef] = {
             Param("umax", float, 0.8, 0.01, 1.0, "largest single-task utilisation (of a 1024 CPU)"),
             Param("pmin_ms", float, 5.0, 0.1, 10_000.0, "shortest period, ms"),
             Param("pmax_ms", float, 50.0, 0.1, 10_000.0, "longest period, ms"),
+            NOISE_PARAM,
         ),
         _periodic,
         "n periodic tasks, UUniFast-discard utilisations, log-uniform periods",
     ),
     "phone-mix": WorkloadDef(
         "phone-mix",
-        (Param("load", float, 1.0, 0.05, 20.0, "multiplies every thread's work"),),
+        (Param("load", float, 1.0, 0.05, 20.0, "multiplies every thread's work"), NOISE_PARAM),
         _phone_mix,
         "a 60 Hz UI frame pipeline with audio, binder and background threads",
     ),

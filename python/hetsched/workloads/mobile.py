@@ -23,6 +23,7 @@ import numpy as np
 from hetsched.errors import InputError
 from hetsched.workloads.base import Param, WorkloadDef
 from hetsched.workloads.metrics import RunView, register
+from hetsched.workloads.noise import NOISE_PARAM, add_kworkers, hrtimer_delay_ns, noise_rng, poll_slack_window_ns
 from hetsched.workloads.spec import SpecBuilder, task
 
 __all__ = ["WORKLOADS", "APP_PROFILES", "PCMARK_TESTS", "VSYNC_60HZ_NS", "CURRENT_VOLTAGE_V",
@@ -80,6 +81,12 @@ PERF_RENDER = {"ipc_exp": 1.0, "mem_frac": 0.15, "cache_ns": 300_000, "cache_slo
 PERF_COMPUTE = {"ipc_exp": 1.15, "mem_frac": 0.05, "cache_ns": 200_000, "cache_slowdown": 0.2}
 PERF_STREAM = {"ipc_exp": 1.0, "mem_frac": 0.25, "cache_ns": 100_000, "cache_slowdown": 0.2}
 PERF_LIGHT = {"ipc_exp": 0.9, "mem_frac": 0.10}
+
+
+def _params(p: dict) -> dict:
+    """The workload's parameters as its metric def keeps them: ``noise`` changes none of
+    its metrics' definitions."""
+    return {k: v for k, v in p.items() if k != "noise"}
 
 
 def _ms(x: float) -> int:
@@ -188,6 +195,7 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
     ta = TA_UCLAMP_LAUNCH if p["boost"] else None   # the launching app is the top app
     prof = APP_PROFILES[app]
     rng = np.random.default_rng([seed, 0xA991])
+    nrng = noise_rng(seed, 0xA991) if p["noise"] else None
     b = SpecBuilder(f"app-launch:app={app},launches={n_launch}", None)
     start_m, first_m = f"{app}.launch.start", f"{app}.first.frame"
     b.mark(start_m), b.mark(first_m)
@@ -204,7 +212,9 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
         j = lambda: _jit(rng, LAUNCH_JITTER)  # noqa: E731
         tag = f"L{i:03d}"
         gap = LAUNCH_SETTLE_MS if i == 0 else gap_ms * float(rng.uniform(0.9, 1.1))
-        launcher_ev += [{"sleep": _ms(gap)}, {"mark": b.mark(start_m)}, _run(LAUNCH_TOUCH_MS * j()),
+        # the test's pause is a nanosleep(): late by the timer slack
+        late = hrtimer_delay_ns(nrng) if nrng is not None else 0
+        launcher_ev += [{"sleep": _ms(gap) + late}, {"mark": b.mark(start_m)}, _run(LAUNCH_TOUCH_MS * j()),
                         {"sem_post": b.sem(req)}, {"sem_wait": b.sem(done)}]
         # the app's threads for this launch: templates, forked when the process starts
         rt_idx = b.add(task(f"{app}-RenderThread-{tag}", [_phase([
@@ -243,9 +253,12 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
     b.add(task(f"{app}-launcher", [_phase(launcher_ev)], nice=NICE_TOP_APP, perf=PERF_UI, stune="top-app"))
     b.add(task(f"{app}-system_server-binder", [_phase(ss_ev)], nice=NICE_NORMAL, perf=PERF_UI))
     _composer_task(b, f"{app}-surfaceflinger", sfq, LAUNCH_COMPOSE_MS, count=n_launch)
-    b.metric("app-launch", dict(p), tasks=[f"{app}-launcher", f"{app}-RenderThread"],
+    b.metric("app-launch", _params(p), tasks=[f"{app}-launcher", f"{app}-RenderThread"],
              marks=[start_m, first_m])
-    return b.build()
+    spec = b.build()
+    if nrng is not None:
+        add_kworkers(spec, platform_spec, nrng)
+    return spec
 
 
 @register("app-launch")
@@ -346,8 +359,16 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
                                                  "mode": "absolute"}}, _run(GAME_AUDIO_MS)])],
                nice=NICE_AUDIO, loop=-1, perf=PERF_LIGHT, util_min=ta, stune="top-app"))
     _composer_task(b, "game-surfaceflinger", "game.sf.queue", GAME_COMPOSE_MS)
-    b.metric("game", dict(p), tasks=["UnityGfxDeviceW"], marks=["game.frame.end"], period_ns=period)
-    return b.build()
+    b.metric("game", _params(p), tasks=["UnityGfxDeviceW"], marks=["game.frame.end"], period_ns=period)
+    spec = b.build()
+    if p["noise"]:
+        nrng = noise_rng(seed, 0x6A3E)
+        # the audio HAL's buffer clock runs apart from the display's vsync: its callbacks
+        # start at any phase of their period
+        audio = next(t for t in spec["tasks"] if t["name"] == "game-audio")
+        audio["delay_ns"] = int(nrng.integers(0, _ms(GAME_AUDIO_PERIOD_MS)))
+        add_kworkers(spec, platform_spec, nrng)
+    return spec
 
 
 def frame_drops(frame_ends_ns: list[int], period_ns: int, end_ns: int) -> tuple[int, int]:
@@ -476,9 +497,15 @@ def _browsing(p: dict, platform_spec: dict, seed: int) -> dict:
     b.add(task("Chrome_IOThread", [_phase(net)], nice=NICE_NORMAL, loop=-1, perf=PERF_LIGHT, util_min=ta, stune="top-app"))
     b.add(task("CompositorTileW", [_phase(raster)], nice=NICE_NORMAL, loop=-1, perf=PERF_STREAM, util_min=ta, stune="top-app"))
     _composer_task(b, "web-surfaceflinger", "web.sf.queue", BROWSE_COMPOSE_MS)
-    b.metric("browsing", dict(p), tasks=["CrBrowserMain", "web-RenderThread"],
+    b.metric("browsing", _params(p), tasks=["CrBrowserMain", "web-RenderThread"],
              marks=["web.frame.start", "web.frame.end"], period_ns=VSYNC_60HZ_NS)
-    return b.build()
+    spec = b.build()
+    if p["noise"]:
+        # the reading pauses are the user's (input, not a timer) and the network waits
+        # end with the data's arrival: neither takes timer slack; their spread is the
+        # session's own draw above
+        add_kworkers(spec, platform_spec, noise_rng(seed, 0xB505))
+    return spec
 
 
 def top_peak_ratios(frame_ms: list[float], xs: range = range(1, 11)) -> dict[int, float]:
@@ -556,6 +583,10 @@ def _pcmark(p: dict, platform_spec: dict, seed: int) -> dict:
     runs = p["runs"]
     ta = TA_UCLAMP_60HZ if p["boost"] else None
     rng = np.random.default_rng([seed, 0x9C3A])
+    nrng = noise_rng(seed, 0x9C3A) if p["noise"] else None
+    # the script's pause is a delayed message on the UI thread's Looper: an epoll_wait()
+    # timeout, whose slack select_estimate_accuracy() sets
+    think_slack = poll_slack_window_ns(_ms(PCMARK_THINK_MS), NICE_TOP_APP)
     b = SpecBuilder(f"pcmark:test={p['test']},runs={runs}", None)
     done = b.sem("pcm.done")
     ui: list[dict] = []
@@ -568,7 +599,8 @@ def _pcmark(p: dict, platform_spec: dict, seed: int) -> dict:
                 # a +-5 % seeded variation per operation instance (content differs; assumption)
                 f = float(rng.uniform(0.95, 1.05))
                 io, pre, w, mid, post = io * f, pre * f, w * f, mid * f, post * f
-                ui += [{"sleep": _ms(PCMARK_THINK_MS)}, {"mark": sm}]
+                late = hrtimer_delay_ns(nrng, think_slack) if nrng is not None else 0
+                ui += [{"sleep": _ms(PCMARK_THINK_MS) + late}, {"mark": sm}]
                 if io:
                     ui.append({"iowait": _ms(io)})
                 ui.append(_run(pre))
@@ -585,9 +617,12 @@ def _pcmark(p: dict, platform_spec: dict, seed: int) -> dict:
     for k, ev in enumerate(workers):
         if ev:
             b.add(task(f"pcmark-worker{k}", [_phase(ev)], nice=NICE_NORMAL, perf=PERF_COMPUTE, util_min=ta, stune="top-app"))
-    b.metric("pcmark", dict(p), tasks=["pcmark-ui"],
+    b.metric("pcmark", _params(p), tasks=["pcmark-ui"],
              marks=[m for t in tests for m in (f"pcm.{t}.start", f"pcm.{t}.end")], refs_ms=refs)
-    return b.build()
+    spec = b.build()
+    if nrng is not None:
+        add_kworkers(spec, platform_spec, nrng)
+    return spec
 
 
 @register("pcmark")
@@ -624,7 +659,8 @@ WORKLOADS: dict[str, WorkloadDef] = {
                choices=tuple(APP_PROFILES)),
          Param("launches", int, 5, 1, 100, "cold launches, one after the other"),
          Param("gap_s", float, 1.0, 0.05, 60.0, "idle gap between one launch's first frame and the next launch, s"),
-         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none")),
+         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none"),
+         NOISE_PARAM),
         _app_launch,
         "repeated cold app launches; metric: entry time (launch -> first frame), ms",
     ),
@@ -632,14 +668,16 @@ WORKLOADS: dict[str, WorkloadDef] = {
         "game",
         (Param("fps", int, 60, 30, 60, "target frame rate: 30, 45 or 60"),
          Param("level", int, 2, 1, 3, "graphics level: scales the render thread's work (1 low .. 3 high)"),
-         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none")),
+         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none"),
+         NOISE_PARAM),
         _game,
         "a vsync-paced Unity-like game (logic, jobs, render, audio); metrics: FPS, frame drops, current at 4 V",
     ),
     "browsing": WorkloadDef(
         "browsing",
         (Param("pages", int, 4, 1, 50, "pages per session script (the script repeats)"),
-         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none")),
+         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none"),
+         NOISE_PARAM),
         _browsing,
         "a web-browsing session (page loads, flings); metrics: frame times, top peak ratios, frames over 16.6 ms",
     ),
@@ -648,7 +686,8 @@ WORKLOADS: dict[str, WorkloadDef] = {
         (Param("test", str, "all", None, None, "which Work-2.0-like test, or all",
                choices=("all",) + PCMARK_ORDER),
          Param("runs", int, 1, 1, 20, "repetitions of the suite"),
-         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none")),
+         Param("boost", int, 1, 0, 1, "1: Android's top-app uclamp boosts (Pixel 6 powerhint.json), 0: none"),
+         NOISE_PARAM),
         _pcmark,
         "a PCMark-Work-2.0-LIKE suite (own scoring); metrics: per-test and overall scores, higher is better",
     ),

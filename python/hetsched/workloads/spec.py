@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from hetsched.errors import InputError
+from hetsched.workloads.noise import NOISE_KEY, has_kernel_workers
 
 __all__ = ["SpecBuilder", "workload", "merge_workloads", "task", "SYNC_EVENTS"]
 
@@ -204,6 +205,11 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
 
     Tasks are concatenated in order; every id of spec k (timers, mutexes, conds,
     semaphores, barriers, marks, fork targets) is offset past those of specs 0..k-1.
+    The kernel workers a built-in workload adds for its run-to-run variation
+    (``spec["noise"]``, workloads/noise.py) belong to the phone, not to the workload: the
+    run keeps one set, the longest-lived (one that never ends before any that does), after
+    every spec's tasks, and none when a spec brings a recorded phone's own workers
+    (``android-system``).
     Task names are kept unless an earlier spec has taken them: then the task of spec k
     becomes ``NAME#k+1`` (its forked copies ``NAME#k+1-nnnn``) and its metric defs follow
     the rename; a second def of the same workload is keyed ``NAME#2``.  ``duration_ns`` defaults to None if
@@ -211,6 +217,7 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
     """
     if not specs:
         raise InputError("merge_workloads()", "specs", "at least one WorkloadSpec")
+    specs, noise = _split_noise(specs)
     off = {k: 0 for k in ("timers", "mutexes", "conds", "barriers", "sems", "marks", "tasks")}
     tasks: list[dict] = []
     sems: list[int] = []
@@ -274,4 +281,29 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
         out["metric_defs"] = defs
     if origin_defs:
         out["origin"] = {"defs": origin_defs, "tasks": origin_tasks}
+    if noise is not None and not has_kernel_workers(tasks):
+        record, workers = noise
+        out["tasks"] = tasks + workers
+        out[NOISE_KEY] = record
     return out
+
+
+def _split_noise(specs: Sequence[dict]) -> tuple[list[dict], tuple[dict, list[dict]] | None]:
+    """The specs without their noise workers, and the set the merged run keeps (its
+    record and tasks): the longest horizon, None (forever) first, the earliest spec on a
+    tie. A spec lists its workers after its own tasks, so taking them off moves no id."""
+    out, best = [], None
+    for spec in specs:
+        record = spec.get(NOISE_KEY)
+        if not isinstance(record, dict) or not record.get("tasks"):
+            out.append(spec)
+            continue
+        names = set(record["tasks"])
+        own = [t for t in spec["tasks"] if t["name"] not in names]
+        workers = [t for t in spec["tasks"] if t["name"] in names]
+        out.append({k: v for k, v in spec.items() if k != NOISE_KEY} | {"tasks": own})
+        h = record.get("horizon_ns")
+        key = float("inf") if h is None else float(h)
+        if best is None or key > best[0]:
+            best = (key, dict(record), workers)
+    return out, None if best is None else (best[1], best[2])
