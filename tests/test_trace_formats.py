@@ -10,7 +10,7 @@ import pytest
 
 from hetsched.sim import Simulation
 from hetsched.traces.parse import Switch, Wakeup, load_trace
-from hetsched.traces.replay import build_replay
+from hetsched.traces.replay import ReplayOptions, build_replay
 
 FIRST_PID = 1000  # trace/mod.rs: task i is pid 1000 + i (result.json's pid + 999)
 PWR_EVENT_EXIT = 2**32 - 1
@@ -78,8 +78,9 @@ def test_ftrace_text_round_trips_to_the_runs_own_task_timeline(runs, tmp_path):
     assert _switch_intervals(switches, end_ns) == _chrome_intervals(runs["chrome"][1])
     # and the replay built from the file gives each task the busy time the engine counted
     # (sum_exec_runtime), up to the file's last event: a task still running at the end has
-    # no switch closing its last stretch there
-    rep = build_replay(tr)
+    # no switch closing its last stretch there. The workload's kernel workers (phone-mix's
+    # run-to-run noise) are named as kernel threads, which replay leaves out by default
+    rep = build_replay(tr, ReplayOptions(include_kthreads=True))
     busy = {t["pid"]: t["busy_ns"] for t in rep.tasks}
     last = max(e.ts for e in tr.events)
     tail = defaultdict(int)
