@@ -86,6 +86,10 @@ pub struct Sim {
     /// (time, task, mark) logged by `mark` events
     pub marks: Vec<(u64, u32, u32)>,
     pub(crate) nr_templates: usize,
+    /// started daemon tasks (TaskSpec::daemon, forks included) and those of them that
+    /// exited: a run until every task ends waits only for the others
+    pub(crate) nr_daemons: usize,
+    pub(crate) nr_exited_daemons: usize,
     pub(crate) wake_buf: Vec<TaskId>,
     /// the energy lower bound, window by window (lower_bound.rs)
     pub lb: LowerBound,
@@ -451,6 +455,8 @@ impl Sim {
             sync: SyncObjects::new(workload.mutexes, workload.conds, &workload.sems, &workload.barriers),
             marks: Vec::new(),
             nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
+            nr_daemons: workload.tasks.iter().filter(|t| t.start && t.daemon).count(),
+            nr_exited_daemons: 0,
             wake_buf: Vec::new(),
             lb,
             legacy,
@@ -905,6 +911,9 @@ impl Sim {
         self.trace_slice_end(cpu, t);
         self.trace_exit(cpu, t);
         self.nr_exited += 1;
+        if self.tasks[t as usize].spec.daemon {
+            self.nr_exited_daemons += 1;
+        }
         self.policy.task_dead(t);
         self.resched_cpu(cpu);
     }
@@ -1335,7 +1344,7 @@ impl Sim {
         }
         self.run_deferred();
         let mut since_poll = 0u32;
-        while self.nr_exited + self.nr_templates < self.tasks.len() {
+        while self.nr_exited - self.nr_exited_daemons + self.nr_templates + self.nr_daemons < self.tasks.len() {
             match self.events.pop_before(limit_ns) {
                 Some(ev) => {
                     if !self.handle_event(ev) {
@@ -1371,11 +1380,11 @@ impl Sim {
         false
     }
 
-    /// Whether every task's program is finite (no loop of -1), so it can end.
+    /// Whether the run can end with its tasks: at least one task is not a daemon, and every
+    /// such task's program is finite (no loop of -1).
     pub fn workload_is_finite(&self) -> bool {
-        self.tasks
-            .iter()
-            .all(|t| t.spec.loop_ >= 0 && t.spec.phases.iter().all(|p| p.loop_ >= 0))
+        let mut workers = self.tasks.iter().filter(|t| !t.spec.daemon).peekable();
+        workers.peek().is_some() && workers.all(|t| t.spec.loop_ >= 0 && t.spec.phases.iter().all(|p| p.loop_ >= 0))
     }
 
     // ------------------------------------------------------------------ observation

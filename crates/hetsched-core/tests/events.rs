@@ -505,3 +505,36 @@ mod stress {
         }
     }
 }
+
+// ---------------------------------------------------------------- daemon tasks
+
+#[test]
+fn a_run_until_exit_does_not_wait_for_daemons() {
+    // the worker: 3 x (1 ms on big at 2 GHz, then 1 ms asleep); the daemon beside it loops
+    // forever, and forks copies of a daemon template, which are daemons too
+    let worker = task("w", &[2], 3, json!([{"run": 1 * MS}, {"sleep": 1 * MS}]));
+    let mut d = task(
+        "d",
+        &[3],
+        -1,
+        json!([{"fork": 2}, {"run": 100 * US}, {"sleep": 2 * MS}]),
+    );
+    d["daemon"] = json!(true);
+    let mut tmpl = task("t", &[0], -1, json!([{"run": 10 * US}, {"sleep": 1 * MS}]));
+    tmpl["daemon"] = json!(true);
+    tmpl["start"] = json!(false);
+    let w = json!({"tasks": [worker, d, tmpl]});
+    let mut s = sim(w.clone(), "performance");
+    assert!(s.workload_is_finite());
+    assert!(s.run_until_exited(S));
+    // 3 x (1 ms run + 1 ms sleep), and CPU 2 leaves WFI (1 us) at the start and after each
+    // sleep: the worker's program ends at 6 ms + 4 us, and the run with it
+    assert_eq!(s.now, 6 * MS + 4 * US);
+    assert!(s.tasks.len() > 3, "the daemon forked");
+    // daemons alone never end: the run is not finite
+    let mut daemon = w["tasks"][1].clone();
+    daemon["phases"][0]["events"][0] = json!({"fork": 1});
+    let only = json!({"tasks": [daemon, w["tasks"][2].clone()]});
+    let s = sim(only, "performance");
+    assert!(!s.workload_is_finite());
+}

@@ -165,6 +165,11 @@ pub struct TaskSpec {
     /// profile: foreground, background, top-app or rt; none is the root group
     #[serde(default)]
     pub stune: Option<String>,
+    /// a service that runs beside the workload and does not keep a run going: a run until
+    /// every task has ended ends when the others have (a phone's system threads beside the
+    /// app under test); its forks are daemons too
+    #[serde(default)]
+    pub daemon: bool,
 }
 
 fn other() -> Policy {
