@@ -488,11 +488,15 @@ def test_simulated_trace_against_the_run(sim_run):
     doc = json.loads((sim_run / "result.json").read_text())
     text = (sim_run / "trace.txt").read_text()
     f = phone_figures(load_trace(sim_run / "trace.txt"), "gs101")
-    # task i of result.json is pid 1000 + i - 1 in the trace; run times to the nanosecond
+    # task i of result.json is pid 1000 + i - 1 in the trace; run times to the nanosecond,
+    # but for the tasks still running when the run ends: the window ends at the trace's
+    # last event, which comes before
     threads = {t["pid"] + 999: t for t in doc["tasks"]}
     evs = text_events(text)
+    tail = round(doc["sim_duration_s"] * 1e9) - (evs[-1]["ts"] - evs[0]["ts"])
     run = run_by_pid(evs, evs[0]["ts"], evs[-1]["ts"])
-    assert run == {pid: round(t["runtime_s"] * 1e9) for pid, t in threads.items() if t["runtime_s"]}
+    assert run == {pid: round(t["runtime_s"] * 1e9) - (tail if t["state"] == "running" else 0)
+                   for pid, t in threads.items() if t["runtime_s"]}
     assert f.run_ns == sum(run.values())
     assert f.wakeups == doc["counters"]["wakeups"]
     # the frame pipeline: the browser's main thread hands each frame to its RenderThread
