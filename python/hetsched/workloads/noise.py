@@ -46,9 +46,9 @@ NOISE_SALT = 0x0153
 # --- kernel-worker bursts -------------------------------------------------------------
 # Measured on pixel6a_tensor_warm_startup.perfetto-trace (Perfetto's test data
 # api32_startup_warm: a Pixel 6a, gs101, Android 13, kernel 5.10), its second half
-# (0.96 s; the first half holds the harness's shell commands, whose process creation and
-# exit drive its bound workers to 62 runs per CPU-second): 145 runs of the bound workers
-# kworker/N:M and kworker/N:MH, every one on its own CPU, 18.9 per CPU-second. A run's
+# (0.96 s; the first half, with most of the harness's shell commands, has 62 runs per
+# CPU-second): 145 runs of the bound workers kworker/N:M and kworker/N:MH, every one on
+# its own CPU, 18.9 per CPU-second, taken as a Poisson rate. A run's
 # invariant work (its time x capacity_orig / 1024 x f / f_max, the conversion `hetsched
 # replay` uses, with the trace's cpu_frequency events) is log-normal: geometric mean
 # 5.1 us, log standard deviation 0.58 (median 4.6 us, mean 6.3 us). The whole trace: 40.5
