@@ -548,3 +548,23 @@ def test_merged_behind_another_workload_still_reports():
     assert res["stop_reason"] == "duration"
     assert m["hackbench"]["completed"] == 1 and m["hackbench"]["tasks_done"] == 10
     assert m["video"]["frames"] == 60 and m["video"]["mean_fps"] > 0
+
+
+# ------------------------------------------------------------------ run-to-run variation on a switcher
+
+def test_switcher_job_stream_workers_end_before_its_jobs():
+    # On a switcher platform a cluster lists only the virtual CPUs it backs at the start (the
+    # A15 none), but every vCPU may run on the A15: the lower bound of the run's length
+    # counts 4 vCPUs at the A15's speed. 400 gcc jobs of 69.93 ms: 27.972 s of work / 4 =
+    # 6.993 s, more than the last arrival (3.99 s) plus one job; the kernel workers stop
+    # there, so the run until every task ends stops with the last job
+    spec = spec_of("job-stream:profile=gcc,rate=100,jobs=400,job_ms=69.93", platform="exynos5422:switcher")
+    assert spec["noise"]["horizon_ns"] == 6_993_000_000
+    from hetsched.sim import Simulation
+
+    sim = Simulation(platform="exynos5422:switcher", workload=spec, scheduler="legacy", governor="ondemand",
+                     seed=0, lower_bound=False)
+    assert sim.run_until_exited()
+    doc = sim.result().doc
+    ends = [t for t, _, m in doc["marks"] if spec["marks"][m] == "job.end"]
+    assert len(ends) == 400 and round(doc["sim_duration_s"] * 1e9) == max(ends)

@@ -186,10 +186,12 @@ def _speeds(platform_spec: dict, perf: dict | None) -> list[float]:
 def run_length_lower_bound_ns(spec: dict, platform_spec: dict) -> int | None:
     """A time before which a finite workload cannot have ended, or None for one that runs
     forever (some loop is -1). The largest of: each started task's own program (its delay,
-    every run at the fastest speed any core gives, its sleeps and I/O waits, the periods of
-    a timer only it uses, an absolute sleep's end), and all started tasks' work spread over
-    every CPU at f_max (each cluster at the best speed any of the tasks has there). Fork
-    templates are left out: what they would add can only make the run longer."""
+    every run at the fastest speed any core gives it, its sleeps and I/O waits, the periods
+    of a timer only it uses, an absolute sleep's end), and all started tasks' work spread
+    over every CPU at f_max (each CPU at the best speed any of the tasks has on a core it
+    can run on: its cluster's, or on a switcher platform, where a virtual CPU runs on
+    either cluster, the better of the two). Fork templates are left out: what they would
+    add can only make the run longer."""
     timer_users: dict[int, set] = {}
     for i, t in enumerate(spec["tasks"]):
         for ph in t["phases"]:
@@ -197,6 +199,11 @@ def run_length_lower_bound_ns(spec: dict, platform_spec: dict) -> int | None:
                 if "timer" in ev:
                     timer_users.setdefault(ev["timer"]["id"], set()).add(i)
     sizes = [len(c["cpus"]) for c in platform_spec["clusters"]]
+    if platform_spec.get("switcher"):
+        # a cluster's cpus are those it backs at the start; any virtual CPU may move to the
+        # other cluster: every CPU counts at the better cluster's speed
+        n = len(_cpus(platform_spec))
+        sizes = [n if i == 0 else 0 for i in range(len(sizes))]
     best = [0.0] * len(sizes)
     work_total = 0.0
     bound = 0.0
@@ -224,10 +231,13 @@ def run_length_lower_bound_ns(spec: dict, platform_spec: dict) -> int | None:
                 elif kind == "sleep_until":
                     until = max(until, float(val))
         work_total += work + memory
-        for c, s in enumerate(_speeds(platform_spec, t.get("perf"))):
+        speeds = _speeds(platform_spec, t.get("perf"))
+        if platform_spec.get("switcher"):
+            speeds = [max(speeds)] * len(speeds)
+        for c, s in enumerate(speeds):
             best[c] = max(best[c], 1.0 if memory else s)
         delay = float(t.get("delay_ns", 0))
-        bound = max(bound, delay + own + work + memory, delay + timed, until)
+        bound = max(bound, delay + own + work / max(speeds) + memory, delay + timed, until)
     capacity = sum(n * s for n, s in zip(sizes, best))
     if capacity > 0:
         bound = max(bound, work_total / capacity)
