@@ -34,11 +34,13 @@ def test_the_shipped_background_is_what_the_trace_derives():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_every_window_posts_what_it_waits_for():
+@pytest.mark.parametrize("variant", ["recorded", "none"])
+def test_every_window_posts_what_it_waits_for(variant):
     """A window's program posts each semaphore as often as it waits on it (each wakeup by a
     traced thread became one post and one wait), so window after window nothing is left
-    over and nothing is waited for in vain."""
-    spec = _load("pixel6a-launch")["spec"]
+    over and nothing is waited for in vain; with SurfaceFlinger left out too (its wakeups
+    became timed sleeps)."""
+    spec = _load("pixel6a-launch")["surfaceflinger"][variant]["spec"]
     post, wait = Counter(), Counter()
     for _, ev in _events(spec):
         if "sem_post" in ev:
@@ -46,28 +48,35 @@ def test_every_window_posts_what_it_waits_for():
         if "sem_wait" in ev:
             wait[ev["sem_wait"]] += 1
     assert post == wait and sum(post.values()) > 3000
-    assert all(t["loop"] == -1 for t in spec["tasks"])
+    assert all(t["loop"] == -1 and t["daemon"] for t in spec["tasks"])
 
 
 def test_the_background_keeps_the_phone_and_leaves_the_harness_out():
     bg = _load("pixel6a-launch")
-    names = [t["name"].rsplit("-", 1)[0] for t in bg["spec"]["tasks"]]
-    assert bg["threads"] == len(names) >= 250
+    rec = bg["surfaceflinger"]["recorded"]
+    names = [t["name"].rsplit("-", 1)[0] for t in rec["spec"]["tasks"]]
+    assert rec["threads"] == len(names) >= 250
     assert not any(n in EXCLUDED_COMMS or n.startswith(EXCLUDED_KTHREAD_PREFIXES) for n in names)
     assert not any(n.startswith(("traced", "roidJUnitRunner")) for n in names)
     for wanted in ("surfaceflinger", "system_server", "RenderEngine", "rcu_preempt", "HeapTaskDaemon"):
         assert wanted in names, wanted
     # SurfaceFlinger's main thread is SCHED_FIFO priority 2 (prio 97 in the trace, 99 - 97)
-    sf = [t for t in bg["spec"]["tasks"] if t["name"] == "surfaceflinger-513"]
+    sf = [t for t in rec["spec"]["tasks"] if t["name"] == "surfaceflinger-513"]
     assert sf and sf[0]["policy"] == "fifo" and sf[0]["rt_priority"] == 2
     assert bg["excluded"]["recording harness"] >= 30
+    # without the composition pipeline: SurfaceFlinger's 18 threads and the composer HAL's 4
+    left = {t["name"] for t in rec["spec"]["tasks"]} - \
+        {t["name"] for t in bg["surfaceflinger"]["none"]["spec"]["tasks"]}
+    assert "surfaceflinger-513" in left and "RenderEngine-603" in left and "HwBinder:515_2-604" in left
+    assert len(left) == 22
 
 
 def test_seeds_redraw_the_timer_slack_of_normal_threads_only():
-    a, b, a2 = (WORKLOADS["android-system"].build({"source": "pixel6a-launch", "phase": 0.0}, {}, s)
-                for s in (1, 2, 1))
+    params = {"source": "pixel6a-launch", "surfaceflinger": "recorded", "phase": 0.0, "noise": 1}
+    a, b, a2 = (WORKLOADS["android-system"].build(params, {}, s) for s in (1, 2, 1))
     assert a == a2 and a != b
-    base = _load("pixel6a-launch")["spec"]
+    base = _load("pixel6a-launch")["surfaceflinger"]["recorded"]["spec"]
+    assert WORKLOADS["android-system"].build({**params, "noise": 0}, {}, 1) == base
     moved = []
     for ta, tb, t0 in zip(a["tasks"], b["tasks"], base["tasks"]):
         for ea, e0 in zip(ta["phases"][0]["events"], t0["phases"][0]["events"]):
@@ -84,6 +93,7 @@ def test_seeds_redraw_the_timer_slack_of_normal_threads_only():
     assert abs(mean) < 4 * 14_434 / n ** 0.5
     assert abs(sd - TIMER_SLACK_NS / 12 ** 0.5) < 0.1 * TIMER_SLACK_NS / 12 ** 0.5
     assert min(moved) >= -TIMER_SLACK_NS // 2 - 1 and max(moved) < TIMER_SLACK_NS // 2
+    assert min(ev["sleep"] for _, ev in _events(a) if "sleep" in ev) >= 1_000
 
 
 def test_the_background_repeats_without_stalling():
@@ -92,6 +102,7 @@ def test_the_background_repeats_without_stalling():
     bg = _load("pixel6a-launch")
     window = bg["window_ns"]
     sim = Simulation(platform="gs101", workload="android-system", trace="ftrace", lower_bound=False)
+    assert not sim.runs_until_exit()  # daemons alone: the run takes its duration
     sim.run(3 * window / 1e9)
     per_window = Counter()
     for line in sim.take_trace().splitlines():
@@ -104,11 +115,34 @@ def test_the_background_repeats_without_stalling():
     assert min(counts) > 4000, counts
 
 
+def test_phone_workloads_run_beside_the_recorded_system_and_end_with_the_app():
+    """browsing models its own SurfaceFlinger: the background comes without the recorded
+    one; pcmark does not: it keeps it. app-launch still ends with its launches: the
+    background's threads are daemons."""
+    def names(w):
+        sim = Simulation(platform="gs101", workload=w, lower_bound=False)
+        return sim, [t["name"] for t in sim.workload_spec["tasks"]]
+
+    _, browsing = names("browsing")
+    assert "web-surfaceflinger" in browsing and "surfaceflinger-513" not in browsing
+    assert "system_server-1858" in browsing and len(browsing) > 250
+    assert not any(n.startswith("kworker/") and "-" not in n for n in browsing)  # the recorded ones stand
+    _, pcmark = names("pcmark")
+    assert "surfaceflinger-513" in pcmark
+    _, alone = names("browsing:system=none")
+    assert len(alone) < 20 and not any(n.startswith("system_server") for n in alone)
+    sim, _ = names("app-launch:launches=2")
+    assert sim.runs_until_exit()
+    res = sim.run()
+    assert res.doc["stop_reason"] == "all tasks exited"
+    assert res.doc["metrics"]["app-launch"]["launches"] == 2
+
+
 def test_android_system_runs_beside_an_app_workload(tmp_path):
     out = tmp_path / "o"
-    proc = subprocess.run([sys.executable, "-m", "hetsched.cli", "run", "--workload", "browsing", "--workload",
-                           "android-system", "--platform", "gs101", "--duration", "1", "--out", str(out)],
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "hetsched.cli", "run", "--workload", "browsing:system=none",
+                           "--workload", "android-system", "--platform", "gs101", "--duration", "1", "--out",
+                           str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "result.json").read_text())
     assert len(doc["tasks"]) > 250

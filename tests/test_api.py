@@ -277,7 +277,7 @@ def test_set_knob_rejects_bad_values_and_keeps_the_old_one():
 # ------------------------------------------------------------------ Result
 
 def test_result_to_pandas_frames():
-    sim = Simulation(platform="juno-r0", workload=["phone-mix", "periodic:n=4"], seed=4, timeseries=True,
+    sim = Simulation(platform="juno-r0", workload=["phone-mix:system=none,noise=0", "periodic:n=4,noise=0"], seed=4, timeseries=True,
                      knobs={"timeseries.period_us": 10_000})
     res = sim.run(0.5)
     assert isinstance(res, Result)

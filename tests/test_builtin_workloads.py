@@ -146,8 +146,8 @@ def test_builtin_workloads_are_seeded(arg):
 
 def test_phone_mix_load_scales_the_work_only():
     s = spec("gs101")
-    one = resolve_workloads(["phone-mix"], s, seed=1)
-    two = resolve_workloads(["phone-mix:load=2"], s, seed=1)
+    one = resolve_workloads(["phone-mix:system=none"], s, seed=1)
+    two = resolve_workloads(["phone-mix:load=2,system=none"], s, seed=1)
     assert len(own(one)) == len(own(two)) == PHONE_MIX_THREADS
     for a, b in zip(own(one), own(two)):
         ua, pa = task_util(a)
@@ -222,7 +222,7 @@ def test_defaults_are_in_range():
 def test_several_workloads_merge(tools):
     example2 = str(tools.rtapp_file("rtapp_example2.json"))
     s = spec("juno-r0")
-    args = ["periodic:n=3", "phone-mix", example2]
+    args = ["periodic:n=3", "phone-mix:system=none", example2]
     alone = [resolve_workloads([a], s, seed=2) for a in args]
     merged = resolve_workloads(args, s, seed=2)
     # one set of the phone's kernel workers (juno-r0: 6 CPUs), that of the first spec that
@@ -241,7 +241,8 @@ def test_several_workload_options_on_the_command_line(tmp_path, tools):
     example2 = tools.rtapp_file("rtapp_example2.json")
     out = tmp_path / "o"
     proc = tools.run_cli(["run", "--platform", "juno-r0", "--workload", "periodic:n=3,util=0.2",
-                          "--workload", "phone-mix", "--workload", example2, "--duration", "0.5", "--out", out])
+                          "--workload", "phone-mix:system=none", "--workload", example2, "--duration", "0.5",
+                          "--out", out])
     assert proc.returncode == 0, proc.stderr
     d = json.loads((out / "result.json").read_text())
     assert len(d["tasks"]) == 3 + PHONE_MIX_THREADS + 1 + 6   # and juno-r0's six kernel workers

@@ -47,8 +47,8 @@ def spec_clusters(platform: str) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def juno_run(tmp_path_factory, tools):
     out = tmp_path_factory.mktemp("juno") / "out"
-    args = ["run", "--platform", "juno-r0", "--workload", "periodic:n=6,util=0.3",
-            "--workload", "phone-mix:load=0.5", "--scheduler", "cfs", "--governor", "schedutil",
+    args = ["run", "--platform", "juno-r0", "--workload", "periodic:n=6,util=0.3,noise=0",
+            "--workload", "phone-mix:load=0.5,system=none,noise=0", "--scheduler", "cfs", "--governor", "schedutil",
             "--set", "schedutil.target_load=0.7", "--set", "timeseries.period_us=4000",
             "--duration", str(DURATION), "--seed", "3", "--out", str(out), "--trace", "--trace-format", "chrome",
             "--timeseries"]
@@ -68,7 +68,7 @@ def test_result_json_fields(juno_run, tools):
     d = juno_run["doc"]
     assert RESULT_KEYS <= set(d), RESULT_KEYS - set(d)
     assert d["platform"] == "juno-r0"
-    assert d["workload"] == "periodic:n=6,util=0.3+phone-mix:load=0.5"
+    assert d["workload"] == "periodic:n=6,util=0.3+phone-mix:load=0.5,system=none"  # noise=0 unnamed
     assert (d["scheduler"], d["governor"], d["seed"]) == ("cfs", "schedutil", 3)
     assert d["power_model"] == "published"
     assert d["sim_duration_s"] == pytest.approx(DURATION, abs=1e-12)
@@ -154,7 +154,8 @@ def test_trace_and_timeseries_written_as_the_run_goes_are_the_whole_documents(ju
     what one undrained run of the same configuration keeps and hands over at its end."""
     from hetsched.sim import Simulation
 
-    sim = Simulation(platform="juno-r0", workload=["periodic:n=6,util=0.3", "phone-mix:load=0.5"],
+    sim = Simulation(platform="juno-r0",
+                     workload=["periodic:n=6,util=0.3,noise=0", "phone-mix:load=0.5,system=none,noise=0"],
                      scheduler="cfs", governor="schedutil", seed=3, trace=True, timeseries=True,
                      knobs={"schedutil.target_load": 0.7, "timeseries.period_us": 4000})
     res = sim.run(DURATION)
@@ -212,7 +213,7 @@ def test_trace_is_chrome_trace_json(juno_run):
 
 def test_run_without_trace_or_timeseries_writes_result_and_phase_log(tmp_path, tools):
     out = tmp_path / "o"
-    proc = tools.run_cli(["run", "--platform", "gs101", "--workload", "phone-mix", "--duration", "0.2",
+    proc = tools.run_cli(["run", "--platform", "gs101", "--workload", "phone-mix:system=none,noise=0", "--duration", "0.2",
                           "--out", out])
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in out.iterdir()) == ["phases.txt", "result.json"]
@@ -226,7 +227,8 @@ def test_run_without_trace_or_timeseries_writes_result_and_phase_log(tmp_path, t
 @pytest.fixture(scope="module")
 def platform_runs(tmp_path_factory, tools):
     base = tmp_path_factory.mktemp("platforms")
-    jobs = {p: ["run", "--platform", p, "--workload", "phone-mix", "--workload", "periodic:n=4,util=0.2",
+    jobs = {p: ["run", "--platform", p, "--workload", "phone-mix:system=none,noise=0", "--workload",
+                "periodic:n=4,util=0.2,noise=0",
                 "--duration", "0.5", "--seed", "1", "--out", base / p] for p in POWER_MODEL}
     procs = tools.run_cli_many(jobs)
     return {p: (procs[p], base / p) for p in POWER_MODEL}
@@ -586,8 +588,11 @@ def test_compare_document_on_stdout_stays_whole_with_out_and_plot(tools, tmp_pat
     """With --format json, stdout is the document alone: the files written (compare's and
     the plots') are listed on stderr; the notes on mechanisms that never acted are in it."""
     out = tmp_path / "cmp"
-    proc = tools.run_cli(["compare", "--scheduler", "cfs", "--scheduler", "hcs-td", "--duration", "0.5",
-                          "--seeds", "2", "--format", "json", "--out", str(out), "--plot"])
+    # the app's threads alone, where hcs-td finds nothing to move (beside the recorded
+    # system it moves threads, and says nothing)
+    proc = tools.run_cli(["compare", "--workload", "phone-mix:system=none", "--scheduler", "cfs", "--scheduler",
+                          "hcs-td", "--duration", "0.5", "--seeds", "2", "--format", "json", "--out", str(out),
+                          "--plot"])
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert any(n.startswith("hcs-td/schedutil: ") for n in doc["notes"])

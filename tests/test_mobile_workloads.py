@@ -160,8 +160,9 @@ def test_app_profiles_order_light_to_heavy():
 
 def test_merge_keeps_metric_defs_marks_and_fork_targets():
     s = pspec("gs101")
-    app = resolve_workloads(["app-launch:launches=2"], s, seed=1)
-    merged = resolve_workloads(["periodic:n=4", "app-launch:launches=2", "game"], s, seed=1)
+    # the app models alone (system=none): the phone's recorded threads are android-system's
+    app = resolve_workloads(["app-launch:launches=2,system=none"], s, seed=1)
+    merged = resolve_workloads(["periodic:n=4", "app-launch:launches=2,system=none", "game:system=none"], s, seed=1)
     keys = [d["key"] for d in merged["metric_defs"]]
     assert keys == ["app-launch", "game"]
     d = merged["metric_defs"][0]
@@ -175,7 +176,7 @@ def test_merge_keeps_metric_defs_marks_and_fork_targets():
             assert merged["tasks"][val].get("start") is False
     # one set of gs101's 8 kernel workers: periodic's, the first of the specs that never
     # end (app-launch's end with the launches)
-    game = resolve_workloads(["game"], s, seed=1)
+    game = resolve_workloads(["game:system=none"], s, seed=1)
     periodic = resolve_workloads(["periodic:n=4"], s, seed=1)
     assert len(names) == 4 + len(own(app)) + len(own(game)) + 8
     assert merged["tasks"][-8:] == periodic["tasks"][-8:] != game["tasks"][-8:]

@@ -183,7 +183,9 @@ def test_game_audio_phase_is_drawn_within_its_period():
 def test_the_noise_leaves_the_content_draws_alone(name):
     # the noise has its own random stream: the workload's own tasks are those of noise=0
     # but for the few values the noise moves (timer slack, the audio phase)
-    quiet, noisy = spec_of(f"{name}:noise=0", 3), spec_of(name, 3)
+    # (the phone workloads' own, without the recorded system they run beside by default)
+    alone = "" if name == "video" else ",system=none"
+    quiet, noisy = spec_of(f"{name}:noise=0{alone}", 3), spec_of(f"{name}:{alone.lstrip(',')}", 3)
     moved = 0
     for a, b in zip(own(noisy), quiet["tasks"], strict=True):
         for pa, pb in zip(a["phases"], b["phases"], strict=True):
@@ -236,16 +238,19 @@ def test_a_finite_workloads_workers_end_before_it():
 
 
 def test_merged_workloads_keep_one_set_of_workers():
-    both = resolve_workloads(["phone-mix", "game"], GS101, 1)
+    both = resolve_workloads(["phone-mix:system=none", "game:system=none"], GS101, 1)
     assert [t["name"] for t in both["tasks"]].count("kworker/0:0") == 1
-    assert both["tasks"][-8:] == spec_of("phone-mix", 1)["tasks"][-8:]
+    assert both["tasks"][-8:] == spec_of("phone-mix:system=none", 1)["tasks"][-8:]
     # a finite workload beside another: the longer horizon (app-launch's 4.5 s of pauses)
-    hb, app = spec_of("hackbench", 1), spec_of("app-launch", 1)
+    hb, app = spec_of("hackbench", 1), spec_of("app-launch:system=none", 1)
     assert hb["noise"]["horizon_ns"] < app["noise"]["horizon_ns"]
-    merged = resolve_workloads(["hackbench", "app-launch"], GS101, 1)
+    merged = resolve_workloads(["hackbench", "app-launch:system=none"], GS101, 1)
     assert merged["noise"] == app["noise"] and merged["tasks"][-8:] == app["tasks"][-8:]
     # a recorded phone's own kernel workers (android-system) replace the synthetic ones
-    with_bg = resolve_workloads(["browsing", "android-system"], GS101, 1)
+    with_bg = resolve_workloads(["browsing:system=none", "android-system"], GS101, 1)
+    assert "noise" not in with_bg
+    # and so do those the phone workloads run beside by default
+    with_bg = resolve_workloads(["browsing"], GS101, 1)
     assert "noise" not in with_bg
     assert not any(t["name"].endswith(":0") and t["name"].startswith("kworker/") and "-" not in t["name"]
                    for t in with_bg["tasks"])

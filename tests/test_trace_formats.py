@@ -4,6 +4,7 @@ with Perfetto's published protos (the `perfetto` package), checked event by even
 the same run's Chrome slices and result.json."""
 
 import json
+import re
 from collections import defaultdict
 
 import pytest
@@ -110,7 +111,7 @@ def test_ftrace_lines_have_the_kernels_shapes(runs):
         assert state in ("R", "R+", "S", "D", "Z")
     # the line's comm-pid is the task on that CPU: for a switch, the one leaving
     for head, f in events["sched_switch"][:50]:
-        comm_pid = head.split("[")[0].strip()
+        comm_pid = re.match(r"^\s*(.*?)\s+\[\d{3}\]", head).group(1)  # a comm may hold "[" (lowpool[69])
         prev_pid = int(f.split("prev_pid=")[1].split()[0])
         assert comm_pid.endswith(f"-{prev_pid}")
     # a wakeup's target_cpu is printed %03d, as the kernel's format does

@@ -87,5 +87,7 @@ def test_benchmark_script_runs(capsys):
     assert set(doc["rows"]) == set(KNOBS)
     fast = doc["rows"]["vendor.prev_cpu_fastpath"]
     assert fast["fired_per_run"] > 0 and fast["energy_j"]["p"] is not None
-    # pcmark alone has no RT task: the RT knob cannot change anything
-    assert doc["rows"]["vendor.rt_placement"]["score"]["p"] is None
+    # pcmark's own threads are all fair, but beside the phone's recorded system (SurfaceFlinger
+    # and the sensor HAL run SCHED_FIFO) the RT knob has tasks to place
+    rt = doc["rows"]["vendor.rt_placement"]
+    assert rt["fired_per_run"] > 0 and rt["score"]["p"] is not None

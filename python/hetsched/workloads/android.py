@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from hetsched.workloads.base import Param, WorkloadDef
+from hetsched.workloads.noise import NOISE_PARAM
 
 __all__ = ["WORKLOADS", "BACKGROUNDS", "EXCLUDED_PROCESSES", "EXCLUDED_COMMS", "EXCLUDED_KTHREAD_PREFIXES",
            "background_pids", "derive_background"]
@@ -92,19 +93,41 @@ def background_pids(trace) -> tuple[set, dict]:
     return keep, left
 
 
+#: processes of the composition pipeline: SurfaceFlinger and the composer HAL. An app
+#: workload that models SurfaceFlinger itself (its frames composited by its own thread)
+#: runs beside the background without them, so that one SurfaceFlinger composites
+COMPOSITION_PROCESSES = ("surfaceflinger",)
+COMPOSITION_PROCESS_PREFIXES = ("android.hardware.graphics.composer",)
+
+
+def _composition_pids(trace, pids: set) -> set:
+    out = set()
+    for pid in pids:
+        proc = trace.process_names.get(trace.tgids.get(pid), "")
+        if proc in COMPOSITION_PROCESSES or proc.startswith(COMPOSITION_PROCESS_PREFIXES):
+            out.add(pid)
+    return out
+
+
 def derive_background(trace, source_platform) -> dict:
-    """The background's loop spec from a trace: the kept threads replayed window after
-    window (docs/workloads-mobile.md). Deterministic: the same trace gives the same bytes."""
+    """The background's loop specs from a trace: the kept threads replayed window after
+    window (docs/workloads-mobile.md), whole (``recorded``) and without the composition
+    pipeline (``none``: a wakeup by one of its threads becomes a timed sleep, as a wakeup by
+    any thread left out does). Deterministic: the same trace gives the same bytes."""
     from hetsched.traces.replay import ReplayOptions, build_replay
 
     keep, left = background_pids(trace)
-    rep = build_replay(trace, ReplayOptions(include_kthreads=True, tasks="all", pids=keep,
-                                            source_platform=source_platform, loop=True))
-    spec = rep.spec
-    spec["name"] = "android-system"
-    return {"spec": spec, "window_ns": trace.end_ns - trace.start_ns, "threads": len(rep.tasks),
-            "busy_ns": rep.busy_ns, "excluded": dict(sorted(left.items())), "notes": rep.notes,
-            "stats": rep.stats}
+    variants = {}
+    for name, pids in (("recorded", keep), ("none", keep - _composition_pids(trace, keep))):
+        rep = build_replay(trace, ReplayOptions(include_kthreads=True, tasks="all", pids=pids,
+                                                source_platform=source_platform, loop=True))
+        spec = rep.spec
+        spec["name"] = "android-system"
+        for t in spec["tasks"]:
+            t["daemon"] = True
+        variants[name] = {"spec": spec, "threads": len(rep.tasks), "busy_ns": rep.busy_ns, "stats": rep.stats}
+    return {"window_ns": trace.end_ns - trace.start_ns, "excluded": dict(sorted(left.items())),
+            "surfaceflinger": variants, "notes": rep.notes}
 
 
 @lru_cache(maxsize=4)
@@ -119,38 +142,78 @@ def _load(source: str) -> dict:
 TIMER_SLACK_NS = 50_000
 
 
-def _android_system(p: dict, platform_spec: dict, seed: int) -> dict[str, Any]:
-    """The recorded background, started ``phase`` ms into the run. The seed draws each
-    SCHED_OTHER sleep's timer slack anew: the recording holds one draw of it per sleep (a
-    wakeup up to TIMER_SLACK_NS late), so a run moves each by a uniform draw in
-    [-slack/2, +slack/2), keeping the mean; SCHED_FIFO threads get no slack, as in the
-    kernel (rt_task() tasks skip it in hrtimer sleeps)."""
-    bg = _load(p["source"])
-    spec = json.loads(json.dumps(bg["spec"]))  # a copy: the cached one stays as loaded
-    rng = np.random.default_rng([seed, 0xA5D0])
-    delay = int(round(p["phase"] * 1e6))
-    half = TIMER_SLACK_NS // 2
+def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int, noise: bool) -> dict:
+    """The recorded background, started ``phase_ms`` after the run. With ``noise``, the
+    seed draws each SCHED_OTHER sleep's timer slack anew: the recording holds one draw of it
+    per sleep (a wakeup up to TIMER_SLACK_NS late), so a run moves each by a uniform draw in
+    [-slack/2, +slack/2), keeping the mean (a sleep is at least 1 us after the move);
+    SCHED_FIFO threads get no slack, as in the kernel (rt_task() tasks skip it in hrtimer
+    sleeps)."""
+    bg = _load(source)
+    spec = json.loads(json.dumps(bg["surfaceflinger"][surfaceflinger]["spec"]))  # the cached one stays
+    delay = int(round(phase_ms * 1e6))
+    sleeps = [ev for t in spec["tasks"] if t["policy"] == "other"
+              for ph in t["phases"] for ev in ph["events"] if "sleep" in ev]
+    if noise:
+        half = TIMER_SLACK_NS // 2
+        moves = np.random.default_rng([seed, 0xA5D0]).integers(-half, half, len(sleeps))
+        for ev, m in zip(sleeps, moves):
+            # a recorded sleep shorter than the move (17 of 1,286, the shortest 14 us) still
+            # blocks: at least 1 us, as a wakeup an interrupt brings that soon
+            ev["sleep"] = max(min(int(ev["sleep"]), 1_000), int(ev["sleep"]) + int(m))
     for t in spec["tasks"]:
         t["delay_ns"] = int(t["delay_ns"]) + delay
-        if t["policy"] != "other":
-            continue
-        for ph in t["phases"]:
-            for ev in ph["events"]:
-                if "sleep" in ev:
-                    ev["sleep"] = max(0, int(ev["sleep"]) + int(rng.integers(-half, half)))
     return spec
 
+
+def _android_system(p: dict, platform_spec: dict, seed: int) -> dict[str, Any]:
+    return background_spec(p["source"], p["surfaceflinger"], p["phase"], seed, bool(p["noise"]))
+
+
+_SOURCE = Param("source", str, "pixel6a-launch", None, None, "the recorded phone the background comes from",
+                choices=tuple(BACKGROUNDS))
 
 WORKLOADS = {
     "android-system": WorkloadDef(
         "android-system",
-        (Param("source", str, "pixel6a-launch", None, None, "the recorded phone the background comes from",
-               choices=tuple(BACKGROUNDS)),
-         Param("phase", float, 0.0, 0.0, 60_000.0, "the background's start, ms after the run's")),
+        (_SOURCE,
+         Param("surfaceflinger", str, "recorded", None, None,
+               "recorded: SurfaceFlinger and the composer HAL as recorded; none: left out (an app workload "
+               "beside it models SurfaceFlinger)", choices=("recorded", "none")),
+         Param("phase", float, 0.0, 0.0, 60_000.0, "the background's start, ms after the run's"),
+         NOISE_PARAM),
         _android_system,
         "the threads a real Android phone runs beside the app in front (system_server, SurfaceFlinger, HALs, "
-        "Play services, System UI, kernel workers: 300 threads, about 2,600 wakeups/s), replayed from a real "
-        "phone's trace window after window; combine it with an app workload (--workload browsing "
-        "--workload android-system)",
+        "Play services, System UI, kernel workers: about 300 threads and 3,000 wakeups/s), replayed from a "
+        "real phone's trace window after window, as daemons (a run until the app's tasks end does not wait "
+        "for them); the phone workloads run beside it by default (their system parameter)",
     ),
 }
+
+
+def with_system(wd: WorkloadDef, models_surfaceflinger: bool) -> WorkloadDef:
+    """``wd`` run beside the recorded system by default: a ``system`` parameter (a
+    background's name, or ``none`` for the app's own threads alone). The background leaves
+    out SurfaceFlinger and the composer HAL when the app models SurfaceFlinger itself."""
+    from hetsched.workloads.spec import merge_workloads
+
+    system = Param("system", str, "pixel6a-launch", None, None,
+                   "the phone's own threads beside the app: a recorded background (android-system), or none",
+                   choices=tuple(BACKGROUNDS) + ("none",))
+
+    def build(p: dict, platform_spec: dict, seed: int) -> dict:
+        app_p = {k: v for k, v in p.items() if k != "system"}
+        app = wd.build(app_p, platform_spec, seed)
+        if p["system"] == "none":
+            # named so: the same name beside the system would say a different load
+            name = str(app.get("name") or wd.name)
+            app["name"] = name + ("," if ":" in name else ":") + "system=none"
+            return app
+        bg = background_spec(p["system"], "none" if models_surfaceflinger else "recorded", 0.0, seed,
+                             bool(p.get("noise", 1)))
+        merged = merge_workloads([app, bg], name=app.get("name"))
+        return merged
+
+    return WorkloadDef(wd.name, tuple(wd.params) + (system,), build,
+                       wd.description + "; beside a real phone's own threads (system=none: the app's alone)",
+                       wd.headline)
