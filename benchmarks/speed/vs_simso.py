@@ -70,7 +70,8 @@ def homogeneous_platform(m: int) -> dict:
 
 def task_set(platform, n: int, util: float, seed: int) -> tuple[dict, list[dict]]:
     """hetsched's periodic workload and the same tasks as (period_ns, run_ns)."""
-    spec = resolve_workloads([f"periodic:n={n},util={util},pmin_ms=5,pmax_ms=50"],
+    # noise=0: the same task set as SimSo's, without the phone's kernel workers
+    spec = resolve_workloads([f"periodic:n={n},util={util},pmin_ms=5,pmax_ms=50,noise=0"],
                              platform.to_spec(), seed)
     tasks = []
     for t in spec["tasks"]:
