@@ -76,7 +76,8 @@ def test_seeds_redraw_the_timer_slack_of_normal_threads_only():
     a, b, a2 = (WORKLOADS["android-system"].build(params, {}, s) for s in (1, 2, 1))
     assert a == a2 and a != b
     base = _load("pixel6a-launch")["surfaceflinger"]["recorded"]["spec"]
-    assert WORKLOADS["android-system"].build({**params, "noise": 0}, {}, 1) == base
+    quiet = WORKLOADS["android-system"].build({**params, "noise": 0}, {}, 1)
+    assert quiet.pop("system")["tasks"] == [t["name"] for t in base["tasks"]] and quiet == base
     moved = []
     for ta, tb, t0 in zip(a["tasks"], b["tasks"], base["tasks"]):
         for ea, e0 in zip(ta["phases"][0]["events"], t0["phases"][0]["events"]):
@@ -113,6 +114,27 @@ def test_the_background_repeats_without_stalling():
     assert min(counts) > 0.85 * max(counts), counts
     # the recording's background: 4,015 wakeups by traced threads and the timed ones in 1.92 s
     assert min(counts) > 4000, counts
+
+
+def test_one_phone_runs_one_system():
+    """Two phone workloads together (or one beside android-system) run beside one recorded
+    system: the first spec's; the others' are left out, and no task id moves."""
+    from hetsched.platforms import load_platform
+    from hetsched.workloads.builtin import resolve_workloads
+
+    ps = load_platform("gs101").to_spec()
+    one, both = resolve_workloads(["browsing"], ps, 1), resolve_workloads(["browsing", "game"], ps, 1)
+    game_alone = resolve_workloads(["game:system=none"], ps, 1)
+    names = [t["name"] for t in both["tasks"]]
+    assert len(names) == len(one["tasks"]) + len(game_alone["tasks"]) - len(game_alone.get("noise", {}).get("tasks", ()))
+    noise = set(game_alone.get("noise", {}).get("tasks", ()))
+    assert names.count("system_server-1858") == 1
+    assert set(names) == {t["name"] for t in one["tasks"]} | {t["name"] for t in game_alone["tasks"]} - noise
+    assert both["system"]["tasks"] == one["system"]["tasks"]
+    # game's forks (none) and browsing's ids are where they were: the first spec is unchanged
+    assert both["tasks"][:len(one["tasks"])] == one["tasks"]
+    with_bg = resolve_workloads(["browsing", "android-system"], ps, 1)
+    assert [t["name"] for t in with_bg["tasks"]] == [t["name"] for t in one["tasks"]]
 
 
 def test_phone_workloads_run_beside_the_recorded_system_and_end_with_the_app():

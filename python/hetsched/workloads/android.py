@@ -34,6 +34,7 @@ import numpy as np
 
 from hetsched.workloads.base import Param, WorkloadDef
 from hetsched.workloads.noise import NOISE_PARAM
+from hetsched.workloads.spec import SYSTEM_KEY
 
 __all__ = ["WORKLOADS", "BACKGROUNDS", "EXCLUDED_PROCESSES", "EXCLUDED_COMMS", "EXCLUDED_KTHREAD_PREFIXES",
            "background_pids", "derive_background"]
@@ -163,6 +164,7 @@ def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int
             ev["sleep"] = max(min(int(ev["sleep"]), 1_000), int(ev["sleep"]) + int(m))
     for t in spec["tasks"]:
         t["delay_ns"] = int(t["delay_ns"]) + delay
+    spec[SYSTEM_KEY] = {"source": source, "surfaceflinger": surfaceflinger, "tasks": [t["name"] for t in spec["tasks"]]}
     return spec
 
 

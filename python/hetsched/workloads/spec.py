@@ -209,7 +209,7 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
     (``spec["noise"]``, workloads/noise.py) belong to the phone, not to the workload: the
     run keeps one set, the longest-lived (one that never ends before any that does), after
     every spec's tasks, and none when a spec brings a recorded phone's own workers
-    (``android-system``).
+    (``android-system``); and one recorded phone system (``spec["system"]``), the first.
     Task names are kept unless an earlier spec has taken them: then the task of spec k
     becomes ``NAME#k+1`` (its forked copies ``NAME#k+1-nnnn``) and its metric defs follow
     the rename; a second def of the same workload is keyed ``NAME#2``.  ``duration_ns`` defaults to None if
@@ -218,6 +218,7 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
     if not specs:
         raise InputError("merge_workloads()", "specs", "at least one WorkloadSpec")
     specs, noise = _split_noise(specs)
+    specs, system = _one_system(specs)
     off = {k: 0 for k in ("timers", "mutexes", "conds", "barriers", "sems", "marks", "tasks")}
     tasks: list[dict] = []
     sems: list[int] = []
@@ -281,11 +282,39 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
         out["metric_defs"] = defs
     if origin_defs:
         out["origin"] = {"defs": origin_defs, "tasks": origin_tasks}
+    if system is not None:
+        out[SYSTEM_KEY] = system
     if noise is not None and not has_kernel_workers(tasks):
         record, workers = noise
         out["tasks"] = tasks + workers
         out[NOISE_KEY] = record
     return out
+
+
+#: a spec's record of the recorded phone system it carries (workloads/android.py):
+#: {"source": name, "tasks": [names]}; a phone has one, so a merged run keeps one
+SYSTEM_KEY = "system"
+
+
+def _one_system(specs: Sequence[dict]) -> tuple[list[dict], dict | None]:
+    """The specs with one recorded phone system among them: the first spec's that carries
+    one keeps it, the others lose theirs (the browsing and the game of one phone run beside
+    one system_server). A spec lists the system's tasks after its own, so taking them off
+    moves no task id; their semaphores and timers stay, unused."""
+    out, kept = [], None
+    for spec in specs:
+        record = spec.get(SYSTEM_KEY)
+        if not isinstance(record, dict) or not record.get("tasks"):
+            out.append(spec)
+            continue
+        if kept is None:
+            kept = dict(record)
+            out.append({k: v for k, v in spec.items() if k != SYSTEM_KEY})
+            continue
+        names = set(record["tasks"])
+        out.append({k: v for k, v in spec.items() if k != SYSTEM_KEY}
+                   | {"tasks": [t for t in spec["tasks"] if t["name"] not in names]})
+    return out, kept
 
 
 def _split_noise(specs: Sequence[dict]) -> tuple[list[dict], tuple[dict, list[dict]] | None]:
