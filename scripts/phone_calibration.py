@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""The phone workloads' figures beside real phones', measured by the same code.
+
+    python scripts/phone_calibration.py [REAL_TRACE ...] [--duration 3] [--seed 0] [--format markdown|csv]
+
+Runs browsing, game and app-launch for ``--duration`` simulated seconds on gs101 (the
+default profile) and on sm8150 under msm-4.14, each writing its ftrace text, and measures
+every trace (the runs' and the real ones given, by default the Pixel 6a and Catapult traces
+in ../shared/realdata/traces/) with hetsched.traces.figures, the code behind ``hetsched
+trace-stats``. docs/workloads-mobile.md, "Calibration", holds its table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT.parent / "shared" / "realdata" / "traces"
+DEFAULT_REAL = [REAL / "pixel6a_tensor_warm_startup.perfetto-trace", REAL / "catapult_2cpu_launcher_2012.html"]
+RUNS = [(w, "gs101", {}) for w in ("browsing", "game", "app-launch")] + \
+       [(w, "sm8150", {"kernel": "msm-4.14"}) for w in ("browsing", "game", "app-launch")]
+
+FIGURES = [
+    ("threads that run", lambda f: f.threads_run, "{:d}"),
+    ("wakeups per s", lambda f: f.wakeups_per_s, "{:,.0f}"),
+    ("busy share, all CPUs", lambda f: 100 * f.busy_share, "{:.1f} %"),
+    ("wait / run, all threads", lambda f: f.wait_run, "{:.2f}"),
+    ("wait / run, UI thread", lambda f: f.ui and f.ui.wait_run, "{:.2f}"),
+    ("wait / run, RenderThread", lambda f: f.render and f.render.wait_run, "{:.2f}"),
+    ("wakeup latency p50 (µs)", lambda f: f.wakeup_latency_ns and f.wakeup_latency_ns / 1000, "{:.0f}"),
+    ("wakeups to a CPU in an idle state", lambda f: _in_idle(f), "{:.0f} %"),
+]
+
+
+def _in_idle(f):
+    if not f.has_cpu_idle:
+        return None
+    return 100 * sum(v for k, v in f.wakeups_by_idle_state.items() if k.startswith("state "))
+
+
+def simulated(workload: str, platform: str, knobs: dict, duration: float, seed: int, tmp: Path):
+    from hetsched.platforms import load_platform
+    from hetsched.sim import Simulation, default_policy
+    from hetsched.traces import load_trace
+    from hetsched.traces.figures import phone_figures
+
+    scheduler, governor, _ = default_policy(load_platform(platform))  # as `hetsched run` chooses
+    sim = Simulation(platform=platform, workload=workload, scheduler=scheduler, governor=governor,
+                     trace="ftrace", lower_bound=False, seed=seed, knobs=knobs)
+    sim.run(duration)
+    path = tmp / f"{workload}-{platform}.txt"
+    path.write_text(sim.take_trace())
+    return phone_figures(load_trace(path))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("real", nargs="*", type=Path)
+    ap.add_argument("--duration", type=float, default=3.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    args = ap.parse_args()
+    from hetsched.traces import load_trace
+    from hetsched.traces.figures import phone_figures
+
+    cols = []
+    for p in args.real or [p for p in DEFAULT_REAL if p.is_file()]:
+        cols.append((p.name, phone_figures(load_trace(p))))
+    with tempfile.TemporaryDirectory() as d:
+        for w, plat, knobs in RUNS:
+            label = f"{w} on {plat}" + (f" ({knobs['kernel']})" if knobs else "")
+            cols.append((label, simulated(w, plat, knobs, args.duration, args.seed, Path(d))))
+    rows = []
+    for name, get, fmt in FIGURES:
+        cells = []
+        for _, f in cols:
+            v = get(f)
+            cells.append("-" if v is None else fmt.format(v))
+        rows.append((name, cells))
+    if args.format == "csv":
+        print(",".join(["figure"] + [c for c, _ in cols]))
+        for name, cells in rows:
+            print(",".join([name] + [c.replace(",", "") for c in cells]))
+    else:
+        print("| figure | " + " | ".join(c for c, _ in cols) + " |")
+        print("|---|" + "---|" * len(cols))
+        for name, cells in rows:
+            print(f"| {name} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
