@@ -206,33 +206,32 @@ class _Reader:
         if not (len(cs.switch_prev_state) == len(cs.switch_next_pid) == len(cs.switch_next_prio)
                 == len(cs.switch_next_comm_index) == n):
             raise InputError(src, "compact_sched.switch_*", "arrays of one length (one entry per sched_switch)")
-        ts = 0
-        for i in range(n):
-            ts += cs.switch_timestamp[i]
-            comm = cs.switch_next_comm_index[i]
-            if comm >= len(table):
-                raise InputError(src, "compact_sched.switch_next_comm_index",
-                                 f"an index into the bundle's {len(table)}-entry intern table", got=comm)
-            self.order += 1
-            self.t.lines += 1
-            out.append((ts + offset, self.order, "cswitch", cs.switch_prev_state[i], cs.switch_next_pid[i],
-                        cs.switch_next_prio[i], table[comm]))
+        for i, (ts, order, comm) in enumerate(self._walk(cs.switch_timestamp, cs.switch_next_comm_index, table,
+                                                         "switch_next_comm_index")):
+            out.append((ts + offset, order, "cswitch", cs.switch_prev_state[i], cs.switch_next_pid[i],
+                        cs.switch_next_prio[i], comm))
         n = len(cs.waking_timestamp)
         if not (len(cs.waking_pid) == len(cs.waking_target_cpu) == len(cs.waking_prio) == len(cs.waking_comm_index)
                 == n) or len(cs.waking_common_flags) not in (0, n):
             raise InputError(src, "compact_sched.waking_*", "arrays of one length (one entry per sched_waking)")
         flags = cs.waking_common_flags
+        for i, (ts, order, comm) in enumerate(self._walk(cs.waking_timestamp, cs.waking_comm_index, table,
+                                                         "waking_comm_index")):
+            out.append((ts + offset, order, "cwaking", cs.waking_pid[i], cs.waking_prio[i],
+                        cs.waking_target_cpu[i], comm, bool(flags[i] & _IRQ_FLAGS) if flags else None))
+
+    def _walk(self, stamps, comm_indices, table: list, field: str) -> Iterator[tuple[int, int, str]]:
+        """(timestamp, file order, comm) of a compact array's events: each timestamp a
+        delta from the one before (the first from zero), each comm an intern-table index."""
         ts = 0
-        for i in range(n):
-            ts += cs.waking_timestamp[i]
-            comm = cs.waking_comm_index[i]
+        for delta, comm in zip(stamps, comm_indices):
+            ts += delta
             if comm >= len(table):
-                raise InputError(src, "compact_sched.waking_comm_index",
+                raise InputError(self.t.source, f"compact_sched.{field}",
                                  f"an index into the bundle's {len(table)}-entry intern table", got=comm)
             self.order += 1
             self.t.lines += 1
-            out.append((ts + offset, self.order, "cwaking", cs.waking_pid[i], cs.waking_prio[i],
-                        cs.waking_target_cpu[i], table[comm], bool(flags[i] & _IRQ_FLAGS) if flags else None))
+            yield ts, self.order, table[comm]
 
     def event(self, ev, cpu: int, offset: int, out: list) -> None:
         which = ev.WhichOneof("event")
