@@ -294,7 +294,7 @@ def test_compare_without_arguments_prints_a_table(tools):
     for label in ("energy", "avg power", "missed activations", "wakeup latency p99", "migrations"):
         assert label in out, label
     assert "gs101" in out and "phone-mix" in out
-    assert "10 s x 3 seeds" in out
+    assert "5 s x 3 seeds" in out
     assert f"{len(scheds) * 3} runs" in out
 
 
