@@ -19,7 +19,7 @@ the workload it runs beside models; and the kernel threads the engine models its
 (schedutil's sugov kthread, the stopper's migration threads).
 
 The seed redraws the timer slack of each sleep of a SCHED_OTHER thread (see
-``_android_system``). Sources: docs/workloads-mobile.md "The system beside the app".
+:func:`background_spec`). The phone workloads run beside it by default (:func:`with_system`). Sources: docs/workloads-mobile.md "The system beside the app".
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ BACKGROUNDS = {
 EXCLUDED_PROCESSES = ("traced_probes", "traced", "perfetto", "adbd", "logcat", "app_process", "sh", "cmd",
                       "am", "pgrep", "kill", "cat", "cp", "rm", "dumpsys")
 #: the same commands by thread name, for processes that exited before the trace's process
-#: snapshot (their tgid is unknown)
+#: snapshot (their tgid is unknown), and adbd's USB worker
 EXCLUDED_COMMS = ("sh", "cmd", "am", "pgrep", "kill", "cat", "cp", "rm", "dumpsys", "logcat", "UsbFfs-worker")
 #: processes whose name starts so: the app under test and its instrumentation
 EXCLUDED_PROCESS_PREFIXES = ("androidx.benchmark.",)
@@ -81,7 +81,7 @@ def background_pids(trace) -> tuple[set, dict]:
     for pid, comm in seen.items():
         name = trace.thread_names.get(pid, comm)
         proc = trace.process_names.get(trace.tgids.get(pid), "")
-        if proc in EXCLUDED_PROCESSES or (not proc and name in EXCLUDED_COMMS) or name in EXCLUDED_COMMS:
+        if proc in EXCLUDED_PROCESSES or name in EXCLUDED_COMMS:
             why = "recording harness"
         elif proc.startswith(EXCLUDED_PROCESS_PREFIXES):
             why = "the app under test and its instrumentation"
@@ -164,7 +164,8 @@ def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int
             ev["sleep"] = max(min(int(ev["sleep"]), 1_000), int(ev["sleep"]) + int(m))
     for t in spec["tasks"]:
         t["delay_ns"] = int(t["delay_ns"]) + delay
-    spec[SYSTEM_KEY] = {"source": source, "surfaceflinger": surfaceflinger, "tasks": [t["name"] for t in spec["tasks"]]}
+    spec[SYSTEM_KEY] = {"source": source, "surfaceflinger": surfaceflinger,
+                        "tasks": [t["name"] for t in spec["tasks"]]}
     return spec
 
 
@@ -213,8 +214,7 @@ def with_system(wd: WorkloadDef, models_surfaceflinger: bool) -> WorkloadDef:
             return app
         bg = background_spec(p["system"], "none" if models_surfaceflinger else "recorded", 0.0, seed,
                              bool(p.get("noise", 1)))
-        merged = merge_workloads([app, bg], name=app.get("name"))
-        return merged
+        return merge_workloads([app, bg], name=app.get("name"))
 
     return WorkloadDef(wd.name, tuple(wd.params) + (system,), build,
                        wd.description + "; beside a real phone's own threads (system=none: the app's alone)",
