@@ -31,8 +31,18 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions
 platforms_app = typer.Typer(add_completion=False, help="List built-in platforms, or show one.")
 app.add_typer(platforms_app, name="platforms")
 
-console = Console()
-err_console = Console(stderr=True)
+class _Console(Console):
+    """A console whose line is written whole before a signal is taken: rich writes a
+    print's buffer, then empties it, and a signal raised between the two (a Ctrl-C just
+    after a progress line) would leave the line to be written again with the next print."""
+
+    def print(self, *args, **kwargs) -> None:
+        with uninterrupted():
+            super().print(*args, **kwargs)
+
+
+console = _Console()
+err_console = _Console(stderr=True)
 
 #: Seeds a comparison or a reproduction runs each configuration with: a CI's width falls as
 #: 1/sqrt(n), so past a thousand more seeds say little, and each is a run of every cell
