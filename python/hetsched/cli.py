@@ -814,7 +814,9 @@ def workloads():
         for p in w.params:
             rng = "|".join(p.choices) if p.choices else f"[{p.lo}, {p.hi}]"
             console.print(f"    {p.name}={p.default!r}  {rng}  {p.help}")
-    console.print("Any rt-app JSON file works too (the whole grammar; docs/workloads.md).")
+    console.print("Any rt-app JSON file works too (the whole grammar; docs/workloads.md). An rt-app file draws "
+                  "nothing at random: every seed runs it the same (the built-in workloads above draw a "
+                  "phone's run-to-run variation from theirs, noise=1).")
     from hetsched.workloads.examples import EXAMPLES, examples_dir
 
     # a file of the same name in the working directory runs instead (workloads/examples.py)
