@@ -7,6 +7,7 @@ line."""
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -272,3 +273,25 @@ def test_a_bundle_whose_compact_arrays_disagree_is_refused(tmp_path):
     path.write_bytes(trace.SerializeToString())
     with pytest.raises(InputError, match="compact_sched.switch"):
         load_trace(path)
+
+
+def test_replay_prints_the_phones_figures_beside_the_runs(tmp_path):
+    """`hetsched replay --figures`: the trace's figures and the run's, both measured by
+    hetsched.traces.figures (the run's on the ftrace text it writes)."""
+    if not PIXEL.is_file():
+        pytest.skip(f"{PIXEL} is not available")
+    out = tmp_path / "px"
+    cmd = [sys.executable, "-m", "hetsched.cli", "replay", str(PIXEL), "--platform", "gs101", "--source-platform",
+           "gs101", "--include-kthreads", "--figures", "--out", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "trace.txt").is_file()
+    lines = {ln.split("│")[1].strip(): ln for ln in proc.stdout.splitlines() if ln.count("│") >= 3}
+    assert "threads that run" in lines and lines["threads that run"].count("368") == 2
+    for row in ("mean frequency, little (MHz)", "time at f_min, big", "wait / run, RenderThread",
+                "wakeup latency p50 (µs)"):
+        assert row in lines, row
+    # another trace format cannot be measured: one line, exit 2
+    bad = subprocess.run(cmd[:-2] + ["--trace", "--trace-format", "perfetto", "--out", str(tmp_path / "bad")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--figures" in bad.stderr

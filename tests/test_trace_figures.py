@@ -565,3 +565,26 @@ def test_trace_stats_bad_input(tmp_path, tools, args, says):
     hand = tmp_path / "hand.txt"
     hand.write_text(HAND.lstrip("\n"))
     tools.assert_one_line_error(tools.run_cli(["trace-stats", hand, *args]), says)
+
+
+def test_frequency_residency_per_cluster_by_hand():
+    """gs101's clusters are cpufreq policies: little 0-3 (lowest OPP 300 MHz), mid 4-5
+    (400 MHz), big 6-7. Over 0-4 ms: cpu0 at 300 MHz for 1 ms then 1,803 MHz for 3 ms, so
+    the little cluster's mean is (1 x 300 + 3 x 1803) / 4 = 1,427.25 MHz and a quarter of
+    the time at f_min; cpu4's first event is at 2 ms (400 MHz to the end): mean 400 MHz,
+    all of it at f_min; cpu6 has none: no figure for big."""
+    text = """
+cpus=8
+          <idle>-0     [000] 1.000000: cpu_frequency: state=300000 cpu_id=0
+          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120
+               a-10    [000] 1.001000: cpu_frequency: state=1803000 cpu_id=0
+          <idle>-0     [004] 1.002000: cpu_frequency: state=400000 cpu_id=4
+               a-10    [000] 1.004000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+"""
+    fig = phone_figures(text_trace(text), load_platform("gs101"))
+    assert set(fig.freq_by_cluster) == {"little", "mid"}
+    assert fig.freq_by_cluster["little"]["mean_khz"] == pytest.approx(1_427_250)
+    assert fig.freq_by_cluster["little"]["at_fmin_share"] == pytest.approx(0.25)
+    assert fig.freq_by_cluster["mid"] == {"mean_khz": pytest.approx(400_000), "at_fmin_share": pytest.approx(1.0)}
+    rows = {label: value for _, label, value, _ in fig.rows()}
+    assert rows["mean frequency, little (MHz)"] == pytest.approx(1427.25)

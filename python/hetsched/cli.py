@@ -873,8 +873,8 @@ def record(
 
 @app.command()
 def replay(
-    trace_file: str = typer.Argument(..., metavar="FILE", help="trace: trace-cmd report text, ftrace text, "
-                                      "systrace HTML, trace.dat[.gz] or a `hetsched record` file"),
+    trace_file: str = typer.Argument(..., metavar="FILE", help="trace: Perfetto, trace-cmd report text, ftrace "
+                                      "text, systrace HTML, trace.dat[.gz] or a `hetsched record` file"),
     platform: str = typer.Option("host", help="platform to replay on (name, JSON path or host)"),
     scheduler: Optional[str] = typer.Option(None, help="scheduler policy: a registered name, or FILE.py:CLASS "
                                                        "[as `run` chooses]"),
@@ -894,6 +894,9 @@ def replay(
     trace: bool = typer.Option(False, "--trace", help="also write a scheduler trace (--trace-format)"),
     trace_format: str = typer.Option("perfetto", help=_TRACE_FORMAT_HELP),
     write_spec: bool = typer.Option(False, "--write-spec", help="also write workload.json (the WorkloadSpec)"),
+    figures: bool = typer.Option(False, "--figures", help="also print a phone's figures (as `hetsched "
+                                 "trace-stats`) of the trace and of the run, measured on the run's ftrace text, "
+                                 "which it writes (trace.txt)"),
 ):
     """Replay a real trace: per task its run bursts, sleeps and who-woke-whom, on PLATFORM.
     Prints the trace's busy time and makespan beside the simulation's."""
@@ -931,6 +934,12 @@ def replay(
         raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
     if duration is not None:
         _input.duration_s(duration)
+    if figures:
+        # the same code measures both sides: the run's side from its own ftrace text
+        if trace and trace_format != "ftrace":
+            raise InputError("--figures", "--trace-format", "ftrace (the run's figures are measured on its ftrace "
+                             "text)", got=trace_format)
+        trace, trace_format = True, "ftrace"
     scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), trace=_trace_option(trace, trace_format),
@@ -966,8 +975,49 @@ def replay(
     t.add_row("total busy time", fmt(cmp["trace_busy_s"]), fmt(cmp["sim_busy_s"]), pct(cmp["busy_error"]))
     t.add_row("makespan", fmt(cmp["trace_makespan_s"]), fmt(cmp["sim_makespan_s"]), pct(cmp["makespan_error"]))
     console.print(t)
+    if figures:
+        _replay_figures(tr, src_platform, sim, out)
     for f in written:
         console.print(f"  wrote {f}")
+
+
+def _replay_figures(tr, src_platform, sim, out: Path) -> None:
+    """A phone's figures of the trace (on its source platform's clusters when it has the
+    trace's CPUs) beside the run's (on the platform it ran on)."""
+    from hetsched.traces.figures import phone_figures
+    from hetsched.traces.parse import load_trace
+
+    def fits(p, nr_cpus: int):
+        return p if p is not None and sum(len(c.cpus) for c in p.clusters) == nr_cpus else None
+
+    run_trace = load_trace(out / "trace.txt")
+    ran_on = fits(sim.platform, run_trace.nr_cpus)
+    figs = [phone_figures(tr, fits(src_platform, tr.nr_cpus)), phone_figures(run_trace, ran_on)]
+    labels, cells = _figures_cells(figs, ran_on)
+    _print_figures(["trace", "simulated"], labels, cells, "a phone's figures: trace and simulation")
+
+
+def _figures_cells(figs: list, plat) -> tuple[list[str], dict[str, list]]:
+    """The rows of several traces' figures, in the figures' order: (labels, label -> a
+    (value, text) per trace, "-" where a trace has no such row)."""
+    idle_names = {c: tuple(s.name for s in cl.idle_states) for cl in plat.clusters for c in cl.cpus} if plat else None
+    order: dict[str, tuple] = {}
+    cells: dict[str, list] = {}
+    for i, fig in enumerate(figs):
+        for key, label, value, text in fig.rows(idle_names):
+            order.setdefault(label, key)
+            cells.setdefault(label, [("", "-")] * len(figs))[i] = (value, text)
+    return sorted(order, key=order.__getitem__), cells
+
+
+def _print_figures(columns: list[str], labels: list[str], cells: dict[str, list], title: str) -> None:
+    t = _table(title=title)
+    t.add_column("figure")
+    for c in columns:
+        t.add_column(escape(c), justify="right")
+    for label in labels:
+        t.add_row(escape(label), *(escape(text) for _, text in cells[label]))
+    console.print(t)
 
 
 @app.command("trace-stats")
@@ -999,14 +1049,7 @@ def trace_stats(
 
         sys.stdout.write(json.dumps([f.as_dict() for f in figs], indent=1) + "\n")
         return
-    idle_names = {c: tuple(s.name for s in cl.idle_states) for cl in plat.clusters for c in cl.cpus} if plat else None
-    order: dict[str, tuple] = {}   # every trace's rows, in the figures' order
-    cells: dict[str, list] = {}
-    for i, fig in enumerate(figs):
-        for key, label, value, text in fig.rows(idle_names):
-            order.setdefault(label, key)
-            cells.setdefault(label, [("", "-")] * len(figs))[i] = (value, text)
-    labels = sorted(order, key=order.__getitem__)
+    labels, cells = _figures_cells(figs, plat)
     if format == "csv":
         import csv
 
@@ -1015,13 +1058,7 @@ def trace_stats(
         for label in labels:
             w.writerow([label, *("" if v is None else v for v, _ in cells[label])])
         return
-    t = _table(title="a phone's figures" + (f" (platform {plat.name})" if plat else ""))
-    t.add_column("figure")
-    for f in trace_files:
-        t.add_column(escape(f), justify="right")
-    for label in labels:
-        t.add_row(escape(label), *(escape(text) for _, text in cells[label]))
-    console.print(t)
+    _print_figures(trace_files, labels, cells, "a phone's figures" + (f" (platform {plat.name})" if plat else ""))
     for f, fig in zip(trace_files, figs):
         if fig.stats:
             console.print(f"{f}: " + ", ".join(f"{k} {v}" for k, v in fig.stats.items()), markup=False,

@@ -129,6 +129,10 @@ class PhoneFigures:
     #: "state N", "not idle" (not in a cpuidle state) or "unknown" (before its first cpu_idle)
     wakeups_by_idle_state: dict
     stats: dict = field(default_factory=dict)
+    #: per cluster (with a platform, from the cpu_frequency events of its first CPU): the
+    #: time-weighted mean frequency in kHz and the share of time at the lowest OPP, over
+    #: the part of the window after that CPU's first cpu_frequency event; empty without
+    freq_by_cluster: dict = field(default_factory=dict)
 
     @property
     def window_s(self) -> float:
@@ -172,6 +176,10 @@ class PhoneFigures:
         ]
         for i, (name, share) in enumerate(self.busy_share_by_cluster.items()):
             out.append(((4, i), f"busy share, {name}", share, pct(share)))
+        for i, (name, f) in enumerate(self.freq_by_cluster.items()):
+            out.append(((4, 50 + i), f"mean frequency, {name} (MHz)", f["mean_khz"] / 1000,
+                        f"{f['mean_khz'] / 1000:,.0f}"))
+            out.append(((4, 100 + i), f"time at f_min, {name}", f["at_fmin_share"], pct(f["at_fmin_share"])))
         out.append(((5,), "wait / run, all threads", self.wait_run, ratio(self.wait_run)))
         out.append(((6,), "foreground app", self.app,
                     "-" if self.ui_found_by is None else f"{self.app or '?'} (UI thread by {self.ui_found_by})"))
@@ -496,6 +504,28 @@ def _frame_threads(s: _Scan) -> tuple:
     return app, how, ui, render, sf
 
 
+def _freq_by_cluster(trace: Trace, platform) -> dict:
+    """Each cluster's frequency residency from its first CPU's cpu_frequency events (a
+    cluster is one cpufreq policy: its CPUs share the frequency): the mean frequency and
+    the share of time at the lowest OPP, from the first event to the window's end."""
+    from hetsched.traces.parse import Freq
+
+    out = {}
+    for cl in platform.clusters:
+        cpu = cl.cpus[0]
+        changes = [(e.ts, e.khz) for e in trace.events if isinstance(e, Freq) and e.cpu == cpu]
+        if not changes:
+            continue
+        fmin = min(o.khz for o in cl.opps)
+        spans = [(b[0] - a[0], a[1]) for a, b in zip(changes, changes[1:] + [(trace.end_ns, None)])]
+        total = sum(d for d, _ in spans)
+        if total <= 0:
+            continue
+        out[cl.name] = {"mean_khz": sum(d * k for d, k in spans) / total,
+                        "at_fmin_share": sum(d for d, k in spans if k <= fmin) / total}
+    return out
+
+
 def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
     """Measure ``trace``'s figures (docs/traces.md, "Measuring a phone's figures").
 
@@ -528,9 +558,11 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
     n = trace.nr_cpus
     busy = {c: sum(b - a for a, b, pid in s.segments[c] if pid) for c in range(n)}
     by_cluster = {}
+    freq_by_cluster = {}
     if platform is not None:
         for cl in platform.clusters:
             by_cluster[cl.name] = sum(busy[c] for c in cl.cpus) / (len(cl.cpus) * window)
+        freq_by_cluster = _freq_by_cluster(trace, platform)
     run_ns = sum(t.run_ns for t in s.threads.values())
     wakeup_event = "sched_waking" if s.has_waking else "sched_wakeup" if s.wakeups else None
     wait_ns = sum(t.wait_ns for t in s.threads.values()) if wakeup_event else None
@@ -585,6 +617,7 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
         wakeup_event=wakeup_event,
         wakeups=s.wakeups, wakeups_per_s=s.wakeups / (window / 1e9),
         busy_ns_by_cpu=busy, busy_share=sum(busy.values()) / (n * window), busy_share_by_cluster=by_cluster,
+        freq_by_cluster=freq_by_cluster,
         run_ns=run_ns, wait_ns=wait_ns,
         app=app, ui_found_by=how, ui=frame("ui", ui), render=frame("render", render),
         surfaceflinger=frame("surfaceflinger", sf),
