@@ -193,9 +193,10 @@ def test_idle_and_switch_events_on_a_hand_worked_periodic_task(tmp_path):
     """One rt-app task, 2000 us of work every 10 ms, three loops, pinned to CPU 0 of
     hetero-2cpu (capacity 1024 at its one OPP, 2.8 GHz; one idle state, WFI, exit latency
     1 us), the switch cost set to 0. Worked by hand: each period the timer fires at
-    k x 10 ms, the CPU leaves WFI then (cpu_idle exit), the task is woken and switched in
-    1 us later (the exit latency), runs 2 ms (2000 us of work at capacity 1024 and
-    f_max), and sleeps (prev_state S), the CPU entering WFI (state 0) again. The fourth
+    k x 10 ms, the CPU is out of WFI 1 us later (the exit latency; cpu_idle's exit is
+    written then, as cpuidle_enter_state() writes it when the state's enter() returns), the
+    task is woken and switched in at that instant, runs 2 ms (2000 us of work at capacity
+    1024 and f_max), and sleeps (prev_state S), the CPU entering WFI (state 0) again. The fourth
     timer ends the loops: the task exits (sched_process_exit, then prev_state Z)."""
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"global": {"duration": -1}, "tasks": {"p": {
@@ -213,12 +214,12 @@ def test_idle_and_switch_events_on_a_hand_worked_periodic_task(tmp_path):
     switch_in = ("sched_switch", "prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
                  "next_comm=p-0 next_pid=1000 next_prio=120")
     want = [(t(0), "cpu_idle", "state=0 cpu_id=0"), (t(0), "cpu_frequency", "state=2800000 cpu_id=0"),
-            (t(0), "cpu_idle", "state=4294967295 cpu_id=0"),
+            (t(1000), "cpu_idle", "state=4294967295 cpu_id=0"),
             (t(1000), "sched_wakeup_new", task), (t(1000), *switch_in)]
     for k in range(4):
         start = k * 10_000_000 + 1000
         if k:
-            want += [(t(start - 1000), "cpu_idle", "state=4294967295 cpu_id=0"),
+            want += [(t(start), "cpu_idle", "state=4294967295 cpu_id=0"),
                      (t(start), "sched_waking", task), (t(start), "sched_wakeup", task), (t(start), *switch_in)]
         end, state = (start + 2_000_000, "S") if k < 3 else (start, "Z")
         if k == 3:

@@ -1211,6 +1211,7 @@ impl Sim {
                 if rq.gen == gen && rq.waking_until.is_some() {
                     rq.waking_until = None;
                     let cpu = cpu as usize;
+                    self.trace_idle_exit(cpu);
                     let pending = std::mem::take(&mut self.rqs[cpu].pending);
                     let woken_for_tasks = !pending.is_empty();
                     for &(t, fork) in &pending {

@@ -627,7 +627,8 @@ impl Sim {
         }
         let now = self.now;
         self.menu_reflect(cpu, lat);
-        self.trace_idle_exit(cpu);
+        // cpu_idle's PWR_EVENT_EXIT is written at CpuReady: cpuidle_enter_state() traces it
+        // when the state's enter() returns, once the CPU is out of it
         let rq = &mut self.rqs[cpu];
         rq.waking_until = Some(now + lat);
         rq.gen = rq.gen.wrapping_add(1);

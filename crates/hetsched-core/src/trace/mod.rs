@@ -344,8 +344,9 @@ impl Sim {
         tr.cpus.idle[cpu] = Some(state as u32);
     }
 
-    /// cpu_idle(PWR_EVENT_EXIT): the CPU is out of its idle state (or starts paying its exit
-    /// latency, which the energy meter counts as busy from here).
+    /// cpu_idle(PWR_EVENT_EXIT): the CPU is out of its idle state, as cpuidle_enter_state()
+    /// writes it when the state's enter() returns (after an exit latency, which the energy
+    /// meter counts as busy from its start).
     pub(crate) fn trace_idle_exit(&mut self, cpu: usize) {
         let Some(tr) = self.trace.as_mut() else { return };
         if tr.cpus.idle[cpu].take().is_some() {
