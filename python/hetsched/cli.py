@@ -988,7 +988,7 @@ def _replay_figures(tr, src_platform, sim, out: Path) -> None:
     from hetsched.traces.parse import load_trace
 
     def fits(p, nr_cpus: int):
-        return p if p is not None and sum(len(c.cpus) for c in p.clusters) == nr_cpus else None
+        return p if p is not None and p.nr_cpus == nr_cpus else None
 
     run_trace = load_trace(out / "trace.txt")
     ran_on = fits(sim.platform, run_trace.nr_cpus)

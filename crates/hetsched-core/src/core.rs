@@ -77,7 +77,9 @@ pub struct Sim {
     pub(crate) rt_period_at: Option<u64>,
     /// each CPU's fair server (deadline.rs)
     pub fair_server: Vec<crate::deadline::FairServer>,
-    pub(crate) nr_exited: usize,
+    /// started tasks, daemons aside (TaskSpec::daemon), that have not exited: what a run
+    /// until every task ends waits for
+    pub(crate) nr_to_exit: usize,
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
     pub(crate) gov_busy_mark: Vec<u64>,
     pub(crate) gov_last_sample: Vec<u64>,
@@ -85,11 +87,6 @@ pub struct Sim {
     pub sync: SyncObjects,
     /// (time, task, mark) logged by `mark` events
     pub marks: Vec<(u64, u32, u32)>,
-    pub(crate) nr_templates: usize,
-    /// started daemon tasks (TaskSpec::daemon, forks included) and those of them that
-    /// exited: a run until every task ends waits only for the others
-    pub(crate) nr_daemons: usize,
-    pub(crate) nr_exited_daemons: usize,
     pub(crate) wake_buf: Vec<TaskId>,
     /// the energy lower bound, window by window (lower_bound.rs)
     pub lb: LowerBound,
@@ -445,7 +442,7 @@ impl Sim {
             ],
             rt_period_at: None,
             fair_server: vec![crate::deadline::FairServer::default(); n],
-            nr_exited: 0,
+            nr_to_exit: workload.tasks.iter().filter(|t| t.start && !t.daemon).count(),
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
@@ -454,9 +451,6 @@ impl Sim {
             uclamp_used,
             sync: SyncObjects::new(workload.mutexes, workload.conds, &workload.sems, &workload.barriers),
             marks: Vec::new(),
-            nr_templates: workload.tasks.iter().filter(|t| !t.start).count(),
-            nr_daemons: workload.tasks.iter().filter(|t| t.start && t.daemon).count(),
-            nr_exited_daemons: 0,
             wake_buf: Vec::new(),
             lb,
             legacy,
@@ -910,9 +904,8 @@ impl Sim {
         self.detach_pelt_for_migration(cpu, t, Detach::Removed);
         self.trace_slice_end(cpu, t);
         self.trace_exit(cpu, t);
-        self.nr_exited += 1;
-        if self.tasks[t as usize].spec.daemon {
-            self.nr_exited_daemons += 1;
+        if !self.tasks[t as usize].spec.daemon {
+            self.nr_to_exit -= 1;
         }
         self.policy.task_dead(t);
         self.resched_cpu(cpu);
@@ -1345,7 +1338,7 @@ impl Sim {
         }
         self.run_deferred();
         let mut since_poll = 0u32;
-        while self.nr_exited - self.nr_exited_daemons + self.nr_templates + self.nr_daemons < self.tasks.len() {
+        while self.nr_to_exit > 0 {
             match self.events.pop_before(limit_ns) {
                 Some(ev) => {
                     if !self.handle_event(ev) {

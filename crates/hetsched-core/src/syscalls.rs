@@ -34,8 +34,8 @@ impl Sim {
         if self.walt.is_some() {
             task.uclamp = [0, 1024]; // msm-4.14: no uclamp
         }
-        if spec.daemon {
-            self.nr_daemons += 1;
+        if !spec.daemon {
+            self.nr_to_exit += 1;
         }
         self.tasks.push(task);
         self.trace_fork(parent, id);

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 from hetsched.errors import InputError
-from hetsched.traces.parse import IDLE_EXIT, Exec, Fork, Idle, Switch, Trace, Wakeup
+from hetsched.traces.parse import IDLE_EXIT, Exec, Fork, Freq, Idle, Switch, Trace, Wakeup
 from hetsched.traces.replay import is_kthread
 
 __all__ = ["PhoneFigures", "FrameThread", "IdleState", "phone_figures", "LATENCY_THREADS"]
@@ -255,6 +255,8 @@ class _Scan:
         self.exit_pending: list[Optional[int]] = [None] * n
         self.exit_to_switch: list[int] = []
         self.idle_exits = 0
+        #: per CPU, its cpu_frequency events (ts, kHz) in time order
+        self.freq_changes: list[list[tuple[int, int]]] = [[] for _ in range(n)]
 
     # -- per-CPU stretches ------------------------------------------------------------------
     def thread(self, pid: int) -> _Thread:
@@ -415,6 +417,9 @@ class _Scan:
                 self.on_wakeup(e)
             elif isinstance(e, Idle):
                 self.on_idle(e)
+            elif isinstance(e, Freq):
+                if e.cpu < len(self.freq_changes):
+                    self.freq_changes[e.cpu].append((e.ts, e.khz))
             elif isinstance(e, Exec):
                 self.names[e.pid] = e.comm
             elif isinstance(e, Fork):
@@ -504,20 +509,17 @@ def _frame_threads(s: _Scan) -> tuple:
     return app, how, ui, render, sf
 
 
-def _freq_by_cluster(trace: Trace, platform) -> dict:
+def _freq_by_cluster(s: "_Scan", platform) -> dict:
     """Each cluster's frequency residency from its first CPU's cpu_frequency events (a
     cluster is one cpufreq policy: its CPUs share the frequency): the mean frequency and
     the share of time at the lowest OPP, from the first event to the window's end."""
-    from hetsched.traces.parse import Freq
-
     out = {}
     for cl in platform.clusters:
-        cpu = cl.cpus[0]
-        changes = [(e.ts, e.khz) for e in trace.events if isinstance(e, Freq) and e.cpu == cpu]
+        changes = s.freq_changes[cl.cpus[0]]
         if not changes:
             continue
         fmin = min(o.khz for o in cl.opps)
-        spans = [(b[0] - a[0], a[1]) for a, b in zip(changes, changes[1:] + [(trace.end_ns, None)])]
+        spans = [(b[0] - a[0], a[1]) for a, b in zip(changes, changes[1:] + [(s.t1, None)])]
         total = sum(d for d, _ in spans)
         if total <= 0:
             continue
@@ -562,7 +564,7 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
     if platform is not None:
         for cl in platform.clusters:
             by_cluster[cl.name] = sum(busy[c] for c in cl.cpus) / (len(cl.cpus) * window)
-        freq_by_cluster = _freq_by_cluster(trace, platform)
+        freq_by_cluster = _freq_by_cluster(s, platform)
     run_ns = sum(t.run_ns for t in s.threads.values())
     wakeup_event = "sched_waking" if s.has_waking else "sched_wakeup" if s.wakeups else None
     wait_ns = sum(t.wait_ns for t in s.threads.values()) if wakeup_event else None

@@ -39,7 +39,7 @@ from typing import Iterator, Optional
 
 from hetsched.errors import InputError
 from hetsched.traces.parse import (IDLE_EXIT, KHZ_MAX, NR_CPUS_MAX, PID_MAX, PRIO_MAX, Exit, Fork, Freq, Idle,
-                                   Switch, Trace, Wakeup)
+                                   Switch, Trace, Wakeup, parse_state)
 
 __all__ = ["PERFETTO_SUFFIXES", "looks_like_perfetto", "read_perfetto", "prev_state_letter"]
 
@@ -81,8 +81,6 @@ def prev_state_letter(raw: int, kernel: Optional[tuple[int, int]]) -> Optional[s
                 return letter
         return None
     # before v4.14: p->state itself, TASK_STATE_MAX or'ed in when preempted
-    from hetsched.traces.parse import parse_state
-
     return parse_state(str(raw))
 
 
@@ -276,9 +274,9 @@ class _Reader:
                     if not 0 < pid <= PID_MAX or not 0 <= target < NR_CPUS_MAX:
                         self.bad("malformed sched_waking (compact)")
                         continue
-                    waker = cur_pid if cur_pid is not None else 0
-                    events.append(Wakeup(ts, cpu, "waking", max(waker, 0),
-                                         cur_comm if waker > 0 else "", bool(irq), comm, pid, _prio(prio), target))
+                    waker = cur_pid or 0  # 0 until the CPU's task is known
+                    events.append(Wakeup(ts, cpu, "waking", waker, cur_comm if waker else "", bool(irq), comm, pid,
+                                         _prio(prio), target))
                 else:
                     _, _, _, common_pid, irq, f = r
                     if cur_pid is None and common_pid is not None and kind != "sched_switch":

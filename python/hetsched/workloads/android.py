@@ -66,19 +66,13 @@ EXCLUDED_KTHREAD_PREFIXES = ("sugov:", "migration/")
 def background_pids(trace) -> tuple[set, dict]:
     """The pids of ``trace`` that form the background, and what was left out (reason ->
     number of threads)."""
-    from hetsched.traces.parse import Switch, Wakeup
+    from hetsched.traces.parse import iter_tasks
 
-    seen: dict[int, str] = {}
-    for e in trace.events:
-        if isinstance(e, Switch):
-            for pid, comm in ((e.prev_pid, e.prev_comm), (e.next_pid, e.next_comm)):
-                if pid > 0:
-                    seen.setdefault(pid, comm)
-        elif isinstance(e, Wakeup) and e.pid > 0:
-            seen.setdefault(e.pid, e.comm)
     keep: set = set()
     left: dict = {}
-    for pid, comm in seen.items():
+    for pid, comm in iter_tasks(trace):
+        if pid <= 0:  # the idle task, and a task the trace does not name
+            continue
         name = trace.thread_names.get(pid, comm)
         proc = trace.process_names.get(trace.tgids.get(pid), "")
         if proc in EXCLUDED_PROCESSES or name in EXCLUDED_COMMS:

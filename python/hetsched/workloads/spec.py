@@ -296,43 +296,50 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
 SYSTEM_KEY = "system"
 
 
+def _take_recorded(spec: dict, key: str) -> tuple[dict, dict, list[dict]] | None:
+    """``spec`` without the tasks its record ``spec[key]`` names (and without the record),
+    the record, and those tasks; None if it has no such record. A spec lists them after its
+    own tasks, so taking them off moves no task id; their semaphores and timers stay."""
+    record = spec.get(key)
+    if not isinstance(record, dict) or not record.get("tasks"):
+        return None
+    names = set(record["tasks"])
+    own = [t for t in spec["tasks"] if t["name"] not in names]
+    taken = [t for t in spec["tasks"] if t["name"] in names]
+    return {k: v for k, v in spec.items() if k != key} | {"tasks": own}, dict(record), taken
+
+
 def _one_system(specs: Sequence[dict]) -> tuple[list[dict], dict | None]:
-    """The specs with one recorded phone system among them: the first spec's that carries
-    one keeps it, the others lose theirs (the browsing and the game of one phone run beside
-    one system_server). A spec lists the system's tasks after its own, so taking them off
-    moves no task id; their semaphores and timers stay, unused."""
+    """The specs with one recorded phone system among them: the first spec that carries
+    one keeps it (its tasks where they are), the others lose theirs (the browsing and the
+    game of one phone run beside one system_server)."""
     out, kept = [], None
     for spec in specs:
-        record = spec.get(SYSTEM_KEY)
-        if not isinstance(record, dict) or not record.get("tasks"):
+        took = _take_recorded(spec, SYSTEM_KEY)
+        if took is None:
             out.append(spec)
-            continue
-        if kept is None:
-            kept = dict(record)
+        elif kept is None:
+            kept = took[1]
             out.append({k: v for k, v in spec.items() if k != SYSTEM_KEY})
-            continue
-        names = set(record["tasks"])
-        out.append({k: v for k, v in spec.items() if k != SYSTEM_KEY}
-                   | {"tasks": [t for t in spec["tasks"] if t["name"] not in names]})
+        else:
+            out.append(took[0])
     return out, kept
 
 
 def _split_noise(specs: Sequence[dict]) -> tuple[list[dict], tuple[dict, list[dict]] | None]:
     """The specs without their noise workers, and the set the merged run keeps (its
     record and tasks): the longest horizon, None (forever) first, the earliest spec on a
-    tie. A spec lists its workers after its own tasks, so taking them off moves no id."""
+    tie."""
     out, best = [], None
     for spec in specs:
-        record = spec.get(NOISE_KEY)
-        if not isinstance(record, dict) or not record.get("tasks"):
+        took = _take_recorded(spec, NOISE_KEY)
+        if took is None:
             out.append(spec)
             continue
-        names = set(record["tasks"])
-        own = [t for t in spec["tasks"] if t["name"] not in names]
-        workers = [t for t in spec["tasks"] if t["name"] in names]
-        out.append({k: v for k, v in spec.items() if k != NOISE_KEY} | {"tasks": own})
+        own, record, workers = took
+        out.append(own)
         h = record.get("horizon_ns")
         key = float("inf") if h is None else float(h)
         if best is None or key > best[0]:
-            best = (key, dict(record), workers)
+            best = (key, record, workers)
     return out, None if best is None else (best[1], best[2])
