@@ -39,16 +39,21 @@ from typing import Iterable, Iterator, Optional, Union
 
 from hetsched import _input
 from hetsched.errors import InputError
+from hetsched.traces import store as _st
+from hetsched.traces.store import EventStore
 
 __all__ = ["Switch", "Wakeup", "Fork", "Exit", "Exec", "Freq", "Idle", "Trace", "load_trace", "parse_text",
            "parse_state", "TRACE_DAT_MAGIC", "trace_cmd_available"]
 
 TRACE_DAT_MAGIC = b"\x17\x08\x44tracing"
 
-#: A trace is read whole and becomes Python objects of about twice its size; a recording
-#: of a few minutes is tens of MB. 1 GiB (also the most a gzipped one may expand to) keeps
-#: a wrong path (a disk image, /dev/zero) from exhausting memory.
+#: A trace is read as a stream, a few MB at a time, into columns of about 50 bytes an
+#: event (store.py); a recording of a few minutes is tens of MB. 1 GiB (also the most a
+#: gzipped one may expand to) keeps a wrong path (a disk image, /dev/zero) from reading
+#: without end.
 MAX_TRACE_BYTES = 2**30
+#: bytes read from a file at a time
+CHUNK_BYTES = 1 << 20
 #: The kernel formats each trace line into one trace_seq buffer (a page or two, and
 #: trace_marker text is at most 4 KiB): a longer line is not one it wrote. Bounding it also
 #: bounds the work of the field patterns, whose comm groups backtrack.
@@ -142,7 +147,9 @@ Event = Union[Switch, Wakeup, Fork, Exit, Exec, Freq, Idle]
 class Trace:
     source: str
     format: str                       # "trace-cmd report", "ftrace", "systrace", "trace.dat", "hetsched-record"
-    events: list = field(default_factory=list)
+    #: the events in time order: a sequence of Switch, Wakeup, ... objects, made one at a
+    #: time as they are read, from columns (store.py; a list of them works as well)
+    events: EventStore = field(default_factory=EventStore)
     nr_cpus: int = 0
     lines: int = 0                    # event lines seen (header/comment lines not counted)
     used: int = 0                     # event lines turned into events
@@ -171,6 +178,8 @@ class Trace:
         return self.events[-1].ts if self.events else 0
 
     def counts(self) -> Counter:
+        if isinstance(self.events, EventStore):
+            return Counter(self.events.kind_counts())
         c: Counter = Counter()
         for e in self.events:
             c[e.kind if isinstance(e, Wakeup) else type(e).__name__.lower()] += 1
@@ -220,6 +229,7 @@ USED_EVENTS = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new
 # kernel task-state letters (task_state_to_char / TASK_REPORT) and what a switch-out means
 _LETTERS = {"R": "R", "S": "S", "D": "D", "T": "T", "t": "T", "X": "X", "Z": "X", "x": "X",
             "I": "I", "P": "P", "W": "W", "K": "D", "N": "S"}
+_STATE_CODE = {c: i for i, c in enumerate(_st.STATES)}
 
 
 def parse_state(raw: str) -> Optional[str]:
@@ -287,6 +297,7 @@ class _Parser:
     def __init__(self, trace: Trace):
         self.t = trace
         self.max_cpu = -1
+        self.add = trace.events.add_row
 
     def bad(self, lineno: int, reason: str) -> None:
         self.t.skipped[reason] += 1
@@ -360,13 +371,14 @@ class _Parser:
         tgid = m.group("tgid")
         if tgid is not None and tgid.isdigit() and pid:
             self.t.tgids.setdefault(pid, int(tgid))
-        self.max_cpu = max(self.max_cpu, cpu)
+        if cpu > self.max_cpu:
+            self.max_cpu = cpu
         self.t.used += 1
-        self.t.events.append(out)
+        self.add(out)
 
-    def event(self, lineno: int, m: re.Match, ts: int, cpu: int, pid: int) -> Optional[Event]:
-        """The event of a line whose prefix parsed; None if skipped (counted), _Bad if a
-        number of its fields is out of range."""
+    def event(self, lineno: int, m: re.Match, ts: int, cpu: int, pid: int) -> Optional[tuple]:
+        """The event of a line whose prefix parsed, as its row of the trace's EventStore;
+        None if skipped (counted), _Bad if a number of its fields is out of range."""
         ev = m.group("event")
         body = m.group("body")
         comm = m.group("comm").strip()
@@ -377,62 +389,65 @@ class _Parser:
             if f is None or state is None:
                 self.bad(lineno, "malformed sched_switch")
                 return None
-            out = Switch(ts, cpu, f.group("pc"), _n(f.group("pp"), PID_MAX, -PID_MAX),
-                         _n(f.group("ppr"), PRIO_MAX, -PRIO_MAX), state, f.group("nc"), _n(f.group("np"), PID_MAX),
-                         _n(f.group("npr"), PRIO_MAX, -PRIO_MAX))
+            out = (ts, cpu, _st.SWITCH, _n(f.group("pp"), PID_MAX, -PID_MAX), f.group("pc"),
+                   _n(f.group("ppr"), PRIO_MAX, -PRIO_MAX), _n(f.group("np"), PID_MAX), f.group("nc"),
+                   _n(f.group("npr"), PRIO_MAX, -PRIO_MAX), _STATE_CODE[state], 0, 0)
         elif ev in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
             f = _WAKE.match(body) or _WAKE_PLUGIN.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
-            out = Wakeup(ts, cpu, ev[6:], pid, comm, _irq_flags(m.group("flags")), f.group("c"),
-                         _n(f.group("p"), PID_MAX), _n(f.group("pr"), PRIO_MAX, -PRIO_MAX),
-                         _n(f.group("t"), NR_CPUS_MAX - 1) if f.group("t") else None,
-                         f.group("s") != "0")
+            out = (ts, cpu, _st.WAKE_CODES[ev[6:]], pid, comm, 0, _n(f.group("p"), PID_MAX), f.group("c"),
+                   _n(f.group("pr"), PRIO_MAX, -PRIO_MAX), 0,
+                   _n(f.group("t"), NR_CPUS_MAX - 1) if f.group("t") else -1,
+                   (_st.IRQ if _irq_flags(m.group("flags")) else 0) | (_st.SUCCESS if f.group("s") != "0" else 0))
         elif ev == "sched_process_fork":
             f = _FORK.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
-            out = Fork(ts, cpu, _n(f.group("p"), PID_MAX), f.group("c"), _n(f.group("cp"), PID_MAX), f.group("cc"))
+            out = (ts, cpu, _st.FORK, _n(f.group("p"), PID_MAX), f.group("c"), 0, _n(f.group("cp"), PID_MAX),
+                   f.group("cc"), 0, 0, 0, 0)
         elif ev == "sched_process_exit":
             f = _EXIT.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
-            out = Exit(ts, cpu, _n(f.group("p"), PID_MAX), f.group("c"))
+            out = (ts, cpu, _st.EXIT, _n(f.group("p"), PID_MAX), f.group("c"), 0, 0, "", 0, 0, 0, 0)
         elif ev == "sched_process_exec":
             f = _EXEC.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
-            out = Exec(ts, cpu, _n(f.group("p"), PID_MAX), os.path.basename(f.group("f"))[:15])
+            out = (ts, cpu, _st.EXEC, _n(f.group("p"), PID_MAX), os.path.basename(f.group("f"))[:15], 0, 0, "", 0, 0,
+                   0, 0)
         elif ev == "cpu_frequency":
             f = _FREQ.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
-            out = Freq(ts, _n(f.group("c"), NR_CPUS_MAX - 1), _n(f.group("s"), KHZ_MAX))
+            out = (ts, _n(f.group("c"), NR_CPUS_MAX - 1), _st.FREQ, 0, "", 0, 0, "", 0, 0, _n(f.group("s"), KHZ_MAX), 0)
         elif ev == "cpu_idle":
             f = _FREQ.match(body)  # the same "state=N cpu_id=N" fields
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
             state = _n(f.group("s"), KHZ_MAX)
-            out = Idle(ts, _n(f.group("c"), NR_CPUS_MAX - 1), IDLE_EXIT if state == KHZ_MAX else state)
+            out = (ts, _n(f.group("c"), NR_CPUS_MAX - 1), _st.IDLE, 0, "", 0, 0, "", 0, 0,
+                   IDLE_EXIT if state == KHZ_MAX else state, 0)
         elif ev == "print" and "cpu_frequency_devlib" in body:
             f = _DEVLIB_FREQ.search(body)
             if f is None:
                 self.bad(lineno, "malformed cpu_frequency_devlib")
                 return None
-            out = Freq(ts, _n(f.group("c"), NR_CPUS_MAX - 1), _n(f.group("s"), KHZ_MAX))
+            out = (ts, _n(f.group("c"), NR_CPUS_MAX - 1), _st.FREQ, 0, "", 0, 0, "", 0, 0, _n(f.group("s"), KHZ_MAX), 0)
         else:
             self.t.skipped[f"event {ev}"] += 1
             return None
         return out
 
     def finish(self) -> Trace:
-        self.t.events.sort(key=lambda e: e.ts)  # stable: file order within a timestamp
+        self.t.events.finish()  # sorted by time, stably: file order within a timestamp
         if self.t.nr_cpus <= self.max_cpu:
             self.t.nr_cpus = self.max_cpu + 1
         return self.t
@@ -645,11 +660,33 @@ def _js_string_lines(text: str, start: int, quote: str, lineno: int, source: str
             pieces.append(out)
 
 
-def _html_parts(text: str, source: str) -> Iterator[_Embedded]:
-    """Every trace the page embeds, in page order."""
+def _viewer_part(text: str, start: int, end: int, where: str, source: str) -> _Embedded:
+    """A trace2html viewer-data block, text[start:end]: base64 of a trace, gzipped or not."""
     import base64
     import binascii
 
+    def raw() -> bytes:
+        try:
+            return base64.b64decode(text[start:end])
+        except (binascii.Error, ValueError) as err:
+            raise InputError(source, where, f"base64 text, as trace2html writes it ({err})") from None
+
+    def lines() -> Iterator[tuple[int, str]]:
+        data = raw()
+        if data[:2] == b"\x1f\x8b":
+            return _gzip_lines(data, source, where)
+        dec = data.decode("utf-8", errors="replace")
+        return _text_lines(dec, 0, len(dec), 1)
+
+    def whole() -> str:
+        data = raw()
+        return (_gunzip(data, source) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", errors="replace")
+
+    return _Embedded(where, lines, whole)
+
+
+def _html_parts(text: str, source: str) -> Iterator[_Embedded]:
+    """Every trace the page embeds, in page order."""
     tags = sorted([(m.start(), m.end(), "trace-data") for m in _TRACE_DATA_TAG.finditer(text)]
                   + [(m.start(), m.end(), "viewer-data") for m in _VIEWER_DATA_TAG.finditer(text)])
     pos = line = 0   # line numbers are counted forward from the last block
@@ -670,24 +707,7 @@ def _html_parts(text: str, source: str) -> Iterator[_Embedded]:
                             lambda s=start, e=end: text[s:e])
             continue
 
-        def raw(s=start, e=end, where=where) -> bytes:
-            try:
-                return base64.b64decode(text[s:e])
-            except (binascii.Error, ValueError) as err:
-                raise InputError(source, where, f"base64 text, as trace2html writes it ({err})") from None
-
-        def lines(raw=raw, where=where) -> Iterator[tuple[int, str]]:
-            data = raw()
-            if data[:2] == b"\x1f\x8b":
-                return _gzip_lines(data, source, where)
-            dec = data.decode("utf-8", errors="replace")
-            return _text_lines(dec, 0, len(dec), 1)
-
-        def whole(raw=raw) -> str:
-            data = raw()
-            return (_gunzip(data, source) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", errors="replace")
-
-        yield _Embedded(where, lines, whole)
+        yield _viewer_part(text, start, end, where, source)
     if tags:
         return
     # the 2012 pages: one JavaScript string (searched for only where no block is, so that
@@ -698,6 +718,142 @@ def _html_parts(text: str, source: str) -> Iterator[_Embedded]:
         q = m.group(1)
         yield _Embedded(f"linuxPerfData (line {n})", lambda: _js_string_lines(text, m.end(), q, n, source),
                         lambda: "\n".join(t for _, t in _js_string_lines(text, m.end(), q, n, source)))
+
+
+class _StreamBlock:
+    """A trace-data block of a page being read one line at a time: its lines (read from
+    the page as they are asked for) and, for a JSON block, its whole text."""
+
+    #: the most lines _part_kind reads before it decides (200), with room
+    HEAD_LINES = 256
+
+    def __init__(self, next_line, first: str, lineno: int, source: str, where: str) -> None:
+        self.next_line, self.source, self.where = next_line, source, where   # () -> the page's next line or None
+        self.next_piece: Optional[str] = first   # the rest of the tag's line
+        self.lineno = lineno
+        self.done = False
+        self.seen: Optional[list] = []           # the pieces read, while few (all, once whole() is asked)
+        self.keep = self.HEAD_LINES
+        self.after_lines = 0                     # page lines read past the tag's
+
+    def _pieces(self) -> Iterator[tuple[int, str]]:
+        """(line number, piece) of the block's text split at newlines, the last piece
+        (before </script>) included even if empty; marks the block done."""
+        while not self.done:
+            cur = self.next_piece
+            if cur is None:
+                cur = self.next_line()
+                if cur is None:
+                    raise InputError(self.source, self.where, f"a block closed by {_SCRIPT_END} (it never closes: "
+                                     "the file ends inside it, so it may be truncated)")
+                self.after_lines += 1
+                self.lineno += 1
+            self.next_piece = None
+            k = cur.find(_SCRIPT_END)
+            if k >= 0:
+                cur = cur[:k]
+                self.done = True
+            if self.seen is not None:
+                self.seen.append(cur)
+                if len(self.seen) > self.keep:
+                    self.seen = None
+            yield self.lineno, cur
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        # as _text_lines: every piece but an empty one just before </script>
+        for lineno, piece in self._pieces():
+            if self.done and not piece:
+                return
+            yield lineno, piece
+
+    def whole(self) -> str:
+        if self.seen is None:
+            raise RuntimeError("a block's whole text asked for after its head was read")
+        self.keep = MAX_TRACE_BYTES
+        for _ in self._pieces():
+            pass
+        text = "\n".join(self.seen)
+        self.seen = None
+        return text
+
+    def drain(self) -> None:
+        self.seen = None
+        for _ in self._pieces():
+            pass
+
+
+_TAG_OPEN_LINE = re.compile(r"[ \t]*<\s*\Z")
+
+
+def _read_systrace_stream(page: Iterator[str], source: str) -> Optional[Trace]:
+    """A systrace / Catapult page read one line at a time (``page``: its text split at
+    newlines): every ftrace block into one trace, with the process tables of its process
+    dumps, as :func:`_read_systrace_html` reads the whole text. None if the page has no
+    trace-data or viewer-data block (it is then read whole, for the old pages' string)."""
+    p = _Parser(Trace(source=source, format="systrace"))
+    tables = _ProcessTables()
+    found: list[tuple[str, str]] = []
+    lineno = 0
+    page = iter(page)
+    held: list[str] = []   # lines read ahead (a tag broken across lines), to be read again
+    any_tag = False
+    while True:
+        if held:
+            line = held.pop(0)
+        else:
+            line = next(page, None)
+            if line is None:
+                break
+        lineno += 1
+        m = _TRACE_DATA_TAG.match(line)
+        kind = "trace-data"
+        if m is None:
+            m = _VIEWER_DATA_TAG.match(line)
+            kind = "viewer-data"
+        at = lineno
+        if m is None and _TAG_OPEN_LINE.match(line):
+            # "<" then only white space to the line's end: a viewer-data tag may go on below
+            joined, extra = line, []
+            while _TAG_OPEN_LINE.match(joined):
+                nxt = held.pop(0) if held else next(page, None)
+                if nxt is None:
+                    break
+                extra.append(nxt)
+                joined += "\n" + nxt
+            m = _VIEWER_DATA_TAG.match(joined)
+            if m is None:
+                held[:0] = extra
+                continue
+            lineno += len(extra)
+            line = joined[joined.rfind("\n", 0, m.end()) + 1:]
+            m_end = m.end() - (len(joined) - len(line))
+        elif m is None:
+            continue
+        else:
+            m_end = m.end()
+        any_tag = True
+        where = f"{kind} block at line {at}"
+        block = _StreamBlock(lambda: held.pop(0) if held else next(page, None), line[m_end:], at, source, where)
+        if kind == "trace-data":
+            part = _Embedded(where, block.lines, block.whole)
+            found.append((where, _read_part(part, p, tables, source)))
+            block.drain()
+        else:
+            text = block.whole()
+            found.append((where, _read_part(_viewer_part(text, 0, len(text), where, source), p, tables, source)))
+            del text
+        lineno += block.after_lines
+    if not any_tag:
+        return None
+    if not any("ftrace" in k for _, k in found):
+        what = "; ".join(f"{k} ({w})" for w, k in found) or "none"
+        raise InputError(source, "trace-data",
+                         'a <script class="trace-data" type="application/text"> block (or trace2html\'s '
+                         "viewer-data, or the old pages' linuxPerfData string) with ftrace text; "
+                         f"this page has: {what}")
+    tr = p.finish()
+    tables.merge_into(tr)
+    return tr
 
 
 def _part_kind(lines: Iterator[tuple[int, str]]) -> tuple[str, list]:
@@ -930,52 +1086,266 @@ def _trace_dat_text(path: Path, source: str) -> str:
 
 
 def load_trace(path: Union[str, os.PathLike]) -> Trace:
-    """Read a trace file of any supported format (detected from its content)."""
+    """Read a trace file of any supported format (detected from its content).
+
+    The file is read forward a chunk at a time (a gzipped one decompressed as it goes) and
+    its events go into columns as they are read (store.py): neither the file nor its
+    decoded text is held whole. Only a page with no trace-data block (the 2012 pages'
+    JavaScript string), a trace2html block and a trace.dat's decoded text are."""
     p = Path(path)
     source = str(p)
-    data = _input.read_bytes(p, source, "trace file", MAX_TRACE_BYTES)
-    if data[:2] == b"\x1f\x8b":
-        data = _gunzip(data, source)
-    from hetsched.traces.perfetto import looks_like_perfetto, read_perfetto
+    src = _FileBytes(p, source)
+    from hetsched.traces.perfetto import looks_like_perfetto, read_perfetto_stream
 
     name = p.name[:-3] if p.name.lower().endswith(".gz") else p.name
-    not_utf8: Optional[int] = None
-    if looks_like_perfetto(data, name):
-        tr = read_perfetto(data, source)
-    elif data.startswith(TRACE_DAT_MAGIC):
-        if p.suffix == ".gz":
+    head = src.head(4096)
+    bad_utf8: list = []
+    if looks_like_perfetto(head, name, src.length_at_least):
+        tr = read_perfetto_stream(_Reader(src.chunks()).read, source)
+    elif head.startswith(TRACE_DAT_MAGIC):
+        if src.gzipped:
             with tempfile.TemporaryDirectory(prefix="hetsched-trace-") as d:
                 tmp = Path(d) / "trace.dat"
-                tmp.write_bytes(data)
+                with open(tmp, "wb") as fh:
+                    for chunk in src.chunks():
+                        fh.write(chunk)
                 text = _trace_dat_text(tmp, source)
         else:
             text = _trace_dat_text(p, source)
         tr = parse_text(text.splitlines(), source, "trace.dat")
     else:
-        if b"\x00" in data[:4096]:
+        if b"\x00" in head[:4096]:
             raise InputError(source, "format", "a trace (trace-cmd report / ftrace text, systrace HTML or "
                              "a trace-cmd trace.dat): this is an unknown binary file")
-        try:
-            text, not_utf8 = data.decode("utf-8"), None
-        except UnicodeDecodeError as e:  # kept (see the module's docstring), and named if nothing parses
-            text, not_utf8 = data.decode("utf-8", errors="replace"), e.start
-        head = text[:4096].lower()
-        if "<html" in head or "<!doctype html" in head:
-            tr = _read_systrace_html(text, source)
+        texts = _decoded(_line_chunks(src.chunks()), bad_utf8)
+        first = next(texts, "")
+        low = first[:4096].lower()
+        if "<html" in low or "<!doctype html" in low:
+            tr = _read_systrace_stream(_split_lines(first, texts), source)
+            if tr is None:  # no block: the old pages' JavaScript string, read from the whole text
+                bad_utf8.clear()
+                text = "".join(_decoded(_line_chunks(src.chunks()), bad_utf8))
+                tr = _read_systrace_html(text, source)
+                del text
         else:
-            fmt = "trace-cmd report" if re.match(r"\s*version = \d+", text) else "ftrace"
-            tr = parse_text(text.splitlines(), source, fmt)
+            fmt = "trace-cmd report" if re.match(r"\s*version = \d+", first) else "ftrace"
+            p_ = _Parser(Trace(source=source, format=fmt))
+            lineno = 1
+            for chunk in _chain_one(first, texts):
+                for line in chunk.splitlines():
+                    p_.line(lineno, line)
+                    lineno += 1
+            tr = p_.finish()
             if tr.meta:
                 tr.format = "hetsched-record"
-    if not any(isinstance(e, Switch) for e in tr.events):
+    if not _has_switch(tr.events):
         what = (f"{tr.used} scheduler events, none sched_switch" if tr.used else
                 f"none of its {tr.lines} lines has the form 'comm-pid [cpu] seconds: event: fields'"
                 if tr.nr_skipped == tr.skipped["malformed line"] else
                 f"{tr.lines} event lines, none sched_switch")
-        if not_utf8 is not None:
-            what += f"; byte 0x{data[not_utf8]:02x} at offset {not_utf8} is not UTF-8"
+        if bad_utf8:
+            offset, byte = bad_utf8[0]
+            what += f"; byte 0x{byte:02x} at offset {offset} is not UTF-8"
         raise InputError(source, "events", f"a scheduler trace with sched_switch events ({what})")
     return tr
+
+
+def _has_switch(events) -> bool:
+    if isinstance(events, EventStore):
+        return events.has(_st.SWITCH)
+    return any(isinstance(e, Switch) for e in events)
+
+
+def _chain_one(first: str, rest: Iterator[str]) -> Iterator[str]:
+    if first:
+        yield first
+    yield from rest
+
+
+class _FileBytes:
+    """A trace file's bytes, read forward a chunk at a time from its start as often as
+    asked (gunzipped when it is gzip); what read_bytes checks, checked on opening."""
+
+    def __init__(self, path: Path, source: str) -> None:
+        import stat
+
+        self.path, self.source = path, source
+        _input._no_nul(path, source, "file", "trace file")
+        self.data: Optional[bytes] = None   # the bytes of a file that is not a regular one
+        try:
+            st = os.stat(path)
+            if stat.S_ISDIR(st.st_mode):
+                raise InputError(source, "file", "a trace file", got=_input.Shown("a directory"))
+            if stat.S_ISREG(st.st_mode):
+                if st.st_size > MAX_TRACE_BYTES:
+                    raise InputError(source, "file", f"a trace file of at most {MAX_TRACE_BYTES // 2**20} MB",
+                                     got=_input.Shown(f"{st.st_size} bytes"))
+                self.size: Optional[int] = st.st_size
+                with open(path, "rb") as fh:
+                    magic = fh.read(2)
+            else:  # a device or a pipe: read once, as a whole (it cannot be read again)
+                self.data = _input.read_bytes(path, source, "trace file", MAX_TRACE_BYTES)
+                self.size, magic = len(self.data), self.data[:2]
+        except FileNotFoundError:
+            raise InputError(source, "file", "an existing trace file", got=_input.Shown("no such file")) from None
+        except OSError as e:
+            raise InputError(source, "file", "a readable trace file",
+                             got=_input.Shown(e.strerror or type(e).__name__)) from None
+        self.gzipped = magic == b"\x1f\x8b"
+        if self.gzipped:
+            self.size = None  # known once decompressed
+
+    def _raw(self) -> Iterator[bytes]:
+        if self.data is not None:
+            yield self.data
+            return
+        try:
+            with open(self.path, "rb") as fh:
+                while True:
+                    chunk = fh.read(CHUNK_BYTES)
+                    if not chunk:
+                        return
+                    yield chunk
+        except OSError as e:
+            raise InputError(self.source, "file", "a readable trace file",
+                             got=_input.Shown(e.strerror or type(e).__name__)) from None
+
+    def chunks(self) -> Iterator[bytes]:
+        """The content from its start (decompressed), in chunks of about CHUNK_BYTES."""
+        return _gunzip_chunks(self._raw(), self.source) if self.gzipped else self._raw()
+
+    def head(self, n: int) -> bytes:
+        """At least the first ``n`` bytes of the content (all of it if it is shorter)."""
+        out = b""
+        for chunk in self.chunks():
+            out += chunk
+            if len(out) >= n:
+                break
+        return out
+
+    def length_at_least(self, n: int) -> bool:
+        """Whether the content has at least ``n`` bytes."""
+        if self.size is not None:
+            return self.size >= n
+        size = 0
+        for chunk in self.chunks():
+            size += len(chunk)
+            if size >= n:
+                return True
+        return False
+
+
+class _Reader:
+    """read(n) over a stream of chunks: up to n bytes, fewer only at its end."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self.chunks = chunks
+        self.buf = b""
+        self.pos = 0
+
+    def read(self, n: int) -> bytes:
+        avail = len(self.buf) - self.pos
+        if avail >= n:
+            out = self.buf[self.pos:self.pos + n]
+            self.pos += n
+            return out
+        parts = [self.buf[self.pos:]]
+        for chunk in self.chunks:
+            parts.append(chunk)
+            avail += len(chunk)
+            if avail >= n:
+                break
+        data = b"".join(parts)
+        self.buf, self.pos = data, min(n, len(data))
+        return data[:n]
+
+
+def _line_chunks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The same bytes re-cut to end at a newline (but the last): UTF-8 never has a
+    newline byte inside a character, so each decodes as it would in the whole."""
+    rest = b""
+    for chunk in chunks:
+        nl = chunk.rfind(b"\n")
+        if nl < 0:
+            rest += chunk
+            continue
+        yield rest + chunk[:nl + 1] if rest else chunk[:nl + 1]
+        rest = chunk[nl + 1:]
+    if rest:
+        yield rest
+
+
+def _decoded(chunks: Iterator[bytes], bad: list) -> Iterator[str]:
+    """Each chunk as UTF-8 text, bytes that are not read as U+FFFD; the first such byte's
+    (offset, value) appended to ``bad``."""
+    offset = 0
+    for chunk in chunks:
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if not bad:
+                bad.append((offset + e.start, chunk[e.start]))
+            text = chunk.decode("utf-8", errors="replace")
+        offset += len(chunk)
+        yield text
+
+
+def _split_lines(first: str, rest: Iterator[str]) -> Iterator[str]:
+    """The text of ``first`` and then ``rest`` (chunks that end at a newline, but the
+    last) as ``text.split("\n")`` would give it, one line at a time."""
+    chunk = first
+    for nxt in rest:
+        pieces = chunk.split("\n")
+        pieces.pop()  # "" after the chunk's last newline
+        yield from pieces
+        chunk = nxt
+    yield from chunk.split("\n")
+
+
+def _gunzip_chunks(raw: Iterator[bytes], source: str) -> Iterator[bytes]:
+    """A gzip stream's content, decompressed a chunk at a time, at most MAX_TRACE_BYTES of
+    it (a small file may expand to any size); as :func:`_gunzip`, one member after the
+    other, zero padding after a member allowed."""
+    import zlib
+
+    size = 0
+    pending = b""
+    raw = iter(raw)
+    at_end = False
+
+    def more() -> bytes:
+        nonlocal at_end
+        for chunk in raw:
+            if chunk:
+                return chunk
+        at_end = True
+        return b""
+
+    pending = more()
+    while pending:
+        d = zlib.decompressobj(wbits=31)  # a gzip header and trailer
+        data = pending
+        while True:
+            try:
+                out = d.decompress(data, CHUNK_BYTES)
+            except zlib.error as e:
+                raise InputError(source, "gzip", f"a complete gzip stream ({e})") from None
+            size += len(out)
+            if size > MAX_TRACE_BYTES:
+                raise InputError(source, "gzip", f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once "
+                                 "decompressed", got=_input.Shown(f"more than {MAX_TRACE_BYTES} bytes"))
+            if out:
+                yield out
+            if d.eof:
+                break
+            data = d.unconsumed_tail
+            if not data:
+                data = more()
+                if not data:
+                    raise InputError(source, "gzip", "a complete gzip stream (it ends early)")
+        pending = d.unused_data.lstrip(b"\0")
+        while not pending and not at_end:
+            pending = more().lstrip(b"\0")
 
 
 def _gunzip(data: bytes, source: str) -> bytes:

@@ -34,14 +34,19 @@ name; ``processes``: pid, cmdline), task_newtask and task_rename events.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from typing import Iterator, Optional
+from array import array
+from collections import Counter
+from itertools import accumulate
+from typing import Callable, Iterator, Optional
+
+import numpy as np
 
 from hetsched.errors import InputError
-from hetsched.traces.parse import (IDLE_EXIT, KHZ_MAX, NR_CPUS_MAX, PID_MAX, PRIO_MAX, Exit, Fork, Freq, Idle,
-                                   Switch, Trace, Wakeup, parse_state)
+from hetsched.traces import store as _st
+from hetsched.traces.parse import IDLE_EXIT, KHZ_MAX, NR_CPUS_MAX, PID_MAX, PRIO_MAX, Trace, parse_state
 
-__all__ = ["PERFETTO_SUFFIXES", "looks_like_perfetto", "read_perfetto", "prev_state_letter"]
+__all__ = ["PERFETTO_SUFFIXES", "looks_like_perfetto", "read_perfetto", "read_perfetto_stream",
+           "prev_state_letter"]
 
 PERFETTO_SUFFIXES = (".perfetto-trace", ".pftrace", ".pb", ".perfetto")
 
@@ -84,14 +89,18 @@ def prev_state_letter(raw: int, kernel: Optional[tuple[int, int]]) -> Optional[s
     return parse_state(str(raw))
 
 
-def looks_like_perfetto(data: bytes, name: str) -> bool:
-    """A Perfetto trace by its name, or by its first packet's framing in a binary file."""
+def looks_like_perfetto(data: bytes, name: str, length_at_least: Optional[Callable[[int], bool]] = None) -> bool:
+    """A Perfetto trace by its name, or by its first packet's framing in a binary file
+    (``data`` its first bytes, at least 4096 of them if it has them; ``length_at_least``
+    says whether the whole has at least so many bytes, when ``data`` is not the whole)."""
     if name.lower().endswith(PERFETTO_SUFFIXES):
         return True
     if not data or data[0] != _PACKET_TAG or b"\x00" not in data[:4096]:
         return False
     n, pos = _varint(data, 1)
-    return n is not None and pos + n <= len(data)
+    if n is None:
+        return False
+    return pos + n <= len(data) or (length_at_least is not None and length_at_least(pos + n))
 
 
 def _varint(data: bytes, pos: int) -> tuple[Optional[int], int]:
@@ -104,6 +113,41 @@ def _varint(data: bytes, pos: int) -> tuple[Optional[int], int]:
             return value, i + 1
         shift += 7
     return None, pos
+
+
+def _packets_stream(read: Callable[[int], bytes], source: str) -> Iterator[tuple[int, bytes]]:
+    """(offset, bytes) of each TracePacket of a serialized Trace read from ``read`` (up to
+    n bytes a call, fewer only at the end), one packet at a time."""
+    pos = 0
+    while True:
+        tag = read(1)
+        if not tag:
+            return
+        if tag[0] != _PACKET_TAG:
+            raise InputError(source, f"byte {pos}", "a Perfetto trace: a TracePacket (field 1, tag 0x0a) at each "
+                             f"packet boundary", got=f"tag 0x{tag[0]:02x}")
+        n = shift = 0
+        size = 0
+        for size in range(1, 11):
+            b = read(1)
+            if not b:
+                size = 11
+                break
+            n |= (b[0] & 0x7F) << shift
+            if not b[0] & 0x80:
+                break
+            shift += 7
+        else:
+            size = 11
+        if size > 10:
+            raise InputError(source, f"byte {pos}", "a Perfetto trace: a packet length (varint) after the tag "
+                             "(the file ends inside it: truncated?)")
+        got = read(n)
+        if len(got) < n:
+            raise InputError(source, f"byte {pos}", f"a Perfetto trace whose packets are whole: this one says "
+                             f"{n} bytes, {len(got)} remain (truncated?)")
+        yield pos, got
+        pos += 1 + size + n
 
 
 def _packets(data: bytes, source: str) -> Iterator[tuple[int, memoryview]]:
@@ -126,6 +170,30 @@ def _packets(data: bytes, source: str) -> Iterator[tuple[int, memoryview]]:
         pos = body + n
 
 
+# what the reader keeps of each event of a CPU until it walks the CPU in time order: a
+# code, then up to five numbers and two comms (as indices into the trace's comm table)
+_CSWITCH, _CWAKING, _SWITCH, _WAKING, _WAKEUP, _WAKEUP_NEW, _FORK, _NEWTASK, _RENAME, _EXIT, _FREQ, _IDLE = range(12)
+_CODES = {"sched_switch": _SWITCH, "sched_waking": _WAKING, "sched_wakeup": _WAKEUP,
+          "sched_wakeup_new": _WAKEUP_NEW, "sched_process_fork": _FORK, "task_newtask": _NEWTASK,
+          "task_rename": _RENAME, "sched_process_exit": _EXIT, "cpu_frequency": _FREQ, "cpu_idle": _IDLE}
+_NAMES = {v: k for k, v in _CODES.items()}
+
+
+class _CpuEvents:
+    """One CPU's events in columns, in the file's order: ts, code, the task current on
+    the CPU as the event names it (common pid), irq (-1 unknown, 0, 1), v0..v4, c0, c1."""
+
+    __slots__ = ("cols",)
+    NAMES = ("ts", "code", "cpid", "irq", "v0", "v1", "v2", "v3", "v4", "c0", "c1")
+
+    def __init__(self) -> None:
+        self.cols = [array("q") for _ in self.NAMES]
+
+    def add(self, *row) -> None:
+        for col, v in zip(self.cols, row):
+            col.append(v)
+
+
 class _Reader:
     """Collects a trace's events per CPU, then resolves what the compact encoding leaves
     implied (the task switched out, the waker) walking each CPU in time order."""
@@ -135,17 +203,17 @@ class _Reader:
 
         self.pb = perfetto_trace_pb2
         self.t = Trace(source=source, format="perfetto")
-        # per CPU: (ts, order, kind, fields...) in the order the file gives them
-        self.cpu_events: dict[int, list] = defaultdict(list)
+        self.intern = self.t.events.intern
+        # per CPU, its events in the order the file gives them
+        self.cpu_events: dict[int, _CpuEvents] = {}
         self.kernel: Optional[tuple[int, int]] = None
         self.release = ""
         self.lost_bundles: Counter = Counter()
         self.nonboot_clock: Counter = Counter()
-        self.order = 0
         self.max_cpu = -1
 
     # -- packets -----------------------------------------------------------------------------
-    def packet(self, offset: int, raw: memoryview) -> None:
+    def packet(self, offset: int, raw) -> None:
         pkt = self.pb.TracePacket()
         try:
             pkt.ParseFromString(raw)
@@ -191,107 +259,147 @@ class _Reader:
             # a bundle read under another clock carries one reading of both clocks
             offset = b.boot_timestamp - b.ftrace_timestamp
         self.max_cpu = max(self.max_cpu, cpu)
-        out = self.cpu_events[cpu]
+        out = self.cpu_events.get(cpu)
+        if out is None:
+            out = self.cpu_events[cpu] = _CpuEvents()
         if b.HasField("compact_sched"):
             self.compact(b.compact_sched, cpu, offset, out)
         for ev in b.event:
             self.event(ev, cpu, offset, out)
 
-    def compact(self, cs, cpu: int, offset: int, out: list) -> None:
+    def compact(self, cs, cpu: int, offset: int, out: _CpuEvents) -> None:
         src = self.t.source
-        table = list(cs.intern_table)
+        ids = [self.intern(c) for c in cs.intern_table]
         n = len(cs.switch_timestamp)
         if not (len(cs.switch_prev_state) == len(cs.switch_next_pid) == len(cs.switch_next_prio)
                 == len(cs.switch_next_comm_index) == n):
             raise InputError(src, "compact_sched.switch_*", "arrays of one length (one entry per sched_switch)")
-        for i, (ts, order, comm) in enumerate(self._walk(cs.switch_timestamp, cs.switch_next_comm_index, table,
-                                                         "switch_next_comm_index")):
-            out.append((ts + offset, order, "cswitch", cs.switch_prev_state[i], cs.switch_next_pid[i],
-                        cs.switch_next_prio[i], comm))
+        comms = self._comms(cs.switch_next_comm_index, ids, "switch_next_comm_index")
+        self._extend(out, cs.switch_timestamp, offset, _CSWITCH, (cs.switch_prev_state, cs.switch_next_pid,
+                     cs.switch_next_prio), comms)
         n = len(cs.waking_timestamp)
         if not (len(cs.waking_pid) == len(cs.waking_target_cpu) == len(cs.waking_prio) == len(cs.waking_comm_index)
                 == n) or len(cs.waking_common_flags) not in (0, n):
             raise InputError(src, "compact_sched.waking_*", "arrays of one length (one entry per sched_waking)")
+        comms = self._comms(cs.waking_comm_index, ids, "waking_comm_index")
         flags = cs.waking_common_flags
-        for i, (ts, order, comm) in enumerate(self._walk(cs.waking_timestamp, cs.waking_comm_index, table,
-                                                         "waking_comm_index")):
-            out.append((ts + offset, order, "cwaking", cs.waking_pid[i], cs.waking_prio[i],
-                        cs.waking_target_cpu[i], comm, bool(flags[i] & _IRQ_FLAGS) if flags else None))
+        irq = [1 if f & _IRQ_FLAGS else 0 for f in flags] if flags else [-1] * n
+        self._extend(out, cs.waking_timestamp, offset, _CWAKING, (cs.waking_pid, cs.waking_prio,
+                     cs.waking_target_cpu), comms, irq)
 
-    def _walk(self, stamps, comm_indices, table: list, field: str) -> Iterator[tuple[int, int, str]]:
-        """(timestamp, file order, comm) of a compact array's events: each timestamp a
-        delta from the one before (the first from zero), each comm an intern-table index."""
-        ts = 0
-        for delta, comm in zip(stamps, comm_indices):
-            ts += delta
-            if comm >= len(table):
-                raise InputError(self.t.source, f"compact_sched.{field}",
-                                 f"an index into the bundle's {len(table)}-entry intern table", got=comm)
-            self.order += 1
-            self.t.lines += 1
-            yield ts, self.order, table[comm]
+    def _comms(self, indices, ids: list, field: str) -> list:
+        """Each comm of a compact array: an index into the bundle's intern table."""
+        try:
+            return [ids[i] for i in indices]
+        except IndexError:
+            bad = next(i for i in indices if i >= len(ids))
+            raise InputError(self.t.source, f"compact_sched.{field}",
+                             f"an index into the bundle's {len(ids)}-entry intern table", got=bad) from None
 
-    def event(self, ev, cpu: int, offset: int, out: list) -> None:
+    def _extend(self, out: _CpuEvents, deltas, offset: int, code: int, values: tuple, comms: list,
+                irq: Optional[list] = None) -> None:
+        """A compact array's events: each timestamp a delta from the one before (the
+        first from zero)."""
+        n = len(comms)
+        self.t.lines += n
+        ts, cd, cpid, ir, v0, v1, v2, v3, v4, c0, c1 = out.cols
+        ts.extend(t + offset for t in accumulate(deltas))
+        cd.extend([code] * n)
+        cpid.extend([0] * n)
+        ir.extend(irq if irq is not None else [-1] * n)
+        for col, vals in zip((v0, v1, v2), values):
+            col.extend(vals)
+        zeros = [0] * n
+        v3.extend(zeros)
+        v4.extend(zeros)
+        c0.extend(comms)
+        c1.extend(zeros)
+
+    def event(self, ev, cpu: int, offset: int, out: _CpuEvents) -> None:
         which = ev.WhichOneof("event")
         if which is None:
             self.t.skipped["ftrace event without a payload"] += 1
             return
         self.t.lines += 1
-        if which not in _USED:
+        code = _CODES.get(which)
+        if code is None:
             self.t.skipped[f"event {which}"] += 1
             return
-        self.order += 1
-        irq = bool(ev.common_flags & _IRQ_FLAGS) if ev.HasField("common_flags") else None
-        out.append((ev.timestamp + offset, self.order, which, ev.pid, irq, getattr(ev, which)))
+        irq = (1 if ev.common_flags & _IRQ_FLAGS else 0) if ev.HasField("common_flags") else -1
+        f = getattr(ev, which)
+        i = self.intern
+        ts = ev.timestamp + offset
+        if code == _SWITCH:
+            out.add(ts, code, ev.pid, irq, f.prev_pid, f.prev_prio, f.prev_state, f.next_pid, f.next_prio,
+                    i(f.prev_comm), i(f.next_comm))
+        elif code <= _WAKEUP_NEW:
+            out.add(ts, code, ev.pid, irq, f.pid, f.prio, f.target_cpu, (f.success != 0) if f.HasField("success")
+                    else 1, 0, i(f.comm), 0)
+        elif code == _FORK:
+            out.add(ts, code, ev.pid, irq, f.parent_pid, f.child_pid, 0, 0, 0, i(f.parent_comm), i(f.child_comm))
+        elif code == _NEWTASK:
+            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0)
+        elif code == _RENAME:
+            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.newcomm), 0)
+        elif code == _EXIT:
+            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0)
+        else:  # cpu_frequency, cpu_idle
+            out.add(ts, code, ev.pid, irq, f.cpu_id, f.state, 0, 0, 0, 0, 0)
 
     # -- per CPU, in time order ----------------------------------------------------------------
     def resolve(self) -> Trace:
         t = self.t
-        events: list = []
+        store = t.events
+        add = store.add_row
+        comms = store.comms
+        names = t.thread_names
         self.first_switch_unknown = 0
-        for cpu, recs in self.cpu_events.items():
-            recs.sort(key=lambda r: (r[0], r[1]))
+        SWITCH, STATE = _st.SWITCH, _STATE_CODE
+        for cpu in list(self.cpu_events):
+            recs = self.cpu_events.pop(cpu)
+            cols = [np.frombuffer(c, dtype=np.int64) if len(c) else np.zeros(0, np.int64) for c in recs.cols]
+            order = np.argsort(cols[0], kind="stable")   # time order; the file's within a timestamp
             cur_pid: Optional[int] = None     # the task current on this CPU, once known
             cur_comm, cur_prio = "", 120
-            for r in recs:
-                ts, kind = r[0], r[2]
-                if kind == "cswitch":
-                    _, _, _, raw_state, npid, nprio, ncomm = r
-                    if cur_pid is None:
-                        self.first_switch_unknown += 1
-                        prev_pid, prev_comm, prev_prio, state = -1, "", 120, "R"
+            for start in range(0, len(order), 4096):
+                rows = order[start:start + 4096]
+                chunk = [c[rows].tolist() for c in cols]
+                for ts, code, cpid, irq, v0, v1, v2, v3, v4, c0, c1 in zip(*chunk):
+                    if code == _CSWITCH:
+                        if cur_pid is None:
+                            self.first_switch_unknown += 1
+                            prev_pid, prev_comm, prev_prio, state = -1, "", 120, "R"
+                        else:
+                            prev_pid, prev_comm, prev_prio = cur_pid, cur_comm, cur_prio
+                            state = prev_state_letter(v0, self.kernel)
+                        if state is None or not 0 <= v1 <= PID_MAX:
+                            self.bad("malformed sched_switch (compact)")
+                            continue
+                        ncomm, nprio = comms[c0], _prio(v2)
+                        add((ts, cpu, SWITCH, prev_pid, prev_comm, prev_prio, v1, ncomm, nprio, STATE[state], 0, 0))
+                        cur_pid, cur_comm, cur_prio = v1, ncomm, nprio
+                    elif code == _CWAKING:
+                        if not 0 < v0 <= PID_MAX or not 0 <= v2 < NR_CPUS_MAX:
+                            self.bad("malformed sched_waking (compact)")
+                            continue
+                        waker = cur_pid or 0  # 0 until the CPU's task is known
+                        add((ts, cpu, _st.WAKING, waker, cur_comm if waker else "", 0, v0, comms[c0], _prio(v1), 0,
+                             v2, (_st.IRQ if irq > 0 else 0) | _st.SUCCESS))
                     else:
-                        prev_pid, prev_comm, prev_prio = cur_pid, cur_comm, cur_prio
-                        state = prev_state_letter(raw_state, self.kernel)
-                    if state is None or not 0 <= npid <= PID_MAX:
-                        self.bad("malformed sched_switch (compact)")
-                        continue
-                    events.append(Switch(ts, cpu, prev_comm, prev_pid, prev_prio, state, ncomm, npid,
-                                         _prio(nprio)))
-                    cur_pid, cur_comm, cur_prio = npid, ncomm, _prio(nprio)
-                elif kind == "cwaking":
-                    _, _, _, pid, prio, target, comm, irq = r
-                    if not 0 < pid <= PID_MAX or not 0 <= target < NR_CPUS_MAX:
-                        self.bad("malformed sched_waking (compact)")
-                        continue
-                    waker = cur_pid or 0  # 0 until the CPU's task is known
-                    events.append(Wakeup(ts, cpu, "waking", waker, cur_comm if waker else "", bool(irq), comm, pid,
-                                         _prio(prio), target))
-                else:
-                    _, _, _, common_pid, irq, f = r
-                    if cur_pid is None and common_pid is not None and kind != "sched_switch":
-                        # an ordinary event names the task current on its CPU
-                        cur_pid = common_pid
-                        cur_comm = t.thread_names.get(common_pid, "")
-                    e = self.ordinary(kind, ts, cpu, common_pid, irq, f, cur_comm)
-                    if e is None:
-                        continue
-                    events.append(e)
-                    if isinstance(e, Switch):
-                        cur_pid, cur_comm, cur_prio = e.next_pid, e.next_comm, e.next_prio
-        events.sort(key=lambda e: e.ts)  # stable: each CPU's order within a timestamp
-        t.events = events
-        t.used = len(events)
+                        if cur_pid is None and code != _SWITCH:
+                            # an ordinary event names the task current on its CPU
+                            cur_pid = cpid
+                            cur_comm = names.get(cpid, "")
+                        row = self.ordinary(code, ts, cpu, cpid, irq, v0, v1, v2, v3, v4, comms[c0], comms[c1],
+                                            cur_comm)
+                        if row is None:
+                            continue
+                        add(row)
+                        if row[2] == SWITCH:
+                            cur_pid, cur_comm, cur_prio = row[6], row[7], row[8]
+            del recs, cols, order
+        store.finish()  # sorted by time, stably: each CPU's order within a timestamp
+        t.used = len(store)
         t.nr_cpus = self.max_cpu + 1
         t.meta["kernel_release"] = self.release
         if self.lost_bundles:
@@ -305,48 +413,53 @@ class _Reader:
     def bad(self, reason: str) -> None:
         self.t.skipped[reason] += 1
 
-    def ordinary(self, kind: str, ts: int, cpu: int, common_pid: int, irq, f, cur_comm: str):
+    def ordinary(self, code: int, ts: int, cpu: int, common_pid: int, irq: int, v0: int, v1: int, v2: int, v3: int,
+                 v4: int, c0: str, c1: str, cur_comm: str) -> Optional[tuple]:
+        """An ordinary event's row of the trace's EventStore; None if it is none."""
         names = self.t.thread_names
-        if kind == "sched_switch":
-            state = prev_state_letter(f.prev_state, self.kernel)
-            if state is None or not (-PID_MAX <= f.prev_pid <= PID_MAX and 0 <= f.next_pid <= PID_MAX):
+        kind = _NAMES[code]
+        if code == _SWITCH:
+            prev_pid, prev_prio, raw_state, next_pid, next_prio = v0, v1, v2, v3, v4
+            state = prev_state_letter(raw_state, self.kernel)
+            if state is None or not (-PID_MAX <= prev_pid <= PID_MAX and 0 <= next_pid <= PID_MAX):
                 self.bad("malformed sched_switch")
                 return None
-            return Switch(ts, cpu, f.prev_comm, f.prev_pid, _prio(f.prev_prio), state, f.next_comm, f.next_pid,
-                          _prio(f.next_prio))
-        if kind in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
-            if not 0 < f.pid <= PID_MAX or not 0 <= f.target_cpu < NR_CPUS_MAX:
+            return (ts, cpu, _st.SWITCH, prev_pid, c0, _prio(prev_prio), next_pid, c1, _prio(next_prio),
+                    _STATE_CODE[state], 0, 0)
+        if code <= _WAKEUP_NEW:
+            pid, prio, target, success = v0, v1, v2, v3
+            if not 0 < pid <= PID_MAX or not 0 <= target < NR_CPUS_MAX:
                 self.bad(f"malformed {kind}")
                 return None
-            success = f.success != 0 if f.HasField("success") else True
-            return Wakeup(ts, cpu, kind[6:], common_pid, names.get(common_pid, cur_comm) if common_pid else "",
-                          bool(irq), f.comm, f.pid, _prio(f.prio), f.target_cpu, success)
-        if kind == "sched_process_fork":
-            return Fork(ts, cpu, f.parent_pid, f.parent_comm, f.child_pid, f.child_comm)
-        if kind == "task_newtask":
+            return (ts, cpu, _st.WAKE_CODES[kind[6:]], common_pid, names.get(common_pid, cur_comm) if common_pid
+                    else "", 0, pid, c0, _prio(prio), 0, target,
+                    (_st.IRQ if irq > 0 else 0) | (_st.SUCCESS if success else 0))
+        if code == _FORK:
+            return (ts, cpu, _st.FORK, v0, c0, 0, v1, c1, 0, 0, 0, 0)
+        if code == _NEWTASK:
             # the new task's pid and comm, written by the task that cloned it
-            if f.pid > 0 and f.comm:
-                names.setdefault(f.pid, f.comm)
-            return Fork(ts, cpu, common_pid, names.get(common_pid, ""), f.pid, f.comm)
-        if kind == "task_rename":
-            if f.pid > 0 and f.newcomm:
-                names[f.pid] = f.newcomm
+            if v0 > 0 and c0:
+                names.setdefault(v0, c0)
+            return (ts, cpu, _st.FORK, common_pid, names.get(common_pid, ""), 0, v0, c0, 0, 0, 0, 0)
+        if code == _RENAME:
+            if v0 > 0 and c0:
+                names[v0] = c0
             return None
-        if kind == "sched_process_exit":
-            return Exit(ts, cpu, f.pid, f.comm)
-        if kind == "cpu_frequency":
-            if not 0 <= f.cpu_id < NR_CPUS_MAX or not 0 <= f.state <= KHZ_MAX:
+        if code == _EXIT:
+            return (ts, cpu, _st.EXIT, v0, c0, 0, 0, "", 0, 0, 0, 0)
+        cpu_id, state = v0, v1
+        if code == _FREQ:
+            if not 0 <= cpu_id < NR_CPUS_MAX or not 0 <= state <= KHZ_MAX:
                 self.bad(f"malformed {kind}")
                 return None
-            return Freq(ts, f.cpu_id, f.state)
-        if kind == "cpu_idle":
-            if not 0 <= f.cpu_id < NR_CPUS_MAX:
-                self.bad(f"malformed {kind}")
-                return None
-            return Idle(ts, f.cpu_id, IDLE_EXIT if f.state == KHZ_MAX else f.state)
-        return None
+            return (ts, cpu_id, _st.FREQ, 0, "", 0, 0, "", 0, 0, state, 0)
+        if not 0 <= cpu_id < NR_CPUS_MAX:
+            self.bad(f"malformed {kind}")
+            return None
+        return (ts, cpu_id, _st.IDLE, 0, "", 0, 0, "", 0, 0, IDLE_EXIT if state == KHZ_MAX else state, 0)
 
 
+_STATE_CODE = {c: i for i, c in enumerate(_st.STATES)}
 _USED = frozenset(("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
                    "sched_process_exit", "task_newtask", "task_rename", "cpu_frequency", "cpu_idle"))
 
@@ -357,11 +470,24 @@ def _prio(p: int) -> int:
 
 def read_perfetto(data: bytes, source: str) -> Trace:
     """The scheduler events of a serialized Perfetto ``Trace`` (already decompressed)."""
-    try:
-        r = _Reader(source)
-    except ImportError:
-        raise InputError(source, "format", "Perfetto's Python protos to read a Perfetto trace: "
-                         "pip install perfetto") from None
+    r = _new_reader(source)
     for offset, raw in _packets(data, source):
         r.packet(offset, raw)
     return r.resolve()
+
+
+def read_perfetto_stream(read: Callable[[int], bytes], source: str) -> Trace:
+    """:func:`read_perfetto` of a trace read forward from ``read`` (up to n bytes a call,
+    fewer only at its end), one packet at a time."""
+    r = _new_reader(source)
+    for offset, raw in _packets_stream(read, source):
+        r.packet(offset, raw)
+    return r.resolve()
+
+
+def _new_reader(source: str) -> _Reader:
+    try:
+        return _Reader(source)
+    except ImportError:
+        raise InputError(source, "format", "Perfetto's Python protos to read a Perfetto trace: "
+                         "pip install perfetto") from None

@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from hetsched.errors import InputError
+from hetsched.traces import store as _st
 from hetsched.traces.parse import Exec, Exit, Fork, Freq, Switch, Trace, Wakeup
+from hetsched.traces.store import EventStore
 from hetsched.workloads.spec import SpecBuilder, task
 
 __all__ = ["ReplayOptions", "Replay", "build_replay", "is_kthread", "KTHREAD_PREFIXES"]
@@ -147,7 +149,7 @@ class _Builder:
         if p.nr_cpus < self.tr.nr_cpus:
             raise InputError("--source-platform", "platform",
                              f"a platform with at least the trace's {self.tr.nr_cpus} CPUs", got=p.name)
-        has_freq = any(isinstance(e, Freq) for e in self.tr.events)
+        has_freq = _has(self.tr.events, _st.FREQ)
         self.notes.append(f"run time converted to work with {p.name}'s capacities"
                           + (" and the trace's cpu_frequency events" if has_freq else
                              " at f_max (the trace has no cpu_frequency events)"))
@@ -162,8 +164,8 @@ class _Builder:
                 raise InputError("--tasks", "tasks", "'all' for a trace not written by `hetsched record` "
                                  "(it names no root process)", got="tree")
             tree = {int(root)}
-            for e in self.tr.events:
-                if isinstance(e, Fork) and e.parent_pid in tree:
+            for e in _forks(self.tr.events):
+                if e.parent_pid in tree:
                     tree.add(e.child_pid)
             self.tree: Optional[set] = tree
             self.notes.append(f"tasks: the process tree of pid {root} ({len(tree)} pids)")
@@ -173,8 +175,8 @@ class _Builder:
         self.focus: Optional[set] = None
         if root is not None:
             focus = {int(root)}
-            for e in self.tr.events:
-                if isinstance(e, Fork) and e.parent_pid in focus:
+            for e in _forks(self.tr.events):
+                if e.parent_pid in focus:
                     focus.add(e.child_pid)
             self.focus = focus
             if self.tree is None:
@@ -360,7 +362,7 @@ class _Builder:
 
     # -- the whole trace ----------------------------------------------------------------------
     def build(self) -> Replay:
-        has_waking = any(isinstance(e, Wakeup) and e.kind == "waking" for e in self.tr.events)
+        has_waking = _has(self.tr.events, _st.WAKING)
         for e in self.tr.events:
             if isinstance(e, Switch):
                 self.on_switch(e)
@@ -381,7 +383,7 @@ class _Builder:
             self.flush(t)
         if has_waking:
             self.notes.append("who-woke-whom from sched_waking (emitted in the waker's context)")
-        if self.freq_unknown_ns and any(isinstance(e, Freq) for e in self.tr.events):
+        if self.freq_unknown_ns and _has(self.tr.events, _st.FREQ):
             self.notes.append(f"{self.freq_unknown_ns / 1e6:.3f} ms of run time before a CPU's first "
                               "cpu_frequency event: taken at f_max")
         if self.over_fmax:
@@ -440,6 +442,22 @@ class _Builder:
         self.stats["tasks excluded"] = len(self.excluded)
         return Replay(spec=spec, tasks=rows, busy_ns=busy, makespan_ns=last - first, first_start_ns=first,
                       notes=self.notes, stats=dict(self.stats))
+
+
+def _has(events, kind: int) -> bool:
+    """Whether the trace has an event of this kind (store.py's code), from the columns."""
+    if isinstance(events, EventStore):
+        return events.has(kind)
+    if kind == _st.FREQ:
+        return any(isinstance(e, Freq) for e in events)
+    return any(isinstance(e, Wakeup) and e.kind == _st.WAKE_NAMES[kind] for e in events)
+
+
+def _forks(events):
+    """The trace's Fork events, in time order."""
+    if isinstance(events, EventStore):
+        return events.iter_rows(events.indices(_st.FORK))
+    return (e for e in events if isinstance(e, Fork))
 
 
 def build_replay(trace: Trace, options: Optional[ReplayOptions] = None) -> Replay:
