@@ -102,6 +102,19 @@ def test_hand_built_trace():
     assert f.wakeups_by_idle_state == {"state 0": pytest.approx(1 / 3), "state 1": pytest.approx(1 / 3),
                                        "not idle": pytest.approx(1 / 3)}
     assert f.ui is None and f.render is None and f.surfaceflinger is None and f.app is None
+    # wakeup -> switch-in by what the task's next CPU was doing at the wakeup: B@1 found
+    # CPU1 in state 1 (out at 1.2, B in at 1.5), C@2 found CPU0 running A (in at 3), B@7
+    # found CPU1 in state 0 (out at 7.05, B in at 7.2); no platform: one "all" cluster
+    assert f.wakeup_latency_by_state == {
+        ("all", "running a task"): {"wakeups": 1, "p50_ns": 1_000_000},
+        ("all", "state 0"): {"wakeups": 1, "p50_ns": 200_000, "to_exit_p50_ns": 50_000,
+                             "exit_to_switch_p50_ns": 150_000},
+        ("all", "state 1"): {"wakeups": 1, "p50_ns": 500_000, "to_exit_p50_ns": 200_000,
+                             "exit_to_switch_p50_ns": 300_000},
+    }
+    rows = {label: text for _, label, _, text in f.rows()}
+    assert rows["wakeup -> switch-in p50, state 1"] == \
+        "500.0 µs (1 wakeups; to exit 200.0 µs, exit to switch 300.0 µs)"
 
 
 def test_platform_clusters_and_mismatch(tmp_path):

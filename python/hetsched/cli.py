@@ -1000,7 +1000,8 @@ def _replay_figures(tr, src_platform, sim, out: Path) -> None:
 def _figures_cells(figs: list, plat) -> tuple[list[str], dict[str, list]]:
     """The rows of several traces' figures, in the figures' order: (labels, label -> a
     (value, text) per trace, "-" where a trace has no such row)."""
-    idle_names = {c: tuple(s.name for s in cl.idle_states) for cl in plat.clusters for c in cl.cpus} if plat else None
+    idle_names = {k: tuple(s.name for s in cl.idle_states) for cl in plat.clusters
+                  for k in (*cl.cpus, cl.name)} if plat else None
     order: dict[str, tuple] = {}
     cells: dict[str, list] = {}
     for i, fig in enumerate(figs):

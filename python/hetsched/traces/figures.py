@@ -33,7 +33,7 @@ Events a trace may lack or lose, taken as hetsched.traces.replay takes them:
 from __future__ import annotations
 
 import statistics
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Optional
@@ -133,6 +133,12 @@ class PhoneFigures:
     #: time-weighted mean frequency in kHz and the share of time at the lowest OPP, over
     #: the part of the window after that CPU's first cpu_frequency event; empty without
     freq_by_cluster: dict = field(default_factory=dict)
+    #: wakeup -> switch-in by where the task ran next and what that CPU was doing when the
+    #: wakeup came: (cluster, or "all" without a platform; "running a task", "idle task"
+    #: (not in a cpuidle state) or "state N") -> {"wakeups", "p50_ns", and for a state N,
+    #: "to_exit_p50_ns" (wakeup -> that CPU's cpu_idle exit) and "exit_to_switch_p50_ns"};
+    #: only for a trace with cpu_idle
+    wakeup_latency_by_state: dict = field(default_factory=dict)
 
     @property
     def window_s(self) -> float:
@@ -151,12 +157,14 @@ class PhoneFigures:
             if ft is not None:
                 d[role]["wait_run"] = ft.wait_run
         d["busy_ns_by_cpu"] = {str(k): v for k, v in self.busy_ns_by_cpu.items()}
+        d["wakeup_latency_by_state"] = {f"{cl}, {st}": v for (cl, st), v in self.wakeup_latency_by_state.items()}
         return d
 
     def rows(self, idle_names: Optional[dict] = None) -> list[tuple[tuple, str, object, str]]:
         """(order, figure, value, value as text): the rows of ``trace-stats``, ``order``
         placing each among the rows of any trace (CPUs and idle states in number order).
-        ``idle_names`` (cpu -> the platform's state names) labels the idle rows."""
+        ``idle_names`` (a CPU or a cluster's name -> the platform's state names) labels
+        the idle rows."""
         def pct(x):
             return "-" if x is None else f"{100 * x:.1f} %"
 
@@ -204,6 +212,22 @@ class PhoneFigures:
             exit_ns = self.idle_exit_to_switch_ns
             out.append(((11,), "idle exit -> switch-in p50 (µs)", None if exit_ns is None else exit_ns / 1000,
                         us(exit_ns) + f" ({self.idle_exits_to_switch} of {self.idle_exits} exits)"))
+            clusters = list(dict.fromkeys(cl for cl, _ in self.wakeup_latency_by_state))
+            for (cl, st), v in self.wakeup_latency_by_state.items():
+                where = f"{cl}, {st}" if cl != "all" else st
+                if st.startswith("state "):
+                    names = (idle_names or {}).get(cl, ())
+                    k = int(st.split()[1])
+                    if k < len(names):
+                        where += f" ({names[k]})"
+                    order = (11, 1, clusters.index(cl), 2, k)
+                    split = f"; to exit {us(v['to_exit_p50_ns'])}, exit to switch {us(v['exit_to_switch_p50_ns'])}"
+                else:
+                    order = (11, 1, clusters.index(cl), 0 if st == "running a task" else 1)
+                    split = ""
+                p50 = v["p50_ns"]
+                out.append((order, f"wakeup -> switch-in p50, {where}", p50 / 1000,
+                            us(p50) + f" ({v['wakeups']} wakeups{split})"))
             for s in self.idle:
                 names = (idle_names or {}).get(s.cpu, ())
                 label = f"cpu{s.cpu} state {s.state}" + (f" ({names[s.state]})" if s.state < len(names) else "")
@@ -254,6 +278,8 @@ class _Scan:
         self.idle_first: list[Optional[int]] = [None] * n
         self.exit_pending: list[Optional[int]] = [None] * n
         self.exit_to_switch: list[int] = []
+        #: each wakeup's (wakeup, CPU the task ran on next, its switch-in there)
+        self.switch_ins: list[tuple[int, int, int]] = []
         self.idle_exits = 0
         #: per CPU, its cpu_frequency events (ts, kHz) in time order
         self.freq_changes: list[list[tuple[int, int]]] = [[] for _ in range(n)]
@@ -357,6 +383,7 @@ class _Scan:
                 t.wait_ns += e.ts - t.since
                 if t.woken_at is not None:
                     t.latencies.append(e.ts - t.woken_at)
+                    self.switch_ins.append((t.woken_at, c, e.ts))
             if self.exit_pending[c] is not None:
                 self.exit_to_switch.append(e.ts - self.exit_pending[c])
                 self.exit_pending[c] = None
@@ -447,6 +474,63 @@ class _Scan:
         if i < 0:
             return None if self.idle_first[cpu] in (None, IDLE_EXIT) else IDLE_EXIT
         return ch[i][1]
+
+
+def _latency_samples(s: _Scan, platform) -> dict:
+    """Each wakeup's wakeup -> switch-in time by where the task ran next and what that CPU
+    was doing when the wakeup came: (cluster or "all", what) -> (totals, to-exit parts,
+    exit-to-switch parts). A CPU in a cpuidle state is woken by an IPI (or its own
+    interrupt) and writes cpu_idle's exit once out of the state, then runs the idle loop's
+    way out and schedule(): the two parts are split at that exit."""
+    if not any(s.idle_changes):
+        return {}
+    cluster = {c: cl.name for cl in platform.clusters for c in cl.cpus} if platform is not None else {}
+    rows: dict = {}
+    for woken, cpu, ts in s.switch_ins:
+        on = s.task_at(cpu, woken)
+        if on is None:
+            continue
+        split = None
+        if on:
+            what = "running a task"
+        else:
+            st = s.idle_state_at(cpu, woken)
+            if st is None:
+                continue
+            what = "idle task" if st == IDLE_EXIT else f"state {st}"
+            if st != IDLE_EXIT:
+                ch = s.idle_changes[cpu]
+                i = bisect_right(ch, (woken, IDLE_EXIT))
+                while i < len(ch) and ch[i][0] == woken and ch[i][1] != IDLE_EXIT:
+                    i += 1
+                if not (i < len(ch) and ch[i][1] == IDLE_EXIT and ch[i][0] <= ts):
+                    continue   # its exit was lost, or the task ran elsewhere first
+                split = (ch[i][0] - woken, ts - ch[i][0])
+        r = rows.setdefault((cluster.get(cpu, "all"), what), ([], [], []))
+        r[0].append(ts - woken)
+        if split:
+            r[1].append(split[0])
+            r[2].append(split[1])
+    names = list(dict.fromkeys(cluster.values()))
+
+    def key(k):
+        cl, what = k
+        return (names.index(cl) if cl in names else -1,
+                (0, 0) if what == "running a task" else (1, 0) if what == "idle task" else (2, int(what.split()[1])))
+
+    return {k: rows[k] for k in sorted(rows, key=key)}
+
+
+def _latency_by_state(s: _Scan, platform) -> dict:
+    """PhoneFigures.wakeup_latency_by_state: the medians of :func:`_latency_samples`."""
+    out = {}
+    for k, (tot, to_exit, after) in _latency_samples(s, platform).items():
+        v = {"wakeups": len(tot), "p50_ns": _median(tot)}
+        if k[1].startswith("state "):
+            v["to_exit_p50_ns"] = _median(to_exit)
+            v["exit_to_switch_p50_ns"] = _median(after)
+        out[k] = v
+    return out
 
 
 def _median(xs) -> Optional[float]:
@@ -631,4 +715,5 @@ def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
         wakeups_to_idle_cpu=to_idle_task / len(placed) if placed else None,
         wakeups_by_idle_state={k: by_state[k] / len(placed) for k in sorted(by_state, key=state_key)},
         stats=dict(sorted(s.stats.items())),
+        wakeup_latency_by_state=_latency_by_state(s, platform),
     )
