@@ -398,6 +398,22 @@ def test_platform_integers_out_of_the_engines_range_name_the_field(monkeypatch, 
     assert "floating point" not in line and "u64" not in line  # not the engine's serde message
 
 
+@pytest.mark.parametrize("measured, field, expected", [
+    ({"measured_wakeup_us": 0, "measured_source": "a trace"}, "measured_wakeup_us", "an integer >= 1"),
+    ({"measured_wakeup_us": 10**20, "measured_source": "a trace"}, "measured_wakeup_us", "at most 4294967295"),
+    ({"measured_wakeup_us": 200}, "measured_source", "a non-empty string"),
+])
+def test_a_measured_wake_latency_needs_a_value_and_its_source(monkeypatch, capsys, tmp_path, measured, field,
+                                                              expected):
+    doc = builtin_platform("juno-r0")
+    doc["clusters"][0]["idle_states"][1].update(measured)
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(doc))
+    line = cli_error(monkeypatch, capsys, ["run", "--platform", p, "--workload", "periodic:n=4",
+                                           "--duration", "0.1"], tmp_path / "out")
+    assert line.startswith(f"hetsched: error: {p}: clusters[0].idle_states[1].{field}: expected {expected}")
+
+
 # ------------------------------------------------------------------ traces
 
 SWITCH = ("a-{pid} [000] d..3 {ts}: sched_switch: prev_comm=a prev_pid={pid} prev_prio=120 prev_state=S ==> "

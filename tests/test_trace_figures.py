@@ -522,10 +522,11 @@ def test_simulated_trace_against_the_run(sim_run):
     for e in evs:
         if e["event"] == "cpu_idle":
             last[int(e["cpu_id"])] = int(e["state"])
-    # The engine counts a state's exit latency as busy (the CPU draws power from its start);
-    # the trace, as cpuidle_enter_state() writes it, leaves the state when the exit is over.
-    # So the trace's residency is the engine's plus one exit latency per exit a wakeup paid
-    # for, at most one per entry (an exit back into idle, or with nothing to run, pays none)
+    # The engine counts a state's wake latency (gs101's are measured: measured_wakeup_ns)
+    # as busy (the CPU draws power from its start); the trace leaves the state when the
+    # latency is over. So the trace's residency is the engine's plus one wake latency per
+    # exit a wakeup paid for, at most one per entry (an exit back into idle, or with
+    # nothing to run, pays none)
     states = {cpu: cl.idle_states for cl in load_platform("gs101").clusters for cpu in cl.cpus}
     got = {(s.cpu, s.state): (s.residency_ns, s.entries) for s in f.idle}
     paid = 0
@@ -534,12 +535,23 @@ def test_simulated_trace_against_the_run(sim_run):
             k = [s.name for s in states[c["cpu"]]].index(st)
             expect = sec * 1e9 - (tail if last.get(c["cpu"]) == k else 0)
             residency, entries = got.get((c["cpu"], k), (0, 0))
-            lat = states[c["cpu"]][k].exit_latency_ns
+            lat = states[c["cpu"]][k].measured_wakeup_ns
             exits = round((residency - expect) / lat)
             assert 0 <= exits <= entries, (c["cpu"], st, residency, expect)
             assert residency - expect == pytest.approx(exits * lat, abs=2), (c["cpu"], st)
             paid += exits
     assert paid > 0
+    # so a task woken onto a CPU in a state runs once that state's measured latency is over,
+    # the exit written then (the IPI, the exit and the idle loop's way out are one span)
+    by_name = {cl.name: cl.idle_states for cl in load_platform("gs101").clusters}
+    seen = 0
+    for (cl, what), v in f.wakeup_latency_by_state.items():
+        if what.startswith("state ") and v["wakeups"] >= 10:
+            st = by_name[cl][int(what.split()[1])]
+            assert (v["p50_ns"], v["to_exit_p50_ns"], v["exit_to_switch_p50_ns"]) == \
+                (st.measured_wakeup_ns, st.measured_wakeup_ns, 0), (cl, what)
+            seen += 1
+    assert seen >= 4
 
 
 # --- the command ------------------------------------------------------------------------------------

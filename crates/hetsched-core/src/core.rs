@@ -1059,7 +1059,7 @@ impl Sim {
         // for PELT or anyone else, before then.
         let rq = &self.rqs[cpu];
         let exiting = rq.waking_until.is_some()
-            || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0);
+            || (rq.curr.is_none() && rq.idle_state.is_some() && self.wake_latency_ns(cpu) > 0);
         if exiting {
             let task = &mut self.tasks[t as usize];
             task.state = TaskState::Waking;

@@ -55,7 +55,7 @@ impl Sim {
         }
         let cpu = task.cpu;
         let rq = &self.rqs[cpu];
-        if rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0)
+        if rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.wake_latency_ns(cpu) > 0)
         {
             let task = &mut self.tasks[t as usize];
             task.state = TaskState::Waking;

@@ -608,8 +608,10 @@ impl Sim {
         self.trace_power(cpu);
     }
 
-    /// A task was enqueued on an idle CPU: the CPU leaves its idle state, paying the
-    /// state's exit latency (counted as busy power) before it can schedule.
+    /// A task was enqueued on an idle CPU: the CPU leaves its idle state, taking its wake
+    /// latency (counted as busy power) before it can schedule. A measured one holds the
+    /// IPI, the state's exit and the idle loop's way out to schedule(), which a real
+    /// trace splits at cpu_idle's exit; here the exit is written when the CPU can schedule.
     pub(crate) fn kick_idle_cpu(&mut self, cpu: usize) {
         let rq = &self.rqs[cpu];
         if rq.waking_until.is_some() || rq.curr.is_some() {
@@ -620,7 +622,7 @@ impl Sim {
             self.resched_cpu(cpu);
             return;
         }
-        let lat = self.exit_latency_ns(cpu);
+        let lat = self.wake_latency_ns(cpu);
         if lat == 0 {
             self.resched_cpu(cpu);
             return;
@@ -628,7 +630,8 @@ impl Sim {
         let now = self.now;
         self.menu_reflect(cpu, lat);
         // cpu_idle's PWR_EVENT_EXIT is written at CpuReady: cpuidle_enter_state() traces it
-        // when the state's enter() returns, once the CPU is out of it
+        // when the state's enter() returns, once the CPU is out of it (a measured wake
+        // latency ends later, at schedule(): the simulated exit -> switch-in reads 0)
         let rq = &mut self.rqs[cpu];
         rq.waking_until = Some(now + lat);
         rq.gen = rq.gen.wrapping_add(1);
@@ -661,7 +664,7 @@ impl Sim {
     pub(crate) fn idle_tick(&mut self, cpu: usize) {
         self.counters.idle_ticks += 1;
         self.rqs[cpu].idle_tick_wakeup = true;
-        if self.exit_latency_ns(cpu) == 0 {
+        if self.wake_latency_ns(cpu) == 0 {
             self.menu_reflect(cpu, 0);
             self.idle_tick_handled(cpu);
         } else {
@@ -701,13 +704,15 @@ impl Sim {
     /// can take an interrupt's work (or is already leaving one).
     pub(crate) fn in_idle_state(&self, cpu: usize) -> bool {
         let rq = &self.rqs[cpu];
-        rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.exit_latency_ns(cpu) > 0)
+        rq.waking_until.is_some() || (rq.curr.is_none() && rq.idle_state.is_some() && self.wake_latency_ns(cpu) > 0)
     }
 
-    /// Exit latency of the idle state `cpu` is really in (a cluster state it chose counts
-    /// only if the whole cluster is in it).
-    pub(crate) fn exit_latency_ns(&self, cpu: usize) -> u64 {
-        let state = self.meter.cpus[cpu].effective_idle;
-        self.platform.cluster_of(cpu).idle_states[state].exit_latency_ns
+    /// How long `cpu` takes, woken in the idle state it is really in (a cluster state it
+    /// chose counts only if the whole cluster is in it), to run what woke it: what real
+    /// phones of the SoC were measured to take where the platform has it, else the state's
+    /// cpuidle exit_latency (the DT's worst case, entry + exit).
+    pub(crate) fn wake_latency_ns(&self, cpu: usize) -> u64 {
+        let state = &self.platform.cluster_of(cpu).idle_states[self.meter.cpus[cpu].effective_idle];
+        state.measured_wakeup_ns.unwrap_or(state.exit_latency_ns)
     }
 }

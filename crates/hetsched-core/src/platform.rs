@@ -29,8 +29,15 @@ pub enum IdleLevel {
 pub struct IdleStateSpec {
     pub name: String,
     pub level: IdleLevel,
+    /// cpuidle's exit_latency: what the governor weighs (the DT's wakeup-latency-us, else
+    /// entry + exit, a worst case)
     pub exit_latency_ns: u64,
     pub target_residency_ns: u64,
+    /// the time a real phone of this SoC takes from waking a CPU in this state to running
+    /// the woken task there (its traces' median; docs/mechanisms/idle.md "Measured
+    /// exits"); None: the CPU pays `exit_latency_ns`
+    #[serde(default)]
+    pub measured_wakeup_ns: Option<u64>,
     #[serde(default)]
     pub power_uw: u64,
     #[serde(default)]
@@ -205,6 +212,9 @@ impl Platform {
                 check_at_most(s.exit_latency_ns, DT_U32_MAX, || {
                     f(&format!("idle_states[{i}].exit_latency_ns"))
                 })?;
+                if let Some(ns) = s.measured_wakeup_ns {
+                    check_at_most(ns, DT_U32_MAX, || f(&format!("idle_states[{i}].measured_wakeup_ns")))?;
+                }
                 let residency = || f(&format!("idle_states[{i}].target_residency_ns"));
                 check_at_most(s.target_residency_ns, DT_U32_MAX, residency)?;
                 check_power(s.power_uw, || f(&format!("idle_states[{i}].power_uw")))?;

@@ -5,6 +5,7 @@ use crate::platform::{ClusterSpec, IdleLevel, IdleStateSpec, OppSpec, Platform, 
 
 pub fn idle(name: &str, level: IdleLevel, exit_us: u64, res_us: u64, mw: u64, cl_mw: u64) -> IdleStateSpec {
     IdleStateSpec {
+        measured_wakeup_ns: None,
         name: name.into(),
         level,
         exit_latency_ns: exit_us * 1000,

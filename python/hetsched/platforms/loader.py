@@ -20,7 +20,9 @@ the field (``clusters[1].opps[3].khz``) and what was expected.
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -323,6 +325,11 @@ def _parse_idle(rd: _Reader, c: dict[str, Any], path: str, notes: list[str],
         prev_residency = residency
         power = rd.num(s, "power_mw", p, positive=False)
         cluster_power = rd.num(s, "cluster_power_mw", p, positive=False)
+        # what real phones of the SoC take from a wakeup to the woken task running, for a
+        # CPU in this state (docs/mechanisms/idle.md "Measured exits"); it needs its source
+        measured = rd.int_(s, "measured_wakeup_us", p, minimum=1, nullable=True)
+        if measured is not None:
+            rd.str_(s, "measured_source", p)
         states.append(IdleState(
             name=name,
             level=level,
@@ -330,6 +337,7 @@ def _parse_idle(rd: _Reader, c: dict[str, Any], path: str, notes: list[str],
             target_residency_ns=residency * 1000,
             power_uw=_mw_to_uw([power]) if power is not None else 0,
             cluster_power_uw=_mw_to_uw([cluster_power]) if cluster_power is not None else 0,
+            measured_wakeup_ns=measured * 1000 if measured is not None else None,
         ))
         published.append(power is not None)
     if not states or states[0].name.upper() != "WFI":
@@ -786,7 +794,7 @@ def list_platforms() -> list[str]:
 def _builtin_names(data_dir: Path, _mtime_ns: int) -> tuple[str, ...]:
     # every Simulation of a built-in platform asks; the directory's mtime is in the key, so
     # a file added or removed is seen
-    return tuple(sorted(p.stem for p in data_dir.glob("*.json")))
+    return tuple(sorted(p.stem for p in data_dir.glob("*.json") if p.name != MEASURED_WAKEUPS))
 
 
 def _builtin_path(name_or_path: str) -> tuple[Path, str]:
@@ -831,7 +839,27 @@ def _builtin_platform(path: Path, base: str, _mtime_ns: int, _size: int) -> Plat
     # quick level 3,440), and parsing one took about as long as its run; a Platform is
     # frozen, so one parse per file serves them all (an edited file, with another mtime or
     # size, is parsed again)
-    return _build(_read_json(path), str(path), base, builtin=True)
+    return _build(_with_measured_wakeups(_read_json(path), base), str(path), base, builtin=True)
+
+
+#: what real phones were measured to take to wake a CPU in each idle state
+#: (data/idle_measured.json), laid over the built-in files, which stay copies of their source
+MEASURED_WAKEUPS = "idle_measured.json"
+
+
+def _with_measured_wakeups(doc: object, base: str) -> object:
+    table = json.loads((Path(__file__).parent / "data" / MEASURED_WAKEUPS).read_text())["platforms"].get(base)
+    if table is None or not isinstance(doc, dict):
+        return doc
+    doc = copy.deepcopy(doc)
+    for c in doc["clusters"]:
+        for s in c.get("idle_states") or []:
+            m = table["clusters"].get(c["name"], {}).get(s["name"])
+            if m is not None:
+                us, n = m
+                s["measured_wakeup_us"] = us
+                s["measured_source"] = f"{table['source']}; median of {n} wakeups ({table['command']})"
+    return doc
 
 
 def platform_summary(name_or_path: str) -> dict[str, Any]:

@@ -47,6 +47,9 @@ class IdleState:
     power_uw: int
     #: power of the whole cluster while every CPU is idle and the shallowest state is this one
     cluster_power_uw: int
+    #: wakeup -> the woken task running, for a CPU woken in this state, as real phones of
+    #: the SoC were measured to take (traces' median); None: exit_latency_ns is paid
+    measured_wakeup_ns: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class Cluster:
                     "target_residency_ns": s.target_residency_ns,
                     "power_uw": s.power_uw,
                     "cluster_power_uw": s.cluster_power_uw,
+                    **({"measured_wakeup_ns": s.measured_wakeup_ns} if s.measured_wakeup_ns is not None else {}),
                 }
                 for s in self.idle_states
             ],
