@@ -845,15 +845,7 @@ def _read_systrace_stream(page: Iterator[str], source: str) -> Optional[Trace]:
         lineno += block.after_lines
     if not any_tag:
         return None
-    if not any("ftrace" in k for _, k in found):
-        what = "; ".join(f"{k} ({w})" for w, k in found) or "none"
-        raise InputError(source, "trace-data",
-                         'a <script class="trace-data" type="application/text"> block (or trace2html\'s '
-                         "viewer-data, or the old pages' linuxPerfData string) with ftrace text; "
-                         f"this page has: {what}")
-    tr = p.finish()
-    tables.merge_into(tr)
-    return tr
+    return _finish_systrace(p, tables, found, source)
 
 
 def _part_kind(lines: Iterator[tuple[int, str]]) -> tuple[str, list]:
@@ -1043,14 +1035,9 @@ def _json_of(text: str, source: str, where: str):
         raise InputError(source, where, e.expected) from None
 
 
-def _read_systrace_html(text: str, source: str) -> Trace:
-    """A systrace / Catapult page: every ftrace block into one trace, with the process
-    tables of its process dumps."""
-    p = _Parser(Trace(source=source, format="systrace"))
-    tables = _ProcessTables()
-    found: list[tuple[str, str]] = []
-    for part in _html_parts(text, source):
-        found.append((part.where, _read_part(part, p, tables, source)))
+def _finish_systrace(p: "_Parser", tables: "_ProcessTables", found: list, source: str) -> Trace:
+    """The trace of a systrace page whose parts were read: ``found`` lists each part's
+    (where, kind); a page with no ftrace part at all is an error naming what it had."""
     if not any("ftrace" in k for _, k in found):
         what = "; ".join(f"{k} ({w})" for w, k in found) or "none"
         raise InputError(source, "trace-data",
@@ -1060,6 +1047,17 @@ def _read_systrace_html(text: str, source: str) -> Trace:
     tr = p.finish()
     tables.merge_into(tr)
     return tr
+
+
+def _read_systrace_html(text: str, source: str) -> Trace:
+    """A systrace / Catapult page: every ftrace block into one trace, with the process
+    tables of its process dumps."""
+    p = _Parser(Trace(source=source, format="systrace"))
+    tables = _ProcessTables()
+    found: list[tuple[str, str]] = []
+    for part in _html_parts(text, source):
+        found.append((part.where, _read_part(part, p, tables, source)))
+    return _finish_systrace(p, tables, found, source)
 
 
 # --- files --------------------------------------------------------------------------------
