@@ -7,7 +7,9 @@ Runs browsing, game and app-launch for ``--duration`` simulated seconds on gs101
 default profile) and on sm8150 under msm-4.14, each writing its ftrace text, and measures
 every trace (the runs' and the real ones given, by default the Pixel 6a and Catapult traces
 in ../shared/realdata/traces/) with hetsched.traces.figures, the code behind ``hetsched
-trace-stats``. docs/workloads-mobile.md, "Calibration", holds its table.
+trace-stats``; then each run's figures against the real phones doing the same thing
+(hetsched.workloads.phone_reference: within a factor of 2 of their range, or not).
+docs/workloads-mobile.md, "Calibration", holds its tables.
 """
 
 from __future__ import annotations
@@ -89,7 +91,38 @@ def main() -> int:
         print("|---|" + "---|" * len(cols))
         for name, cells in rows:
             print(f"| {name} | " + " | ".join(cells) + " |")
+        print()
+        print(verdicts([(label, f) for label, f in cols if " on " in label]))
     return 0
+
+
+def verdicts(runs: list) -> str:
+    """Each run's figures against the real phones doing the same thing
+    (hetsched.workloads.phone_reference.REFERENCES): ✓ within a factor of 2 of their range,
+    ✗ with the range beside it."""
+    from hetsched.workloads.phone_reference import FIGURES as KEYS, REFERENCES, figure_values, reference_range, \
+        within_2x
+
+    fmt = {name: f for name, _, f in FIGURES}
+    out = ["| figure (within 2x of the same activity's real phones?) | " + " | ".join(l for l, _ in runs) + " |",
+           "|---|" + "---|" * len(runs)]
+    for key, name in KEYS:
+        cells = []
+        for label, f in runs:
+            v = figure_values(f)[key]
+            rng = reference_range(key, REFERENCES[label.split(" on ")[0]])
+            ok = within_2x(v, rng)
+            shown = "-" if v is None else fmt[name].format(100 * v if key == "busy_share" else v)
+            if ok is None:
+                cells.append(shown)
+            elif ok:
+                cells.append(f"{shown} ✓")
+            else:
+                lo, hi = (100 * x if key == "busy_share" else x for x in rng)
+                r = fmt[name].format(lo) if lo == hi else f"{fmt[name].format(lo)}-{fmt[name].format(hi)}"
+                cells.append(f"{shown} ✗ ({r})")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":
