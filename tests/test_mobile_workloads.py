@@ -256,13 +256,13 @@ def test_browsing_metric_frame_times_from_the_intended_vsync():
 
 
 def test_app_launch_metric_pairs_each_launch_with_its_first_frame():
-    d = {"workload": "app-launch", "tasks": ["contacts-launcher", "contacts-RenderThread"],
+    d = {"workload": "app-launch", "tasks": ["contacts-launcher", "RenderThread-contacts"],
          "marks": ["contacts.launch.start", "contacts.first.frame"], "params": {}}
     marks = [(1000 * MS, "contacts-launcher", "contacts.launch.start"),
-             (1240 * MS, "contacts-RenderThread-L000-0001", "contacts.first.frame"),
+             (1240 * MS, "RenderThread-contacts-L000-0001", "contacts.first.frame"),
              (2500 * MS, "contacts-launcher", "contacts.launch.start"),
-             (2530 * MS, "other-RenderThread-L000-0003", "contacts.first.frame"),   # not this app's
-             (2760 * MS, "contacts-RenderThread-L001-0005", "contacts.first.frame"),
+             (2530 * MS, "RenderThread-other-L000-0003", "contacts.first.frame"),   # not this app's
+             (2760 * MS, "RenderThread-contacts-L001-0005", "contacts.first.frame"),
              (4000 * MS, "contacts-launcher", "contacts.launch.start")]             # not finished
     m = METRICS["app-launch"](d, view(marks, duration_s=4.1))
     assert m["launches"] == 2 and m["launches_started"] == 3

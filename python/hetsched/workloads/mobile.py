@@ -217,7 +217,9 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
         launcher_ev += [{"sleep": _ms(gap) + late}, {"mark": b.mark(start_m)}, _run(LAUNCH_TOUCH_MS * j()),
                         {"sem_post": b.sem(req)}, {"sem_wait": b.sem(done)}]
         # the app's threads for this launch: templates, forked when the process starts
-        rt_idx = b.add(task(f"{app}-RenderThread-{tag}", [_phase([
+        # named as Android names it ("RenderThread") ahead of what tells the launches apart:
+        # the kernel keeps 15 bytes of a name, and a trace is read by what they say
+        rt_idx = b.add(task(f"RenderThread-{app}-{tag}", [_phase([
             {"sem_wait": b.sem(rt_go)}, _run(prof["rt"][0] * j()), {"sem_post": b.sem(rt_sync)},
             _run(prof["rt"][1] * j()), {"mark": b.mark(first_m)}, {"sem_post": b.sem(sfq)},
             {"sem_post": b.sem(done)}])], nice=NICE_TOP_APP, start=False, perf=PERF_RENDER, util_min=ta, stune="top-app"))
@@ -253,7 +255,7 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
     b.add(task(f"{app}-launcher", [_phase(launcher_ev)], nice=NICE_TOP_APP, perf=PERF_UI, stune="top-app"))
     b.add(task(f"{app}-system_server-binder", [_phase(ss_ev)], nice=NICE_NORMAL, perf=PERF_UI))
     _composer_task(b, f"{app}-surfaceflinger", sfq, LAUNCH_COMPOSE_MS, count=n_launch)
-    b.metric("app-launch", _params(p), tasks=[f"{app}-launcher", f"{app}-RenderThread"],
+    b.metric("app-launch", _params(p), tasks=[f"{app}-launcher", f"RenderThread-{app}"],
              marks=[start_m, first_m])
     spec = b.build()
     if nrng is not None:
