@@ -719,9 +719,9 @@ impl Sim {
                 // put_prev_entity(): back into the timeline
                 self.update_load_avg(cpu, Some(p), false);
                 let task = &self.tasks[p as usize];
-                let key = (task.se.vruntime, p);
+                let (key, w) = ((task.se.vruntime, p), task.se.weight);
                 let rq = &mut self.rqs[cpu];
-                rq.cfs.timeline.insert(key);
+                rq.cfs.timeline.insert(key, w);
                 rq.cfs.curr = None;
             }
         }
@@ -737,9 +737,10 @@ impl Sim {
         if next.is_some() && next == prev {
             if let Some(p) = prev {
                 if !self.tasks[p as usize].is_rt() {
-                    let key = (self.tasks[p as usize].se.vruntime, p);
+                    let se = &self.tasks[p as usize].se;
+                    let (key, w) = ((se.vruntime, p), se.weight);
                     let rq = &mut self.rqs[cpu];
-                    rq.cfs.timeline.remove(&key);
+                    rq.cfs.timeline.remove(&key, w);
                     rq.cfs.curr = Some(p);
                 }
                 // same task, same speed: its completion event still holds
@@ -776,8 +777,9 @@ impl Sim {
         let now = self.now;
         if !self.tasks[n as usize].is_rt() {
             // set_next_entity(): out of the timeline, PELT update, curr
-            let key = (self.tasks[n as usize].se.vruntime, n);
-            self.rqs[cpu].cfs.timeline.remove(&key);
+            let se = &self.tasks[n as usize].se;
+            let (key, w) = ((se.vruntime, n), se.weight);
+            self.rqs[cpu].cfs.timeline.remove(&key, w);
             self.update_load_avg(cpu, Some(n), false);
             self.rqs[cpu].cfs.curr = Some(n);
         } else {

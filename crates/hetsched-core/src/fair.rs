@@ -145,8 +145,8 @@ pub struct CfsRq {
     pub load_weight: u64,
     pub nr_running: u32,
     pub min_vruntime: u64,
-    /// Queued entities except curr, by (vruntime, task id).
-    pub timeline: SortedVec<(u64, u32)>,
+    /// Queued entities except curr, by (vruntime, task id), with their weighted sums.
+    pub timeline: Timeline,
     /// The task running from this cfs_rq, if it is a fair task.
     pub curr: Option<u32>,
     pub avg: SchedAvg,
@@ -164,12 +164,88 @@ impl Default for CfsRq {
             load_weight: 0,
             nr_running: 0,
             min_vruntime: MIN_VRUNTIME_START,
-            timeline: SortedVec::default(),
+            timeline: Timeline::default(),
             curr: None,
             avg: SchedAvg::default(),
             util_est: 0,
             removed: false,
         }
+    }
+}
+
+/// The cfs_rq's queued entities except curr, by (vruntime, task id), and Σ w·v and Σ w
+/// over them: the kernel keeps these sums as entities come and go (avg_vruntime_add() and
+/// avg_vruntime_sub(), cfs_rq->avg_vruntime and avg_load) so that avg_vruntime() and
+/// entity_eligible() do not walk the tree. They are kept absolute here, in i128 (a term
+/// is below 2^81), so a move of min_vruntime changes nothing, and
+/// Σ w·(v − min_vruntime) = Σ w·v − min_vruntime·Σ w is exact: the same sums a walk takes.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    set: SortedVec<(u64, u32)>,
+    sum_wv: i128,
+    load: i128,
+}
+
+impl Timeline {
+    /// Inserts the entity (vruntime, task) of weight `w`; false if it was there.
+    #[inline]
+    pub fn insert(&mut self, key: (u64, u32), w: u64) -> bool {
+        let new = self.set.insert(key);
+        if new {
+            self.sum_wv += key.0 as i128 * w as i128;
+            self.load += w as i128;
+        }
+        new
+    }
+
+    /// Removes the entity, whose weight is `w`; false if it was not there.
+    #[inline]
+    pub fn remove(&mut self, key: &(u64, u32), w: u64) -> bool {
+        let gone = self.set.remove(key);
+        if gone {
+            self.sum_wv -= key.0 as i128 * w as i128;
+            self.load -= w as i128;
+        }
+        gone
+    }
+
+    /// (Σ w·(v − base), Σ w) over the entities.
+    #[inline]
+    pub fn sums(&self, base: i128) -> (i128, i128) {
+        (self.sum_wv - base * self.load, self.load)
+    }
+
+    #[inline]
+    pub fn contains(&self, key: &(u64, u32)) -> bool {
+        self.set.contains(key)
+    }
+
+    #[inline]
+    pub fn first(&self) -> Option<&(u64, u32)> {
+        self.set.first()
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    #[inline]
+    pub fn iter(&self) -> std::slice::Iter<'_, (u64, u32)> {
+        self.set.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Timeline {
+    type Item = &'a (u64, u32);
+    type IntoIter = std::slice::Iter<'a, (u64, u32)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.set.iter()
     }
 }
 
@@ -555,29 +631,28 @@ impl Sim {
         key * load <= sum
     }
 
-    /// The fair entities EEVDF weighs on `cpu`: the queued ones and, if it runs, curr:
-    /// (task, vruntime − min_vruntime, weight). An iterator, not a list: the sums below are
-    /// taken on every wakeup and tick, and a handful of entities is cheaper to walk twice
-    /// than to collect.
-    fn eevdf_entities(&self, cpu: usize, curr: Option<TaskId>) -> impl Iterator<Item = (TaskId, i128, i128)> + '_ {
+    /// The entity EEVDF weighs besides the timeline's: `curr` if it runs a fair task that is
+    /// on the runqueue and not in the timeline, as (task, vruntime − min_vruntime, weight).
+    #[inline]
+    fn eevdf_curr(&self, cpu: usize, curr: Option<TaskId>) -> Option<(TaskId, i128, i128)> {
         let cfs = &self.rqs[cpu].cfs;
-        let base = cfs.min_vruntime as i128;
-        let queued = cfs
-            .timeline
-            .iter()
-            .map(move |&(v, t)| (t, v as i128 - base, self.tasks[t as usize].se.weight as i128));
-        let running = curr.and_then(|c| {
-            let se = &self.tasks[c as usize].se;
-            let extra = se.on_rq && !self.tasks[c as usize].is_rt() && !cfs.timeline.iter().any(|&(_, t)| t == c);
-            extra.then(|| (c, se.vruntime as i128 - base, se.weight as i128))
-        });
-        queued.chain(running)
+        let c = curr?;
+        let task = &self.tasks[c as usize];
+        let se = &task.se;
+        let extra = se.on_rq && !task.is_rt() && !cfs.timeline.contains(&(se.vruntime, c));
+        extra.then(|| (c, se.vruntime as i128 - cfs.min_vruntime as i128, se.weight as i128))
     }
 
-    /// Σ w (v − min_vruntime) and Σ w over the entities EEVDF weighs.
+    /// Σ w (v − min_vruntime) and Σ w over the entities EEVDF weighs: the timeline's running
+    /// sums and curr.
+    #[inline]
     fn eevdf_sums(&self, cpu: usize, curr: Option<TaskId>) -> (i128, i128) {
-        self.eevdf_entities(cpu, curr)
-            .fold((0, 0), |(sum, load), (_, key, w)| (sum + key * w, load + w))
+        let cfs = &self.rqs[cpu].cfs;
+        let (sum, load) = cfs.timeline.sums(cfs.min_vruntime as i128);
+        match self.eevdf_curr(cpu, curr) {
+            Some((_, key, w)) => (sum + key * w, load + w),
+            None => (sum, load),
+        }
     }
 
     /// avg_vruntime(): V = min_vruntime + Σ w (v − min_vruntime) / Σ w, floored; and Σ w.
@@ -592,27 +667,55 @@ impl Sim {
 
     /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
     /// earliest deadline; a protected curr (RUN_TO_PARITY) keeps the CPU while eligible.
+    /// The eligible entities of the timeline are a prefix of it (eligibility is v <= V), so
+    /// the walk stops at the first that is not.
     pub(crate) fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
-        let mut ents = self.eevdf_entities(cpu, curr);
-        let first = ents.next()?;
-        if ents.next().is_none() {
-            return Some(first.0);
+        let cfs = &self.rqs[cpu].cfs;
+        let extra = self.eevdf_curr(cpu, curr);
+        match (cfs.timeline.len(), extra) {
+            (0, None) => return None,
+            (0, Some(e)) => return Some(e.0),
+            (1, None) => return cfs.timeline.first().map(|&(_, t)| t),
+            _ => {}
         }
+        let base = cfs.min_vruntime as i128;
         let (sum, load) = self.eevdf_sums(cpu, curr);
         let eligible = |key: i128| key * load <= sum;
         let prev = curr.or(self.rqs[cpu].curr);
         if let Some(c) = prev {
-            if let Some(e) = self.eevdf_entities(cpu, curr).find(|e| e.0 == c) {
-                if self.tasks[c as usize].se.protect && eligible(e.1) {
-                    return Some(c);
-                }
+            let se = &self.tasks[c as usize].se;
+            let weighed = extra.is_some_and(|e| e.0 == c) || cfs.timeline.contains(&(se.vruntime, c));
+            if weighed && se.protect && eligible(se.vruntime as i128 - base) {
+                return Some(c);
             }
         }
-        self.eevdf_entities(cpu, curr)
-            .filter(|e| eligible(e.1))
-            .min_by_key(|e| (self.tasks[e.0 as usize].se.deadline, e.1, e.0))
-            .map(|e| e.0)
-            .or_else(|| self.eevdf_entities(cpu, curr).min_by_key(|e| (e.1, e.0)).map(|e| e.0))
+        let mut best: Option<(u64, i128, TaskId)> = None;
+        for &(v, t) in cfs.timeline.iter() {
+            let key = v as i128 - base;
+            if !eligible(key) {
+                break;
+            }
+            let k = (self.tasks[t as usize].se.deadline, key, t);
+            if best.is_none_or(|b| k < b) {
+                best = Some(k);
+            }
+        }
+        if let Some((c, key, _)) = extra.filter(|e| eligible(e.1)) {
+            let k = (self.tasks[c as usize].se.deadline, key, c);
+            if best.is_none_or(|b| k < b) {
+                best = Some(k);
+            }
+        }
+        if let Some((_, _, t)) = best {
+            return Some(t);
+        }
+        // none eligible: the smallest vruntime
+        let left = cfs.timeline.first().map(|&(v, t)| (v as i128 - base, t));
+        match (left, extra) {
+            (Some(l), Some(e)) => Some(if (e.1, e.0) < l { e.0 } else { l.1 }),
+            (Some(l), None) => Some(l.1),
+            (None, e) => e.map(|e| e.0),
+        }
     }
 
     /// place_entity() (PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE):
@@ -711,7 +814,7 @@ impl Sim {
         rq.cfs.load_weight += task.se.weight;
         rq.cfs.nr_running += 1;
         task.se.on_rq = true;
-        rq.cfs.timeline.insert((task.se.vruntime, t));
+        rq.cfs.timeline.insert((task.se.vruntime, t), task.se.weight);
         if !initial {
             self.check_overutilized(cpu);
         }
@@ -753,7 +856,8 @@ impl Sim {
                 // schedule()'s put_prev_entity(): back into the tree
                 rq.cfs.curr = None;
                 rq.curr = None;
-                rq.cfs.timeline.insert((self.tasks[t as usize].se.vruntime, t));
+                let se = &self.tasks[t as usize].se;
+                rq.cfs.timeline.insert((se.vruntime, t), se.weight);
             }
             return;
         }
@@ -790,7 +894,7 @@ impl Sim {
             rq.cfs.curr = None;
             rq.curr = None;
         } else {
-            rq.cfs.timeline.remove(&(task.se.vruntime, t));
+            rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight);
         }
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
@@ -815,7 +919,7 @@ impl Sim {
         let rq = &mut self.rqs[cpu];
         let task = &mut self.tasks[t as usize];
         debug_assert!(task.se.sched_delayed && rq.cfs.curr != Some(t));
-        rq.cfs.timeline.remove(&(task.se.vruntime, t));
+        rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight);
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
         task.se.on_rq = false;
@@ -835,12 +939,13 @@ impl Sim {
         self.rqs[cpu].cfs.util_est += ewma;
         self.update_entity_lag(cpu, t);
         if self.tasks[t as usize].se.vlag > 0 {
-            let key = (self.tasks[t as usize].se.vruntime, t);
-            self.rqs[cpu].cfs.timeline.remove(&key);
+            let se = &self.tasks[t as usize].se;
+            let (key, w) = ((se.vruntime, t), se.weight);
+            self.rqs[cpu].cfs.timeline.remove(&key, w);
             self.tasks[t as usize].se.vlag = 0;
             self.place_entity_eevdf(cpu, t, false);
             let key = (self.tasks[t as usize].se.vruntime, t);
-            self.rqs[cpu].cfs.timeline.insert(key);
+            self.rqs[cpu].cfs.timeline.insert(key, w);
         }
         self.update_load_avg(cpu, Some(t), false);
         self.tasks[t as usize].se.sched_delayed = false;

@@ -304,6 +304,15 @@ impl Sim {
                     task.se.vruntime
                 );
             }
+            let walked = rq.cfs.timeline.iter().fold((0i128, 0i128), |(s, l), &(v, t)| {
+                let w = self.tasks[t as usize].se.weight as i128;
+                (s + v as i128 * w, l + w)
+            });
+            ensure!(
+                rq.cfs.timeline.sums(0) == walked,
+                "cpu{c}: the timeline's sums {:?} are not its entities' {walked:?}",
+                rq.cfs.timeline.sums(0)
+            );
             // RT
             let mut seen = std::collections::BTreeSet::new();
             for &(neg, _, t) in rq.rt_queue.iter() {

@@ -134,6 +134,10 @@ impl Sim {
                 let task = &mut self.tasks[t as usize];
                 let rq = &mut self.rqs[cpu];
                 rq.cfs.load_weight = rq.cfs.load_weight - task.se.weight + w;
+                let key = (task.se.vruntime, t);
+                if rq.cfs.timeline.remove(&key, task.se.weight) {
+                    rq.cfs.timeline.insert(key, w);
+                }
                 task.se.weight = w;
                 task.se.wmult = weight_to_wmult(w);
             }
