@@ -475,7 +475,8 @@ def test_game_late_frame_starts_the_next_at_once():
     # variable broadcast that is lost unless UnityMain already waits) a frame of 1.2
     # periods lost every other tick: 30 fps. Here UnityMain does 1.2 periods of work per
     # frame on the X1 CPUs at f_max (the reference speed), so it delivers about 60 / 1.2
-    # = 50 frames per second, never more.
+    # = 50 frames per second, never more. (Its logic comes in GAME_JOB_SLICES runs a frame,
+    # between the jobs it hands out: 1.2 periods in all.)
     from hetsched import Simulation
 
     spec = resolve_workloads(["game:fps=60,level=1"], pspec("gs101"), seed=0)
@@ -485,7 +486,7 @@ def test_game_late_frame_starts_the_next_at_once():
     for ph in main["phases"]:
         for e in ph["events"]:
             if "run" in e:
-                e["run"] = int(1.2 * period)
+                e["run"] = int(1.2 * period / mobile.GAME_JOB_SLICES)
     sim = Simulation("gs101", spec, "cfs", governor="performance", seed=0, lower_bound=False)
     m = compute_metrics(sim.run(5.0).doc, sim.workload_spec)["game"]
     assert 45.0 < m["fps"] <= 50.5, m

@@ -302,8 +302,17 @@ def _app_launch_metric(d: dict, view: RunView) -> dict:
 # *time*).  So a frame that runs late starts the next one at once instead of losing a
 # whole period; vsyncs that pass while it is late merge into that one event (no backlog).
 # Audio runs on its own 10 ms buffer callback, not on vsync.
+# The job system's grain is measured on a real Unity game (Honor of Kings on a Snapdragon 855,
+# Gracker/SystraceForBlog's wangzherongyao.html, 2.57 s; docs/workloads-mobile.md, "game"):
+# UnityMain woke its two job workers 1,713 and 1,768 times (682/s and 706/s, 85 and 68 µs of
+# run a wakeup) and was itself woken 263 times a second, mostly by them. So UnityMain hands
+# each worker a job at each of GAME_JOB_SLICES points of its frame and waits for the jobs
+# handed out so far GAME_JOB_JOINS times: at 60 FPS 2 x 12 x 60 = 1,440 worker wakeups and
+# 240 joins a second, 75 µs a job at GAME_JOB_MS.
 GAME_LOGIC_MS = 3.2          # UnityMain per frame (assumption)
-GAME_JOB_MS = 0.9            # each of two job-system chunks per frame (assumption)
+GAME_JOB_MS = 0.9            # each of the two workers' job work per frame (assumption)
+GAME_JOB_SLICES = 12         # jobs per worker per frame (measured: 11-12 at 60 FPS)
+GAME_JOB_JOINS = 4           # UnityMain's waits for its jobs per frame (measured: 4.4 at 60 FPS)
 GAME_RENDER_MS = 4.0         # render thread per frame at level 1 (assumption)
 GAME_LEVEL_SCALE = {1: 1.0, 2: 1.45, 3: 1.9}   # graphics level -> render work (assumption: draw calls/resolution)
 GAME_FRAME_SIGMA = 0.15      # variation of the per-frame work (scene complexity; assumption) ...
@@ -339,13 +348,17 @@ def _game(p: dict, platform_spec: dict, seed: int) -> dict:
         # log scene complexity: a stationary AR(1) with standard deviation GAME_FRAME_SIGMA
         x = GAME_FRAME_RHO * x + math.sqrt(1 - GAME_FRAME_RHO ** 2) * float(rng.normal(0.0, GAME_FRAME_SIGMA))
         scene = math.exp(x - GAME_FRAME_SIGMA ** 2 / 2)
-        main_ev += [{"sem_wait": vevt}, {"sem_post": vreq}, {"sem_post": job}, {"sem_post": job},
-                                                _run(GAME_LOGIC_MS * scene * _jit(rng, GAME_THREAD_SIGMA)),
-                                                {"sem_wait": jdone}, {"sem_wait": jdone},
-                                                {"sem_wait": free}, {"sem_post": go}]
+        logic = GAME_LOGIC_MS * scene * _jit(rng, GAME_THREAD_SIGMA)
+        main_ev += [{"sem_wait": vevt}, {"sem_post": vreq}]
+        per_join = GAME_JOB_SLICES // GAME_JOB_JOINS
+        for i in range(GAME_JOB_SLICES):
+            main_ev += [{"sem_post": job}, {"sem_post": job}, _run(logic / GAME_JOB_SLICES)]
+            if (i + 1) % per_join == 0:
+                main_ev += [{"sem_wait": jdone}] * (2 * per_join)
+        main_ev += [{"sem_wait": free}, {"sem_post": go}]
         for w in range(2):
-            jobs_ev[w] += [{"sem_wait": job}, _run(GAME_JOB_MS * scene * _jit(rng, GAME_THREAD_SIGMA)),
-                           {"sem_post": jdone}]
+            work = GAME_JOB_MS * scene * _jit(rng, GAME_THREAD_SIGMA) / GAME_JOB_SLICES
+            jobs_ev[w] += [{"sem_wait": job}, _run(work), {"sem_post": jdone}] * GAME_JOB_SLICES
         render = GAME_RENDER_MS * GAME_LEVEL_SCALE[level] * scene * _jit(rng, GAME_THREAD_SIGMA)
         rend_ev += [{"sem_wait": go}, _run(render), {"mark": end_m}, {"sem_post": free}, {"sem_post": sfq}]
     _vsync_task(b, "game-vsync", period, tick)
