@@ -16,8 +16,8 @@
 use crate::core::*;
 use crate::features::Knob;
 use crate::pelt::SchedAvg;
+use crate::sorted_vec::{OrdSet, OrdSetIter};
 use crate::pelt::{self, UTIL_AVG_UNCHANGED, UTIL_AVG_UNCHANGED_V4_19};
-use crate::sorted_vec::SortedVec;
 use crate::workload::rtapp::work_in;
 use crate::workload::Policy;
 
@@ -179,34 +179,43 @@ impl Default for CfsRq {
 /// entity_eligible() do not walk the tree. They are kept absolute here, in i128 (a term
 /// is below 2^81), so a move of min_vruntime changes nothing, and
 /// Σ w·(v − min_vruntime) = Σ w·v − min_vruntime·Σ w is exact: the same sums a walk takes.
+/// The entities are also kept by (deadline, vruntime, task id), the order v6.12's tree
+/// keeps them in, so that pick_eevdf() stops at the first eligible one; an entity's deadline
+/// does not change while it is queued (only curr's moves, in update_curr()).
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
-    set: SortedVec<(u64, u32)>,
+    by_vruntime: OrdSet<(u64, u32)>,
+    by_deadline: OrdSet<(u64, u64, u32)>,
     sum_wv: i128,
     load: i128,
 }
 
 impl Timeline {
-    /// Inserts the entity (vruntime, task) of weight `w`; false if it was there.
+    /// Inserts the entity (vruntime, task) of weight `w` and virtual deadline `deadline`;
+    /// false if it was there.
     #[inline]
-    pub fn insert(&mut self, key: (u64, u32), w: u64) -> bool {
-        let new = self.set.insert(key);
-        if new {
-            self.sum_wv += key.0 as i128 * w as i128;
-            self.load += w as i128;
+    pub fn insert(&mut self, key: (u64, u32), w: u64, deadline: u64) -> bool {
+        if !self.by_vruntime.insert(key) {
+            return false;
         }
-        new
+        self.by_deadline.insert((deadline, key.0, key.1));
+        self.sum_wv += key.0 as i128 * w as i128;
+        self.load += w as i128;
+        true
     }
 
-    /// Removes the entity, whose weight is `w`; false if it was not there.
+    /// Removes the entity, whose weight is `w` and whose deadline was `deadline` when it
+    /// was inserted; false if it was not there.
     #[inline]
-    pub fn remove(&mut self, key: &(u64, u32), w: u64) -> bool {
-        let gone = self.set.remove(key);
-        if gone {
-            self.sum_wv -= key.0 as i128 * w as i128;
-            self.load -= w as i128;
+    pub fn remove(&mut self, key: &(u64, u32), w: u64, deadline: u64) -> bool {
+        if !self.by_vruntime.remove(key) {
+            return false;
         }
-        gone
+        let found = self.by_deadline.remove(&(deadline, key.0, key.1));
+        debug_assert!(found, "task {} left the timeline with another deadline", key.1);
+        self.sum_wv -= key.0 as i128 * w as i128;
+        self.load -= w as i128;
+        true
     }
 
     /// (Σ w·(v − base), Σ w) over the entities.
@@ -217,35 +226,42 @@ impl Timeline {
 
     #[inline]
     pub fn contains(&self, key: &(u64, u32)) -> bool {
-        self.set.contains(key)
+        self.by_vruntime.contains(key)
     }
 
     #[inline]
     pub fn first(&self) -> Option<&(u64, u32)> {
-        self.set.first()
+        self.by_vruntime.first()
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.set.len()
+        self.by_vruntime.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.by_vruntime.is_empty()
     }
 
+    /// By (vruntime, task id).
     #[inline]
-    pub fn iter(&self) -> std::slice::Iter<'_, (u64, u32)> {
-        self.set.iter()
+    pub fn iter(&self) -> OrdSetIter<'_, (u64, u32)> {
+        self.by_vruntime.iter()
+    }
+
+    /// (deadline, vruntime, task id), earliest deadline first.
+    #[inline]
+    pub fn iter_by_deadline(&self) -> OrdSetIter<'_, (u64, u64, u32)> {
+        self.by_deadline.iter()
     }
 }
 
 impl<'a> IntoIterator for &'a Timeline {
     type Item = &'a (u64, u32);
-    type IntoIter = std::slice::Iter<'a, (u64, u32)>;
+    type IntoIter = OrdSetIter<'a, (u64, u32)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.set.iter()
+        self.by_vruntime.iter()
     }
 }
 
@@ -639,7 +655,8 @@ impl Sim {
         let c = curr?;
         let task = &self.tasks[c as usize];
         let se = &task.se;
-        let extra = se.on_rq && !task.is_rt() && !cfs.timeline.contains(&(se.vruntime, c));
+        // cfs.curr is never in the timeline (set_next_entity() takes it out)
+        let extra = se.on_rq && !task.is_rt() && (cfs.curr == Some(c) || !cfs.timeline.contains(&(se.vruntime, c)));
         extra.then(|| (c, se.vruntime as i128 - cfs.min_vruntime as i128, se.weight as i128))
     }
 
@@ -667,8 +684,8 @@ impl Sim {
 
     /// pick_eevdf(): among the eligible entities (v <= V, tested without division), the
     /// earliest deadline; a protected curr (RUN_TO_PARITY) keeps the CPU while eligible.
-    /// The eligible entities of the timeline are a prefix of it (eligibility is v <= V), so
-    /// the walk stops at the first that is not.
+    /// The timeline's entities are walked by deadline, to the first eligible one (v6.12's
+    /// tree prunes the ineligible subtrees by their min_vruntime instead).
     pub(crate) fn pick_eevdf(&self, cpu: usize, curr: Option<TaskId>) -> Option<TaskId> {
         let cfs = &self.rqs[cpu].cfs;
         let extra = self.eevdf_curr(cpu, curr);
@@ -689,17 +706,11 @@ impl Sim {
                 return Some(c);
             }
         }
-        let mut best: Option<(u64, i128, TaskId)> = None;
-        for &(v, t) in cfs.timeline.iter() {
-            let key = v as i128 - base;
-            if !eligible(key) {
-                break;
-            }
-            let k = (self.tasks[t as usize].se.deadline, key, t);
-            if best.is_none_or(|b| k < b) {
-                best = Some(k);
-            }
-        }
+        let mut best = cfs
+            .timeline
+            .iter_by_deadline()
+            .map(|&(d, v, t)| (d, v as i128 - base, t))
+            .find(|e| eligible(e.1));
         if let Some((c, key, _)) = extra.filter(|e| eligible(e.1)) {
             let k = (self.tasks[c as usize].se.deadline, key, c);
             if best.is_none_or(|b| k < b) {
@@ -814,7 +825,7 @@ impl Sim {
         rq.cfs.load_weight += task.se.weight;
         rq.cfs.nr_running += 1;
         task.se.on_rq = true;
-        rq.cfs.timeline.insert((task.se.vruntime, t), task.se.weight);
+        rq.cfs.timeline.insert((task.se.vruntime, t), task.se.weight, task.se.deadline);
         if !initial {
             self.check_overutilized(cpu);
         }
@@ -857,7 +868,7 @@ impl Sim {
                 rq.cfs.curr = None;
                 rq.curr = None;
                 let se = &self.tasks[t as usize].se;
-                rq.cfs.timeline.insert((se.vruntime, t), se.weight);
+                rq.cfs.timeline.insert((se.vruntime, t), se.weight, se.deadline);
             }
             return;
         }
@@ -879,6 +890,8 @@ impl Sim {
                 pelt::util_est_dequeue_v4_19(&mut task.se.avg);
             }
         }
+        // the deadline the timeline holds the task by, before PLACE_REL_DEADLINE makes it relative
+        let queued_deadline = self.tasks[t as usize].se.deadline;
         if self.eevdf() {
             self.update_entity_lag(cpu, t);
             if !sleep {
@@ -894,7 +907,7 @@ impl Sim {
             rq.cfs.curr = None;
             rq.curr = None;
         } else {
-            rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight);
+            rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, queued_deadline);
         }
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
@@ -919,7 +932,7 @@ impl Sim {
         let rq = &mut self.rqs[cpu];
         let task = &mut self.tasks[t as usize];
         debug_assert!(task.se.sched_delayed && rq.cfs.curr != Some(t));
-        rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight);
+        rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, task.se.deadline);
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
         task.se.on_rq = false;
@@ -941,11 +954,12 @@ impl Sim {
         if self.tasks[t as usize].se.vlag > 0 {
             let se = &self.tasks[t as usize].se;
             let (key, w) = ((se.vruntime, t), se.weight);
-            self.rqs[cpu].cfs.timeline.remove(&key, w);
+            self.rqs[cpu].cfs.timeline.remove(&key, w, se.deadline);
             self.tasks[t as usize].se.vlag = 0;
             self.place_entity_eevdf(cpu, t, false);
-            let key = (self.tasks[t as usize].se.vruntime, t);
-            self.rqs[cpu].cfs.timeline.insert(key, w);
+            let se = &self.tasks[t as usize].se;
+            let (key, deadline) = ((se.vruntime, t), se.deadline);
+            self.rqs[cpu].cfs.timeline.insert(key, w, deadline);
         }
         self.update_load_avg(cpu, Some(t), false);
         self.tasks[t as usize].se.sched_delayed = false;

@@ -308,6 +308,19 @@ impl Sim {
                 let w = self.tasks[t as usize].se.weight as i128;
                 (s + v as i128 * w, l + w)
             });
+            for &(d, v, t) in rq.cfs.timeline.iter_by_deadline() {
+                ensure!(
+                    rq.cfs.timeline.contains(&(v, t)) && self.tasks[t as usize].se.deadline == d,
+                    "cpu{c}: the timeline holds task {t} by deadline {d} (vruntime {v}), its deadline is {}",
+                    self.tasks[t as usize].se.deadline
+                );
+            }
+            ensure!(
+                rq.cfs.timeline.iter_by_deadline().len() == rq.cfs.timeline.len(),
+                "cpu{c}: the timeline holds {} entities by deadline, {} by vruntime",
+                rq.cfs.timeline.iter_by_deadline().len(),
+                rq.cfs.timeline.len()
+            );
             ensure!(
                 rq.cfs.timeline.sums(0) == walked,
                 "cpu{c}: the timeline's sums {:?} are not its entities' {walked:?}",

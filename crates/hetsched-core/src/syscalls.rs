@@ -135,8 +135,8 @@ impl Sim {
                 let rq = &mut self.rqs[cpu];
                 rq.cfs.load_weight = rq.cfs.load_weight - task.se.weight + w;
                 let key = (task.se.vruntime, t);
-                if rq.cfs.timeline.remove(&key, task.se.weight) {
-                    rq.cfs.timeline.insert(key, w);
+                if rq.cfs.timeline.remove(&key, task.se.weight, task.se.deadline) {
+                    rq.cfs.timeline.insert(key, w, task.se.deadline);
                 }
                 task.se.weight = w;
                 task.se.wmult = weight_to_wmult(w);
