@@ -534,24 +534,17 @@ impl KernelLb {
         // a delayed (sleeping) task stays where its timer is: see fair.md, Differences
         let mut src_nr = v.rqs[src].nr_running();
         let loop_max = if src_nr > 1 { NR_MIGRATE.min(src_nr as usize) } else { 0 };
-        // only the loop_max least recently run are tried (the kernel walks that many from
-        // cfs_tasks' tail): one pass keeps them in order, so a long queue is not sorted whole
-        let mut cands: Vec<(u64, TaskId)> = Vec::with_capacity(loop_max + 1);
-        for &(_, t) in v.rqs[src].cfs.timeline.iter().take(if loop_max > 0 { usize::MAX } else { 0 }) {
-            let se = &v.tasks[t as usize].se;
-            if se.sched_delayed {
-                continue;
-            }
-            let key = (se.exec_start, t);
-            if cands.len() == loop_max && cands.last().is_none_or(|&last| key > last) {
-                continue;
-            }
-            let at = cands.partition_point(|&c| c < key);
-            cands.insert(at, key);
-            cands.truncate(loop_max);
-        }
+        // the loop_max least recently run (the kernel walks that many from cfs_tasks' tail)
+        let cands: Vec<TaskId> = v.rqs[src]
+            .cfs
+            .timeline
+            .iter_by_last_run()
+            .map(|&(_, t)| t)
+            .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
+            .take(loop_max)
+            .collect();
         let (stat_name, span_w) = (sd.name, sd.span.len() as u64);
-        for &(_, t) in &cands {
+        for &t in &cands {
             if dst_idle && src_nr <= 1 {
                 break; // never empty the source for an idle CPU
             }

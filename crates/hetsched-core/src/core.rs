@@ -719,9 +719,9 @@ impl Sim {
                 // put_prev_entity(): back into the timeline
                 self.update_load_avg(cpu, Some(p), false);
                 let task = &self.tasks[p as usize];
-                let (key, w, deadline) = ((task.se.vruntime, p), task.se.weight, task.se.deadline);
+                let (key, w, deadline, ran) = ((task.se.vruntime, p), task.se.weight, task.se.deadline, task.se.exec_start);
                 let rq = &mut self.rqs[cpu];
-                rq.cfs.timeline.insert(key, w, deadline);
+                rq.cfs.timeline.insert(key, w, deadline, ran);
                 rq.cfs.curr = None;
             }
         }
@@ -738,9 +738,9 @@ impl Sim {
             if let Some(p) = prev {
                 if !self.tasks[p as usize].is_rt() {
                     let se = &self.tasks[p as usize].se;
-                    let (key, w, deadline) = ((se.vruntime, p), se.weight, se.deadline);
+                    let (key, w, deadline, ran) = ((se.vruntime, p), se.weight, se.deadline, se.exec_start);
                     let rq = &mut self.rqs[cpu];
-                    rq.cfs.timeline.remove(&key, w, deadline);
+                    rq.cfs.timeline.remove(&key, w, deadline, ran);
                     rq.cfs.curr = Some(p);
                 }
                 // same task, same speed: its completion event still holds
@@ -778,8 +778,8 @@ impl Sim {
         if !self.tasks[n as usize].is_rt() {
             // set_next_entity(): out of the timeline, PELT update, curr
             let se = &self.tasks[n as usize].se;
-            let (key, w, deadline) = ((se.vruntime, n), se.weight, se.deadline);
-            self.rqs[cpu].cfs.timeline.remove(&key, w, deadline);
+            let (key, w, deadline, ran) = ((se.vruntime, n), se.weight, se.deadline, se.exec_start);
+            self.rqs[cpu].cfs.timeline.remove(&key, w, deadline, ran);
             self.update_load_avg(cpu, Some(n), false);
             self.rqs[cpu].cfs.curr = Some(n);
         } else {

@@ -180,39 +180,45 @@ impl Default for CfsRq {
 /// is below 2^81), so a move of min_vruntime changes nothing, and
 /// Σ w·(v − min_vruntime) = Σ w·v − min_vruntime·Σ w is exact: the same sums a walk takes.
 /// The entities are also kept by (deadline, vruntime, task id), the order v6.12's tree
-/// keeps them in, so that pick_eevdf() stops at the first eligible one; an entity's deadline
-/// does not change while it is queued (only curr's moves, in update_curr()).
+/// keeps them in, so that pick_eevdf() stops at the first eligible one, and by (exec_start,
+/// task id), least recently run first, so that detach_tasks() reads its few candidates off
+/// the front as the kernel reads them off cfs_tasks' tail. Neither key changes while an
+/// entity is queued (update_curr() and set_next_entity() move curr's only).
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
     by_vruntime: OrdSet<(u64, u32)>,
     by_deadline: OrdSet<(u64, u64, u32)>,
+    by_last_run: OrdSet<(u64, u32)>,
     sum_wv: i128,
     load: i128,
 }
 
 impl Timeline {
-    /// Inserts the entity (vruntime, task) of weight `w` and virtual deadline `deadline`;
-    /// false if it was there.
+    /// Inserts the entity (vruntime, task) of weight `w`, virtual deadline `deadline` and
+    /// exec_start `ran`; false if it was there.
     #[inline]
-    pub fn insert(&mut self, key: (u64, u32), w: u64, deadline: u64) -> bool {
+    pub fn insert(&mut self, key: (u64, u32), w: u64, deadline: u64, ran: u64) -> bool {
         if !self.by_vruntime.insert(key) {
             return false;
         }
         self.by_deadline.insert((deadline, key.0, key.1));
+        self.by_last_run.insert((ran, key.1));
         self.sum_wv += key.0 as i128 * w as i128;
         self.load += w as i128;
         true
     }
 
-    /// Removes the entity, whose weight is `w` and whose deadline was `deadline` when it
-    /// was inserted; false if it was not there.
+    /// Removes the entity, whose weight is `w` and whose deadline and exec_start were
+    /// `deadline` and `ran` when it was inserted; false if it was not there.
     #[inline]
-    pub fn remove(&mut self, key: &(u64, u32), w: u64, deadline: u64) -> bool {
+    pub fn remove(&mut self, key: &(u64, u32), w: u64, deadline: u64, ran: u64) -> bool {
         if !self.by_vruntime.remove(key) {
             return false;
         }
         let found = self.by_deadline.remove(&(deadline, key.0, key.1));
         debug_assert!(found, "task {} left the timeline with another deadline", key.1);
+        let found = self.by_last_run.remove(&(ran, key.1));
+        debug_assert!(found, "task {} left the timeline with another exec_start", key.1);
         self.sum_wv -= key.0 as i128 * w as i128;
         self.load -= w as i128;
         true
@@ -248,6 +254,12 @@ impl Timeline {
     #[inline]
     pub fn iter(&self) -> OrdSetIter<'_, (u64, u32)> {
         self.by_vruntime.iter()
+    }
+
+    /// (exec_start, task id), least recently run first.
+    #[inline]
+    pub fn iter_by_last_run(&self) -> OrdSetIter<'_, (u64, u32)> {
+        self.by_last_run.iter()
     }
 
     /// (deadline, vruntime, task id), earliest deadline first.
@@ -825,7 +837,7 @@ impl Sim {
         rq.cfs.load_weight += task.se.weight;
         rq.cfs.nr_running += 1;
         task.se.on_rq = true;
-        rq.cfs.timeline.insert((task.se.vruntime, t), task.se.weight, task.se.deadline);
+        rq.cfs.timeline.insert((task.se.vruntime, t), task.se.weight, task.se.deadline, task.se.exec_start);
         if !initial {
             self.check_overutilized(cpu);
         }
@@ -868,7 +880,7 @@ impl Sim {
                 rq.cfs.curr = None;
                 rq.curr = None;
                 let se = &self.tasks[t as usize].se;
-                rq.cfs.timeline.insert((se.vruntime, t), se.weight, se.deadline);
+                rq.cfs.timeline.insert((se.vruntime, t), se.weight, se.deadline, se.exec_start);
             }
             return;
         }
@@ -907,7 +919,7 @@ impl Sim {
             rq.cfs.curr = None;
             rq.curr = None;
         } else {
-            rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, queued_deadline);
+            rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, queued_deadline, task.se.exec_start);
         }
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
@@ -932,7 +944,7 @@ impl Sim {
         let rq = &mut self.rqs[cpu];
         let task = &mut self.tasks[t as usize];
         debug_assert!(task.se.sched_delayed && rq.cfs.curr != Some(t));
-        rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, task.se.deadline);
+        rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, task.se.deadline, task.se.exec_start);
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
         task.se.on_rq = false;
@@ -954,12 +966,12 @@ impl Sim {
         if self.tasks[t as usize].se.vlag > 0 {
             let se = &self.tasks[t as usize].se;
             let (key, w) = ((se.vruntime, t), se.weight);
-            self.rqs[cpu].cfs.timeline.remove(&key, w, se.deadline);
+            self.rqs[cpu].cfs.timeline.remove(&key, w, se.deadline, se.exec_start);
             self.tasks[t as usize].se.vlag = 0;
             self.place_entity_eevdf(cpu, t, false);
             let se = &self.tasks[t as usize].se;
-            let (key, deadline) = ((se.vruntime, t), se.deadline);
-            self.rqs[cpu].cfs.timeline.insert(key, w, deadline);
+            let (key, deadline, ran) = ((se.vruntime, t), se.deadline, se.exec_start);
+            self.rqs[cpu].cfs.timeline.insert(key, w, deadline, ran);
         }
         self.update_load_avg(cpu, Some(t), false);
         self.tasks[t as usize].se.sched_delayed = false;

@@ -315,6 +315,19 @@ impl Sim {
                     self.tasks[t as usize].se.deadline
                 );
             }
+            for &(ran, t) in rq.cfs.timeline.iter_by_last_run() {
+                ensure!(
+                    self.tasks[t as usize].se.exec_start == ran,
+                    "cpu{c}: the timeline holds task {t} by exec_start {ran}, its exec_start is {}",
+                    self.tasks[t as usize].se.exec_start
+                );
+            }
+            ensure!(
+                rq.cfs.timeline.iter_by_last_run().len() == rq.cfs.timeline.len(),
+                "cpu{c}: the timeline holds {} entities by exec_start, {} by vruntime",
+                rq.cfs.timeline.iter_by_last_run().len(),
+                rq.cfs.timeline.len()
+            );
             ensure!(
                 rq.cfs.timeline.iter_by_deadline().len() == rq.cfs.timeline.len(),
                 "cpu{c}: the timeline holds {} entities by deadline, {} by vruntime",

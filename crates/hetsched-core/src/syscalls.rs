@@ -135,8 +135,9 @@ impl Sim {
                 let rq = &mut self.rqs[cpu];
                 rq.cfs.load_weight = rq.cfs.load_weight - task.se.weight + w;
                 let key = (task.se.vruntime, t);
-                if rq.cfs.timeline.remove(&key, task.se.weight, task.se.deadline) {
-                    rq.cfs.timeline.insert(key, w, task.se.deadline);
+                let (deadline, ran) = (task.se.deadline, task.se.exec_start);
+                if rq.cfs.timeline.remove(&key, task.se.weight, deadline, ran) {
+                    rq.cfs.timeline.insert(key, w, deadline, ran);
                 }
                 task.se.weight = w;
                 task.se.wmult = weight_to_wmult(w);
