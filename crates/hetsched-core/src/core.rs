@@ -719,7 +719,12 @@ impl Sim {
                 // put_prev_entity(): back into the timeline
                 self.update_load_avg(cpu, Some(p), false);
                 let task = &self.tasks[p as usize];
-                let (key, w, deadline, ran) = ((task.se.vruntime, p), task.se.weight, task.se.deadline, task.se.exec_start);
+                let (key, w, deadline, ran) = (
+                    (task.se.vruntime, p),
+                    task.se.weight,
+                    task.se.deadline,
+                    task.se.exec_start,
+                );
                 let rq = &mut self.rqs[cpu];
                 rq.cfs.timeline.insert(key, w, deadline, ran);
                 rq.cfs.curr = None;

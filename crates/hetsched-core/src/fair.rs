@@ -8,16 +8,17 @@
 //! the deadline budget), and `task_tick_fair()`.
 //!
 //! Differences: no task groups (one flat cfs_rq per CPU); no next/last buddies (the skip buddy
-//! only for sched_yield); no HRTICK; EEVDF with a linear-scan pick, and delayed tasks left
-//! where they are by the balancers; inverse weights computed as 2^32/w, one unit below the
+//! only for sched_yield); no HRTICK; EEVDF's pick walks the queue by deadline to the first
+//! eligible entity where the kernel's tree prunes by min_vruntime (the same pick), and
+//! delayed tasks left where they are by the balancers; inverse weights computed as 2^32/w, one unit below the
 //! kernel's table for some nice levels. docs/mechanisms/fair.md works the slices, the
 //! eligibility test, delayed dequeue and util_est by hand.
 
 use crate::core::*;
 use crate::features::Knob;
 use crate::pelt::SchedAvg;
-use crate::sorted_vec::{OrdSet, OrdSetIter};
 use crate::pelt::{self, UTIL_AVG_UNCHANGED, UTIL_AVG_UNCHANGED_V4_19};
+use crate::sorted_vec::{OrdSet, OrdSetIter};
 use crate::workload::rtapp::work_in;
 use crate::workload::Policy;
 
@@ -837,7 +838,12 @@ impl Sim {
         rq.cfs.load_weight += task.se.weight;
         rq.cfs.nr_running += 1;
         task.se.on_rq = true;
-        rq.cfs.timeline.insert((task.se.vruntime, t), task.se.weight, task.se.deadline, task.se.exec_start);
+        rq.cfs.timeline.insert(
+            (task.se.vruntime, t),
+            task.se.weight,
+            task.se.deadline,
+            task.se.exec_start,
+        );
         if !initial {
             self.check_overutilized(cpu);
         }
@@ -880,7 +886,9 @@ impl Sim {
                 rq.cfs.curr = None;
                 rq.curr = None;
                 let se = &self.tasks[t as usize].se;
-                rq.cfs.timeline.insert((se.vruntime, t), se.weight, se.deadline, se.exec_start);
+                rq.cfs
+                    .timeline
+                    .insert((se.vruntime, t), se.weight, se.deadline, se.exec_start);
             }
             return;
         }
@@ -919,7 +927,12 @@ impl Sim {
             rq.cfs.curr = None;
             rq.curr = None;
         } else {
-            rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, queued_deadline, task.se.exec_start);
+            rq.cfs.timeline.remove(
+                &(task.se.vruntime, t),
+                task.se.weight,
+                queued_deadline,
+                task.se.exec_start,
+            );
         }
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
@@ -944,7 +957,12 @@ impl Sim {
         let rq = &mut self.rqs[cpu];
         let task = &mut self.tasks[t as usize];
         debug_assert!(task.se.sched_delayed && rq.cfs.curr != Some(t));
-        rq.cfs.timeline.remove(&(task.se.vruntime, t), task.se.weight, task.se.deadline, task.se.exec_start);
+        rq.cfs.timeline.remove(
+            &(task.se.vruntime, t),
+            task.se.weight,
+            task.se.deadline,
+            task.se.exec_start,
+        );
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
         task.se.on_rq = false;

@@ -119,7 +119,9 @@ impl<T: Ord + Copy> OrdSet<T> {
             OrdSet::Large(b) => {
                 let gone = b.remove(x);
                 if b.len() <= SMALL {
-                    *self = OrdSet::Small(SortedVec { v: b.iter().copied().collect() });
+                    *self = OrdSet::Small(SortedVec {
+                        v: b.iter().copied().collect(),
+                    });
                 }
                 gone
             }
