@@ -130,9 +130,6 @@ pub struct Sim {
     pub(crate) steps_at_now: u64,
     /// the task whose program ran last, named when time stops passing
     pub(crate) last_program: TaskId,
-    /// set_next() arms a completion pair where the program's next step is a run
-    /// (rtapp.rs, `start_run_after_switch`); off only in the tests that compare the two
-    pub(crate) pair_run_starts: bool,
     /// the limit that stopped the run (limits.rs); nothing runs once it is set
     pub(crate) stop: Option<Box<Error>>,
 }
@@ -468,7 +465,6 @@ impl Sim {
             wake_ctx: Default::default(),
             steps_at_now: 0,
             last_program: 0,
-            pair_run_starts: true,
             stop: None,
             walt,
             stune,
@@ -865,11 +861,8 @@ impl Sim {
         if task.cur == Cur::None {
             if self.rqs[cpu].overhead_left > 0 {
                 // its program goes on once the switch (and the kernel's other queued
-                // work) has run: a completion with no event of its own, or, when the
-                // program's next step is a run, one slot holding both ends
-                if !(self.pair_run_starts && self.start_run_after_switch(cpu, n)) {
-                    self.arm_completion(cpu);
-                }
+                // work) has run: a completion with no event of its own
+                self.arm_completion(cpu);
             } else {
                 // back from a sleep: its next event starts now
                 self.advance_program(cpu, n);
@@ -1190,20 +1183,12 @@ impl Sim {
     /// Process one event (and the reschedules and cpufreq updates it causes). Returns
     /// false when the queue is empty or a limit stopped the run (`stopped()`).
     pub fn step(&mut self) -> bool {
-        match self.events.pop_or_pass() {
-            None => false,
-            // a completion pair's first key: its handler's step (rtapp.rs), one event as
-            // the run without pairs had it, so that a stepped caller sees the same instants
-            Some(None) => self.replay_run_starts(),
-            Some(Some(ev)) => self.handle_event(ev),
-        }
+        let Some(ev) = self.events.pop() else { return false };
+        self.handle_event(ev)
     }
 
     /// `step` for an event already popped.
     fn handle_event(&mut self, ev: crate::event::Event) -> bool {
-        if !self.events.passes.is_empty() && !self.replay_run_starts() {
-            return false;
-        }
         debug_assert!(ev.time() >= self.now);
         if ev.time() != self.now {
             self.now = ev.time();
@@ -1285,7 +1270,7 @@ impl Sim {
     /// queues the irq_work, which in the kernel runs as soon as the rq lock is released
     /// (a self-IPI), not at whatever the next event happens to be.
     #[inline]
-    pub(crate) fn run_deferred(&mut self) {
+    fn run_deferred(&mut self) {
         // most events leave nothing: test that here, in the caller, without a call
         if self.any_resched || self.walt.as_ref().is_some_and(|w| w.irq_work.is_some()) {
             self.run_deferred_work();
@@ -1337,10 +1322,6 @@ impl Sim {
             if !self.go_on(&mut since_poll, &mut poll) {
                 return false;
             }
-        }
-        // the queue may have passed pairs' first keys after the last event
-        if !self.events.passes.is_empty() && !self.replay_run_starts() {
-            return true;
         }
         if t_ns > self.now {
             self.now = t_ns;
@@ -1523,81 +1504,5 @@ mod tests {
         assert_eq!(cut.now, end);
         assert_eq!(cut.events.popped, whole.events.popped);
         assert_eq!(cut.result_json(), whole.result_json());
-    }
-
-    /// A workload that reaches runs every way start_run_after_switch() pairs them (after a
-    /// sleep, a timer, the end of a phase's loop, of the last phase, an empty run) and ways
-    /// it does not (a runtime, a lock, a task that ends), with memruns, a perf model and an
-    /// RT task, the scheduler's costs on.
-    fn pairing_workload() -> crate::workload::WorkloadSpec {
-        let mut tasks = vec![];
-        for i in 0..6u64 {
-            tasks.push(json!({"name": format!("p{i}"), "loop": -1, "phases": [
-                {"loop": 3, "events": [{"run": 200_000 + 37_000 * i}, {"sleep": 600_000 + 90_000 * i}]},
-                {"loop": 2, "events": [{"run": 0}, {"memrun": 150_000}, {"timer": {"id": i, "period_ns": 2_000_000}}]},
-                {"loop": 1, "events": [{"lock": 0}, {"run": 90_000}, {"unlock": 0}, {"runtime": 300_000}, {"sleep": 400_000}]}]}));
-        }
-        tasks.push(json!({"name": "perf", "loop": -1, "perf": {"ipc_exp": 0.7, "mem_frac": 0.2, "cache_ns": 200_000, "cache_slowdown": 0.5},
-            "phases": [{"loop": -1, "events": [{"run": 700_000}, {"sleep": 1_300_000}]}]}));
-        tasks.push(json!({"name": "rt", "loop": -1, "policy": "fifo", "rt_priority": 10,
-            "phases": [{"loop": -1, "events": [{"run": 120_000}, {"sleep": 2_500_000}]}]}));
-        tasks.push(json!({"name": "ends", "loop": 40, "phases": [{"loop": 1, "events": [{"run": 250_000}, {"sleep": 500_000}]}]}));
-        let w = json!({"name": "pairs", "duration_ns": null, "timers": 6, "mutexes": 1, "tasks": tasks});
-        crate::workload::WorkloadSpec::from_json(&w.to_string()).expect("a valid workload")
-    }
-
-    fn without_event_counts(mut doc: serde_json::Value) -> serde_json::Value {
-        let o = doc.as_object_mut().unwrap();
-        o.remove("events");
-        o.remove("events_by_class");
-        doc
-    }
-
-    /// The completion pair (rtapp.rs, start_run_after_switch) changes no result but the
-    /// count of events: against the lone completions, for several policies and
-    /// platforms, whole runs and runs in steps.
-    #[test]
-    fn completion_pairs_change_nothing_but_the_event_count() {
-        use crate::testutils::three_cluster_platform;
-        let policies = [
-            json!({"scheduler": "eas", "governor": "schedutil", "idle_governor": "menu"}),
-            json!({"scheduler": "cfs", "governor": "schedutil"}),
-            json!({"scheduler": "cfs", "governor": "ondemand"}),
-            json!({"scheduler": "baseline", "governor": "performance", "idle_governor": "oracle"}),
-        ];
-        for (pi, pol) in policies.iter().enumerate() {
-            for platform in [two_cluster_platform(), three_cluster_platform()] {
-                let make = |pairs: bool| {
-                    let pol: crate::PolicyConfig = serde_json::from_value(pol.clone()).unwrap();
-                    let mut s = Sim::new(platform.clone(), pairing_workload(), pol).unwrap();
-                    s.pair_run_starts = pairs;
-                    s
-                };
-                let end = 400_000_000;
-                let mut lone = make(false);
-                lone.run_until(end);
-                let mut paired = make(true);
-                paired.run_until(end);
-                let mut stepped = make(true);
-                let mut t = 0;
-                while t < end {
-                    t = (t + 1_234_567).min(end);
-                    stepped.run_until(t);
-                }
-                // one step() at a time, the invariants checked after each
-                let mut single = make(true);
-                while single.events.peek_time().is_some_and(|t| t < end) {
-                    assert!(single.step());
-                    single.check_invariants().unwrap_or_else(|e| panic!("policy {pi}: {e}"));
-                }
-                single.run_until(end);
-                assert!(paired.events.popped < lone.events.popped, "policy {pi}: no pair formed");
-                let want = without_event_counts(lone.result());
-                assert_eq!(without_event_counts(paired.result()), want, "policy {pi}");
-                assert_eq!(without_event_counts(stepped.result()), want, "policy {pi}, stepped");
-                assert_eq!(without_event_counts(single.result()), want, "policy {pi}, step()");
-                assert_eq!(stepped.events.popped, paired.events.popped);
-            }
-        }
     }
 }

@@ -10,14 +10,6 @@
 //! preempted every slice left one behind each time, and the heap grew with the run's
 //! length. A slot's event keeps the key it would have had in the heap, so the order of
 //! the events that fire is unchanged.
-//!
-//! A slot may hold a pair (`push_complete_pair`): the end of the kernel's work queued
-//! before a task's run (a context switch), then the run's own end. The first key is the
-//! one the engine's "start the program" completion had; when the queue reaches it, it
-//! takes the next sequence number and moves the slot to the run's end, which is what that
-//! completion's handler did (it pushed exactly that one event), without the handler: the
-//! order of every event that fires is unchanged, and the engine replays the instant's
-//! bookkeeping from `passes` (workload/rtapp.rs, `replay_run_starts`).
 
 /// Order of classes at one instant: hardware state first, then completions of running
 /// work, then CPUs leaving idle, then new wakeups, then the tick, then sampling (which
@@ -99,10 +91,6 @@ pub struct EventQueue {
     heap: Vec<Event>,
     /// each CPU's pending completion: its key and generation (key u128::MAX: none)
     complete: Vec<(u128, u32)>,
-    /// each CPU's run end behind its completion's key (a pair; u64::MAX: none)
-    run_end: Vec<u64>,
-    /// the pairs passed since the engine last looked: (first key's time, cpu, run's end)
-    pub(crate) passes: Vec<(u64, u32, u64)>,
     /// the CPU whose completion comes first (meaningful while `nr_complete` > 0)
     complete_first: usize,
     nr_complete: usize,
@@ -132,41 +120,6 @@ impl EventQueue {
     pub fn push_complete(&mut self, time: u64, cpu: usize, gen: u32) {
         let ord = self.next_key(time, COMPLETE_CLASS);
         self.set_complete(cpu, ord, gen);
-        self.run_end[cpu] = u64::MAX;
-    }
-
-    /// `cpu`'s completion at `time` (the end of the kernel's queued work) with generation
-    /// `gen`, which the queue passes without popping: there it takes the next sequence
-    /// number and generation and moves to `run_end`, as if its handler had armed the
-    /// completion of the run there.
-    #[inline]
-    pub fn push_complete_pair(&mut self, time: u64, cpu: usize, gen: u32, run_end: u64) {
-        let ord = self.next_key(time, COMPLETE_CLASS);
-        self.set_complete(cpu, ord, gen);
-        self.run_end[cpu] = run_end;
-    }
-
-    /// Whether `cpu`'s slot still holds a pair's first key.
-    #[inline]
-    pub fn pair_pending(&self, cpu: usize) -> bool {
-        self.run_end.get(cpu).is_some_and(|&e| e != u64::MAX)
-    }
-
-    /// Undo the pair: the slot keeps its first key and generation, a lone completion's.
-    pub fn unpair(&mut self, cpu: usize) {
-        self.run_end[cpu] = u64::MAX;
-    }
-
-    /// Drop `cpu`'s completion (a run stopped where the engine would have popped it).
-    pub fn remove_complete(&mut self, cpu: usize) {
-        if self.complete.get(cpu).is_some_and(|c| c.0 != u128::MAX) {
-            self.complete[cpu].0 = u128::MAX;
-            self.run_end[cpu] = u64::MAX;
-            self.nr_complete -= 1;
-            if self.nr_complete > 0 {
-                self.find_first_complete();
-            }
-        }
     }
 
     /// The key of an event pushed now: time, then class, then insertion order.
@@ -197,7 +150,6 @@ impl EventQueue {
     fn set_complete(&mut self, cpu: usize, ord: u128, gen: u32) {
         if cpu >= self.complete.len() {
             self.complete.resize(cpu + 1, (u128::MAX, 0));
-            self.run_end.resize(cpu + 1, u64::MAX);
         }
         let had = self.complete[cpu].0 != u128::MAX;
         self.complete[cpu] = (ord, gen);
@@ -248,26 +200,11 @@ impl EventQueue {
 
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        loop {
-            let complete = self.first_complete_ord();
-            if complete != u128::MAX && self.heap.first().is_none_or(|e| complete < e.ord) {
-                match self.pop_complete(complete) {
-                    Some(ev) => return Some(ev),
-                    None => continue, // a pair's first key, passed
-                }
-            }
-            return self.pop_heap();
-        }
-    }
-
-    /// `pop`, but stopping at a pair's first key: Some(None) when it passed one (the
-    /// engine's step for the handler that key stands for).
-    pub fn pop_or_pass(&mut self) -> Option<Option<Event>> {
         let complete = self.first_complete_ord();
         if complete != u128::MAX && self.heap.first().is_none_or(|e| complete < e.ord) {
             return Some(self.pop_complete(complete));
         }
-        self.pop_heap().map(Some)
+        self.pop_heap()
     }
 
     /// `pop` if the first event comes strictly before `t`; otherwise it stays queued.
@@ -276,41 +213,21 @@ impl EventQueue {
     pub fn pop_before(&mut self, t: u64) -> Option<Event> {
         // an event comes before t if and only if its key is below t's lowest key
         let limit = (t as u128) << 64;
-        loop {
-            let complete = self.first_complete_ord();
-            let heap = self.heap.first().map_or(u128::MAX, |e| e.ord);
-            if complete < heap {
-                if complete >= limit {
-                    return None;
-                }
-                match self.pop_complete(complete) {
-                    Some(ev) => return Some(ev),
-                    None => continue, // a pair's first key, passed
-                }
-            } else if heap < limit {
-                return self.pop_heap();
-            } else {
-                return None;
-            }
+        let complete = self.first_complete_ord();
+        let heap = self.heap.first().map_or(u128::MAX, |e| e.ord);
+        if complete < heap {
+            (complete < limit).then(|| self.pop_complete(complete))
+        } else if heap < limit {
+            self.pop_heap()
+        } else {
+            None
         }
     }
 
-    /// Take the first completion, whose key is `ord`; or, if it is a pair's first key,
-    /// move the slot to the run's end and return None.
+    /// Take the first completion, whose key is `ord`.
     #[inline]
-    fn pop_complete(&mut self, ord: u128) -> Option<Event> {
+    fn pop_complete(&mut self, ord: u128) -> Event {
         let cpu = self.complete_first;
-        let run_end = self.run_end[cpu];
-        if run_end != u64::MAX {
-            // the key the lone completion's handler gave the run's end: the next sequence
-            // number, at this point of the order
-            self.run_end[cpu] = u64::MAX;
-            let gen = self.complete[cpu].1.wrapping_add(1);
-            self.complete[cpu] = (self.next_key(run_end, COMPLETE_CLASS), gen);
-            self.find_first_complete();
-            self.passes.push(((ord >> 64) as u64, cpu as u32, run_end));
-            return None;
-        }
         let gen = self.complete[cpu].1;
         self.complete[cpu].0 = u128::MAX;
         self.nr_complete -= 1;
@@ -319,10 +236,10 @@ impl EventQueue {
         }
         self.popped += 1;
         self.popped_by_class[COMPLETE_CLASS as usize] += 1;
-        Some(Event {
+        Event {
             ord,
             kind: EventKind::Complete { cpu: cpu as u32, gen },
-        })
+        }
     }
 
     #[inline]

@@ -477,12 +477,6 @@ impl Sim {
     /// commit, the end of a run event), where the kernel sees nothing.
     pub(crate) fn account_progress(&mut self, cpu: usize) {
         let Some(t) = self.rqs[cpu].curr else { return };
-        if self.events.pair_pending(cpu) {
-            // the switch's work is partly done: the run's end computed when it was queued
-            // may no longer be the one its handler will compute (rq.overhead_left's
-            // rounding, or a frequency commit next), so that handler runs after all
-            self.events.unpair(cpu);
-        }
         let now = self.now;
         let delta = now.saturating_sub(self.tasks[t as usize].progress_at);
         if delta == 0 {

@@ -286,192 +286,26 @@ impl Sim {
         };
         let at = kernel
             + match task.cur {
-                Cur::Run | Cur::Memrun => self.now + self.run_ns(cpu, t),
+                Cur::Run => match &task.perf {
+                    None => {
+                        let cap = self.platform.capacity_orig(cpu);
+                        let khz = self.khz(cpu);
+                        let fmax = self.platform.cluster_of(cpu).fmax_khz;
+                        self.now + mul_div_ceil(task.work_left, 1024 * fmax, cap * khz)
+                    }
+                    Some(pf) => {
+                        let ci = self.platform.cpu_cluster[cpu];
+                        let rate = pf.rate_q32[ci][self.clusters[ci].opp];
+                        self.now + time_for(task.work_left, rate, task.cold_left, pf.cold_q32)
+                    }
+                },
+                Cur::Memrun => self.now + task.work_left,
                 // rt-app's runtime loops on the clock: the kernel's work only delays an end
                 // it would pass
                 Cur::Runtime => task.runtime_end.max(self.now + kernel) - kernel,
                 Cur::None => self.now,
             };
         self.events.push_complete(at, cpu, gen);
-    }
-
-    /// How long the running task `t`'s run or memrun (its work_left) takes on `cpu` at the
-    /// CPU's speed, from its start.
-    #[inline]
-    fn run_ns(&self, cpu: usize, t: TaskId) -> u64 {
-        let task = &self.tasks[t as usize];
-        self.work_ns(cpu, t, task.cur, task.work_left)
-    }
-
-    /// How long `work` of `cur` (a run or memrun) takes task `t` on `cpu` at the CPU's
-    /// speed, from its start.
-    #[inline]
-    fn work_ns(&self, cpu: usize, t: TaskId, cur: Cur, work: u64) -> u64 {
-        let task = &self.tasks[t as usize];
-        match cur {
-            Cur::Run => match &task.perf {
-                None => {
-                    let cap = self.platform.capacity_orig(cpu);
-                    let khz = self.khz(cpu);
-                    let fmax = self.platform.cluster_of(cpu).fmax_khz;
-                    mul_div_ceil(work, 1024 * fmax, cap * khz)
-                }
-                Some(pf) => {
-                    let ci = self.platform.cpu_cluster[cpu];
-                    let rate = pf.rate_q32[ci][self.clusters[ci].opp];
-                    time_for(work, rate, task.cold_left, pf.cold_q32)
-                }
-            },
-            Cur::Memrun => work,
-            Cur::Runtime | Cur::None => 0,
-        }
-    }
-
-    /// The run or memrun the program of `t` (not running its program: Cur::None) takes
-    /// next, if advance_program() would reach it through nothing but the ends of loops and
-    /// empty runs (a few steps at most), not ending the task.
-    fn next_run(&self, t: TaskId) -> Option<(Cur, u64)> {
-        let task = &self.tasks[t as usize];
-        let phases = &task.spec.phases;
-        let (mut phase, mut phase_iter, mut ev, mut iter) = (task.phase, task.phase_iter, task.ev, task.iter);
-        for _ in 0..4 {
-            let Some(e) = phases[phase].events.get(ev) else {
-                ev = 0;
-                phase_iter += 1;
-                if phases[phase].loop_ >= 0 && phase_iter >= phases[phase].loop_ {
-                    phase_iter = 0;
-                    phase += 1;
-                    if phase >= phases.len() {
-                        phase = 0;
-                        iter += 1;
-                        if task.spec.loop_ >= 0 && iter >= task.spec.loop_ {
-                            return None;
-                        }
-                    }
-                }
-                continue;
-            };
-            ev += 1;
-            match *e {
-                Ev::Run(0) | Ev::Memrun(0) => continue,
-                Ev::Run(w) => return Some((Cur::Run, w)),
-                Ev::Memrun(w) => return Some((Cur::Memrun, w)),
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    /// set_next()'s completion for a task back from a sleep, whose switch (and the
-    /// kernel's other queued work) runs before its program goes on, when the program's
-    /// next step is a run or memrun: one slot holding both ends (event.rs,
-    /// `push_complete_pair`) instead of a completion whose handler only started the run
-    /// and armed its end. That handler, at the switch's end T, accounted the switch
-    /// (overhead_left to 0, no work done), took the run and armed its end at T plus the run
-    /// at the CPU's speed: the end computed here, now, from the same numbers. Until T the
-    /// task is left as it was (Cur::None, its program where it stopped); anything that
-    /// accounts its progress before T (a tick, a commit, a preemption, more queued work)
-    /// undoes the pair (fair.rs, account_progress) and the handler runs at T after all.
-    /// At T the queue moves the slot to the run's end and `replay_run_starts` does the
-    /// rest of the handler. Returns false (nothing done) when the next step is not a run.
-    pub(crate) fn start_run_after_switch(&mut self, cpu: usize, t: TaskId) -> bool {
-        let Some((cur, work)) = self.next_run(t) else {
-            return false;
-        };
-        let switch_end = self.now + self.view().cost_ns(cpu, self.rqs[cpu].overhead_left);
-        let run_end = switch_end + self.work_ns(cpu, t, cur, work);
-        // the lone completion's generation (the queue gives the run's end the next one)
-        let rq = &mut self.rqs[cpu];
-        rq.gen = rq.gen.wrapping_add(1);
-        self.events.push_complete_pair(switch_end, cpu, rq.gen, run_end);
-        true
-    }
-
-    /// The handlers of the lone completions whose keys the queue passed (event.rs), in
-    /// their order, but for the run's end, which the queue armed: the clock, the steps at
-    /// the instant (one for the event, one for each of the program's steps), the switch's
-    /// accounting, the program's steps to its run. Where those steps pass
-    /// NO_PROGRESS_STEPS the run stops as that handler stopped it. Returns false if the
-    /// run stopped.
-    #[inline(never)]
-    pub(crate) fn replay_run_starts(&mut self) -> bool {
-        let mut passes = std::mem::take(&mut self.events.passes);
-        let mut go_on = true;
-        for &(at, cpu, _run_end) in &passes {
-            if !self.replay_run_start(at, cpu as usize) {
-                go_on = false;
-                break;
-            }
-            // the end the handler's arm_completion() would have computed
-            debug_assert_eq!(
-                _run_end,
-                self.now + self.run_ns(cpu as usize, self.rqs[cpu as usize].curr.unwrap())
-            );
-        }
-        passes.clear();
-        self.events.passes = passes;
-        go_on
-    }
-
-    fn replay_run_start(&mut self, at: u64, cpu: usize) -> bool {
-        // handle_event()
-        if at != self.now {
-            self.now = at;
-            self.steps_at_now = 0;
-        }
-        self.steps_at_now += 1;
-        if self.steps_at_now > NO_PROGRESS_STEPS {
-            // the event consumed, not handled
-            self.events.remove_complete(cpu);
-            self.stop_no_progress(self.last_program);
-            return false;
-        }
-        // on_complete(), then advance_program() until its run
-        let t = self.rqs[cpu].curr.expect("a pair's CPU runs its task");
-        self.account_progress(cpu);
-        self.last_program = t;
-        // advance_program()'s loop over the steps next_run() walked, with their effects
-        loop {
-            self.steps_at_now += 1;
-            if self.steps_at_now > NO_PROGRESS_STEPS {
-                self.events.remove_complete(cpu);
-                self.stop_no_progress(t);
-                self.block_sync(cpu, t);
-                self.run_deferred();
-                return false;
-            }
-            let task = &mut self.tasks[t as usize];
-            let phase = &task.spec.phases[task.phase];
-            let Some(ev) = phase.events.get(task.ev) else {
-                task.ev = 0;
-                task.phase_iter += 1;
-                task.stats.phases[task.phase].loops += 1;
-                if phase.loop_ >= 0 && task.phase_iter >= phase.loop_ {
-                    task.phase_iter = 0;
-                    task.phase += 1;
-                    if task.phase >= task.spec.phases.len() {
-                        task.phase = 0;
-                        task.iter += 1; // next_run() saw the task go on
-                    }
-                }
-                continue;
-            };
-            task.ev += 1;
-            let (cur, work) = match *ev {
-                Ev::Run(0) | Ev::Memrun(0) => continue,
-                Ev::Run(w) => (Cur::Run, w),
-                Ev::Memrun(w) => (Cur::Memrun, w),
-                _ => unreachable!("next_run() found a run"),
-            };
-            task.cur = cur;
-            task.work_left = work;
-            task.work_armed = work;
-            break;
-        }
-        // arm_completion()'s generation; the queue armed the end it computes
-        let rq = &mut self.rqs[cpu];
-        rq.gen = rq.gen.wrapping_add(1);
-        true
     }
 }
 
