@@ -7,7 +7,7 @@ For every wakeup of a task that next ran on a CPU in a cpuidle state, the time f
 wakeup (sched_waking) to the task's switch-in there, split at the CPU's cpu_idle exit, the
 same measure as ``hetsched trace-stats``'s "wakeup -> switch-in" rows, pooled over the
 traces given (and over the clusters named in ``--pool``, which share their idle states).
-The platforms' ``measured_wakeup_us`` (docs/mechanisms/idle.md, "Measured exits") come
+The platforms' ``measured_wakeup_us`` (docs/mechanisms/idle.md, "Measured wakeups") come
 from its p50 column.
 """
 
@@ -28,7 +28,7 @@ def main() -> int:
 
     from hetsched.platforms import load_platform
     from hetsched.traces import load_trace
-    from hetsched.traces.figures import _Scan, _latency_samples
+    from hetsched.traces.figures import wakeup_latency_samples
 
     plat = load_platform(args.platform)
     group = {}
@@ -38,9 +38,7 @@ def main() -> int:
             group[n] = "+".join(names)
     pooled: dict = {}
     for path in args.traces:
-        s = _Scan(load_trace(path))
-        s.run()
-        for (cl, what), (tot, to_exit, after) in _latency_samples(s, plat).items():
+        for (cl, what), (tot, to_exit, after) in wakeup_latency_samples(load_trace(path), plat).items():
             r = pooled.setdefault((group.get(cl, cl), what), ([], [], []))
             r[0].extend(tot), r[1].extend(to_exit), r[2].extend(after)
     print("| cluster | CPU was | wakeups | wakeup -> switch-in p25 / p50 / p75 (µs) | to exit p50 | exit to switch p50 |")

@@ -25,18 +25,6 @@ DEFAULT_REAL = [REAL / "pixel6a_tensor_warm_startup.perfetto-trace", REAL / "cat
 RUNS = [(w, "gs101", {}) for w in ("browsing", "game", "app-launch")] + \
        [(w, "sm8150", {"kernel": "msm-4.14"}) for w in ("browsing", "game", "app-launch")]
 
-FIGURES = [
-    ("threads that run", lambda f: f.threads_run, "{:d}"),
-    ("wakeups per s", lambda f: f.wakeups_per_s, "{:,.0f}"),
-    ("busy share, all CPUs", lambda f: 100 * f.busy_share, "{:.1f} %"),
-    ("wait / run, all threads", lambda f: f.wait_run, "{:.2f}"),
-    ("wait / run, UI thread", lambda f: f.ui and f.ui.wait_run, "{:.2f}"),
-    ("wait / run, RenderThread", lambda f: f.render and f.render.wait_run, "{:.2f}"),
-    ("wakeup latency p50 (µs)", lambda f: f.wakeup_latency_ns and f.wakeup_latency_ns / 1000, "{:.0f}"),
-    ("wakeups to a CPU in an idle state", lambda f: _in_idle(f), "{:.0f} %"),
-]
-
-
 def _in_idle(f):
     if not f.has_cpu_idle:
         return None
@@ -75,13 +63,12 @@ def main() -> int:
         for w, plat, knobs in RUNS:
             label = f"{w} on {plat}" + (f" ({knobs['kernel']})" if knobs else "")
             cols.append((label, simulated(w, plat, knobs, args.duration, args.seed, Path(d))))
-    rows = []
-    for name, get, fmt in FIGURES:
-        cells = []
-        for _, f in cols:
-            v = get(f)
-            cells.append("-" if v is None else fmt.format(v))
-        rows.append((name, cells))
+    from hetsched.workloads.phone_reference import FIGURES, figure_values, written
+
+    values = [figure_values(f) for _, f in cols]
+    rows = [(label, [written(key, v[key]) for v in values]) for key, label, _ in FIGURES]
+    rows.append(("wakeups to a CPU in an idle state",
+                 ["-" if _in_idle(f) is None else f"{_in_idle(f):.0f} %" for _, f in cols]))
     if args.format == "csv":
         print(",".join(["figure"] + [c for c, _ in cols]))
         for name, cells in rows:
@@ -100,27 +87,25 @@ def verdicts(runs: list) -> str:
     """Each run's figures against the real phones doing the same thing
     (hetsched.workloads.phone_reference.REFERENCES): ✓ within a factor of 2 of their range,
     ✗ with the range beside it."""
-    from hetsched.workloads.phone_reference import FIGURES as KEYS, REFERENCES, figure_values, reference_range, \
-        within_2x
+    from hetsched.workloads.phone_reference import FIGURES, REFERENCES, figure_values, reference_range, \
+        within_2x, written
 
-    fmt = {name: f for name, _, f in FIGURES}
     out = ["| figure (within 2x of the same activity's real phones?) | " + " | ".join(l for l, _ in runs) + " |",
            "|---|" + "---|" * len(runs)]
-    for key, name in KEYS:
+    for key, name, _ in FIGURES:
         cells = []
         for label, f in runs:
             v = figure_values(f)[key]
             rng = reference_range(key, REFERENCES[label.split(" on ")[0]])
             ok = within_2x(v, rng)
-            shown = "-" if v is None else fmt[name].format(100 * v if key == "busy_share" else v)
+            shown = written(key, v)
             if ok is None:
                 cells.append(shown)
             elif ok:
                 cells.append(f"{shown} ✓")
             else:
-                lo, hi = (100 * x if key == "busy_share" else x for x in rng)
-                r = fmt[name].format(lo) if lo == hi else f"{fmt[name].format(lo)}-{fmt[name].format(hi)}"
-                cells.append(f"{shown} ✗ ({r})")
+                lo, hi = (written(key, x) for x in rng)
+                cells.append(f"{shown} ✗ ({lo if lo == hi else f'{lo}-{hi}'})")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 

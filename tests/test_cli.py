@@ -339,10 +339,7 @@ def test_compare_rejects_unknown_governor_before_running(tmp_path, tools):
 def test_platforms_lists_all_fifteen(tools):
     proc = tools.run_cli(["platforms"])
     assert proc.returncode == 0, proc.stderr
-    from hetsched.platforms.loader import MEASURED_WAKEUPS
-
-    # the platform files, not the measured wake latencies laid over two of them
-    expected = sorted(p.stem for p in tools.PLATFORM_DATA.glob("*.json") if p.name != MEASURED_WAKEUPS)
+    expected = sorted(p.stem for p in tools.PLATFORM_DATA.glob("*.json"))
     assert len(expected) == 17  # 15 SoCs + paper 004's hetero-2cpu pair
     rows = {}
     for line in proc.stdout.splitlines():

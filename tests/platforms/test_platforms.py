@@ -743,7 +743,7 @@ def test_to_spec_shape(name):
         residency = [s["target_residency_ns"] for s in c["idle_states"]]
         assert residency == sorted(residency)
         for s in c["idle_states"]:
-            # the SoCs whose phones' traces were measured (data/idle_measured.json)
+            # the SoCs whose phones' traces were measured (measured/idle_wakeups.json)
             measured = name in MEASURED_WAKEUPS and s["level"] == "cpu"
             assert set(s) == IDLE_KEYS | ({"measured_wakeup_ns"} if measured else set())
             assert s["level"] in ("cpu", "cluster")
@@ -793,7 +793,7 @@ def test_a_user_file_gets_its_own_legacy_idle_costs_but_no_estimate(tmp_path):
 
 
 def test_measured_wakeups_are_laid_over_the_builtin_files():
-    """data/idle_measured.json: a Pixel 6a took 224 µs (median) to run a task woken onto a
+    """measured/idle_wakeups.json: a Pixel 6a took 224 µs (median) to run a task woken onto a
     mid CPU in c2, whose DT latency (entry + exit, 150 + 190 µs) cpuidle keeps for the
     governor; the file itself stays a copy of shared/platforms, and a user's copy of it
     gets no measurement it does not state."""

@@ -35,7 +35,7 @@ pub struct IdleStateSpec {
     pub target_residency_ns: u64,
     /// the time a real phone of this SoC takes from waking a CPU in this state to running
     /// the woken task there (its traces' median; docs/mechanisms/idle.md "Measured
-    /// exits"); None: the CPU pays `exit_latency_ns`
+    /// wakeups"); None: the CPU pays `exit_latency_ns`
     #[serde(default)]
     pub measured_wakeup_ns: Option<u64>,
     #[serde(default)]

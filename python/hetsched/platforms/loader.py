@@ -326,7 +326,7 @@ def _parse_idle(rd: _Reader, c: dict[str, Any], path: str, notes: list[str],
         power = rd.num(s, "power_mw", p, positive=False)
         cluster_power = rd.num(s, "cluster_power_mw", p, positive=False)
         # what real phones of the SoC take from a wakeup to the woken task running, for a
-        # CPU in this state (docs/mechanisms/idle.md "Measured exits"); it needs its source
+        # CPU in this state (docs/mechanisms/idle.md "Measured wakeups"); it needs its source
         measured = rd.int_(s, "measured_wakeup_us", p, minimum=1, nullable=True)
         if measured is not None:
             rd.str_(s, "measured_source", p)
@@ -794,7 +794,7 @@ def list_platforms() -> list[str]:
 def _builtin_names(data_dir: Path, _mtime_ns: int) -> tuple[str, ...]:
     # every Simulation of a built-in platform asks; the directory's mtime is in the key, so
     # a file added or removed is seen
-    return tuple(sorted(p.stem for p in data_dir.glob("*.json") if p.name != MEASURED_WAKEUPS))
+    return tuple(sorted(p.stem for p in data_dir.glob("*.json")))
 
 
 def _builtin_path(name_or_path: str) -> tuple[Path, str]:
@@ -842,13 +842,13 @@ def _builtin_platform(path: Path, base: str, _mtime_ns: int, _size: int) -> Plat
     return _build(_with_measured_wakeups(_read_json(path), base), str(path), base, builtin=True)
 
 
-#: what real phones were measured to take to wake a CPU in each idle state
-#: (data/idle_measured.json), laid over the built-in files, which stay copies of their source
-MEASURED_WAKEUPS = "idle_measured.json"
+#: what real phones were measured to take to wake a CPU in each idle state, laid over the
+#: built-in files (data/), which stay copies of their source
+MEASURED_WAKEUPS = Path(__file__).parent / "measured" / "idle_wakeups.json"
 
 
 def _with_measured_wakeups(doc: object, base: str) -> object:
-    table = json.loads((Path(__file__).parent / "data" / MEASURED_WAKEUPS).read_text())["platforms"].get(base)
+    table = json.loads(MEASURED_WAKEUPS.read_text())["platforms"].get(base)
     if table is None or not isinstance(doc, dict):
         return doc
     doc = copy.deepcopy(doc)

@@ -42,7 +42,8 @@ from hetsched.errors import InputError
 from hetsched.traces.parse import IDLE_EXIT, Exec, Fork, Freq, Idle, Switch, Trace, Wakeup
 from hetsched.traces.replay import is_kthread
 
-__all__ = ["PhoneFigures", "FrameThread", "IdleState", "phone_figures", "LATENCY_THREADS"]
+__all__ = ["PhoneFigures", "FrameThread", "IdleState", "phone_figures", "wakeup_latency_samples",
+           "LATENCY_THREADS"]
 
 #: the wakeup-latency figure is the median over this many threads, those with the most
 #: run time (a phone's frame pipeline and its busiest helpers, not the hundreds of threads
@@ -519,6 +520,15 @@ def _latency_samples(s: _Scan, platform) -> dict:
                 (0, 0) if what == "running a task" else (1, 0) if what == "idle task" else (2, int(what.split()[1])))
 
     return {k: rows[k] for k in sorted(rows, key=key)}
+
+
+def wakeup_latency_samples(trace: Trace, platform=None) -> dict:
+    """Every wakeup's samples behind PhoneFigures.wakeup_latency_by_state, to pool over
+    several traces: (cluster or "all", what the CPU was doing) -> (wakeup -> switch-in,
+    wakeup -> cpu_idle exit, exit -> switch-in), in ns."""
+    s = _Scan(trace)
+    s.run()
+    return _latency_samples(s, platform)
 
 
 def _latency_by_state(s: _Scan, platform) -> dict:

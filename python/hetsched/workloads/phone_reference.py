@@ -14,17 +14,17 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["RealPhone", "REAL_PHONES", "REFERENCES", "FIGURES", "figure_values", "reference_range",
-           "within_2x", "PHONES_OF_TODAY"]
+           "within_2x", "written", "PHONES_OF_TODAY"]
 
-#: (key, label) of the figures compared
+#: (key, label, how a value is written) of the figures compared
 FIGURES = (
-    ("threads_run", "threads that run"),
-    ("wakeups_per_s", "wakeups per s"),
-    ("busy_share", "busy share, all CPUs"),
-    ("wait_run", "wait / run, all threads"),
-    ("ui_wait_run", "wait / run, UI thread"),
-    ("render_wait_run", "wait / run, RenderThread"),
-    ("wakeup_latency_us", "wakeup latency p50 (µs)"),
+    ("threads_run", "threads that run", "{:d}"),
+    ("wakeups_per_s", "wakeups per s", "{:,.0f}"),
+    ("busy_share", "busy share, all CPUs", "{:.1%}"),
+    ("wait_run", "wait / run, all threads", "{:.2f}"),
+    ("ui_wait_run", "wait / run, UI thread", "{:.2f}"),
+    ("render_wait_run", "wait / run, RenderThread", "{:.2f}"),
+    ("wakeup_latency_us", "wakeup latency p50 (µs)", "{:.0f}"),
 )
 
 
@@ -109,3 +109,11 @@ def within_2x(value: Optional[float], rng: Optional[tuple[float, float]]) -> Opt
     if value is None or rng is None:
         return None
     return rng[0] / 2 <= value <= 2 * rng[1]
+
+
+def written(key: str, value: Optional[float]) -> str:
+    """A figure's value as the tables write it ("-" when unknown)."""
+    if value is None:
+        return "-"
+    text = next(fmt for k, _, fmt in FIGURES if k == key).format(value)
+    return text.replace("%", " %")
