@@ -538,18 +538,23 @@ def test_compare_statistics_by_hand():
     """The interval and the test, worked by hand: [1, 2, 3] against a baseline [4, 5, 6]:
     sd 1 each, so the 95 % CI's half-width is t(0.975, 2) / sqrt(3) = 4.3027 / 1.7321 =
     2.4841; Welch's t = (2 - 5) / sqrt(1/3 + 1/3) = -3.674 with (2/3)^2 / (2 (1/3)^2 / 2) =
-    4 degrees of freedom, two-sided p = 0.0213 (< 0.05: one star)."""
+    4 degrees of freedom, two-sided p = 0.0213 (< 0.05: one star). Paired by seed instead,
+    the same runs differ by -3 at every seed: no spread, a certain difference (p = 0)."""
     import pandas as pd
 
     from hetsched.cli import _compare_summary, _welch_p
 
     groups = {"base/g": pd.DataFrame({"energy_j": [4.0, 5.0, 6.0]}), "new/g": pd.DataFrame({"energy_j": [1.0, 2.0, 3.0]})}
-    base, new = _compare_summary(groups, ["base/g", "new/g"], ["energy_j"])
+    base, new = _compare_summary(groups, ["base/g", "new/g"], ["energy_j"], "welch")
     assert base["p_value"] is None and base["rel_change_vs_first"] is None
     assert new["ci95"] == pytest.approx(2.4841, abs=1e-4)
     assert new["p_value"] == pytest.approx(0.0213, abs=1e-4)
     assert new["rel_change_vs_first"] == pytest.approx(-0.6)
     assert new["significance"] == "*" and new["unit"] == "J"
+    # Welch's interval of the difference: t(0.975, 4) sqrt(1/3 + 1/3) = 2.7764 x 0.8165 = 2.2669, / 5
+    assert new["rel_change_ci95"] == pytest.approx(2.2669 / 5, abs=1e-4)
+    _, paired = _compare_summary(groups, ["base/g", "new/g"], ["energy_j"])
+    assert paired["p_value"] == 0.0 and paired["rel_change_ci95"] == 0.0 and paired["significance"] == "**"
     # without variance: equal means do not differ, different ones surely do
     assert _welch_p([2.0, 2.0], [2.0, 2.0]) == 1.0 and _welch_p([2.0, 2.0], [3.0, 3.0]) == 0.0
 
@@ -564,7 +569,7 @@ def test_compare_reads_at_80_columns(tools):
     assert "…" not in proc.stdout
     for unit in ("energy [J]", "avg power [mW]", "wakeup latency p99 [us]", "missed activations [%]"):
         assert unit in proc.stdout, unit
-    assert "95 % confidence interval" in proc.stdout and "Welch" in proc.stdout
+    assert "95 % confidence interval" in proc.stdout and "paired t-test" in proc.stdout
 
 
 def test_compare_formats_and_metrics(tools):

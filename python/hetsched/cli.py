@@ -10,6 +10,7 @@ a process the signal ended.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -376,7 +377,6 @@ def run(
 
 from hetsched.metric_names import COMPARE_DEFAULT, COMPARE_METRICS  # noqa: E402
 from hetsched.metric_names import metric_label as _metric_label  # noqa: E402
-from hetsched.metric_names import mean_ci95  # noqa: E402
 from hetsched.metric_names import metric_unit as _metric_unit  # noqa: E402
 
 COMPARE_FORMATS = ("table", "csv", "json", "markdown")
@@ -404,48 +404,84 @@ def _compare_metric_keys(df, workload: List[str], asked: List[str]) -> list[str]
     return [*COMPARE_DEFAULT, *headline, *rest]
 
 
-def _welch_p(a, b) -> float | None:
-    """Welch's t-test p value of two samples (None with fewer than two runs each). Two
-    samples without variance differ surely when their means differ (p = 0), not at all
-    when they are equal (p = 1): the test's statistic is undefined there."""
-    import math
-    import warnings
-
-    import numpy as np
-    from scipy import stats
-
-    if len(a) < 2 or len(b) < 2:
-        return None
-    if np.var(a) == 0 and np.var(b) == 0:
-        return 0.0 if np.mean(a) != np.mean(b) else 1.0
-    with warnings.catch_warnings():  # nearly equal samples: scipy warns of lost precision
-        warnings.simplefilter("ignore", RuntimeWarning)
-        p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-    return None if math.isnan(p) else p
+from hetsched.compare_stats import DEFAULT_TEST as _DEFAULT_TEST  # noqa: E402
+from hetsched.compare_stats import TESTS as COMPARE_TESTS  # noqa: E402
+from hetsched.compare_stats import welch_p as _welch_p  # noqa: E402,F401 (tests use it)
 
 
-def _compare_summary(groups: dict, cols: list[str], keys: list[str]) -> list[dict]:
-    """Per metric and configuration: the mean over the seeds, its standard deviation, the
-    half-width of its 95 % confidence interval (Student's t with n-1 degrees of freedom),
-    the change of the mean against the baseline (the first configuration) and Welch's
-    p value for it. Welch's test rather than Wilcoxon's signed ranks on the paired seeds:
-    with the default 3 seeds the signed-rank test's smallest two-sided p is 0.25, so it
-    could never mark a difference."""
-    import math
+def _compare_summary(groups: dict, cols: list[str], keys: list[str], test: str = _DEFAULT_TEST) -> list[dict]:
+    """compare's statistics (hetsched.compare_stats.summary): per metric and configuration
+    the mean and its 95 % CI; against the baseline the change, its interval and ``test``'s p."""
+    from hetsched import compare_stats
 
-    out = []
-    for key in keys:
-        base = groups[cols[0]][key].dropna().to_numpy(float)
-        bmean = float(base.mean()) if len(base) else math.nan
-        for c in cols:
-            x = groups[c][key].dropna().to_numpy(float)
-            mean, sd, ci, n = mean_ci95(x)
-            rel = (mean - bmean) / abs(bmean) if c != cols[0] and bmean and not math.isnan(bmean) else None
-            p = _welch_p(x, base) if c != cols[0] else None
-            mark = "" if p is None else "**" if p < 0.01 else "*" if p < 0.05 else ""
-            out.append({"metric": key, "unit": _metric_unit(key), "cell": c, "n": n, "mean": mean, "std": sd,
-                        "ci95": ci, "rel_change_vs_first": rel, "p_value": p, "significance": mark})
-    return out
+    return compare_stats.summary(groups, cols, keys, test, unit=_metric_unit)
+
+
+#: the fair class as compare's lines name it, and the fair.eevdf value that selects it
+_FAIR_CLASSES = {"cfs": ("CFS v6.5", 0), "eevdf": ("EEVDF v6.12", 1)}
+
+
+def _fair_label(fair: str) -> str:
+    name, knob = _FAIR_CLASSES.get(fair, (fair, None))
+    return name if knob is None else f"{name} (fair.eevdf = {knob})"
+
+
+def _cell_setup(sp) -> dict:
+    """A cell's kernel profile and fair class as the engine builds its run (a simulation
+    built and read at time 0), whether the user set the class (fair.eevdf 0 or 1 in --set
+    or the cell's knobs) and the class the scheduler requires (its registry line)."""
+    from hetsched.sim import registered_policies
+
+    sim = sp.simulation()
+    fair = sim.result().doc["policy"]["fair_class"]
+    required = {p["name"]: p["fair"] for p in registered_policies()}.get(sp.scheduler)
+    return {"kernel": sim.kernel, "fair_class": fair, "fair_set": float(sim.knob_values().get("fair.eevdf", -1)) >= 0,
+            "requires": required[0] if required else None, "scheduler": sp.scheduler}
+
+
+def _align_fair_class(cols: list[str], setups: list[dict]) -> tuple[dict[int, str], list[str]]:
+    """The cells to run another fair class ({index: class}) so that every cell runs the
+    same one, and compare's lines on the cells' kernel profiles and fair classes. Cells
+    differing only because a scheduler requires a class (fa-cfs: CFS) and the others follow
+    the kernel profile's are aligned to the required class; cells the user set apart (an
+    explicit fair.eevdf, a cell's own kernel=...) or requiring different classes are not,
+    and the lines say which runs what."""
+    kernels = [st["kernel"] for st in setups]
+    classes = [st["fair_class"] for st in setups]
+    lines = []
+    if len(set(kernels)) > 1:
+        lines.append("kernel profile: the cells run different kernel profiles: "
+                     + ", ".join(f"{c} {k}" for c, k in zip(cols, kernels)))
+    if len(set(classes)) == 1:
+        return {}, lines
+    required = {st["requires"] for st in setups if st["requires"]}
+    if len(set(kernels)) == 1 and len(required) == 1:
+        want = required.pop()
+        if all(st["fair_class"] == want for st in setups if st["fair_set"]):
+            moved = {i: want for i, st in enumerate(setups) if st["fair_class"] != want}
+            needs = list(dict.fromkeys(st["scheduler"] for st in setups if st["requires"] == want))
+            other = _FAIR_CLASSES.get(classes[next(iter(moved))], (classes[next(iter(moved))],))[0]
+            lines.append(f"fair class: every cell runs {_fair_label(want)}, the class {' and '.join(needs)} "
+                         f"require{'s' if len(needs) == 1 else ''}; {', '.join(cols[i] for i in moved)} would run "
+                         f"{other} under {kernels[0]} (set fair.eevdf in a cell to keep it apart)")
+            return moved, lines
+
+    def why(st: dict) -> str:
+        if st["fair_set"]:
+            return " (fair.eevdf set)"
+        if st["requires"]:
+            return f" (required by {st['scheduler']})"
+        return f" ({st['kernel']}'s)"
+
+    lines.append("fair class: the cells run different fair classes: "
+                 + ", ".join(f"{c} {_FAIR_CLASSES.get(st['fair_class'], (st['fair_class'],))[0]}{why(st)}"
+                             for c, st in zip(cols, setups)))
+    return {}, lines
+
+
+def _shared(values: list):
+    """The one value every cell has, else None."""
+    return values[0] if len(set(values)) == 1 else None
 
 
 def _sig(x: float, digits: int) -> str:
@@ -468,12 +504,16 @@ def _fmt_mean(e: dict) -> str:
 def _fmt_change(e: dict) -> str:
     if e["rel_change_vs_first"] is None:
         return ""
-    return f"{e['rel_change_vs_first'] * 100:+.1f}%{(' ' + e['significance']) if e['significance'] else ''}"
+    half = e.get("rel_change_ci95")
+    return (f"{e['rel_change_vs_first'] * 100:+.1f}%" + (f" ±{half * 100:.1f}" if half is not None else "")
+            + (f" {e['significance']}" if e["significance"] else ""))
 
 
-def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], title: str, legend: str) -> None:
+def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], title: str, legend: str,
+                         setup: list[str] = ()) -> None:
     """Metrics as rows and configurations as columns when that fits the terminal; else one
-    small table a metric, configurations as rows (which fits 80 columns)."""
+    small table a metric, configurations as rows (which fits 80 columns). ``setup``: the
+    lines on the cells' kernel profiles and fair classes, under the title."""
     from rich import box
     from rich.text import Text
 
@@ -481,6 +521,8 @@ def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], 
     label_w = max(len(_metric_label(k)) for k in keys)
     col_w = [max(len(c), *(max(len(_fmt_mean(by[k, c])), len(_fmt_change(by[k, c]))) for k in keys)) for c in cols]
     console.print(title, markup=False, highlight=False)
+    for line in setup:
+        console.print(line, markup=False, highlight=False)
     console.print(legend, markup=False, highlight=False)
     if label_w + sum(col_w) + 3 * len(cols) + 4 <= console.width:
         t = _table(box=box.SIMPLE_HEAD)
@@ -506,7 +548,7 @@ def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], 
 
 
 def _compare_document(format: str, summary: list[dict], cols: list[str], keys: list[str], title: str,
-                      legend: str, doc: dict) -> str:
+                      legend: str, doc: dict, setup: list[str] = ()) -> str:
     """compare's summary as CSV (one row a metric and configuration), JSON, or a Markdown
     table (metrics as rows, configurations as columns)."""
     import json
@@ -527,7 +569,7 @@ def _compare_document(format: str, summary: list[dict], cols: list[str], keys: l
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = [f"**{cell(title)}**", "", cell(legend), "",
+    lines = [f"**{cell(title)}**", "", *(x for line in setup for x in (cell(line), "")), cell(legend), "",
              "| metric | " + " | ".join(cell(c) for c in cols) + " |",
              "|---|" + "---:|" * len(cols)]
     for k in keys:
@@ -577,9 +619,11 @@ def _silent_notes(cols: list[str], cells: list, specs: list, results: list[dict]
     return notes
 
 
-def _compare_row(spec, flat: dict) -> dict:
+def _compare_row(spec, flat: dict, setup: dict | None = None) -> dict:
     row = {"scheduler": spec.cell, "governor": spec.governor, "seed": spec.seed, "power_model": flat["power_model"],
            "idle_power_model": flat["idle_power_model"]}
+    if setup is not None:  # the kernel profile and fair class the cell's runs were built with
+        row.update(kernel=setup["kernel"], fair_class=setup["fair_class"])
     for key, *_ in COMPARE_METRICS:
         row[key] = _metric(flat, key)
     # each workload's own scalar metrics, KEY.name (the engine's metrics have no dot)
@@ -611,6 +655,9 @@ def compare(
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown (the last three on stdout)"),
     plot: bool = typer.Option(False, "--plot", help="with --out, also draw OUT/plots/ (PNG; `hetsched plot OUT "
                                                    "--format html` for one page)"),
+    test: str = typer.Option(_DEFAULT_TEST, "--test", help="the test against the baseline: paired-t (Student's t "
+                             "on the per-seed differences), wilcoxon (signed ranks on them; 6 seeds or more) or "
+                             "welch (unpaired)"),
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
@@ -635,6 +682,14 @@ def compare(
         raise UnknownNameError("--format", "format", format, COMPARE_FORMATS)
     if plot and out is None:
         raise InputError("--plot", "--plot", "--out as well (the plots are drawn from OUT's files)")
+    from hetsched.compare_stats import WILCOXON_MIN_SEEDS
+
+    if test not in COMPARE_TESTS:
+        raise UnknownNameError("--test", "test", test, COMPARE_TESTS)
+    if test == "wilcoxon" and seeds < WILCOXON_MIN_SEEDS:
+        raise InputError("--test", "wilcoxon", f"--seeds {WILCOXON_MIN_SEEDS} or more (with {seeds} pairs the "
+                         f"signed-rank test's smallest two-sided p is {2 / 2 ** seeds:.3g}, it cannot mark a "
+                         f"difference at 0.05; --test paired-t does)", got=seeds)
     engine_metrics = [k for k, *_ in COMPARE_METRICS]
     for k in metric:  # the engine's before any run; a workload's own (NAME.metric) once they report
         if "." not in k and k not in (*engine_metrics, "all"):
@@ -659,10 +714,21 @@ def compare(
         return RunSpec.from_cell(cell, knobs=knobs, platform=platform, workload=tuple(workload), governor=gov,
                                  idle_governor=idle_governor, seed=seed, duration_s=duration)
 
-    # validate every cell before the first long run
-    for s, g in cells:
-        spec(s, g, 0).simulation()
-    specs = [spec(s, g, seed) for s, g in cells for seed in range(seeds)]
+    cols = [f"{s}/{g}" for s, g in cells]
+    # validate every cell before the first long run, reading the kernel profile and fair
+    # class it builds; cells apart only by a scheduler's required class run that class
+    setups = [_cell_setup(spec(s, g, 0)) for s, g in cells]
+    moved, setup_lines = _align_fair_class(cols, setups)
+    aligned = {i: {"fair.eevdf": str(_FAIR_CLASSES[c][1])} for i, c in moved.items()}
+
+    def cell_spec(i: int, seed: int) -> RunSpec:
+        sp = spec(*cells[i], seed)
+        return dataclasses.replace(sp, knobs={**dict(sp.knobs), **aligned[i]}) if i in aligned else sp
+
+    for i in moved:  # built again, so checked, and its class read from the engine
+        setups[i] = {**_cell_setup(cell_spec(i, 0)), "aligned": True}
+    specs = [cell_spec(i, seed) for i in range(len(cells)) for seed in range(seeds)]
+    cell_of = {(s, g): i for i, (s, g) in enumerate(cells)}
     # the summary's statistics need scipy.stats, whose import takes about a second: it
     # runs on another thread while the engine, which releases the GIL, simulates the cells
     import importlib
@@ -682,38 +748,53 @@ def compare(
                                   markup=False, highlight=False)
 
         results = runner.run(specs, on_result=on_result)
-    rows = [_compare_row(sp, flat) for sp, flat in zip(specs, results)]
+    rows = [_compare_row(sp, flat, setups[cell_of[sp.cell, sp.governor]]) for sp, flat in zip(specs, results)]
     df = pd.DataFrame(rows)
-    cols = [f"{s}/{g}" for s, g in cells]
     groups = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
+    by_cell = dict(zip(cols, setups))
+
+    def summarize(keys: list[str]) -> list[dict]:
+        # each entry names its cell's kernel profile and fair class (the CSV's columns)
+        return [{**e, "kernel": by_cell[e["cell"]]["kernel"], "fair_class": by_cell[e["cell"]]["fair_class"]}
+                for e in _compare_summary(groups, cols, keys, test)]
+
     keys = _compare_metric_keys(df, workload, metric)
-    summary = _compare_summary(groups, cols, keys)
+    summary = summarize(keys)
+    kernel, fair = _shared([st["kernel"] for st in setups]), _shared([st["fair_class"] for st in setups])
     title = (f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
+             f"| kernel {kernel or 'per cell'}, fair class "
+             f"{_FAIR_CLASSES[fair][0] if fair in _FAIR_CLASSES else fair or 'per cell'} "
              f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
-    legend = (f"baseline {cols[0]}; ± is the 95 % confidence interval of the mean over the seeds "
-              f"(Student's t); * p < 0.05, ** p < 0.01 against the baseline (Welch's t-test)")
+    from hetsched.compare_stats import legend as _legend
+
+    legend = _legend(cols[0], test) if seeds > 1 else (
+        f"baseline {cols[0]}; one seed: no interval and no test (--seeds 2 or more for them)")
     footer = f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall"
     notes = _silent_notes(cols, cells, specs, results)
+    head = {"platform": platform, "workload": workload, "duration_s": duration, "seeds": seeds,
+            "kernel": kernel, "fair_class": fair,
+            "cells": [{"cell": c, "kernel": st["kernel"], "fair_class": st["fair_class"],
+                       "fair_class_from": "aligned" if st.get("aligned") else "set" if st["fair_set"]
+                       else "scheduler" if st["requires"] else "kernel profile"} for c, st in zip(cols, setups)],
+            "setup": setup_lines, "baseline": cols[0], "interval": "95 % CI of the mean (Student's t)",
+            "test": f"{COMPARE_TESTS[test][0]} against the baseline", "test_name": test,
+            "change_interval": f"95 % interval of the change ({COMPARE_TESTS[test][1]}), relative to the "
+                               f"baseline's mean (rel_change_ci95)"}
     if format == "table":
-        _print_compare_table(summary, cols, keys, title, legend)
+        _print_compare_table(summary, cols, keys, title, legend, setup_lines)
         for line in notes:
             console.print(f"note: {line}", markup=False, highlight=False)
         console.print(footer + ".", markup=False, highlight=False)
     else:
-        doc = {"platform": platform, "workload": workload, "duration_s": duration, "seeds": seeds,
-               "baseline": cols[0], "interval": "95 % CI of the mean (Student's t)",
-               "test": "Welch's t-test against the baseline", "summary": summary, "notes": notes}
-        sys.stdout.write(_compare_document(format, summary, cols, keys, title, legend, doc))
+        doc = {**head, "summary": summary, "notes": notes}
+        sys.stdout.write(_compare_document(format, summary, cols, keys, title, legend, doc, setup_lines))
         err_console.print(footer + ".", markup=False, highlight=False)
     if out is not None:
         outs = _Outputs(out)
         try:
             outs.write("compare.csv", df.to_csv(index=False))
-            outs.write("compare.json", json.dumps({"platform": platform, "workload": workload,
-                                                   "duration_s": duration, "seeds": seeds,
-                                                   "baseline": cols[0],
-                                                   "summary": _compare_summary(groups, cols, _compare_metric_keys(
-                                                       df, workload, ["all"])), "runs": rows}, indent=1) + "\n")
+            outs.write("compare.json", json.dumps({**head, "summary": summarize(_compare_metric_keys(
+                df, workload, ["all"])), "notes": notes, "runs": rows}, indent=1) + "\n")
             # with --format csv|json|markdown stdout is that document: the file list goes beside it
             listing = console if format == "table" else err_console
             for f in outs.commit():
