@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, Context, Row, Run, Runner,
-                                     StudyResult, change_interval, judge, mean_ci, ratio, read_study, row_from,
+from hetsched.reproduce.core import (AGREES, AGREES_IN_MAGNITUDE, DIFFERS_IN_MAGNITUDE, DISAGREES, INCONCLUSIVE,
+                                     NOT_DECIDABLE, Context, Row, Run, Runner, StudyResult, change_interval, judge,
+                                     judge_magnitude, magnitude_counts, mean_ci, ratio, read_study, row_from,
                                      wilcoxon_p, write_run_times, write_study)
 from hetsched.reproduce import reproduce
 from hetsched.reproduce.journal import RunJournal, build_id
@@ -101,6 +102,107 @@ def test_judge_rules():
     assert judge(None, 0.9, 0.95) is None
 
 
+def test_magnitude_inside_and_outside_the_interval_widened_by_the_papers_noise():
+    # docs/reproduce.md's magnitude example. Paper: 89 against 100, -11 %. Simulated: 92, 93, 94
+    # over 100, 100, 100: differences -8, -7, -6 (mean -7, s = 1), half-width t(0.975, 2) / sqrt(3)
+    # = 2.4841, over the baseline's 100: -7.0 % [-9.48 %, -4.52 %]; agrees in direction
+    vals, base = [92.0, 93.0, 94.0], [100.0, 100.0, 100.0]
+    half = T975_2 / math.sqrt(3) / 100
+    r = row_from("T", "r", "m", "u", 89.0, vals, paper_base=100.0, sim_base_values=base, paper_noise=0.02)
+    assert (r.change_lo, r.change_hi) == (pytest.approx(0.93 - half), pytest.approx(0.93 + half))
+    assert r.change_lo == pytest.approx(0.90516, abs=1e-5) and r.verdict == AGREES
+    # widened by the paper's +-2 %: [-11.48 %, -2.52 %], which holds -11 %
+    assert r.paper_noise == 0.02 and r.magnitude == AGREES_IN_MAGNITUDE
+    # by +-1 %: [-10.48 %, -3.52 %], which does not
+    r1 = row_from("T", "r", "m", "u", 89.0, vals, paper_base=100.0, sim_base_values=base, paper_noise=0.01)
+    assert r1.verdict == AGREES and r1.magnitude == DIFFERS_IN_MAGNITUDE
+    # no noise shown: the factor of 2, 11 / 7 = 1.57, agrees
+    r0 = row_from("T", "r", "m", "u", 89.0, vals, paper_base=100.0, sim_base_values=base)
+    assert r0.paper_noise is None and r0.magnitude == AGREES_IN_MAGNITUDE
+    # the widened interval on the other side of no change: -11 % ± 2 % against +5 % [+3, +7] -> [+1, +9]
+    assert judge_magnitude(0.89, 1.05, 1.03, 1.07, noise=0.02) == DIFFERS_IN_MAGNITUDE
+    # one seed, no interval: the point widened, -9 % +- 2 % reaches -11 % (a bound, inside), +- 1.9 % does not
+    assert judge_magnitude(0.89, 0.91, noise=0.02) == AGREES_IN_MAGNITUDE
+    assert judge_magnitude(0.89, 0.91, noise=0.019) == DIFFERS_IN_MAGNITUDE
+    with pytest.raises(ValueError):
+        judge_magnitude(0.89, 0.93, noise=-0.01)
+
+
+def test_magnitude_factor_of_two_both_ways_and_signs():
+    # the case: the paper's -11 % against a tight -0.1 %: both agree in direction,
+    # but 11 / 0.1 = 110: differs in magnitude
+    r = row_from("T", "r", "m", "u", 89.0, [99.9, 99.9, 99.9], paper_base=100.0,
+                 sim_base_values=[100.0, 100.0, 100.0])
+    assert r.verdict == AGREES and r.magnitude == DIFFERS_IN_MAGNITUDE
+    # paper -10 %: simulated -5 % (10 / 5 = 2) and -20 % (10 / 20 = 1/2) agree, at the bounds
+    assert judge_magnitude(0.90, 0.95, 0.94, 0.96) == AGREES_IN_MAGNITUDE
+    assert judge_magnitude(0.90, 0.80, 0.78, 0.82) == AGREES_IN_MAGNITUDE
+    # -4.9 % (10 / 4.9 = 2.04) and -21 % (10 / 21 = 0.476) differ
+    assert judge_magnitude(0.90, 0.951, 0.94, 0.96) == DIFFERS_IN_MAGNITUDE
+    assert judge_magnitude(0.90, 0.79, 0.78, 0.80) == DIFFERS_IN_MAGNITUDE
+    # increases likewise: paper +30 % against +20 % (1.5) agrees, against +10 % (3) differs
+    assert judge_magnitude(1.30, 1.20) == AGREES_IN_MAGNITUDE and judge_magnitude(1.30, 1.10) == DIFFERS_IN_MAGNITUDE
+    # opposite signs differ whatever the sizes (+5 % against -5 %), and a simulated change of
+    # exactly 0 has no sign
+    assert judge_magnitude(1.05, 0.95, 0.94, 0.96) == DIFFERS_IN_MAGNITUDE
+    assert judge_magnitude(0.90, 1.0, 1.0, 1.0) == DIFFERS_IN_MAGNITUDE
+    # ... unless the paper's noise reaches it: -10 % +- 10 % holds 0 (a bound, inside)
+    assert judge_magnitude(0.90, 1.0, 1.0, 1.0, noise=0.10) == AGREES_IN_MAGNITUDE
+    # an inconclusive row is weighed too: -10 % against -6 % [-13, +1] (10 / 6 = 1.67)
+    assert judge(0.90, 0.87, 1.01) == INCONCLUSIVE and judge_magnitude(0.90, 0.94, 0.87, 1.01) == AGREES_IN_MAGNITUDE
+    # a percent row: -3 % against -6 % (1/2) agrees
+    p = row_from("T", "r", "energy change", "%", -3.0, [-5.0, -6.0, -7.0], pct=True)
+    assert p.magnitude == AGREES_IN_MAGNITUDE
+    assert judge_magnitude(None, 0.9) is None and judge_magnitude(0.9, None) is None
+    assert judge_magnitude(0.9, float("nan")) is None
+
+
+def test_magnitude_of_a_paper_ratio_of_one_and_rows_without_one():
+    # the paper prints no change (ratio exactly 1) and no noise: the simulated interval itself
+    # must hold no change; the direction is never "agrees" (ties never agree)
+    assert judge(1.0, 0.99, 1.01) == INCONCLUSIVE and judge_magnitude(1.0, 1.0, 0.99, 1.01) == AGREES_IN_MAGNITUDE
+    assert judge(1.0, 1.02, 1.05) == DISAGREES and judge_magnitude(1.0, 1.035, 1.02, 1.05) == DIFFERS_IN_MAGNITUDE
+    # with the paper's +-3 %: [+2, +5] widened to [-1, +8] holds 0
+    assert judge_magnitude(1.0, 1.035, 1.02, 1.05, noise=0.03) == AGREES_IN_MAGNITUDE
+    # identical runs: [1, 1] holds no change; without an interval, only a simulated 0 matches
+    tie = row_from("T", "r", "m", "u", 100.0, [5.0, 5.0, 5.0], paper_base=100.0, sim_base_values=[5.0, 5.0, 5.0])
+    assert tie.verdict == INCONCLUSIVE and tie.magnitude == AGREES_IN_MAGNITUDE
+    assert judge_magnitude(1.0, 1.0) == AGREES_IN_MAGNITUDE and judge_magnitude(1.0, 1.01) == DIFFERS_IN_MAGNITUDE
+    # not decidable: the paper's change is within its own noise, no magnitude to weigh
+    nd = row_from("T", "r", "m", "u", 98.0, [90.0, 91.0, 92.0], paper_base=100.0,
+                  sim_base_values=[100.0, 100.0, 100.0], undecidable="within the paper's band")
+    assert nd.verdict == NOT_DECIDABLE and nd.magnitude is None
+    # a baseline row and a row without a simulated value: neither verdict nor magnitude
+    b = row_from("T", "EAS", "m", "u", 100.0, [100.0, 100.0])
+    k = row_from("T", "r", "m", "u", 9.0, None, paper_base=10.0, note="only the paper's", paper_noise=0.02)
+    assert (b.verdict, b.magnitude, k.verdict, k.magnitude, k.paper_noise) == (None, None, None, None, 0.02)
+    # a direction stated in the text only (no printed value, a nominal ratio, as hmc-balance's
+    # rows): judged in direction, never in magnitude
+    d = row_from("T", "r", "m", "u", None, [90.0, 91.0, 92.0], sim_base_values=[100.0, 100.0, 100.0])
+    d.paper_ratio = 0.999
+    d.judge()
+    assert d.verdict == AGREES and d.magnitude is None
+    # rows agreeing by construction are counted apart, as the verdicts are
+    c = row_from("T", "r", "m", "u", 90.0, [90.0, 91.0, 92.0], paper_base=100.0,
+                 sim_base_values=[100.0, 100.0, 100.0], construction="identical cores")
+    assert c.magnitude == AGREES_IN_MAGNITUDE
+    assert magnitude_counts([c, nd, tie]) == {AGREES_IN_MAGNITUDE: 1, DIFFERS_IN_MAGNITUDE: 0}
+    assert magnitude_counts([c, nd, tie], construction=True) == {AGREES_IN_MAGNITUDE: 1, DIFFERS_IN_MAGNITUDE: 0}
+
+
+def test_magnitude_counts_reach_the_report(tmp_path):
+    from hetsched.reproduce.report import render_report
+
+    res = _result(tmp_path)
+    page = render_report([res], tmp_path)
+    # one row agrees in magnitude (current, -15 % against -14.9 %), one differs (FPS)
+    assert ('<p class="headline"><b>1 of 2</b> published changes weighed in size <b class="m-agrees">agree in '
+            "magnitude</b> with the simulation (learning-eas 1 of 2); 0 of 2 published changes with a verdict "
+            "agree in direction.") in page
+    assert '<span class="m-agrees">agrees in magnitude 1</span>, <span class="m-differs">differs in magnitude 1' in page
+    assert '<td class="magnitude m-agrees">agrees</td>' in page and '<td class="magnitude m-differs">differs</td>' in page
+
+
 def test_a_tie_is_never_agreement():
     # identical runs (a deterministic workload the change does not touch): the interval is
     # [1, 1], which includes no change, whatever the paper says
@@ -148,8 +250,15 @@ def test_counts_keep_rows_by_construction_apart():
     assert res.counts() == {AGREES: 1, DISAGREES: 1, INCONCLUSIVE: 0, NOT_DECIDABLE: 1}
     assert res.counts(construction=True) == {AGREES: 1, DISAGREES: 0, INCONCLUSIVE: 0, NOT_DECIDABLE: 0}
     assert res.agreement() == (1, 3)
+    # magnitude (no noise, the factor of 2): a and b, -15 % against -15.3 %, agree; c, +15 % against
+    # -15.3 %, differs (signs); d is not decidable and e has no verdict: no magnitude
+    assert [r.magnitude for r in rows] == [AGREES_IN_MAGNITUDE, AGREES_IN_MAGNITUDE, DIFFERS_IN_MAGNITUDE, None, None]
+    assert res.magnitude_counts() == {AGREES_IN_MAGNITUDE: 1, DIFFERS_IN_MAGNITUDE: 1}
+    assert res.magnitude_counts(construction=True) == {AGREES_IN_MAGNITUDE: 1, DIFFERS_IN_MAGNITUDE: 0}
+    assert res.magnitude_agreement() == (1, 2)
     assert res.counts_line() == ("agrees 1, disagrees 1, inconclusive 0, not decidable 1; "
-                                 "by construction 1 (agrees 1)")
+                                 "agrees in magnitude 1, differs in magnitude 1; "
+                                 "by construction 1 (agrees 1; agrees in magnitude 1)")
 
 
 def _result(tmp: Path) -> StudyResult:
@@ -165,7 +274,7 @@ def _result(tmp: Path) -> StudyResult:
     plt.close(fig)
     rows = [row_from("Table 2", "EAS", "current", "mA", 1000.0, [100.0, 101.0]),
             row_from("Table 2", "Learning EAS", "current", "mA", 850.0, [80.0, 90.0], paper_base=1000.0,
-                     sim_base_values=[100.0, 101.0]),
+                     sim_base_values=[100.0, 101.0], paper_noise=0.03),
             row_from("Table 2", "Learning EAS", "FPS", "fps", 59.0, [40.0, 41.0], paper_base=58.0,
                      sim_base_values=[59.0, 59.5]),
             row_from("Table 4", "Exynos 7420", "current", "mA", 700.0, None, note="no such platform built in")]
@@ -181,11 +290,26 @@ def test_write_and_read_study(tmp_path):
     rows = list(csv.DictReader((tmp_path / "learning-eas.csv").open()))
     assert [r["row"] for r in rows] == ["EAS", "Learning EAS", "Learning EAS", "Exynos 7420"]
     assert [r["verdict"] for r in rows] == ["", "inconclusive", "disagrees", ""] and rows[3]["sim"] == ""
+    # Learning EAS current: paper -15 %, simulated -14.9 % (mean 85 over 100.5): 15 / 14.9, agrees;
+    # FPS: paper +1.7 %, simulated -31.3 %: opposite signs, differs
+    assert [r["magnitude"] for r in rows] == ["", "agrees in magnitude", "differs in magnitude", ""]
+    assert [r["paper_noise"] for r in rows] == ["", "0.03", "", ""]
+    assert list(rows[0]) == list(Row.CSV_FIELDS)
     md = (tmp_path / "learning-eas.md").read_text()
     assert "| Table 4 | Exynos 7420 |" in md
-    assert "Verdicts: agrees 0, disagrees 1, inconclusive 1, not decidable 0." in md
+    assert ("Verdicts: agrees 0, disagrees 1, inconclusive 1, not decidable 0; "
+            "agrees in magnitude 1, differs in magnitude 1.") in md
+    assert "| -15.0 % ± 3.0 |" in md and "| inconclusive | agrees |" in md and "| **disagrees** | **differs** |" in md
     back = read_study(tmp_path / "learning-eas.json")
     assert back.rows == res.rows and back.plots == res.plots
+    # a STUDY.json of a build before the magnitude: weighed when read (no noise), verdicts kept
+    doc = json.loads((tmp_path / "learning-eas.json").read_text())
+    for r in doc["rows"]:
+        del r["magnitude"], r["paper_noise"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    old = read_study(tmp_path / "old.json")
+    assert [r.magnitude for r in old.rows] == [None, "agrees in magnitude", "differs in magnitude", None]
+    assert [r.verdict for r in old.rows] == [r.verdict for r in res.rows]
     assert not list(tmp_path.glob("*.tmp"))
 
 

@@ -5,18 +5,23 @@ Chromium with its colours where they belong.
 
 The study below is built by hand, with every number worked out from its seeds:
 
-=====  ==========================  ================  ==================================  =============
-index  row                         paper change      simulated change, 95 % interval     verdict
-=====  ==========================  ================  ==================================  =============
-0      Table 2 / EAS (baseline)    —                 —                                   —
-1      Table 2 / Learning EAS      850/1000: -15 %   -19.0 % [-21.5, -16.5]              agrees
-2      Table 2 / Learning EAS FPS  59/58: +1.7 %     -18.0 % [-23.0, -13.0]              disagrees
-3      Table 3 / Learning EAS      90/100: -10 %     0.0 % [-12.4, +12.4]                inconclusive
-4      Table 3 / EAS+              98/100: -2 %      (within the paper's band)           not decidable
-5      Table 3 / pinned            50/100: -50 %     -49.0 % [-51.5, -46.5]              agrees, by construction
-6      Table 9 / Learning EAS      400/100: +300 %   +300.0 % [+275.2, +324.8]           agrees
-7      Table 4 / Exynos 7420       —                 — (no simulated value)              —
-=====  ==========================  ================  ==================================  =============
+=====  ==========================  ================  ==================================  =============  =========
+index  row                         paper change      simulated change, 95 % interval     verdict        magnitude
+=====  ==========================  ================  ==================================  =============  =========
+0      Table 2 / EAS (baseline)    —                 —                                   —              —
+1      Table 2 / Learning EAS      850/1000: -15 %   -19.0 % [-21.5, -16.5]              agrees         agrees
+2      Table 2 / Learning EAS FPS  59/58: +1.7 %     -18.0 % [-23.0, -13.0]              disagrees      differs
+3      Table 3 / Learning EAS      90/100: -10 %     0.0 % [-12.4, +12.4]                inconclusive   differs
+4      Table 3 / EAS+              98/100: -2 %      (within the paper's band)           not decidable  —
+5      Table 3 / pinned            50/100: -50 %     -49.0 % [-51.5, -46.5]              agrees, by     agrees
+                                                                                         construction
+6      Table 9 / Learning EAS      400/100: +300 %   +300.0 % [+275.2, +324.8]           agrees         agrees
+7      Table 4 / Exynos 7420       —                 — (no simulated value)              —              —
+=====  ==========================  ================  ==================================  =============  =========
+
+The magnitudes (no row shows the paper's noise: the factor-of-2 rule): row 1, 15 / 19 = 0.79;
+row 2, opposite signs; row 3, a simulated change of exactly 0 (-5, +5 and 0 over 100), which
+has no sign; row 5, 50 / 49 = 1.02; row 6, 300 / 300 = 1.
 
 Each simulated change is paired by seed over a constant baseline of 100 (or 50): the
 per-seed differences are d, d +- 1 (or d, d +- 5, or d, d +- 10), so the interval's half
@@ -118,11 +123,19 @@ def test_summary_table_has_the_four_counts_and_construction_apart(tmp_path):
     cell = dict(zip(head, row))
     # rows 1 and 6 agree, 2 disagrees, 3 is inconclusive, 4 not decidable; 5 agrees by construction
     assert (cell["agrees"], cell["disagrees"], cell["inconclusive"], cell["not decidable"]) == ("2", "1", "1", "1")
-    assert cell["by construction (apart)"] == "1 (agrees 1)"
+    assert (cell["agrees in magnitude"], cell["differs in magnitude"]) == ("2", "2")
+    assert cell["by construction (apart)"] == "1 (agrees 1; agrees in magnitude 1)"
     assert cell["published numbers"] == "8"
     assert (cell["level"], cell["seeds"], cell["runs"], cell["wall"]) == ("quick", "3", "24", "12 s")
+    # the headline is the magnitude agreement (rows 1 and 6 of rows 1, 2, 3, 6), then the direction's
+    # (rows 1 and 6 of rows 1-4 and 6); row 5 (by construction) in neither
+    assert ('<p class="headline"><b>2 of 4</b> published changes weighed in size <b class="m-agrees">agree in '
+            "magnitude</b> with the simulation (learning-eas 2 of 4); 2 of 5 published changes with a verdict agree "
+            "in direction.") in page
+    assert page.index('<p class="headline">') < page.index('<p class="lead">')
     # the verdict sentence opens the page, before the summary table
     assert page.index("not decidable</b> when the paper's own change") < page.index('<table class="summary"')
+    assert page.index("agrees in magnitude</b> when the paper's change") < page.index('<table class="summary"')
     assert "docs/reproduce.md" in page
 
 
@@ -143,8 +156,9 @@ def test_rows_are_listed_disagreements_first_and_all_are_folded(tmp_path):
     assert body[3][7:9] == ["-15.0 %", "-19.0 % [-21.5, -16.5]"]
     assert body[4][8] == "+300.0 % [+275.2, +324.8]"
     assert body[5][8] == "-49.0 % [-51.5, -46.5]"
-    assert body[0][10] == "the agents hold TARGET_LOAD at its bound"
-    assert body[2][10] == "within the paper's ±5 % band (Fig. 3)"
+    assert [r[10] for r in body] == ["differs", "differs", "—", "agrees", "agrees", "agrees"]
+    assert body[0][11] == "the agents hold TARGET_LOAD at its bound"
+    assert body[2][11] == "within the paper's ±5 % band (Fig. 3)"
     # folded: all 8 in the paper's order, the baseline and the number without a simulated value included
     fold = sec.index('<details class="all-rows">')
     assert sec.index('<table class="rows">') < fold < sec.index('<table class="rows">', fold)
@@ -152,7 +166,8 @@ def test_rows_are_listed_disagreements_first_and_all_are_folded(tmp_path):
     assert [r[1] for r in everything["rows"][1:]] == ["EAS", "Learning EAS", "Learning EAS", "Learning EAS", "EAS+",
                                                       "pinned", "Learning EAS", "Exynos 7420"]
     assert everything["row_class"][1] == everything["row_class"][8] == "noverdict"
-    assert everything["rows"][8][5] == "—" and everything["rows"][8][10] == "no such platform built in"
+    assert everything["rows"][8][5] == "—" and everything["rows"][8][11] == "no such platform built in"
+    assert everything["rows"][1][10] == everything["rows"][8][10] == "—"
 
 
 def test_long_tables_are_cut_after_the_disagreements(tmp_path):
@@ -240,8 +255,8 @@ def test_summary_figure_is_inline_svg_with_one_marker_per_judged_row(tmp_path):
 
     assert VERDICT_COLOURS["disagrees"] in group("row-2-disagrees")
     assert "fill: #ffffff" in group("row-5-agrees") and VERDICT_COLOURS["agrees"] in group("row-5-agrees")
-    assert "<title>Table 2 / Learning EAS / FPS: paper +1.7 %, simulated -18.0 % [-23.0, -13.0]: disagrees" \
-        in group("row-2-disagrees")
+    assert ("<title>Table 2 / Learning EAS / FPS: paper +1.7 %, simulated -18.0 % [-23.0, -13.0]: disagrees, "
+            "differs in magnitude</title>") in group("row-2-disagrees")
     # ids are this figure's own (matplotlib numbers figure_1, axes_1, ... in every figure)
     ids = re.findall(r'\sid="([^"]+)"', fig)
     assert ids and all(i.startswith("learning-eas-") for i in ids) and len(ids) == len(set(ids))

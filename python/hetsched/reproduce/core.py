@@ -26,7 +26,8 @@ from hetsched.runner import execute as run_one
 __all__ = ["Run", "execute", "Runner", "RunFailed", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
            "ratio", "change_interval", "judge", "row_from", "write_study", "read_study", "LEVELS", "metric_values",
            "VERDICTS", "AGREES", "DISAGREES", "INCONCLUSIVE", "NOT_DECIDABLE", "change_pct", "change_text",
-           "ratio_pct", "verdict_counts", "counts_text"]
+           "ratio_pct", "verdict_counts", "counts_text", "judge_magnitude", "magnitude_counts", "magnitude_text",
+           "MAGNITUDES", "AGREES_IN_MAGNITUDE", "DIFFERS_IN_MAGNITUDE", "MAGNITUDE_FACTOR"]
 
 # smoke: seconds, for tests; quick: a few minutes a study on 2 cores; full: the paper's scale
 LEVELS = ("smoke", "quick", "full")
@@ -39,6 +40,21 @@ NOT_DECIDABLE = "not decidable"  # the paper's own change lies within the paper'
 VERDICTS = (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE)
 # the confidence level of the simulated change's interval
 CHANGE_LEVEL = 0.95
+
+# The magnitude of a published change beside the simulated one (docs/reproduce.md,
+# "Magnitude"), a second result beside the direction verdict:
+AGREES_IN_MAGNITUDE = "agrees in magnitude"    # the paper's change within the simulated interval
+#                                                widened by the paper's noise, or (no noise) within
+#                                                a factor of MAGNITUDE_FACTOR of the simulated change
+DIFFERS_IN_MAGNITUDE = "differs in magnitude"
+MAGNITUDES = (AGREES_IN_MAGNITUDE, DIFFERS_IN_MAGNITUDE)
+# where the paper shows no noise: |paper change| / |simulated change| within [1/F, F]
+MAGNITUDE_FACTOR = 2.0
+# the direction verdicts that get a magnitude: the simulation says something about the size of
+# a change the paper measured (not "not decidable": the paper's change is within its own noise)
+_WITH_MAGNITUDE = (AGREES, DISAGREES, INCONCLUSIVE)
+# float slack at the rules' boundaries (a paper ratio of 0.85 is 0.85000000000000001 - 1 ...)
+_EPS = 1e-9
 
 
 # ----------------------------------------------------------------------------- runs
@@ -297,6 +313,49 @@ def judge(paper_ratio: float | None, lo: float | None, hi: float | None, *, unde
     return AGREES if sim_sign == paper_sign else DISAGREES
 
 
+def _finite_or_none(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else float(x)
+
+
+def judge_magnitude(paper_ratio: float | None, sim_ratio: float | None, lo: float | None = None,
+                    hi: float | None = None, *, noise: float | None = None) -> str | None:
+    """Whether the paper's change and the simulated one agree in size (docs/reproduce.md,
+    "Magnitude"): :data:`AGREES_IN_MAGNITUDE` or :data:`DIFFERS_IN_MAGNITUDE`; None where
+    there is nothing to compare (no published or no simulated change). Ratios as in
+    :class:`Row` (0.85 = -15 %).
+
+    * ``noise`` (the paper's own run-to-run spread of this change, a relative half-width:
+      0.02 = +-2 % of the baseline): agrees when ``paper_ratio`` lies in the simulated 95 %
+      interval widened by it, [lo - noise, hi + noise] (no interval, one seed: [sim - noise,
+      sim + noise]).
+    * no noise: agrees when the two changes have the same sign and |paper change| /
+      |simulated change| lies in [1/2, 2] (:data:`MAGNITUDE_FACTOR`). A simulated change of
+      exactly 0 has no sign: it differs from any published change.
+    * a paper that prints no change at all (ratio exactly 1) and shows no noise: no factor
+      of 0 exists; it agrees when the simulated interval itself includes no change (noise 0),
+      without an interval when the simulated change is exactly 0.
+
+    Boundaries count as inside (with a slack of 1e-9 for the floats' rounding)."""
+    pr, sr = _finite_or_none(paper_ratio), _finite_or_none(sim_ratio)
+    if pr is None or sr is None:
+        return None
+    lo, hi = _finite_or_none(lo), _finite_or_none(hi)
+    if lo is None or hi is None:
+        lo = hi = sr
+    if noise is not None or pr == 1.0:
+        w = float(noise or 0.0)
+        if w < 0 or not math.isfinite(w):
+            raise ValueError(f"judge_magnitude: the paper's noise must be a finite half-width >= 0, not {noise!r}")
+        inside = lo - w - _EPS <= pr <= hi + w + _EPS
+        return AGREES_IN_MAGNITUDE if inside else DIFFERS_IN_MAGNITUDE
+    cp, cs = pr - 1.0, sr - 1.0
+    if cs == 0.0 or (cp > 0) != (cs > 0):
+        return DIFFERS_IN_MAGNITUDE
+    q = abs(cp) / abs(cs)
+    f = MAGNITUDE_FACTOR
+    return AGREES_IN_MAGNITUDE if 1.0 / f - _EPS <= q <= f + _EPS else DIFFERS_IN_MAGNITUDE
+
+
 def metric_values(results: Sequence[dict], key: str) -> list[float]:
     """The metric ``key`` over results (runs of one configuration over seeds)."""
     out = []
@@ -321,7 +380,14 @@ class Row:
     paper's own change is within its own noise (which noise band or control condition);
     ``construction``: why agreement follows from the model's construction, so that the
     row is counted apart. ``note``: why a number has no simulated counterpart, or what
-    differs."""
+    differs.
+
+    ``paper_noise``: the paper's own run-to-run spread of this change, as a relative
+    half-width of the ratio (0.02 = +-2 % of the baseline); None where the paper shows none
+    (the study module quotes the paper's sentence where it sets one). ``magnitude``: one of
+    :data:`MAGNITUDES` (:func:`judge_magnitude`), set with the verdict; None where the row
+    has no direction verdict, is not decidable, or prints no value of its own (a direction
+    stated in the text only)."""
 
     table: str
     row: str
@@ -344,14 +410,22 @@ class Row:
     # order (runs of one seed are paired): what the verdict's interval is computed from
     values: list[float] | None = None
     base_values: list[float] | None = None
+    paper_noise: float | None = None
+    magnitude: str | None = None
 
     CSV_FIELDS = ("table", "row", "metric", "unit", "paper", "sim", "ci_lo", "ci_hi", "paper_ratio",
-                  "sim_ratio", "change_lo", "change_hi", "verdict", "construction", "undecidable", "n", "note")
+                  "paper_noise", "sim_ratio", "change_lo", "change_hi", "verdict", "magnitude", "construction",
+                  "undecidable", "n", "note")
 
     def judge(self) -> "Row":
-        """Set ``verdict`` from the ratios, the interval and ``undecidable`` (:func:`judge`)."""
+        """Set ``verdict`` from the ratios, the interval and ``undecidable`` (:func:`judge`),
+        and ``magnitude`` (:func:`judge_magnitude`) for a row that agrees, disagrees or is
+        inconclusive and prints a value of its own."""
         self.verdict = judge(self.paper_ratio, self.change_lo, self.change_hi, undecidable=self.undecidable) \
             if self.sim_ratio is not None or self.undecidable else None
+        self.magnitude = judge_magnitude(self.paper_ratio, self.sim_ratio, self.change_lo, self.change_hi,
+                                         noise=self.paper_noise) \
+            if self.verdict in _WITH_MAGNITUDE and self.paper is not None else None
         return self
 
     def rejudge(self, *, pct: bool = False) -> "Row":
@@ -371,7 +445,7 @@ def _nan_none(x: float | None) -> float | None:
 def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
              sim_values: Sequence[float] | None, *, paper_base: float | None = None,
              sim_base_values: Sequence[float] | None = None, note: str = "", undecidable: str = "",
-             construction: str = "", pct: bool = False) -> Row:
+             construction: str = "", pct: bool = False, paper_noise: float | None = None) -> Row:
     """A :class:`Row` from the simulated values over seeds (mean and 95 % CI) and, for a
     row with a baseline, the baseline's published value and simulated values: the ratios,
     the simulated change's interval and the verdict. ``sim_values`` None: no simulated
@@ -379,7 +453,8 @@ def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
 
     ``pct``: the row is itself a change in percent (the paper's value and each simulated
     value, e.g. a per-seed paired change); its ratios are 1 + value / 100.
-    ``undecidable`` / ``construction``: see :class:`Row`."""
+    ``undecidable`` / ``construction`` / ``paper_noise`` (a relative half-width: 0.02 =
+    +-2 %, also for a ``pct`` row): see :class:`Row`."""
     if pct:
         pr = None if paper is None else 1.0 + float(paper) / 100.0
     else:
@@ -388,7 +463,7 @@ def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
         if not note:
             raise ValueError(f"{table} / {row} / {metric}: a number without a simulated value needs a note")
         # the paper's improvement is kept: the reader still sees what the paper claimed
-        return Row(table, row, metric, unit, paper, None, paper_ratio=pr, note=note)
+        return Row(table, row, metric, unit, paper, None, paper_ratio=pr, note=note, paper_noise=paper_noise)
     m, lo, hi = mean_ci(sim_values)
     sr = clo = chi = None
     if pct or sim_base_values is not None:
@@ -402,7 +477,8 @@ def row_from(table: str, row: str, metric: str, unit: str, paper: float | None,
     r = Row(table, row, metric, unit, paper, _nan_none(m), _nan_none(lo), _nan_none(hi), pr, sr, clo, chi,
             None, len(list(sim_values)), note, undecidable, construction,
             values=[float(v) for v in sim_values],
-            base_values=None if sim_base_values is None else [float(v) for v in sim_base_values])
+            base_values=None if sim_base_values is None else [float(v) for v in sim_base_values],
+            paper_noise=paper_noise)
     return r.judge() if pr is not None else r
 
 
@@ -419,6 +495,23 @@ def verdict_counts(rows: Iterable[Row], *, construction: bool = False) -> dict[s
 def counts_text(c: dict[str, int]) -> str:
     """The four counts in one line: "agrees 1, disagrees 0, inconclusive 2, not decidable 0"."""
     return ", ".join(f"{v} {c.get(v, 0)}" for v in VERDICTS)
+
+
+def magnitude_counts(rows: Iterable[Row], *, construction: bool = False) -> dict[str, int]:
+    """How many of ``rows`` agree and differ in magnitude (:data:`MAGNITUDES`, in that
+    order), over the rows that do not agree by construction (``construction=True``: over
+    those that do), as :func:`verdict_counts`."""
+    out = {m: 0 for m in MAGNITUDES}
+    for r in rows:
+        m = getattr(r, "magnitude", None)
+        if m is not None and bool(r.construction) == construction:
+            out[m] += 1
+    return out
+
+
+def magnitude_text(c: dict[str, int]) -> str:
+    """The two magnitude counts in one line: "agrees in magnitude 1, differs in magnitude 3"."""
+    return ", ".join(f"{m} {c.get(m, 0)}" for m in MAGNITUDES)
 
 
 # ----------------------------------------------------------------------------- a study's result
@@ -460,13 +553,29 @@ class StudyResult:
         c = self.counts()
         return c[AGREES], sum(c.values())
 
+    def magnitude_counts(self, *, construction: bool = False) -> dict[str, int]:
+        """The study's :func:`magnitude_counts`."""
+        return magnitude_counts(self.rows, construction=construction)
+
+    def magnitude_agreement(self) -> tuple[int, int]:
+        """(rows that agree in magnitude, rows with a magnitude), rows that agree by
+        construction left out."""
+        c = self.magnitude_counts()
+        return c[AGREES_IN_MAGNITUDE], sum(c.values())
+
     def counts_line(self) -> str:
-        """The four counts in one line, and the rows that agree by construction apart."""
-        k = self.counts(construction=True)
-        line = counts_text(self.counts())
+        """The four counts and the two magnitude counts in one line, and the rows that agree
+        by construction apart: "agrees 1, disagrees 1, inconclusive 0, not decidable 1;
+        agrees in magnitude 1, differs in magnitude 1; by construction 1 (agrees 1; agrees
+        in magnitude 1)"."""
+        k, km = self.counts(construction=True), self.magnitude_counts(construction=True)
+        line = counts_text(self.counts()) + "; " + magnitude_text(self.magnitude_counts())
         nk = sum(k.values())
         if nk:
-            line += f"; by construction {nk} ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])})"
+            line += f"; by construction {nk} ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])}"
+            if sum(km.values()):
+                line += "; " + ", ".join(f"{m} {km[m]}" for m in MAGNITUDES if km[m])
+            line += ")"
         return line
 
 
@@ -484,6 +593,26 @@ def _fmt(x: Any, digits: int = 4) -> str:
 
 def _md_cell(x: Any) -> str:
     return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def magnitude_label(r: Row) -> str:
+    """The magnitude as the tables print it: "agrees", "**differs**" or "—"."""
+    m = getattr(r, "magnitude", None)
+    if m is None:
+        return "—"
+    return "agrees" if m == AGREES_IN_MAGNITUDE else "**differs**"
+
+
+def paper_change_text(r: Row) -> str:
+    """The paper's change in percent, with its noise where the paper shows one:
+    "-11.0 % ± 2.0", or "—"."""
+    v = ratio_pct(r.paper_ratio)
+    if v is None:
+        return "—"
+    out = change_pct(v)
+    if getattr(r, "paper_noise", None) is not None:
+        out += f" ± {r.paper_noise * 100:.1f}"
+    return out
 
 
 def verdict_label(r: Row) -> str:
@@ -531,7 +660,7 @@ def change_text(r: Row) -> str:
 
 def rows_markdown(rows: Sequence[Row]) -> str:
     head = ("| table | row | metric | unit | paper | simulated (95 % CI) | paper change | simulated change "
-            "(95 % CI) | verdict | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
+            "(95 % CI) | verdict | magnitude | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         sim = _fmt(r.sim)
@@ -539,9 +668,9 @@ def rows_markdown(rows: Sequence[Row]) -> str:
             sim += f" [{_fmt(r.ci_lo)}, {_fmt(r.ci_hi)}]"
         why = " · ".join(x for x in (r.undecidable, r.construction, r.note) if x)
         note = why.replace("|", "\\|").replace("\n", " ")
-        pc = "—" if r.paper_ratio is None else change_pct(ratio_pct(r.paper_ratio))
         lines.append(f"| {r.table} | {r.row} | {r.metric} | {r.unit} | {_fmt(r.paper)} | {sim} | "
-                     f"{pc} | {change_text(r)} | {verdict_label(r)} | {note} |")
+                     f"{paper_change_text(r)} | {change_text(r)} | {verdict_label(r)} | {magnitude_label(r)} | "
+                     f"{note} |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -631,7 +760,15 @@ def _json_default(x: Any) -> Any:
 
 def read_study(path: Path) -> StudyResult:
     doc = json.loads(Path(path).read_text())
-    rows = [Row(**r) for r in doc.pop("rows")]
+    rows = []
+    for r in doc.pop("rows"):
+        row = Row(**r)
+        if "magnitude" not in r:
+            # written before the magnitude existed: weighed now, from its ratios and interval
+            # (no noise: those builds had none), the verdict kept as it was written
+            row.magnitude = judge_magnitude(row.paper_ratio, row.sim_ratio, row.change_lo, row.change_hi) \
+                if row.verdict in _WITH_MAGNITUDE and row.paper is not None else None
+        rows.append(row)
     doc["plots"] = [tuple(p) for p in doc.get("plots", [])]
     doc["calibrations"] = [tuple(c) for c in doc.get("calibrations", [])]
     return StudyResult(rows=rows, **doc)

@@ -524,6 +524,13 @@ class _Plan:
         return runs
 
 
+# No row sets paper_noise (core.Row; docs/reproduce.md, "Magnitude"): the paper prints averages
+# without a spread ("The average of the three current consumption measurement results are shown
+# in Table 2", §IV.A; "Table 4 shows the average of three measurements"; "The average of five
+# hackbench results ... are shown in Table 5", §IV.B; entry times "repeated 10 times for one
+# application ... get the average", §IV.B). Table 3 measures the networks' overhead, not a
+# configuration run twice, and Table 9's EAS range (table9_noise) is this study's control for
+# "not decidable", not a noise the paper states. Every change is weighed by the factor of 2.
 # the paper's own statement that its game-performance rows show no change (§IV.A)
 SAME_PERFORMANCE = ('the paper calls them equal: "the frame rate and the number of frame drops are not '
                     'different between the EAS and the Learning EAS" (§IV.A)')

@@ -148,6 +148,12 @@ RESULTS = "Results slide (PCMark 100 runs, CPU rails 10 runs)"
 ISOLATION = "Slide '1. CPU Isolation'"
 COUNTS = "Slides '3. Packing' / '4. Fastpath'"
 
+# No row sets paper_noise (core.Row; docs/reproduce.md, "Magnitude"): the slides state how
+# many runs ("PCMark Benchmark. * 100 runs." / "Power measurement made on the PMIC CPU rails.
+# * 10 runs.", slide "Setup") and the test ("Wilcoxon signed rank test p-value * P-value > 0.01
+# excluded"), but no spread of any change they print; the only "+/-" figures ("Triggered 16k+/-
+# 900 per PCMark run", "Triggered 500k +-4 per PCMark run") are trigger counts, rows with no
+# baseline and so no verdict. Every % change is weighed by the factor of 2.
 # Transcribed from the OCR text of the slides (docs/studies/ospm2020.md has the reading).
 # The results slide is a 2x2 bar chart, one panel per change (migration margins | prev_cpu
 # fastpath over RT energy aware | task packing), one bar per metric that passed p <= 0.01,

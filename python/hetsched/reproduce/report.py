@@ -1,6 +1,7 @@
 """One self-contained HTML page (``OUT/report.html``) that gathers every study written in an
-output folder and leads with the answer: what a verdict means, then per study its four
-verdict counts and one figure of the simulated change against the published change; then
+output folder and leads with the answer: how many published changes the simulation matches in
+magnitude (and in direction), what a verdict means, then per study its four verdict counts,
+its two magnitude counts and one figure of the simulated change against the published change; then
 each study's finding, its calibrations to the paper's stated conditions, its sensitivity to
 the values the paper does not state, and its published numbers with the disagreeing rows
 first; then its own plots and notes. Every figure is inside the file (the summary figures as
@@ -20,10 +21,12 @@ from typing import Any, Sequence
 
 from markdown_it import MarkdownIt
 
-from hetsched.reproduce.core import (AGREES, DISAGREES, INCONCLUSIVE, NOT_DECIDABLE, VERDICTS, Row, StudyResult,
-                                     change_pct, change_text, ratio_pct)
+from hetsched.reproduce.core import (AGREES, AGREES_IN_MAGNITUDE, DISAGREES, INCONCLUSIVE, MAGNITUDE_FACTOR,
+                                     MAGNITUDES, NOT_DECIDABLE, VERDICTS, Row, StudyResult, change_pct, change_text,
+                                     paper_change_text, ratio_pct)
 
-__all__ = ["render_report", "write_report", "FOLD_ROWS", "VERDICT_COLOURS", "axis_threshold", "point_id"]
+__all__ = ["render_report", "write_report", "headline", "FOLD_ROWS", "VERDICT_COLOURS", "axis_threshold",
+           "point_id"]
 
 # The summary figures' colours, one per verdict, from ColorBrewer's PiYG and PuOr diverging
 # schemes: green and magenta stay apart under the common colour-vision deficiencies (unlike
@@ -56,7 +59,9 @@ tr.inconclusive td{background:#ececec} tr.undecidable td{background:#fde6c8}
 tr.noverdict td{color:#555} table.rows,table.sens{width:auto;min-width:60%}
 table.rows td:last-child{min-width:14em} .scroll{overflow-x:auto;max-width:100%}
 table.summary td:nth-child(2){font-size:.8em;max-width:26em}
-td.verdict{white-space:nowrap;font-weight:600}
+td.verdict{white-space:nowrap;font-weight:600} td.magnitude{white-space:nowrap}
+.m-agrees{color:#0f5a24} .m-differs{color:#8e0152;font-weight:600}
+.headline{font-size:1.12em;margin:.2em 0 .6em;max-width:64em}
 .v-agrees{color:#0f5a24} .v-disagrees{color:#8e0152} .v-inconclusive{color:#505050} .v-undecidable{color:#8a4500}
 .bc{font-weight:400;font-style:italic;font-size:.9em}
 table.summary td,table.summary th{font-size:1.02em} table.summary td.zero{color:#aaa;font-weight:400}
@@ -82,7 +87,11 @@ _LEAD = ("Each published change gets a verdict from the simulated change over it
          "<b class=\"v-inconclusive\">inconclusive</b> when it includes no change, and is "
          "<b class=\"v-undecidable\">not decidable</b> when the paper's own change lies within the paper's own "
          "noise; a number that agrees by construction of the model is counted apart (the rules: "
-         "docs/reproduce.md, \u201cVerdicts\u201d).")
+         "docs/reproduce.md, \u201cVerdicts\u201d). Beside the direction, each change that agrees, disagrees or is "
+         "inconclusive is weighed in size: it <b class=\"m-agrees\">agrees in magnitude</b> when the paper's change "
+         "lies inside the simulated 95 % interval widened by the paper's own run-to-run noise, or, where the paper "
+         f"shows none, within a factor of {MAGNITUDE_FACTOR:g} of the simulated change (same sign); otherwise it "
+         "<b class=\"m-differs\">differs in magnitude</b> (docs/reproduce.md, \u201cMagnitude\u201d).")
 
 
 def _e(x: Any) -> str:
@@ -112,22 +121,31 @@ def _verdict_cell(r: Row) -> str:
     return f'<td class="verdict v-{_CLASS[r.verdict]}">{_e(r.verdict)}{bc}</td>'
 
 
+def _magnitude_cell(r: Row) -> str:
+    m = getattr(r, "magnitude", None)
+    if m is None:
+        return '<td class="magnitude">—</td>'
+    cls, word = ("m-agrees", "agrees") if m == AGREES_IN_MAGNITUDE else ("m-differs", "differs")
+    return f'<td class="magnitude {cls}">{word}</td>'
+
+
 def _rows_table(rows: Sequence[Row]) -> str:
     out = ['<div class="scroll"><table class="rows"><thead><tr><th>table</th><th>row</th><th>metric</th><th>unit</th>'
-           "<th>paper</th><th>simulated [95 % CI]</th><th>n</th><th>paper change</th>"
-           "<th>simulated change [95 % interval]</th><th>verdict</th><th>note</th></tr></thead><tbody>"]
+           "<th>paper</th><th>simulated [95 % CI]</th><th>n</th><th>paper change (± its noise)</th>"
+           "<th>simulated change [95 % interval]</th><th>verdict</th><th>magnitude</th><th>note</th></tr></thead>"
+           "<tbody>"]
     for r in rows:
         cls = _CLASS.get(r.verdict, "noverdict") + (" construction" if r.construction else "")
         sim = _num(r.sim)
         if r.ci_lo is not None and r.ci_hi is not None:
             sim += f" [{_num(r.ci_lo)}, {_num(r.ci_hi)}]"
-        pc = ratio_pct(r.paper_ratio)
         why = " · ".join(x for x in (r.undecidable, r.construction, r.note) if x)
         out.append(f'<tr class="{cls}"><td>{_e(r.table)}</td><td>{_e(r.row)}</td><td>{_e(r.metric)}</td>'
                    f'<td>{_e(r.unit)}</td><td class="num">{_num(r.paper)}</td><td class="num">{sim}</td>'
                    f'<td class="num">{r.n or "—"}</td>'
-                   f'<td class="num">{"—" if pc is None else change_pct(pc)}</td>'
-                   f'<td class="num">{_e(change_text(r))}</td>{_verdict_cell(r)}<td>{_e(why)}</td></tr>')
+                   f'<td class="num">{_e(paper_change_text(r))}</td>'
+                   f'<td class="num">{_e(change_text(r))}</td>{_verdict_cell(r)}{_magnitude_cell(r)}'
+                   f'<td>{_e(why)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -385,8 +403,10 @@ def _verdict_figure(res: StudyResult) -> tuple[str, int]:
                 ax.plot([x], [y], ls="none", marker=_MARKERS[v], ms=6.5 if v != DISAGREES else 6,
                         mfc="white" if hollow else colour, mec=colour if hollow else "white",
                         mew=1.4 if hollow else 0.5, zorder=z + 0.5, gid=point_id(i, v))
-                titles[point_id(i, v)] = (f"{r.table} / {r.row} / {r.metric}: paper {change_pct(x)}, simulated "
-                                          f"{change_text(r)}: {v}" + (" (by construction)" if hollow else ""))
+                titles[point_id(i, v)] = (f"{r.table} / {r.row} / {r.metric}: paper {paper_change_text(r)}, "
+                                          f"simulated {change_text(r)}: {v}"
+                                          + (f", {r.magnitude}" if getattr(r, "magnitude", None) else "")
+                                          + (" (by construction)" if hollow else ""))
 
         c, k = res.counts(), res.counts(construction=True)
         handles = [Line2D([], [], ls=(0, (5, 3)), color="#333", lw=0.9, label="simulated = published")]
@@ -461,17 +481,39 @@ def _inline(md: MarkdownIt, x: Any) -> str:
     return md.renderInline(str(x))
 
 
+_MCLASS = {m: ("m-agrees" if m == AGREES_IN_MAGNITUDE else "m-differs") for m in MAGNITUDES}
+
+
+def headline(results: Sequence[StudyResult]) -> str:
+    """The page's opening sentence (HTML): over every study, how many published changes
+    agree in magnitude, of those with a magnitude, and how many agree in direction, of those
+    with a verdict; rows that agree by construction left out of both."""
+    am = sum(r.magnitude_agreement()[0] for r in results)
+    nm = sum(r.magnitude_agreement()[1] for r in results)
+    ad = sum(r.agreement()[0] for r in results)
+    nd = sum(r.agreement()[1] for r in results)
+    per = "; ".join(f"{_e(r.study)} {r.magnitude_agreement()[0]} of {r.magnitude_agreement()[1]}" for r in results)
+    return (f'<p class="headline"><b>{am} of {nm}</b> published changes weighed in size '
+            f'<b class="m-agrees">agree in magnitude</b> with the simulation ({per}); {ad} of {nd} published '
+            "changes with a verdict agree in direction. Rows that agree by construction are left out of both.</p>")
+
+
 def _summary_table(results: Sequence[StudyResult]) -> str:
     head = "".join(f'<th class="v-{_CLASS[v]}">{_e(v)}</th>' for v in VERDICTS)
+    head += "".join(f'<th class="{_MCLASS[m]}">{_e(m)}</th>' for m in MAGNITUDES)
     out = ['<table class="summary"><thead><tr><th>study</th><th>paper</th>', head,
            "<th>by construction (apart)</th><th>published numbers</th><th>level</th><th>seeds</th>"
            "<th>runs</th><th>wall</th></tr></thead><tbody>"]
     for r in results:
         c, k = r.counts(), r.counts(construction=True)
+        cm, km = r.magnitude_counts(), r.magnitude_counts(construction=True)
         cells = "".join(f'<td class="count {"zero" if not c[v] else "v-" + _CLASS[v]}">{c[v]}</td>'
                         for v in VERDICTS)
+        cells += "".join(f'<td class="count {"zero" if not cm[m] else _MCLASS[m]}">{cm[m]}</td>' for m in MAGNITUDES)
         nk = sum(k.values())
-        kd = f"{nk}" + (f" ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])})" if nk else "")
+        kd = f"{nk}" + (f" ({', '.join(f'{v} {k[v]}' for v in VERDICTS if k[v])}" if nk else "")
+        if nk:
+            kd += "".join(f"; {m} {km[m]}" for m in MAGNITUDES if km[m]) + ")"
         out.append(f'<tr><td><a href="#{_e(_slug(r.study))}">{_e(r.study)}</a></td><td>{_e(r.paper)}</td>'
                    f'{cells}<td class="num">{_e(kd)}</td><td class="num">{len(r.rows)}</td>'
                    f"<td>{_e(r.level)}</td><td class=\"num\">{r.seeds}</td><td class=\"num\">{r.runs + r.resumed}</td>"
@@ -483,9 +525,14 @@ def _summary_table(results: Sequence[StudyResult]) -> str:
 def _study_section(res: StudyResult, out_dir: Path, md: MarkdownIt) -> str:
     c = res.counts()
     counts = ", ".join(f'<span class="v-{_CLASS[v]}">{_e(v)} {c[v]}</span>' for v in VERDICTS)
+    cm = res.magnitude_counts()
+    counts += "; " + ", ".join(f'<span class="{_MCLASS[m]}">{_e(m)} {cm[m]}</span>' for m in MAGNITUDES)
     nk = sum(res.counts(construction=True).values())
     if nk:
+        km = res.magnitude_counts(construction=True)
         counts += f"; by construction {nk}, counted apart"
+        if sum(km.values()):
+            counts += " (" + ", ".join(f"{m} {km[m]}" for m in MAGNITUDES if km[m]) + ")"
     parts = [f'<section id="{_e(_slug(res.study))}"><h2>{_e(res.title)}</h2>']
     if res.finding:
         parts.append(f'<div class="finding">{md.render(res.finding)}</div>')
@@ -518,7 +565,8 @@ def render_report(results: Sequence[StudyResult], out_dir: Path) -> str:
             "<title>hetsched: the studies reproduced</title>"
             f"<style>{_CSS}</style></head><body>"
             "<h1>hetsched: the studies reproduced, verdicts first</h1>"
-            f'<p class="lead">{_LEAD}</p>'
+            + headline(results)
+            + f'<p class="lead">{_LEAD}</p>'
             + _summary_table(results)
             + f'<div class="figs">{figs}</div>'
             + body

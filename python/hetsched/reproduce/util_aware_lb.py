@@ -427,6 +427,12 @@ def table_iii_rows(vid: dict, seeds: Sequence[int]) -> list[Row]:
     return rows
 
 
+# No row sets paper_noise (core.Row; docs/reproduce.md, "Magnitude"): the paper gives no
+# run-to-run spread. Table III's σ_FPS is the frame rate's spread over one run's 1-s windows
+# ("These four seconds are excluded from the mean and standard deviation in Table III", §IV),
+# used below for the mean-FPS rows, which are not decidable and so have no magnitude; Table
+# II, Fig. 6 and the rest of Table III print single values. Every change is weighed by the
+# factor of 2.
 def fps_within_paper_noise(system: str) -> str:
     """Why the paper's mean-FPS change of ``system`` against legacy is within the paper's own
     noise, or "" if it is not: Table III gives each system's σ_FPS over the clip's whole 1-s
