@@ -237,6 +237,11 @@ def test_study_claims_and_construction_marks(study):
     values = [(s["parameter"].split(" (")[0], s["value"], s["chosen"]) for s in res.sensitivity]
     assert values == [("launch spread of the jobs, ms", 10.0, True), ("launch spread of the jobs, ms", 1.0, False),
                       ("launch spread of the jobs, ms", 100.0, False),
-                      ("fair class", "CFS v6.5 (fair.eevdf = 0)", True),
-                      ("fair class", "EEVDF v6.12 (fair.eevdf = 1)", False)]
-    assert all(sum(s["counts"].values()) == 30 for s in res.sensitivity)
+                      ("fair class", "CFS v6.5 (fair.eevdf = 0), rows without hcs-balance", True),
+                      ("fair class", "EEVDF v6.12 (fair.eevdf = 1), rows without hcs-balance", False)]
+    assert all(sum(s["counts"].values()) == 30 for s in res.sensitivity[:3])
+    # hcs-balance requires CFS: the fair class's counts are over the rows cfs alone decides,
+    # the same rows under both classes
+    no_hcs = [r for r in judged if not r.construction and not H._needs_hcs_balance(r)]
+    assert 0 < len(no_hcs) < 30
+    assert [sum(s["counts"].values()) for s in res.sensitivity[3:]] == [len(no_hcs)] * 2

@@ -474,7 +474,11 @@ mod stress {
             let w = ring(&stages, n, dl);
             // the studies' schedulers too, with hotplug and the vendor knobs on eas
             let scheduler = ["cfs", "eas", "fa-cfs", "hcs-balance", "gts", "hcs-td"][sched];
-            let eevdf = eevdf && scheduler != "fa-cfs";
+            // a policy that requires a fair class (fa-cfs, hcs-balance: CFS) runs it
+            let eevdf = match hetsched_core::policies::lookup(scheduler).unwrap().requires.fair {
+                Some((variant, _)) => variant == hetsched_core::policies::FairVariant::Eevdf,
+                None => eevdf,
+            };
             let mut knobs = json!({"fair.eevdf": if eevdf { 1.0 } else { 0.0 }, "hotplug.hps": if hps { 1.0 } else { 0.0 }});
             let vk = ["vendor.cpu_isolation", "vendor.migration_margins", "vendor.task_packing",
                       "vendor.prev_cpu_fastpath", "vendor.rt_placement"];

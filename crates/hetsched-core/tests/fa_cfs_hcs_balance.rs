@@ -159,7 +159,8 @@ fn hcs_balance_spreads_every_task_over_both_cpus() {
             })
             .collect()
     };
-    let mut cfs = hogs8("cfs", json!({}));
+    // hcs-balance requires CFS: its baseline runs the same class
+    let mut cfs = hogs8("cfs", json!({"fair.eevdf": 0.0}));
     cfs.run_until(2_000 * MS);
     let mut hcs = hogs8("hcs-balance", json!({}));
     hcs.run_until(2_000 * MS);

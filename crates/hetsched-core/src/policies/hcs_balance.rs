@@ -2,7 +2,7 @@
 //! neighbour pull at every tick (knob `hcs_balance_enabled`).
 
 use super::cfs::Cfs;
-use super::{PolicyInfo, Requires, SchedPolicy, WakeKind};
+use super::{FairVariant, PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::balance::Migration;
 use crate::core::{SchedView, Sim, TaskId, TaskState};
 use crate::features::Knob;
@@ -13,8 +13,14 @@ pub static INFO: PolicyInfo = PolicyInfo {
     summary: "cfs plus balanced core assignment (Fedorova et al.): at every tick each CPU pulls from the next CPU (the last wraps to the first) the queued tasks whose last timeslice ran there (knob hcs_balance_enabled)",
     source: "balanced core assignment (Fedorova et al.) §3",
     knobs: &["hcs_balance_enabled"],
-    requires: Requires::NONE,
-    differences: "The paper's Solaris implementation inspects the neighbour's run queue at every tick; here the pull runs at the tick of a CPU running a fair task, after the kernel's own tick work, and moves every eligible queued task at once (as the paper's text says: \"they are moved\"). The kernel's sched_balance_rq runs beside it, as cfs's.",
+    requires: Requires {
+        switcher_platform: false,
+        fair: Some((
+            FairVariant::Cfs,
+            "the paper pulled jobs that ended their round-robin timeslice, which CFS's slice periods model; under EEVDF the rotation leaves some jobs on one core, their completion-time jitter 13x cfs's",
+        )),
+    },
+    differences: "Runs on CFS (v6.5 form) only: under EEVDF the rotation leaves some jobs most of their time on one core (hetero-2cpu, spec-repeat:repeats=3, performance: completion-time CV 0.375 against cfs's 0.028, where under CFS it is 0.010 against 0.043). The paper's Solaris implementation inspects the neighbour's run queue at every tick; here the pull runs at the tick of a CPU running a fair task, after the kernel's own tick work, and moves every eligible queued task at once (as the paper's text says: \"they are moved\"). The kernel's sched_balance_rq runs beside it, as cfs's.",
     status: "Reproduced in docs/studies/hmc-balance.md with Fedorova et al.'s CAB, RTF, IPC and jitter metrics.",
     controller: None,
     build: |_| Box::new(HcsBalance::default()),
