@@ -10,6 +10,7 @@ in one line naming it, with nothing written.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -208,6 +209,8 @@ def test_compare_directory(dirs):
     doc = json.loads((d / "compare.json").read_text())
     energy = next(e for e in doc["summary"] if e["metric"] == "energy_j" and e["cell"] == "eas/schedutil")
     assert f"{energy['rel_change_vs_first'] * 100:+.1f}%" in page  # the summary table's change
+    # the stars' test is the one compare.json names (paired t by default), not a fixed one
+    assert doc["test"].startswith("Student's paired t") and html.escape(doc["test"]) in page and "Welch" not in page
 
 
 def test_compare_error_bars_are_the_summary_intervals(dirs):

@@ -270,6 +270,9 @@ class _Compare:
     baseline: str
     summary: list[dict]
     cells: list[str]
+    #: the test behind the stars, as compare.json names it ("test"); files written before
+    #: compare named its test there used Welch's
+    test: str = "Welch's unpaired t-test against the baseline"
 
 
 def _read_compare(d: Path) -> _Compare:
@@ -300,8 +303,11 @@ def _read_compare(d: Path) -> _Compare:
     baseline = _text(src, doc, "baseline")
     if baseline not in cells:
         raise _fail(src, "baseline", "one of the summary's configurations: " + ", ".join(cells), got=baseline)
+    test = doc.get("test", _Compare.test)
+    if not isinstance(test, str) or not test:
+        raise _fail(src, "test", "the name of the test behind the stars (text)", got=test)
     return _Compare(d, _text(src, doc, "platform"), wl, _num(src, doc, "duration_s", ""), seeds, baseline,
-                    summary, cells)
+                    summary, cells, test)
 
 
 _SWEEP_COLUMNS = ("platform", "workload", "scheduler", "governor", "seed", "energy_j", "error")
@@ -945,7 +951,7 @@ def _changes_figure(c: _Compare, keys: list[str], by: dict, Figure) -> tuple[Any
     cap = (f"Change of each configuration's mean against {c.baseline}'s, in per cent of the baseline's. "
            f"Green: better, magenta: worse, grey: the metric declares no direction. Whiskers: the 95 % "
            f"confidence interval of the configuration's mean, relative to the baseline's mean (held fixed). "
-           f"* p < 0.05, ** p < 0.01 (Welch's t-test against the baseline, from compare.json).")
+           f"* p < 0.05, ** p < 0.01 ({c.test}, from compare.json).")
     return fig, cap
 
 
@@ -968,7 +974,7 @@ def _compare_table(c: _Compare, metrics: list[str], by: dict) -> str:
             cells.append(f"<td class=\"num\">{text}</td>")
         rows.append(f"<tr><th>{_e(_metric_label(k, with_direction=False))}</th>{''.join(cells)}</tr>")
     legend = ("Mean over the seeds ± the half-width of its 95 % confidence interval (Student's t); below it, "
-              f"the change against {c.baseline} (* p &lt; 0.05, ** p &lt; 0.01, Welch's t-test).")
+              f"the change against {c.baseline} (* p &lt; 0.05, ** p &lt; 0.01, {_e(c.test)}).")
     return (f'<p class="meta">{legend}</p><div class="scroll"><table class="summary"><thead><tr><th>metric</th>'
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
