@@ -445,6 +445,51 @@ def test_a_hook_the_engine_would_not_call_is_refused():
         Simulation(scheduler=Dead)
     assert Stray().hooks() == ["select_task_rq"]
 
+    # the engine's list of hooks is its trait's: result and needs_hmp_load too
+    for hook in ("result", "needs_hmp_load", "take_placement_steps"):
+        cls = type("Late", (Policy,), {"name": "late", hook: lambda self, *a: None})
+        with pytest.raises(InputError, match=f"Late: {hook}: expected only the hooks a Python policy may define"):
+            Simulation(scheduler=cls)
+
+
+def test_a_near_miss_of_a_hook_is_refused():
+    class Typo(Policy):
+        name = "typo"
+
+        def select_task_rq_fair(self, v, p, prev_cpu, wake_flags):
+            return prev_cpu
+
+    with pytest.raises(InputError, match="Typo: select_task_rq_fair: expected a hook's own name .* did you mean "
+                                         "select_task_rq"):
+        Simulation(scheduler=Typo)
+
+    class Typo2(Policy):
+        name = "typo2"
+
+        def task_ticks(self, sim, cpu, curr):
+            pass
+
+    with pytest.raises(InputError, match="Typo2: task_ticks: .* did you mean task_tick"):
+        Simulation(scheduler=Typo2)
+
+    class Helper(Policy):
+        """A helper method of its own name (not a hook's) is the class's business."""
+        name = "helper"
+
+        def pick_idlest(self, v):
+            return 0
+
+    Simulation(scheduler=Helper, lower_bound=False)
+
+
+def test_the_hook_lists_are_the_engines():
+    from hetsched import _engine
+    from hetsched.policy import _ENGINE_ONLY_HOOKS, HOOKS
+
+    assert HOOKS == ("select_task_rq", "task_tick", "balance", "counters") == tuple(_engine.POLICY_HOOKS)
+    assert set(HOOKS) | set(_ENGINE_ONLY_HOOKS) == set(_engine.ENGINE_HOOKS)
+    assert {"result", "needs_hmp_load", "migrate_task_rq", "task_dead"} <= set(_ENGINE_ONLY_HOOKS)
+
 
 # ------------------------------------------------------------------ the worked example and the CLI
 

@@ -23,6 +23,7 @@ NO_PROGRESS_STEPS: int
 WF_FORK: int
 WF_TTWU: int
 POLICY_HOOKS: list[str]
+ENGINE_HOOKS: list[str]
 
 class Engine:
     def __init__(self, platform_json: str, workload_json: str, policy_json: str, policy: Any = None,

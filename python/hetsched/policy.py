@@ -20,6 +20,7 @@ costs: each call crosses from the engine into Python.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import inspect
 import sys
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from hetsched import _engine
 from hetsched.errors import InputError, UnknownNameError, shorten
 
 if TYPE_CHECKING:
@@ -42,14 +44,15 @@ WF_FORK = 0x04
 WF_TTWU = 0x08
 
 #: The hooks a Python policy may define (crates/hetsched-py/src/policy.rs crosses these).
-HOOKS = ("select_task_rq", "task_tick", "balance", "counters")
+HOOKS = tuple(_engine.POLICY_HOOKS)
 
-# The engine's other hooks (crates/hetsched-core/src/policies/mod.rs): a method of one of
-# these names would never be called, so a class that defines one is refused rather than
-# silently ignored.
-_ENGINE_ONLY_HOOKS = ("balance_wakeup", "migrate_task_rq", "dequeue_task", "set_next_task", "put_prev_task",
-                      "update_curr", "calc_delta_fair", "sched_slice", "task_dead", "load_balancer",
-                      "energy_aware", "knobs_changed", "placement")
+# The engine's other hooks (crates/hetsched-core/src/policies/mod.rs lists them all): a
+# method of one of these names would never be called, so a class that defines one is
+# refused rather than silently ignored; so is one whose name is a near miss of a hook (a
+# typo, or the kernel's per-class name: select_task_rq_fair), never called either.
+_ENGINE_ONLY_HOOKS = tuple(h for h in _engine.ENGINE_HOOKS if h not in HOOKS)
+#: how close (difflib's ratio) a method's name must come to a hook's to be taken for it
+_NEAR_MISS = 0.85
 
 
 @dataclass(frozen=True)
@@ -185,11 +188,30 @@ def checked_policy(policy: Any, schedulers: Mapping[str, str], reserved: Iterabl
     if engine_only:
         raise InputError(cls, engine_only[0], f"only the hooks a Python policy may define ({', '.join(HOOKS)}); "
                          f"{engine_only[0]} stays the base's")
+    for name in _own_methods(type(policy)):
+        if name in HOOKS:
+            continue
+        # the kernel's per-class names of a hook (select_task_rq_fair, task_tick_rt, ...)
+        near = [h for h in HOOKS + _ENGINE_ONLY_HOOKS if name in (f"{h}_fair", f"{h}_rt", f"{h}_dl")]
+        near = near or difflib.get_close_matches(name, HOOKS + _ENGINE_ONLY_HOOKS, n=1, cutoff=_NEAR_MISS)
+        if near:
+            raise InputError(cls, name, f"a hook's own name ({', '.join(HOOKS)}): the engine would never call "
+                             f"{name}; did you mean {near[0]}?")
     if getattr(policy, "_hetsched_bound", False):
         raise InputError(cls, "scheduler", f"a policy instance of its own for each Simulation (a policy keeps state); "
                          f"pass {cls}() or {cls}")
     policy._hetsched_bound = True
     return policy
+
+
+def _own_methods(cls: type) -> list[str]:
+    """The public methods ``cls`` and its bases below :class:`Policy` define."""
+    names: list[str] = []
+    for k in cls.__mro__:
+        if k is Policy or not issubclass(k, Policy):
+            break
+        names += [n for n, v in vars(k).items() if not n.startswith("_") and callable(v) and n not in names]
+    return names
 
 
 def engine_args(policy: Policy, platform: "Platform", kernel: str) -> dict:

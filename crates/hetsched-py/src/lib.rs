@@ -590,6 +590,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WF_FORK", policy::WF_FORK)?;
     m.add("WF_TTWU", policy::WF_TTWU)?;
     m.add("POLICY_HOOKS", policy::HOOKS.to_vec())?;
+    m.add("ENGINE_HOOKS", hetsched_core::policies::HOOKS.to_vec())?;
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;

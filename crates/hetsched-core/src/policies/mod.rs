@@ -192,6 +192,33 @@ pub fn check(info: &PolicyInfo, platform: &Platform, eevdf: bool) -> Result<()> 
     Ok(())
 }
 
+/// Every hook of [`SchedPolicy`], in the trait's order: a Python policy may define the few
+/// the Python crate crosses and is refused one named after any other, which the engine would
+/// never call on it (a test checks this list against the trait's source).
+pub const HOOKS: &[&str] = &[
+    "placement",
+    "energy_aware",
+    "load_balancer",
+    "needs_hmp_load",
+    "select_task_rq",
+    "balance_wakeup",
+    "migrate_task_rq",
+    "dequeue_task",
+    "set_next_task",
+    "put_prev_task",
+    "update_curr",
+    "calc_delta_fair",
+    "sched_slice",
+    "task_tick",
+    "balance",
+    "task_dead",
+    "take_placement_steps",
+    "counters",
+    "result",
+    "knobs_changed",
+    "as_any",
+];
+
 /// A policy: the hooks the core calls. Every hook but `select_task_rq` has a default that
 /// is the kernel's fair class (v6.12) doing nothing more.
 pub trait SchedPolicy: Send {
@@ -321,5 +348,22 @@ impl SchedPolicy for Detached {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod hooks_tests {
+    /// HOOKS names the trait's methods, every one and in order, as its source declares them.
+    #[test]
+    fn hooks_lists_every_method_of_the_trait() {
+        let src = include_str!("mod.rs");
+        let start = src.find("pub trait SchedPolicy").unwrap();
+        let body = &src[start..start + src[start..].find("\n}\n").unwrap()];
+        let declared: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("fn "))
+            .map(|l| &l[..l.find('(').unwrap()])
+            .collect();
+        assert_eq!(declared, super::HOOKS);
     }
 }
