@@ -668,3 +668,27 @@ def test_reproduce_names_a_plain_engine_build_and_the_faster_one(tmp_path, monke
     assert (hint in err) is (not guided)
     if not guided:
         assert err.count("\n") == 1
+
+
+def test_every_commands_help_prints_plain_brackets():
+    """--help shows "[default: ...]" and "[required]" as they read, not Rich's escaped
+    "\\[" (typer escapes them whenever Rich is installed, even with markup off)."""
+    import click
+    import typer.main
+    from typer.testing import CliRunner
+
+    from hetsched.cli import app
+
+    group = typer.main.get_command(app)
+    paths = []
+    for name, cmd in group.commands.items():
+        if isinstance(cmd, click.Group):
+            paths += [[name, sub] for sub in cmd.commands]
+        paths.append([name])
+    runner = CliRunner()
+    shown = 0
+    for path in paths:
+        out = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "100"}).output
+        assert "\\[" not in out, (path, out)
+        shown += "[default: " in out
+    assert len(paths) > 10 and shown > 5

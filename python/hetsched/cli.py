@@ -27,9 +27,26 @@ from hetsched.errors import HetschedError, InputError, UnknownNameError, shorten
 from hetsched.runner import (Interrupted, interrupting_signal, remove_dead_temporaries, run_stepped, stop_on_signals,
                              uninterrupted)
 
-app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+class _PlainHelpCommand(typer.core.TyperCommand):
+    """A command whose --help shows plain brackets. Typer (0.19) escapes the "[default:
+    ...]" and "[required]" it appends for Rich's HTML export whenever Rich is installed,
+    even in an app that renders no markup (rich_markup_mode=None), so the help would print
+    "\\[default: ...]" (fastapi/typer#1058)."""
+
+    def get_help(self, ctx) -> str:
+        return super().get_help(ctx).replace("\\[", "[")
+
+
+class _Typer(typer.Typer):
+    """typer.Typer whose commands are :class:`_PlainHelpCommand`."""
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or _PlainHelpCommand, **kwargs)
+
+
+app = _Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="hetsched: CPU scheduling on heterogeneous SoCs, simulated.")
-platforms_app = typer.Typer(add_completion=False, help="List built-in platforms, or show one.")
+platforms_app = _Typer(add_completion=False, rich_markup_mode=None, help="List built-in platforms, or show one.")
 app.add_typer(platforms_app, name="platforms")
 
 class _Console(Console):
