@@ -103,6 +103,29 @@ def test_target_load_stays_in_bounds():
     assert a.target_load == 0.805
 
 
+def test_a_step_a_bound_stops_is_no_action_and_trains_nothing():
+    # at the upper bound the network still asks to increase: nothing is applied, the record
+    # says so (action 0), and the next turn does not train on it (eq. 12's tl_t is 0)
+    cfg = TargetLoadConfig(initial=1.0, lr=1e-3)
+    assert (cfg.min_target_load, cfg.max_target_load) == (0.05, 1.0)  # the knob's range
+    a = TargetLoadAgent("c", [0], "k", cfg)
+    a.net.b2 = -1e9  # output clamped to 0 < 12000: increase
+    row = a.step(obs_of([10], 500_000))
+    assert (row["action"], row["value"], a.target_load) == (0.0, 1.0, 1.0)
+    weights = (a.net.w1.copy(), a.net.b1.copy(), a.net.w2.copy(), a.net.b2)
+    row = a.step(obs_of([10], 1_500_000))  # the frequency rose: a trained step would move the weights
+    assert row["action"] == 0.0 and row["error"] == 0.0
+    for before, after in zip(weights, (a.net.w1, a.net.b1, a.net.w2, a.net.b2)):
+        assert np.array_equal(before, after)
+    # one step below the bound is applied whole, and trained on at the next turn
+    a.target_load = 1.0 - 0.0023 - 0.001
+    row = a.step(obs_of([10], 1_500_000))
+    assert row["action"] == pytest.approx(0.0023) and a.target_load == pytest.approx(0.999)
+    row = a.step(obs_of([10], 2_000_000))
+    assert row["error"] == pytest.approx(0.0023 * 500_000)
+    assert not np.array_equal(weights[2], a.net.w2)
+
+
 def test_migration_cost_agent_algorithm_2():
     cfg = MigrationCostConfig()
     assert cfg.slots == 175

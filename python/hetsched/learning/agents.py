@@ -36,8 +36,12 @@ class TargetLoadConfig:
     threshold: float = 12_000.0       # "greater than the threshold 12000 ... decreases TARGET_LOAD"
     step: float = 0.0023              # "changes TARGET_LOAD by 0.0023 every 100 milliseconds"
     initial: float = 0.8              # the kernel's 1.25 headroom (eq. 10)
-    min_target_load: float = 0.5      # ours: the paper gives no bounds (headroom at most 2x)
-    max_target_load: float = 1.0      # ours: no headroom (the knob's maximum)
+    # The paper states no bounds: TARGET_LOAD moves within what the knob it writes takes,
+    # schedutil.target_load.clusterN (features.rs): at least 0.05, which schedutil raises a
+    # smaller target load to (0 would divide the util by zero, and the knob's 0 selects the
+    # global schedutil.target_load), at most 1, the frequency whose capacity equals the util
+    min_target_load: float = 0.05
+    max_target_load: float = 1.0
     # alpha of eq. 1 by the paper's criterion, "adjusted so that the policy neural network stabilizes
     # within 5 minutes when the workload pattern of the running tasks changes" (§III.D): on sm8150
     # (msm-4.14), Train Sim's low setting then its high one, the smallest rate of a log grid whose
@@ -62,8 +66,11 @@ class MigrationCostConfig:
     threshold: float = 160_000.0      # "greater than the threshold 160000 ... decreases"
     step: float = 17_027.0            # "changes sched_migration_cost by 17027"
     initial: float = 500_000.0        # sysctl_sched_migration_cost
-    min_cost_ns: float = 0.0          # ours: the paper gives no bounds
-    max_cost_ns: float = 5_000_000.0  # ours
+    # The paper states no bounds: the cost moves within the knob's range,
+    # sched_migration_cost_ns (features.rs): 0 (kernel/sched/fair.c's
+    # sysctl_sched_migration_cost is unsigned) to 1 s
+    min_cost_ns: float = 0.0
+    max_cost_ns: float = 1e9
     lr: float = 1e-12                 # ours: settles within 5 min (docs)
     error_sign: float = 1.0           # +1: eq. 13 as written
     init_input: float = 1000.0        # fresh network outputs init_output for inputs of this
@@ -207,10 +214,15 @@ class TargetLoadAgent:
             error = eq12_error(self.tl, self.cur_freq, self.prev_freq, c.error_sign)
             self.net.backward(self._pending, error)
         f = self.net.forward(self.inputs(obs))
-        self.tl = -c.step if c.threshold < f.out else c.step
-        self.target_load = min(max(self.target_load + self.tl, c.min_target_load), c.max_target_load)
+        step = -c.step if c.threshold < f.out else c.step
+        moved = self.target_load + step
+        new = min(max(moved, c.min_target_load), c.max_target_load)
+        # tl is the change applied: a step a bound stops is no action (or a part of one), and
+        # eq. 12 then has nothing to reward, so the network is not trained on it
+        self.tl = step if new == moved else new - self.target_load
+        self.target_load = new
         self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"
-        self._pending = f
+        self._pending = f if self.tl != 0.0 else None
         return {"agent": "target_load", "cluster": self.cluster, "value": self.target_load,
                 "action": self.tl, "output": f.out, "error": error,
                 "w_norm": self.net.weight_norm() if record else None}
@@ -275,11 +287,15 @@ class MigrationCostAgent:
         if self._pending is not None:
             self.net.backward(self._pending, error)
         f = self.net.forward([mig_count, mig_success, *vari])
-        self.mc = -c.step if c.threshold < f.out else c.step
-        self.cost = min(max(self.cost + self.mc, c.min_cost_ns), c.max_cost_ns)
+        step = -c.step if c.threshold < f.out else c.step
+        moved = self.cost + step
+        new = min(max(moved, c.min_cost_ns), c.max_cost_ns)
+        # mc is the change applied, as TargetLoadAgent's tl: no training on a step a bound stops
+        self.mc = step if new == moved else new - self.cost
+        self.cost = new
         # the paper's "prev_success_count = success_count" is read as prev_mig_success = mig_success
         self.prev_total_vari, self.prev_count, self.prev_success = total_vari, mig_count, mig_success
-        self._pending = f
+        self._pending = f if self.mc != 0.0 else None
         return {"agent": "migration_cost", "cluster": "", "value": self.cost, "action": self.mc,
                 "output": f.out, "error": error, "w_norm": self.net.weight_norm() if record else None,
                 "mig_count": mig_count, "mig_success": mig_success, "total_vari": total_vari,

@@ -936,7 +936,8 @@ def _disagreeing(rows: Sequence[Row], table: str) -> str:
 
 POLICY = ("Algorithm 1 is a bang-bang controller: every 100 ms TARGET_LOAD moves by 0.0023 one way or the "
           "other, by which side of the threshold 12000 the network's output lies, so a cluster whose output stays "
-          "on one side walks to a bound (0.5 or 1.0, ours; the paper gives none) within 22 s and stays there. The "
+          "on one side walks to a bound (the knob's 0.05 or 1.0; the paper gives none, and a step a bound stops is "
+          "neither applied nor trained on) and stays there. The "
           "side is the fresh network's (it gives 12000 at utils of 64, so a busier cluster starts by lowering "
           "TARGET_LOAD) unless learning carries the output across the threshold. At the rate the paper's "
           "criterion picks the networks do learn (docs/studies/learning-eas.md, 'The learning rate'): after "
