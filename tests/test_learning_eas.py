@@ -304,3 +304,21 @@ def test_observe_busy_ns_counts_time_not_idle():
         assert 0 <= ca["busy_ns"] <= a["now_ns"]
         assert 0 <= cb["busy_ns"] - ca["busy_ns"] <= 100_000_000
     assert sum(c["busy_ns"] for c in b["cpus"]) > sum(c["busy_ns"] for c in a["cpus"])  # the game ran
+
+
+def test_a_learning_eas_simulation_is_freed_where_it_is_dropped():
+    # the simulation owns its controller and the controller refers back to it weakly: with
+    # no cycle the engine is freed at once on its own thread, never by a collection that may
+    # run on another (compare's background import did, and the unsendable engine refused)
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        sim = Simulation(platform="gs101", workload="periodic", scheduler="learning-eas", lower_bound=False)
+        sim.run(0.3)
+        ref = weakref.ref(sim)
+        del sim
+        assert ref() is None
+    finally:
+        gc.enable()

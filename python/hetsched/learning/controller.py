@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -130,7 +131,12 @@ class LearningEAS:
         """The controller of ``Simulation(scheduler="learning-eas")``: ``options`` are its
         ``--set learning.*`` entries, with their prefix."""
         learn, _ = split_learning_knobs(options)
-        return cls(sim, LearningConfig.from_knobs(learn), source="--set")
+        ctl = cls(sim, LearningConfig.from_knobs(learn), source="--set")
+        # the simulation owns this controller: a strong reference back would make a cycle,
+        # which the garbage collector may then free on another thread (the runner's
+        # background import), where the engine, bound to its thread, cannot be dropped
+        ctl.sim = weakref.proxy(sim)
+        return ctl
 
     def add_to_result(self, doc: dict) -> None:
         """With every result: the weights (and the record) are saved, and the learning
