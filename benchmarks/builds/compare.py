@@ -2,6 +2,7 @@
 runs under each, with the change in percent.
 
     python benchmarks/builds/compare.py --before OLD/python --after python [--seconds 3]
+        [--seeds 0 1 2] [--platforms gs101 sm8150:msm-4.14] [--workloads browsing game ...]
 
 OLD/python is the `python/` directory of another checkout whose extension is built, e.g.
 
@@ -10,8 +11,11 @@ OLD/python is the `python/` directory of another checkout whose extension is bui
      cp target/release/lib_engine.so python/hetsched/_engine.abi3.so)
 
 Each build runs in its own interpreter (PYTHONPATH), so the two never share a module.
-The matrix: cfs and eas on gs101 and sm8150 with the built-in workloads phone-mix,
-periodic, hackbench and game, seed 1.
+The matrix, by default: cfs and eas on gs101 and sm8150 with the built-in workloads
+phone-mix, periodic, hackbench and game, seed 1. A platform may name its kernel profile
+(`sm8150:msm-4.14`). Runs of several seeds are paired by seed: a case's change is the mean
+of its seeds' changes, since a 3-s run of a phone's load is chaotic enough that one seed's
+change says little about a mechanism's effect.
 """
 
 from __future__ import annotations
@@ -33,17 +37,21 @@ import json, sys
 import hetsched
 seconds, cases = float(sys.argv[1]), json.loads(sys.argv[2])
 out = {}
-for plat, wl, s in cases:
-    d = hetsched.Simulation(platform=plat, workload=wl, scheduler=s, seed=1).run(seconds).doc
+for plat, wl, s, seed in cases:
+    name, _, kernel = plat.partition(":")
+    knobs = {"kernel": kernel} if kernel else {}
+    d = hetsched.Simulation(platform=name, workload=wl, scheduler=s, seed=seed, knobs=knobs,
+                            lower_bound=False).run(seconds).doc
     m = d["metrics"]
-    out[f"{plat}/{wl}/{s}"] = {"energy_j": d["energy_j"], "lat_us": m["wakeup_latency_us_mean"],
-                               "p99_us": m["wakeup_latency_us_p99"], "migrations": d["counters"]["migrations"]}
+    out[f"{plat}/{wl}/{s}/{seed}"] = {"energy_j": d["energy_j"], "lat_us": m["wakeup_latency_us_mean"],
+                                      "p99_us": m["wakeup_latency_us_p99"],
+                                      "migrations": d["counters"]["migrations"]}
 json.dump(out, sys.stdout)
 """
 
 
-def run_build(path: Path, seconds: float) -> dict:
-    cases = [(p, w, s) for p in PLATFORMS for w in WORKLOADS for s in SCHEDULERS]
+def run_build(path: Path, seconds: float, platforms, workloads, schedulers, seeds) -> dict:
+    cases = [(p, w, s, seed) for p in platforms for w in workloads for s in schedulers for seed in seeds]
     env = {**os.environ, "PYTHONPATH": str(path.resolve())}
     proc = subprocess.run([sys.executable, "-c", WORKER, str(seconds), json.dumps(cases)],
                           env=env, capture_output=True, text=True, check=True)
@@ -59,20 +67,31 @@ def main() -> None:
     ap.add_argument("--before", type=Path, required=True, help="python/ directory of the old build")
     ap.add_argument("--after", type=Path, required=True, help="python/ directory of the new build")
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1])
+    ap.add_argument("--platforms", nargs="+", default=list(PLATFORMS), help="NAME or NAME:KERNEL_PROFILE")
+    ap.add_argument("--workloads", nargs="+", default=list(WORKLOADS))
+    ap.add_argument("--schedulers", nargs="+", default=list(SCHEDULERS))
     ap.add_argument("--json", type=Path, help="also write both builds' figures here")
     a = ap.parse_args()
-    before, after = run_build(a.before, a.seconds), run_build(a.after, a.seconds)
-    print(f"{a.seconds:g} s per run, seed 1; change = after / before - 1")
-    print(f"{'run':28}{'energy J before':>16}{'after':>9}{'change':>9}"
-          f"{'latency us before':>19}{'after':>9}{'change':>9}{'p99 us':>17}{'migrations':>16}")
-    changes: dict[str, tuple[list[float], list[float]]] = {s: ([], []) for s in SCHEDULERS}
+    matrix = (a.platforms, a.workloads, a.schedulers, a.seeds)
+    before, after = run_build(a.before, a.seconds, *matrix), run_build(a.after, a.seconds, *matrix)
+    print(f"{a.seconds:g} s per run, seeds {' '.join(map(str, a.seeds))}; change = after / before - 1, "
+          f"a case's the mean of its seeds'")
+    print(f"{'case':34}{'energy J before':>16}{'after':>9}{'change':>9}"
+          f"{'latency us before':>19}{'after':>9}{'change':>9}{'migrations':>20}")
+    cases: dict[str, list[tuple]] = {}
     for k, x in before.items():
-        y = after[k]
-        de, dl = pct(x["energy_j"], y["energy_j"]), pct(x["lat_us"], y["lat_us"])
-        changes[k.split("/")[-1]][0].append(de)
-        changes[k.split("/")[-1]][1].append(dl)
-        print(f"{k:28}{x['energy_j']:16.3f}{y['energy_j']:9.3f}{de:+8.1f}%{x['lat_us']:19.1f}"
-              f"{y['lat_us']:9.1f}{dl:+8.1f}%{x['p99_us']:9.0f}{y['p99_us']:8.0f}{x['migrations']:8}{y['migrations']:8}")
+        cases.setdefault(k.rsplit("/", 1)[0], []).append((x, after[k]))
+    changes: dict[str, tuple[list[float], list[float]]] = {s: ([], []) for s in a.schedulers}
+    for case, pairs in cases.items():
+        de = statistics.fmean(pct(x["energy_j"], y["energy_j"]) for x, y in pairs)
+        dl = statistics.fmean(pct(x["lat_us"], y["lat_us"]) for x, y in pairs)
+        changes[case.split("/")[-1]][0].append(de)
+        changes[case.split("/")[-1]][1].append(dl)
+        mean = lambda side, key: statistics.fmean(p[side][key] for p in pairs)  # noqa: E731
+        print(f"{case:34}{mean(0, 'energy_j'):16.3f}{mean(1, 'energy_j'):9.3f}{de:+8.1f}%"
+              f"{mean(0, 'lat_us'):19.1f}{mean(1, 'lat_us'):9.1f}{dl:+8.1f}%"
+              f"{mean(0, 'migrations'):10.0f}{mean(1, 'migrations'):10.0f}")
     for s, (de, dl) in changes.items():
         print(f"{s}: energy change median {statistics.median(de):+.1f} % [{min(de):+.1f}, {max(de):+.1f}], "
               f"mean wakeup latency median {statistics.median(dl):+.1f} % [{min(dl):+.1f}, {max(dl):+.1f}]")
