@@ -655,11 +655,9 @@ impl KernelLb {
     /// interval (× busy_factor when busy) has passed.
     pub fn periodic(&mut self, v: &SchedView, cpu: usize, busy: bool, tick_ns: u64) -> Vec<LbAction> {
         let mut out = Vec::new();
-        let max_ivl_ns = 100_000_000 * v.nr_cpus() as u64; // HZ·ncpu/10 jiffies
         for li in 0..self.levels[cpu].len() {
             let st = self.levels[cpu][li].1;
-            let ivl = (st.balance_interval_ms * if busy { self.busy_factor } else { 1 } * 1_000_000)
-                .clamp(tick_ns, max_ivl_ns);
+            let ivl = sd_balance_interval_ns(st.balance_interval_ms, busy, self.busy_factor, tick_ns, v.nr_cpus());
             if v.now < st.last_balance + ivl {
                 continue;
             }
@@ -751,5 +749,39 @@ impl LoadBalancer for KernelLb {
 
     fn take_pass_cpus(&mut self) -> u64 {
         std::mem::take(&mut self.pass_cpus)
+    }
+}
+
+/// get_sd_balance_interval(): a domain's balance interval in ns, `balance_interval_ms`
+/// (× `busy_factor` when busy) in jiffies of `tick_ns`, rounded up as msecs_to_jiffies()
+/// does; a busy CPU's is one jiffy shorter, so that the busy balancing periods of the
+/// levels are not multiples of each other; at least one jiffy and at most
+/// max_load_balance_interval, HZ·ncpu/10 jiffies.
+pub fn sd_balance_interval_ns(balance_interval_ms: u64, busy: bool, busy_factor: u64, tick_ns: u64, ncpu: usize) -> u64 {
+    let ms = balance_interval_ms * if busy { busy_factor } else { 1 };
+    let jiffies = (ms * 1_000_000).div_ceil(tick_ns).saturating_sub(busy as u64);
+    let max_jiffies = (1_000_000_000 / tick_ns * ncpu as u64 / 10).max(1);
+    jiffies.clamp(1, max_jiffies) * tick_ns
+}
+
+#[cfg(test)]
+mod interval_tests {
+    use super::sd_balance_interval_ns;
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn the_busy_interval_is_one_jiffy_short() {
+        // HZ=250 (4-ms jiffies), the 8-CPU level of an 8-CPU phone: balance_interval 8 ms
+        // idle = 2 jiffies; busy 8 x 16 = 128 ms = 32 jiffies, less one = 124 ms
+        assert_eq!(sd_balance_interval_ns(8, false, 16, 4 * MS, 8), 8 * MS);
+        assert_eq!(sd_balance_interval_ns(8, true, 16, 4 * MS, 8), 124 * MS);
+        // a 2-CPU level at HZ=1000: busy 2 x 16 = 32 jiffies, less one
+        assert_eq!(sd_balance_interval_ns(2, true, 16, MS, 2), 31 * MS);
+        // msecs_to_jiffies rounds up: 6 ms at HZ=250 is 2 jiffies (8 ms)
+        assert_eq!(sd_balance_interval_ns(6, false, 16, 4 * MS, 8), 8 * MS);
+        // busy_factor 1 and a 1-ms interval at HZ=1000: 1 jiffy less one, raised to 1
+        assert_eq!(sd_balance_interval_ns(1, true, 1, MS, 4), MS);
+        // at most HZ·ncpu/10 jiffies: 250 x 8 / 10 = 200 jiffies = 800 ms
+        assert_eq!(sd_balance_interval_ns(100, true, 16, 4 * MS, 8), 800 * MS);
     }
 }
