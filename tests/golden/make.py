@@ -62,6 +62,11 @@ def cases() -> list[dict]:
     # kernel profile, EEVDF, knobs that reach the core
     out.append(_case("eas", "sm8150", "game", knobs={"kernel": "android-4.19"}))
     out.append(_case("eas", "gs101", "phone-mix", knobs={"kernel": "android-4.19"}))
+    # Qualcomm's msm-4.14 (WALT, schedtune, core_ctl, schedutil's hispeed and predicted
+    # load) with its placement and with the fair class's, and its build without WALT
+    for s, wl in (("eas", "game"), ("eas", "browsing"), ("cfs", "phone-mix")):
+        out.append(_case(s, "sm8150", wl, knobs={"kernel": "msm-4.14"}))
+    out.append(_case("eas", "sm8150", "app-launch", knobs={"kernel": "msm-4.14", "sched_walt": 0}))
     for s in ("cfs", "eas"):
         out.append(_case(s, "gs101", "phone-mix", knobs={"fair.eevdf": 0}))
         out.append(_case(s, "hikey960", "hackbench:groups=2,loops=40", knobs={"fair.eevdf": 0}))
