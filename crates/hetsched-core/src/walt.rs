@@ -489,14 +489,6 @@ impl Walt {
             return;
         }
         let hs = self.tun.hist_size;
-        let pred_demand = if self.tun.predl {
-            let bidx = self.busy_to_bucket(runtime);
-            let p = self.get_pred_busy(t, bidx, runtime);
-            Self::bucket_increase(&mut self.tasks[t as usize].busy_buckets, bidx);
-            p
-        } else {
-            0
-        };
         let r = &mut self.tasks[t as usize];
         let hist = &mut r.sum_history;
         let samples = samples.min(hs as u64) as usize;
@@ -509,6 +501,16 @@ impl Walt {
         let sum: u64 = hist[..hs].iter().sum();
         let max = hist[..hs].iter().copied().max().unwrap_or(0);
         r.sum = 0;
+        // predict_and_update_buckets() runs once the new window is in the history, so
+        // get_pred_busy()'s search of it finds this window's runtime first
+        let pred_demand = if self.tun.predl {
+            let bidx = self.busy_to_bucket(runtime);
+            let p = self.get_pred_busy(t, bidx, runtime);
+            Self::bucket_increase(&mut self.tasks[t as usize].busy_buckets, bidx);
+            p
+        } else {
+            0
+        };
         let avg = sum / hs as u64;
         let demand = match self.tun.stats_policy {
             WINDOW_STATS_RECENT => runtime,
@@ -1207,5 +1209,25 @@ mod tests {
         }
         // 2 s of 20 ms windows
         assert!(rollovers >= 99, "{rollovers} rollovers");
+    }
+
+    /// update_history() pushes the new window before predict_and_update_buckets(), so
+    /// get_pred_busy()'s search of the history finds that window's runtime first.
+    #[test]
+    fn the_prediction_searches_the_history_with_the_new_window_in_it() {
+        let knobs = crate::features::Knobs::default();
+        let tun = super::tunables(&knobs).unwrap();
+        assert_eq!((tun.window, tun.hist_size), (20_000_000, 5));
+        let mut w = super::Walt::new(&two_cluster_platform(), 1, tun);
+        let ms = 1_000_000;
+        let r = &mut w.tasks[0];
+        r.active_windows = super::SCHED_NEW_TASK_WINDOWS; // no longer a new task
+        r.sum_history = [15 * ms / 2; super::RAVG_HIST_SIZE_MAX]; // five windows of 7.5 ms
+        r.busy_buckets[3] = 8; // 10 buckets of 2 ms: bucket 3 holds 6-8 ms
+        w.update_history(0, 13 * ms / 2, 1);
+        // a window of 6.5 ms, bucket 3: the first history entry in [6, 8) ms is the new
+        // window's own 6.5 ms (from the old history alone it would be 7.5 ms)
+        assert_eq!(w.tasks[0].sum_history[0], 13 * ms / 2);
+        assert_eq!(w.tasks[0].pred_demand, 13 * ms / 2);
     }
 }
