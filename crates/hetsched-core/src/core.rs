@@ -1505,4 +1505,40 @@ mod tests {
         assert_eq!(cut.events.popped, whole.events.popped);
         assert_eq!(cut.result_json(), whole.result_json());
     }
+
+    /// Only a wakeup's enqueue checks rd->overutilized: v6.12's enqueue_task_fair() takes
+    /// any enqueue without ENQUEUE_WAKEUP as "task_new" (a fork, the balancer's
+    /// attach_task(), an affinity move) and leaves the flag to the next wakeup or tick.
+    /// A hog pinned to little CPU 0 (capacity 512) passes 80 % of it after about 43 ms;
+    /// with the flag cleared by hand at 100 ms, a sleeping task enqueued there as a
+    /// migration leaves it clear, and a task woken there sets it.
+    #[test]
+    fn only_a_wakeup_enqueue_sets_overutilized() {
+        let pinned = |name: &str, events: serde_json::Value| {
+            json!({"name": name, "cpus": [0], "loop": 1, "phases": [{"loop": 1, "events": events}]})
+        };
+        let tasks = vec![
+            pinned("hog", json!([{"run": 1_000_000_000u64}])),
+            pinned("moved", json!([{"sleep": 10_000_000_000u64}])),
+            pinned("woken", json!([{"sleep": 10_000_000_000u64}])),
+        ];
+        let w = json!({"name": "t", "duration_ns": null, "timers": 0, "tasks": tasks});
+        let pol: crate::PolicyConfig = costs_off(
+            serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil"})).unwrap(),
+        );
+        let mut sim = Sim::new(
+            two_cluster_platform(),
+            crate::workload::WorkloadSpec::from_json(&w.to_string()).unwrap(),
+            pol,
+        )
+        .unwrap();
+        sim.run_until(100_000_000);
+        assert!(sim.view().cpu_overutilized(0) && sim.overutilized);
+        sim.overutilized = false;
+        assert_eq!(sim.tasks[1].state, TaskState::Sleeping);
+        sim.enqueue_task(0, 1, false, false);
+        assert!(!sim.overutilized, "an enqueue without ENQUEUE_WAKEUP leaves the flag");
+        sim.try_to_wake_up(2, Some(0), false);
+        assert!(sim.overutilized, "a wakeup's enqueue on an overutilized CPU sets it");
+    }
 }

@@ -844,7 +844,10 @@ impl Sim {
             task.se.deadline,
             task.se.exec_start,
         );
-        if !initial {
+        // only a wakeup's enqueue checks it: v6.12 (and the 4.14/4.19 Android kernels) take
+        // any enqueue without ENQUEUE_WAKEUP as "task_new", a fork's, a balancer's
+        // attach_task() or an affinity move alike
+        if wakeup {
             self.check_overutilized(cpu);
         }
     }
