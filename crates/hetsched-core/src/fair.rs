@@ -145,6 +145,8 @@ pub struct CfsRq {
     /// Sum of the weights of queued entities, curr included.
     pub load_weight: u64,
     pub nr_running: u32,
+    /// h_nr_delayed: queued entities DELAY_DEQUEUE keeps (in nr_running, not runnable)
+    pub nr_delayed: u32,
     pub min_vruntime: u64,
     /// Queued entities except curr, by (vruntime, task id), with their weighted sums.
     pub timeline: Timeline,
@@ -164,6 +166,7 @@ impl Default for CfsRq {
         CfsRq {
             load_weight: 0,
             nr_running: 0,
+            nr_delayed: 0,
             min_vruntime: MIN_VRUNTIME_START,
             timeline: Timeline::default(),
             curr: None,
@@ -279,6 +282,11 @@ impl<'a> IntoIterator for &'a Timeline {
 }
 
 impl CfsRq {
+    /// h_nr_running - h_nr_delayed: the entities that want to run, the cfs_rq's runnable.
+    pub fn nr_runnable(&self) -> u32 {
+        self.nr_running - self.nr_delayed
+    }
+
     #[inline]
     pub fn leftmost(&self) -> Option<(u64, u32)> {
         self.timeline.first().copied()
@@ -451,10 +459,12 @@ impl Sim {
         let scale = self.pelt_scale(cpu);
         let rq = &mut self.rqs[cpu];
         let now = rq.pelt_now();
+        // __update_load_avg_cfs_rq(): runnable is h_nr_running less h_nr_delayed (v6.12.8:
+        // "sched/eevdf: More PELT vs DELAYED_DEQUEUE", backported to the stable 6.12 series)
         let decayed = rq.cfs.avg.update_scaled(
             now,
             rq.cfs.load_weight,
-            rq.cfs.nr_running as u64,
+            rq.cfs.nr_runnable() as u64,
             rq.cfs.curr.is_some(),
             1,
             scale,
@@ -612,7 +622,7 @@ impl Sim {
         let mut lut = rq.cfs.avg.last_update_time;
         if src_idle {
             lut = lut.max(rq.pelt_now());
-            let (w, nr) = (rq.cfs.load_weight, rq.cfs.nr_running as u64);
+            let (w, nr) = (rq.cfs.load_weight, rq.cfs.nr_runnable() as u64);
             rq.cfs.avg.update_scaled(lut, w, nr, false, 1, scale);
         }
         let cfs = &mut rq.cfs;
@@ -878,10 +888,12 @@ impl Sim {
             && self.knobs.get(Knob::FairDelayDequeue) > 0.0
             && !self.entity_eligible(cpu, t)
         {
-            // it keeps its place, its weight in the load and its count in nr_running (so
-            // in runnable PELT) until pick_next_entity() meets it or it wakes
+            // it keeps its place, its weight in the load and its count in nr_running until
+            // pick_next_entity() meets it or it wakes; set_delayed() counts it in
+            // h_nr_delayed, so the cfs_rq's runnable PELT leaves it out
             self.update_load_avg(cpu, Some(t), false);
             self.tasks[t as usize].se.sched_delayed = true;
+            self.rqs[cpu].cfs.nr_delayed += 1;
             self.counters.delayed_dequeues += 1;
             let rq = &mut self.rqs[cpu];
             if rq.cfs.curr == Some(t) {
@@ -968,6 +980,7 @@ impl Sim {
         );
         rq.cfs.load_weight -= task.se.weight;
         rq.cfs.nr_running -= 1;
+        rq.cfs.nr_delayed -= 1;
         task.se.on_rq = false;
         task.se.sched_delayed = false;
         task.se.vlag = task.se.vlag.min(0);
@@ -996,6 +1009,7 @@ impl Sim {
         }
         self.update_load_avg(cpu, Some(t), false);
         self.tasks[t as usize].se.sched_delayed = false;
+        self.rqs[cpu].cfs.nr_delayed -= 1;
     }
 
     /// check_preempt_wakeup_fair(): the woken fair task `p` preempts `c` if EEVDF would

@@ -241,6 +241,7 @@ impl Sim {
             let c = rq.cpu;
             // CFS
             let mut nr = 0u32;
+            let mut delayed = 0u32;
             let mut load = 0u64;
             let mut util_est = 0u64;
             for task in &self.tasks {
@@ -248,6 +249,7 @@ impl Sim {
                     continue;
                 }
                 nr += 1;
+                delayed += task.se.sched_delayed as u32;
                 load += task.se.weight;
                 if !task.se.sched_delayed {
                     util_est += task.se.avg.ewma(); // a delayed task's left at its sleep
@@ -272,6 +274,11 @@ impl Sim {
                 rq.cfs.nr_running == nr,
                 "cpu{c}: cfs.nr_running {} but {nr} fair tasks queued",
                 rq.cfs.nr_running
+            );
+            ensure!(
+                rq.cfs.nr_delayed == delayed,
+                "cpu{c}: cfs.nr_delayed {} but {delayed} queued fair tasks are delayed",
+                rq.cfs.nr_delayed
             );
             ensure!(
                 rq.cfs.load_weight == load,
