@@ -6,8 +6,9 @@
 //! SCHED_CAPACITY_SCALE (signal-proportional compensation, schedtune_margin()); a task's
 //! placement reads boosted_task_util() and a CPU's frequency boosted_cpu_util(), the CPU
 //! taking the largest boost among the groups with a task queued there (the root group
-//! always counts). It is part of the `msm-4.14` kernel profile only (mainline replaced it
-//! with uclamp in v5.3).
+//! always counts) or, for a group an RT task was queued in, for SCHEDTUNE_BOOST_HOLD_NS
+//! after that enqueue, and never below 0. It is part of the `msm-4.14` kernel profile only
+//! (mainline replaced it with uclamp in v5.3).
 //!
 //! Differences: the groups are fixed (no nesting); `sched_boost_no_override` and
 //! `colocate` are not modelled. docs/mechanisms/walt.md.
@@ -16,6 +17,10 @@ use crate::error::{Error, Result};
 
 /// The boost groups, as Android's init.rc creates them; index 0 is the root.
 pub const GROUPS: [&str; 5] = ["root", "foreground", "background", "top-app", "rt"];
+
+/// tune.c: a group an RT task was enqueued in keeps boosting its CPU this long after the
+/// enqueue ("We hold schedtune boost in effect for at least this long", 50 ms)
+pub const SCHEDTUNE_BOOST_HOLD_NS: u64 = 50_000_000;
 
 /// The group a workload names (`stune` of a task), None if unknown.
 pub fn group_index(name: &str) -> Option<usize> {
@@ -52,6 +57,10 @@ pub struct SchedTune {
     pub task_group: Vec<usize>,
     /// per CPU, the queued tasks of each group (schedtune_enqueue_task / dequeue)
     cpu_tasks: Vec<[u32; GROUPS.len()]>,
+    /// per CPU, each group's boost hold timestamp: the last enqueue of an RT task in it
+    /// (schedtune_update_timestamp(); SCHEDTUNE_BOOST_HOLD_ALL is off). None where no RT
+    /// task was ever queued: the kernel's 0, long past once the phone has run 50 ms
+    group_ts: Vec<[Option<u64>; GROUPS.len()]>,
     /// without WALT, the CPU each task is counted on (WALT's task state keeps it otherwise)
     queued_on: Vec<Option<usize>>,
 }
@@ -63,6 +72,7 @@ impl SchedTune {
             prefer_idle: [false; GROUPS.len()],
             task_group,
             cpu_tasks: vec![[0; GROUPS.len()]; nr_cpus],
+            group_ts: vec![[None; GROUPS.len()]; nr_cpus],
             queued_on: Vec::new(),
         }
     }
@@ -77,9 +87,14 @@ impl SchedTune {
         Ok(())
     }
 
-    pub fn enqueue(&mut self, t: usize, cpu: usize) {
+    /// schedtune_tasks_update() on an enqueue at `now`: the group's count, and its boost
+    /// hold timestamp if the task is an RT one (`rt`).
+    pub fn enqueue(&mut self, t: usize, cpu: usize, rt: bool, now: u64) {
         let g = self.task_group[t];
         self.cpu_tasks[cpu][g] += 1;
+        if rt {
+            self.group_ts[cpu][g] = Some(now);
+        }
     }
 
     pub fn dequeue(&mut self, t: usize, cpu: usize) {
@@ -90,14 +105,14 @@ impl SchedTune {
     /// schedtune_enqueue_task() as the fair and RT classes call it when WALT is not built:
     /// once per enqueue, whatever path brought the task (a task already counted elsewhere
     /// is moved).
-    pub fn enqueue_task(&mut self, t: usize, cpu: usize) {
+    pub fn enqueue_task(&mut self, t: usize, cpu: usize, rt: bool, now: u64) {
         if self.queued_on.len() <= t {
             self.queued_on.resize(t + 1, None);
         }
         if let Some(old) = self.queued_on[t].replace(cpu) {
             self.dequeue(t, old);
         }
-        self.enqueue(t, cpu);
+        self.enqueue(t, cpu, rt, now);
     }
 
     /// schedtune_dequeue_task() without WALT.
@@ -107,16 +122,21 @@ impl SchedTune {
         }
     }
 
-    /// schedtune_cpu_boost(): the root group's boost, raised to that of any group with a
-    /// task queued on the CPU (schedtune_cpu_update's boost_max).
-    pub fn cpu_boost(&self, cpu: usize) -> i64 {
+    /// schedtune_cpu_boost() at `now`: the root group's boost, raised to that of any
+    /// group active on the CPU (a task queued there, or an RT task's enqueue there within
+    /// SCHEDTUNE_BOOST_HOLD_NS), and at least 0 (schedtune_cpu_update()'s boost_max). The
+    /// kernel caches boost_max and recomputes it when a group's first task is enqueued or
+    /// the hold of the group that set it has run out; a group becomes active only by an
+    /// enqueue, so the value read is this one.
+    pub fn cpu_boost(&self, cpu: usize, now: u64) -> i64 {
         let mut b = self.boost[0];
         for g in 1..GROUPS.len() {
-            if self.cpu_tasks[cpu][g] > 0 {
+            let held = self.group_ts[cpu][g].is_some_and(|ts| now.saturating_sub(ts) <= SCHEDTUNE_BOOST_HOLD_NS);
+            if self.cpu_tasks[cpu][g] > 0 || held {
                 b = b.max(self.boost[g]);
             }
         }
-        b
+        b.max(0)
     }
 
     /// schedtune_task_boost()
@@ -216,8 +236,9 @@ impl crate::core::Sim {
         if self.walt.is_some() {
             return;
         }
+        let rt = self.tasks[t as usize].is_rt();
         if let Some(st) = self.stune.as_mut() {
-            st.enqueue_task(t as usize, cpu);
+            st.enqueue_task(t as usize, cpu, rt, self.now);
         }
     }
 
@@ -280,13 +301,33 @@ mod tests {
     fn cpu_boost_is_the_largest_among_groups_with_queued_tasks() {
         let mut st = SchedTune::new(2, vec![3, 1, 0]);
         st.boost = [0, 5, 0, 10, 0];
-        assert_eq!(st.cpu_boost(0), 0);
-        st.enqueue(1, 0); // foreground
-        assert_eq!(st.cpu_boost(0), 5);
-        st.enqueue(0, 0); // top-app
-        assert_eq!(st.cpu_boost(0), 10);
+        assert_eq!(st.cpu_boost(0, 0), 0);
+        st.enqueue(1, 0, false, 0); // foreground
+        assert_eq!(st.cpu_boost(0, 0), 5);
+        st.enqueue(0, 0, false, 0); // top-app
+        assert_eq!(st.cpu_boost(0, 0), 10);
         st.dequeue(0, 0);
-        assert_eq!(st.cpu_boost(0), 5);
-        assert_eq!(st.cpu_boost(1), 0);
+        assert_eq!(st.cpu_boost(0, 0), 5);
+        assert_eq!(st.cpu_boost(1, 0), 0);
+    }
+
+    /// tune.c's boost hold: a group an RT task was enqueued in keeps boosting its CPU for
+    /// 50 ms after the enqueue, queued or not; a fair task's group only while queued; and
+    /// the CPU's boost is never below 0.
+    #[test]
+    fn an_rt_tasks_boost_is_held_50_ms_after_its_enqueue() {
+        let ms = 1_000_000;
+        let mut st = SchedTune::new(1, vec![4, 3]);
+        st.boost = [0, 0, 0, 10, 20];
+        st.enqueue(0, 0, true, 100 * ms); // an RT task in the rt group
+        st.dequeue(0, 0);
+        assert_eq!(st.cpu_boost(0, 101 * ms), 20, "held after its dequeue");
+        assert_eq!(st.cpu_boost(0, 150 * ms), 20, "now - ts = 50 ms is not past the hold");
+        assert_eq!(st.cpu_boost(0, 150 * ms + 1), 0, "past the hold");
+        st.enqueue(1, 0, false, 200 * ms); // a fair task in top-app: no hold
+        st.dequeue(1, 0);
+        assert_eq!(st.cpu_boost(0, 200 * ms), 0);
+        st.boost = [-10, 0, 0, 0, 0];
+        assert_eq!(st.cpu_boost(0, 300 * ms), 0, "boost_max is at least 0");
     }
 }

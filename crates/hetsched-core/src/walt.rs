@@ -1089,7 +1089,7 @@ impl Sim {
             if !w.tasks[t as usize].exiting && w.tasks[t as usize].queued_on.is_none() {
                 w.inc_stats(t, cpu);
                 if let Some(st) = self.stune.as_mut() {
-                    st.enqueue(t as usize, cpu);
+                    st.enqueue(t as usize, cpu, self.tasks[t as usize].is_rt(), self.now);
                 }
             }
         }
@@ -1110,7 +1110,7 @@ impl Sim {
     /// schedtune_cpu_margin(): the boost of the CPU's groups applied to `util`.
     pub(crate) fn schedtune_cpu_margin(&self, cpu: usize, util: u64) -> i64 {
         let Some(st) = self.stune.as_ref() else { return 0 };
-        let b = st.cpu_boost(cpu);
+        let b = st.cpu_boost(cpu, self.now);
         if b == 0 {
             return 0;
         }

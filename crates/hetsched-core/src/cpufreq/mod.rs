@@ -259,7 +259,7 @@ impl Sim {
             if !self.rt_avg.is_empty() {
                 // msm-4.14 built without WALT: boosted_cpu_util() on PELT plus the
                 // rq->rt_avg share (schedutil::msm_pelt_cpu_util)
-                let boost = self.stune.as_ref().map_or(0, |st| st.cpu_boost(c));
+                let boost = self.stune.as_ref().map_or(0, |st| st.cpu_boost(c, self.now));
                 let rt = self.rt_avg[c].rt_util(self.now, cap);
                 buf.push(CpuUtil {
                     cfs: schedutil::msm_pelt_cpu_util(
