@@ -435,7 +435,12 @@ pub struct Derived {
     pub target_load_permyriad: u64,
     /// per-cluster schedutil.target_load.clusterN in 1/10000 (Learning EAS); 0 = the global one
     pub target_load_permyriad_cluster: [u64; 4],
-    /// schedutil's rate limit: the knob, or 1.5 x the transition latency (1 ms if none)
+    /// the policy's transition delay (cpufreq_policy_transition_delay_us()): 1.5 x the
+    /// transition latency (1 ms if none); before 6.8 1000 x it, at most 10 ms. What every
+    /// governor takes by default: schedutil's rate limit, ondemand's and conservative's
+    /// sampling rate floor, msm-4.14's up/down rate limits
+    pub transition_delay_ns: u64,
+    /// schedutil's rate limit: the knob, else the transition delay
     pub rate_limit_ns: u64,
     pub transition_latency_ns: u64,
     pub rr_timeslice_ns: u64,
@@ -536,6 +541,19 @@ impl Knobs {
         let g = |k: Knob| self.values[k as usize];
         let lat_us = g(Knob::CpufreqTransitionLatencyUs);
         let rl = g(Knob::SchedutilRateLimitUs);
+        let transition_delay_ns = if self.legacy_rate_limit {
+            // cpufreq_policy_transition_delay_us() before 6.8: LATENCY_MULTIPLIER (1000)
+            // x the latency, capped at 10 ms; 1 ms without a latency
+            if lat_us > 0.0 {
+                ((lat_us * 1000.0).min(10_000.0) * 1000.0) as u64
+            } else {
+                1_000_000
+            }
+        } else if lat_us > 0.0 {
+            (lat_us * 1500.0) as u64
+        } else {
+            1_000_000
+        };
         self.derived = Derived {
             tick_ns: (1e9 / g(Knob::TickHz)) as u64,
             target_load_permyriad: ((g(Knob::SchedutilTargetLoad) * 10_000.0).round() as u64).max(1),
@@ -552,21 +570,8 @@ impl Knobs {
                     0
                 }
             }),
-            rate_limit_ns: if rl >= 0.0 {
-                (rl * 1000.0) as u64
-            } else if self.legacy_rate_limit {
-                // cpufreq_policy_transition_delay_us() before 6.8: LATENCY_MULTIPLIER (1000)
-                // x the latency, capped at 10 ms; 1 ms without a latency
-                if lat_us > 0.0 {
-                    ((lat_us * 1000.0).min(10_000.0) * 1000.0) as u64
-                } else {
-                    1_000_000
-                }
-            } else if lat_us > 0.0 {
-                (lat_us * 1500.0) as u64
-            } else {
-                1_000_000
-            },
+            transition_delay_ns,
+            rate_limit_ns: if rl >= 0.0 { (rl * 1000.0) as u64 } else { transition_delay_ns },
             transition_latency_ns: (lat_us * 1000.0) as u64,
             rr_timeslice_ns: (g(Knob::SchedRrTimesliceMs) * 1e6) as u64,
             timeseries_period_ns: (g(Knob::TimeseriesPeriodUs) * 1000.0) as u64,
@@ -599,8 +604,9 @@ impl Knobs {
             },
         };
         // msm-4.14's up/down rate limits: the cluster's knob, else the global one, else the
-        // kernel default (the policy's transition delay, as rate_limit_us)
-        let default_ns = self.derived.rate_limit_ns;
+        // kernel default, the policy's transition delay (4.14 has no rate_limit_us: the
+        // mainline knob does not reach them)
+        let default_ns = self.derived.transition_delay_ns;
         let resolve = |cl: Knob, global: Knob| {
             let v = if g(cl) >= 0.0 { g(cl) } else { g(global) };
             if v >= 0.0 {

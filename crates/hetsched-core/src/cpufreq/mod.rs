@@ -116,13 +116,13 @@ pub trait Governor: Send {
     }
 }
 
-/// dbs sampling_rate (cpufreq_governor.c): max(2 ticks, the transition delay), unless the
-/// knob sets it (> 0).
+/// dbs sampling_rate (cpufreq_governor.c): max(2 ticks, the policy's transition delay),
+/// unless the governor's own knob sets it (> 0); schedutil's rate limit is schedutil's.
 pub fn dbs_sampling_rate_ns(knob_us: f64, knobs: &Knobs) -> u64 {
     if knob_us > 0.0 {
         return (knob_us * 1000.0) as u64;
     }
-    (2 * knobs.derived.tick_ns).max(knobs.derived.rate_limit_ns)
+    (2 * knobs.derived.tick_ns).max(knobs.derived.transition_delay_ns)
 }
 
 /// The lowest table frequency >= khz (CPUFREQ_RELATION_L), else the highest.
