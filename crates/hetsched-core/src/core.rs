@@ -360,6 +360,7 @@ impl Sim {
                 avg_rt: SchedAvg::default(),
                 uclamp: UclampRq::default(),
                 misfit_task_load: 0,
+                dl_bw: 0,
                 avg_idle: 2 * knobs.derived.migration_cost_ns,
                 idle_stamp: None,
                 menu: Menu::default(),

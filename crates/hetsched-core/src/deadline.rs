@@ -283,6 +283,10 @@ impl Sim {
             return;
         }
         self.fair_server[cpu].active = true;
+        // task_contending() -> add_running_bw(): to_ratio(period, runtime) in BW_SHIFT (20)
+        // bits, read by cpu_bw_dl() in capacity units
+        let (runtime, period) = self.fs_params();
+        self.rqs[cpu].dl_bw = (((runtime as u128) << 20) / period as u128 * 1024 >> 20) as u64;
         self.fs_enqueue(cpu, false);
         let fs = &self.fair_server[cpu];
         if self.rqs[cpu].curr.is_some() && fs.queued && !fs.throttled {
@@ -301,6 +305,7 @@ impl Sim {
         fs.defer_armed = false;
         fs.throttled = false;
         fs.active = false;
+        self.rqs[cpu].dl_bw = 0;
     }
 
     /// update_curr_dl_se() of the server, for `delta` ns a fair task ran (under the server

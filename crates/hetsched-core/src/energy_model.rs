@@ -249,6 +249,8 @@ pub struct FeecInput {
     pub util_est: Vec<u64>,
     pub util_rt: Vec<u64>,
     pub rt_runnable: Vec<bool>,
+    /// cpu_bw_dl() per CPU (the fair server's bandwidth while started); empty: none
+    pub dl_bw: Vec<u64>,
     pub capacity_orig: Vec<u64>,
     /// capacity_of(): capacity_orig less RT pressure
     pub capacity: Vec<u64>,
@@ -308,13 +310,15 @@ impl FeecInput {
         u.max(e).min(self.capacity_orig[cpu])
     }
 
-    /// effective_cpu_util() without IRQ or DL: (util, min, max)
+    /// effective_cpu_util() without IRQ or DL tasks' util: (util, min, max), min taking
+    /// the running DL bandwidth (the fair server's, `dl_bw`; none where not given)
     fn effective_cpu_util(&self, cpu: usize, util: u64) -> (u64, u64, u64) {
         let s = self.capacity_orig[cpu];
+        let dl_bw = self.dl_bw.get(cpu).copied().unwrap_or(0);
         let (min, max) = if self.uclamp_used {
-            (self.rq_uclamp[cpu][0], self.rq_uclamp[cpu][1].min(s))
+            (self.rq_uclamp[cpu][0].max(dl_bw), self.rq_uclamp[cpu][1].min(s))
         } else {
-            (if self.rt_runnable[cpu] { s } else { 0 }, s)
+            (if self.rt_runnable[cpu] { s } else { dl_bw }, s)
         };
         let u = util + self.util_rt[cpu];
         (u.min(s), min, max)
@@ -644,6 +648,7 @@ mod tests {
             util_est: vec![0; 4],
             util_rt: vec![0; 4],
             rt_runnable: vec![false; 4],
+            dl_bw: Vec::new(),
             capacity_orig: vec![512, 512, 1024, 1024],
             capacity: vec![512, 512, 1024, 1024],
             task_util: task,

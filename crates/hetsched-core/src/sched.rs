@@ -208,6 +208,11 @@ pub struct Rq {
     pub uclamp: UclampRq,
     /// rq->misfit_task_load (update_misfit_status at pick and tick)
     pub misfit_task_load: u64,
+    /// cpu_bw_dl(): the deadline bandwidth running on the CPU, in capacity units: the fair
+    /// server's runtime / period while it is started (its running_bw, added by
+    /// dl_server_start() and taken off at dl_server_stop(), whose zero-lag time has
+    /// passed when the server's runtime was not used, the usual case)
+    pub dl_bw: u64,
     /// rq->avg_idle and rq->idle_stamp (the newidle balance's idle-time estimate)
     pub avg_idle: u64,
     pub(crate) idle_stamp: Option<u64>,

@@ -1699,3 +1699,24 @@ fn rt_runtime_longer_than_its_period_is_refused() {
         .expect("refused");
     assert!(err.to_string().contains("sched_rt_runtime_us"), "{err}");
 }
+
+/// cpu_bw_dl(): the fair server's running bandwidth, 50 ms / 1000 ms = 51 capacity units
+/// (to_ratio() in 20 bits, back to 1024), counts on a CPU from the first fair task's
+/// enqueue (dl_server_start()) to the last one's leaving (dl_server_stop()), and nowhere
+/// with fair_server.runtime_us = 0.
+#[test]
+fn the_fair_servers_bandwidth_runs_while_fair_tasks_are_queued() {
+    let t = json!({"name": "t", "cpus": [0], "loop": 1,
+                   "phases": [{"loop": 1, "events": [{"run": 2 * MS}, {"sleep": 10 * MS}, {"run": 2 * MS}]}]});
+    let mut sim = make_sim(two_cluster_platform(), vec![t.clone()], 0, "schedutil");
+    run_checked(&mut sim, MS);
+    assert_eq!(sim.rqs[0].dl_bw, 51, "queued: the server started");
+    assert_eq!(sim.rqs[1].dl_bw, 0, "no fair task ever on CPU 1");
+    run_checked(&mut sim, 5 * MS);
+    assert_eq!(sim.rqs[0].dl_bw, 0, "asleep: the server stopped");
+    let pol: PolicyConfig = costs_off(serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil",
+        "knobs": {"fair_server.runtime_us": 0.0}})).unwrap());
+    let mut off = Sim::new(two_cluster_platform(), workload(vec![t], 0), pol).unwrap();
+    run_checked(&mut off, MS);
+    assert_eq!(off.rqs[0].dl_bw, 0);
+}

@@ -475,6 +475,7 @@ fn feec(
         util_est: vec![0; n],
         util_rt: vec![0; n],
         rt_runnable: vec![false; n],
+        dl_bw: Vec::new(), // the what-if API's CPUs run no deadline bandwidth
         capacity: capacities.clone(),
         capacity_orig: capacities,
         task_util,

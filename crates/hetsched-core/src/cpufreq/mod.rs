@@ -42,6 +42,8 @@ pub struct CpuUtil {
     pub rt: u64,
     /// an RT task is runnable on this CPU
     pub rt_runnable: bool,
+    /// cpu_bw_dl(): the running deadline bandwidth (the fair server's), capacity units
+    pub dl_bw: u64,
     /// the rq's [uclamp_min, uclamp_max] when uclamp is in use
     pub uclamp: Option<[u64; 2]>,
     /// uclamp_rq_is_capped(): cpu_util_cfs + util_rt >= a uclamp_max below 1024
@@ -282,6 +284,7 @@ impl Sim {
                 cfs: cfs.avg.util_avg.max(runnable).max(cfs.util_est).min(cap),
                 rt: rq.avg_rt.util_avg,
                 rt_runnable: !rq.rt_queue.is_empty(),
+                dl_bw: rq.dl_bw,
                 uclamp,
                 // uclamp_rq_is_capped(): cpu_util_cfs() (no runnable_avg) + util_rt
                 uclamp_capped: uclamp.is_some_and(|[_, umax]| {

@@ -431,11 +431,12 @@ pub fn apply_headroom(util: u64, target_load_permyriad: u64) -> u64 {
 #[inline]
 pub fn effective_cpu_perf(u: &CpuUtil, capacity_orig: u64, target_load_permyriad: u64, boost: u64) -> u64 {
     let s = capacity_orig;
-    // effective_cpu_util(): min and max from the rq's uclamp; without uclamp a runnable RT
-    // task asks for the top
+    // effective_cpu_util(): min is the running DL bandwidth or the rq's uclamp_min,
+    // whichever is higher, max the rq's uclamp_max; without uclamp a runnable RT task asks
+    // for the top
     let (min, max) = match u.uclamp {
-        Some([umin, umax]) => (umin, umax.min(s)),
-        None => (if u.rt_runnable { s } else { 0 }, s),
+        Some([umin, umax]) => (umin.max(u.dl_bw), umax.min(s)),
+        None => (if u.rt_runnable { s } else { u.dl_bw }, s),
     };
     let actual = (u.cfs + u.rt).min(s).max(boost);
     min.max(apply_headroom(actual, target_load_permyriad).min(max))
@@ -625,6 +626,30 @@ mod tests {
             cfs,
             ..Default::default()
         }
+    }
+
+    /// effective_cpu_util()'s min is max(cpu_bw_dl, uclamp_min): the fair server's
+    /// 50 ms / 1000 ms is to_ratio() = (50e6 << 20) / 1e9 = 52428, 52428 · 1024 >> 20 = 51
+    /// capacity units, a floor under a lightly used CPU; a runnable RT task without uclamp
+    /// still asks for the top.
+    #[test]
+    fn the_running_dl_bandwidth_floors_the_frequency_util() {
+        let with_bw = |cfs: u64, uclamp: Option<[u64; 2]>, rt: bool| CpuUtil {
+            cfs,
+            dl_bw: 51,
+            uclamp,
+            rt_runnable: rt,
+            ..Default::default()
+        };
+        // util 10: headroom 10 + 10/4 = 12 < 51
+        assert_eq!(effective_cpu_perf(&with_bw(10, None, false), 1024, 8000, 0), 51);
+        assert_eq!(effective_cpu_perf(&cu(10), 1024, 8000, 0), 12);
+        // util 100: 125 > 51
+        assert_eq!(effective_cpu_perf(&with_bw(100, None, false), 1024, 8000, 0), 125);
+        // a uclamp_min above the bandwidth wins, one below it does not
+        assert_eq!(effective_cpu_perf(&with_bw(10, Some([200, 1024]), false), 1024, 8000, 0), 200);
+        assert_eq!(effective_cpu_perf(&with_bw(10, Some([20, 1024]), false), 1024, 8000, 0), 51);
+        assert_eq!(effective_cpu_perf(&with_bw(10, None, true), 1024, 8000, 0), 1024);
     }
 
     /// One cluster of `nr_cpus` CPUs, capacity 1024, OPPs 0.5/1/1.5/2 GHz; `powers` in mW.

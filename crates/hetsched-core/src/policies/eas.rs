@@ -196,6 +196,7 @@ impl Eas {
         inp.util_est.clear();
         inp.util_rt.clear();
         inp.rt_runnable.clear();
+        inp.dl_bw.clear();
         inp.capacity_orig.clear();
         inp.capacity.clear();
         inp.walt = v.walt.is_some();
@@ -221,6 +222,7 @@ impl Eas {
             inp.util_est.push(rq.cfs.util_est);
             inp.util_rt.push(rq.avg_rt.util_avg);
             inp.rt_runnable.push(!rq.rt_queue.is_empty());
+            inp.dl_bw.push(rq.dl_bw);
             inp.capacity_orig.push(v.capacity_orig(c));
             inp.capacity.push(v.capacity_of(c));
         }
