@@ -129,6 +129,9 @@ pub struct WaltRq {
     pub curr: Option<TaskId>,
     /// a task moved to or from this CPU across frequency domains since the last report
     pub notif_pending: bool,
+    /// the flags of this CPU's last cpufreq report carried SCHED_CPUFREQ_INTERCLUSTER_MIG
+    /// (sg_cpu->flags, which sugov_walt_adjust() reads for this CPU)
+    pub reported_migration: bool,
     /// load subtractions of inter-cluster migrations, by window start (NUM_TRACKED_WINDOWS 2)
     pub load_subs: [(u64, u64, u64); 2],
     /// rq->old_busy_time / old_estimated_time: the busy time and prediction schedutil
@@ -149,6 +152,8 @@ pub struct WaltCpuLoad {
     pub pl: u64,
     /// the CPU's window start (walt_load->ws)
     pub ws: u64,
+    /// the CPU's last report was an inter-cluster migration's (its sg_cpu->flags)
+    pub migration: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -838,6 +843,7 @@ impl Walt {
             nl: rq.nt_prev_runnable_sum / div,
             pl: rq.pred_demands_sum_scaled,
             ws: rq.window_start,
+            migration: rq.reported_migration,
         }
     }
 }
@@ -1142,15 +1148,14 @@ impl Sim {
             let Some(&last) = self.platform.clusters[ci].cpus.last() else {
                 continue;
             };
-            // a migration's report marks the domains the task left and joined
+            // each CPU reports with its own flags: a migration's report marks the CPUs the
+            // task left and joined (notif_pending), the others report without the mark
             let mut flag = crate::cpufreq::SCHED_CPUFREQ_WALT;
-            if is_migration {
-                let w = self.walt.as_mut().unwrap();
-                let mut pending = false;
-                for &c in &self.platform.clusters[ci].cpus {
-                    pending |= std::mem::take(&mut w.rqs[c].notif_pending);
-                }
-                if pending {
+            let w = self.walt.as_mut().unwrap();
+            for &c in &self.platform.clusters[ci].cpus {
+                let mig = is_migration && std::mem::take(&mut w.rqs[c].notif_pending);
+                w.rqs[c].reported_migration = mig;
+                if mig {
                     flag |= crate::cpufreq::SCHED_CPUFREQ_INTERCLUSTER_MIG;
                 }
             }

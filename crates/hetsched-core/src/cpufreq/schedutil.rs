@@ -123,8 +123,6 @@ struct PolicyState {
     last_cyc_update_time: u64,
     last_ws: u64,
     avg_cap: u64,
-    /// the report being evaluated is an inter-cluster migration's (SCHED_CPUFREQ_INTERCLUSTER_MIG)
-    migration_report: bool,
 }
 
 /// Qualcomm's schedutil of the msm-4.14 profile, in the tree's two builds.
@@ -263,7 +261,6 @@ impl Schedutil {
         cluster: &Cluster,
         utils: &[CpuUtil],
         knobs: &Knobs,
-        migration: bool,
     ) -> Option<u64> {
         let d = &knobs.derived;
         let i = ci.min(3);
@@ -281,8 +278,9 @@ impl Schedutil {
         let mut util = 0;
         for u in utils {
             let Some(load) = u.walt.as_ref() else { continue };
-            // an inter-cluster migration's report takes no hispeed raise
-            let hs = if migration { 0 } else { hs_util };
+            // sugov_walt_adjust() reads each CPU's own flags: a CPU whose last report was an
+            // inter-cluster migration's takes no hispeed raise, the cluster's others do
+            let hs = if load.migration { 0 } else { hs_util };
             let (v, a) = walt_adjust(u.cfs, u.cfs, cap, load, pol.avg_cap, d.hispeed_load, hs, d.pl);
             self.walt_raises[0] += a.hispeed as u64;
             self.walt_raises[1] += a.nl as u64;
@@ -519,7 +517,6 @@ impl Governor for Schedutil {
             return true;
         }
         if self.msm == MsmBuild::Walt {
-            self.policies[ci].migration_report = flags & super::SCHED_CPUFREQ_INTERCLUSTER_MIG != 0;
             // sugov_should_update_freq(): the shorter of the two rate limits
             let i = ci.min(3);
             let min_rate = knobs.derived.up_rate_ns[i].min(knobs.derived.down_rate_ns[i]);
@@ -555,8 +552,7 @@ impl Governor for Schedutil {
             return self.msm_pelt_update(ci, idx, now, cluster, utils, knobs);
         }
         if self.msm == MsmBuild::Walt {
-            let migration = self.policies[ci].migration_report;
-            return self.msm_update(ci, now, cluster, utils, knobs, migration);
+            return self.msm_update(ci, now, cluster, utils, knobs);
         }
         let legacy = self.legacy;
         let pol = &mut self.policies[ci];
@@ -902,7 +898,7 @@ mod msm_tests {
     use crate::walt::WaltCpuLoad;
 
     fn load(util: u64, nl: u64, pl: u64) -> WaltCpuLoad {
-        WaltCpuLoad { util, nl, pl, ws: 0 }
+        WaltCpuLoad { util, nl, pl, ws: 0, migration: false }
     }
 
     #[test]
@@ -928,6 +924,41 @@ mod msm_tests {
         assert_eq!((u, a.pl), (300, true));
         let (u, _) = walt_adjust(100, 100, 871, &load(100, 0, 300), avg_cap, 90, hs, false);
         assert_eq!(u, 100);
+    }
+
+    /// sugov_walt_adjust() reads each CPU's own flags: in a report that marks one CPU as
+    /// an inter-cluster migration's, that CPU takes no hispeed raise and the cluster's other
+    /// high-loaded CPU does. One cluster, capacity 1024, OPPs 0.5/1/1.5/2 GHz, at 0.5 GHz:
+    /// avg_cap = 256, high load from 90 % of it (230.4); hispeed_freq 2 GHz: hispeed_util =
+    /// 1024 · 0.8 = 819. Both CPUs at util 240: the unmarked one is raised to 819, so
+    /// 1.25 · 2 GHz · 819 / 1024 = 1999.5 MHz -> 2 GHz (with no raise: 585.9 MHz -> 1 GHz).
+    #[test]
+    fn the_hispeed_raise_skips_only_the_cpus_a_migration_marked() {
+        let p = super::tests::four_opp_platform([100, 250, 450, 700], 2);
+        let mut k = Knobs::default();
+        k.set_legacy(true);
+        k.set("schedutil.hispeed_freq.cluster0", 2_000_000.0).unwrap();
+        k.set("schedutil.up_rate_limit_us", 0.0).unwrap();
+        k.set("schedutil.down_rate_limit_us", 0.0).unwrap();
+        let at = |mig0: bool, mig1: bool| {
+            let walt = |migration| CpuUtil {
+                cfs: 240,
+                walt: Some(WaltCpuLoad { util: 240, nl: 0, pl: 0, ws: 0, migration }),
+                ..Default::default()
+            };
+            [walt(mig0), walt(mig1)]
+        };
+        let flags = crate::cpufreq::SCHED_CPUFREQ_WALT | crate::cpufreq::SCHED_CPUFREQ_INTERCLUSTER_MIG;
+        let mut run = |utils: &[CpuUtil]| {
+            let mut g = Schedutil::new(&p, true);
+            g.set_msm(true);
+            if g.hook(0, 1, 1_000_000, flags, &k) {
+                g.update(0, 1, 1_000_000, &p.clusters[0], utils, &k);
+            }
+            g.policies[0].next_freq
+        };
+        assert_eq!(run(&at(true, false)), 2_000_000);
+        assert_eq!(run(&at(true, true)), 1_000_000);
     }
 
     /// msm-4.14 built without WALT: schedutil on PELT for `p`, with these rate limits.
