@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from hetsched import _engine
 from hetsched.errors import InputError, UnknownNameError, shorten
 
 if TYPE_CHECKING:
@@ -43,14 +42,28 @@ __all__ = ["Policy", "PerfDomain", "PerfState", "WF_FORK", "WF_TTWU", "HOOKS", "
 WF_FORK = 0x04
 WF_TTWU = 0x08
 
-#: The hooks a Python policy may define (crates/hetsched-py/src/policy.rs crosses these).
-HOOKS = tuple(_engine.POLICY_HOOKS)
 
-# The engine's other hooks (crates/hetsched-core/src/policies/mod.rs lists them all): a
-# method of one of these names would never be called, so a class that defines one is
-# refused rather than silently ignored; so is one whose name is a near miss of a hook (a
-# typo, or the kernel's per-class name: select_task_rq_fair), never called either.
-_ENGINE_ONLY_HOOKS = tuple(h for h in _engine.ENGINE_HOOKS if h not in HOOKS)
+
+def _hook_lists() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The hooks a Python policy may define (``HOOKS``: crates/hetsched-py/src/policy.rs
+    crosses these), and the engine's others (``_ENGINE_ONLY_HOOKS``: of the list
+    crates/hetsched-core/src/policies/mod.rs keeps of them all). A method of one of the
+    others would never be called, so a class that defines one is refused rather than
+    silently ignored; so is one whose name is a near miss of a hook (a typo, or the
+    kernel's per-class name: select_task_rq_fair), never called either. Both come from the
+    engine, which only hetsched.sim reaches (imported here when first asked for: sim
+    imports this module)."""
+    from hetsched.sim import ENGINE_HOOKS, POLICY_HOOKS
+
+    return POLICY_HOOKS, tuple(h for h in ENGINE_HOOKS if h not in POLICY_HOOKS)
+
+
+def __getattr__(name: str):
+    # HOOKS and _ENGINE_ONLY_HOOKS, read from the engine when first asked for (PEP 562)
+    if name in ("HOOKS", "_ENGINE_ONLY_HOOKS"):
+        return _hook_lists()[name != "HOOKS"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 #: how close (difflib's ratio) a method's name must come to a hook's to be taken for it
 _NEAR_MISS = 0.85
 
@@ -158,7 +171,7 @@ class Policy:
 
     def hooks(self) -> list[str]:
         """The hooks this policy defines (those the engine calls)."""
-        return [h for h in HOOKS if getattr(type(self), h) is not getattr(Policy, h)]
+        return [h for h in _hook_lists()[0] if getattr(type(self), h) is not getattr(Policy, h)]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name or type(self).__name__!r} on {self.base}>"
@@ -184,18 +197,19 @@ def checked_policy(policy: Any, schedulers: Mapping[str, str], reserved: Iterabl
                          got=policy.name)
     if not isinstance(policy.base, str) or policy.base not in schedulers:
         raise UnknownNameError(cls, "base", str(policy.base), schedulers)
-    engine_only = [h for h in _ENGINE_ONLY_HOOKS if callable(getattr(policy, h, None))]
+    hooks, others = _hook_lists()
+    engine_only = [h for h in others if callable(getattr(policy, h, None))]
     if engine_only:
-        raise InputError(cls, engine_only[0], f"only the hooks a Python policy may define ({', '.join(HOOKS)}); "
+        raise InputError(cls, engine_only[0], f"only the hooks a Python policy may define ({', '.join(hooks)}); "
                          f"{engine_only[0]} stays the base's")
     for name in _own_methods(type(policy)):
-        if name in HOOKS:
+        if name in hooks:
             continue
         # the kernel's per-class names of a hook (select_task_rq_fair, task_tick_rt, ...)
-        near = [h for h in HOOKS + _ENGINE_ONLY_HOOKS if name in (f"{h}_fair", f"{h}_rt", f"{h}_dl")]
-        near = near or difflib.get_close_matches(name, HOOKS + _ENGINE_ONLY_HOOKS, n=1, cutoff=_NEAR_MISS)
+        near = [h for h in hooks + others if name in (f"{h}_fair", f"{h}_rt", f"{h}_dl")]
+        near = near or difflib.get_close_matches(name, hooks + others, n=1, cutoff=_NEAR_MISS)
         if near:
-            raise InputError(cls, name, f"a hook's own name ({', '.join(HOOKS)}): the engine would never call "
+            raise InputError(cls, name, f"a hook's own name ({', '.join(hooks)}): the engine would never call "
                              f"{name}; did you mean {near[0]}?")
     if getattr(policy, "_hetsched_bound", False):
         raise InputError(cls, "scheduler", f"a policy instance of its own for each Simulation (a policy keeps state); "

@@ -42,6 +42,9 @@ CONTROLLER_SCHEDULERS: dict[str, str] = {n: p["summary"] for n, p in POLICIES.it
 # the policies of a switcher platform, and only of one (paper 001)
 SWITCHER_SCHEDULERS: tuple[str, ...] = tuple(n for n, p in POLICIES.items() if p["switcher_platform"])
 GOVERNORS: dict[str, str] = dict(_engine.governors())
+#: the hooks a Python policy may define, and every hook of the engine's policies
+POLICY_HOOKS: tuple[str, ...] = tuple(_engine.POLICY_HOOKS)
+ENGINE_HOOKS: tuple[str, ...] = tuple(_engine.ENGINE_HOOKS)
 
 #: The kernel's bound on an Energy Model's size for EAS (kernel/sched/topology.c,
 #: EM_MAX_COMPLEXITY): perf domains x (performance states + CPUs).
