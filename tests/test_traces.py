@@ -212,6 +212,27 @@ def test_truncated_unknown_and_spaced_lines_are_counted(tmp_path):
     assert sp and sp[0].prev_comm == "My Spaced Thread"
 
 
+def test_a_cpu_the_header_does_not_declare_is_refused(tmp_path, tools):
+    # the header says 4 CPUs (#P:4); a line on CPU 5 (or an event naming cpu_id=7) is not a
+    # trace of that machine: one line naming the file and the line, exit 2, nothing replayed
+    p = real("tracecompass_android_sched_ftrace.txt")
+    lines = p.read_text().splitlines()
+    assert any("#P:4" in ln for ln in lines if ln.startswith("#"))
+    i = next(k for k, ln in enumerate(lines) if ": sched_switch: " in ln)
+    for bad_line, cpu in ((lines[i].replace("[001]", "[005]").replace("[000]", "[005]")
+                           .replace("[002]", "[005]").replace("[003]", "[005]"), 5),
+                          ("          <idle>-0     [000] d..2 365761.700000: cpu_idle: state=1 cpu_id=7", 7)):
+        f = tmp_path / f"cpu{cpu}.txt"
+        f.write_text("\n".join(lines[:i + 1] + [bad_line] + lines[i + 1:]) + "\n")
+        with pytest.raises(InputError, match=rf"line {i + 2}: expected a CPU number below the 4 CPUs its header "
+                                             rf"declares .*got 'CPU {cpu}'"):
+            load_trace(f)
+        out = tmp_path / f"out{cpu}"
+        proc = tools.run_cli(["replay", str(f), "--out", str(out)])
+        tools.assert_one_line_error(proc, f"line {i + 2}")
+        assert not out.exists()
+
+
 def test_parse_state_values():
     assert [parse_state(s) for s in ("R", "R+", "S", "D", "D|K", "t", "x", "I")] == \
         ["R", "R", "S", "D", "D", "T", "X", "I"]

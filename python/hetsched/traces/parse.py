@@ -297,6 +297,8 @@ class _Parser:
     def __init__(self, trace: Trace):
         self.t = trace
         self.max_cpu = -1
+        #: the CPU count the header declares (``cpus=N``, ``#P:N``), None if it declares none
+        self.declared_cpus: Optional[int] = None
         self.add = trace.events.add_row
 
     def bad(self, lineno: int, reason: str) -> None:
@@ -313,14 +315,14 @@ class _Parser:
                 self.record_meta(s.split(":", 1)[1])
             m = re.search(r"#P:(\d+)", s)
             if m and _num(m.group(1), NR_CPUS_MAX) is not None:
-                self.t.nr_cpus = int(m.group(1))
+                self.t.nr_cpus = self.declared_cpus = int(m.group(1))
             return True
         if s.startswith("version = ") or s.startswith("CPU ") and s.endswith("is empty"):
             return True
         m = re.fullmatch(r"cpus=(\d+)", s)
         if m:
             if _num(m.group(1), NR_CPUS_MAX) is not None:
-                self.t.nr_cpus = int(m.group(1))
+                self.t.nr_cpus = self.declared_cpus = int(m.group(1))
             return True
         return False
 
@@ -368,6 +370,12 @@ class _Parser:
             return
         if out is None:
             return
+        # a CPU the header says the machine does not have: the file is not what it claims
+        # (the line's own CPU, or the one a cpu_frequency / cpu_idle event names)
+        n = self.declared_cpus
+        if n is not None and max(cpu, out[1]) >= n:
+            raise InputError(self.t.source, f"line {lineno}", f"a CPU number below the {n} CPUs its header declares "
+                             f"(cpus={n} / #P:{n})", got=f"CPU {max(cpu, out[1])}")
         tgid = m.group("tgid")
         if tgid is not None and tgid.isdigit() and pid:
             self.t.tgids.setdefault(pid, int(tgid))

@@ -408,7 +408,7 @@ class _Builder:
         if not kept:
             raise InputError(self.tr.source, "tasks", "at least one task that runs in the trace "
                              "(after the kernel-thread/process-tree filters; try --include-kthreads "
-                             "or --all-tasks)")
+                             "or --tasks all)")
         rows = []
         end_mark = None if self.opt.loop else self.b.mark("end")
         window = max(1, self.tr.end_ns - self.t0)
