@@ -542,7 +542,8 @@ def test_compare_statistics_by_hand():
     the same runs differ by -3 at every seed: no spread, a certain difference (p = 0)."""
     import pandas as pd
 
-    from hetsched.cli import _compare_summary, _welch_p
+    from hetsched.cli import _compare_summary
+    from hetsched.compare_stats import welch_p as _welch_p
 
     groups = {"base/g": pd.DataFrame({"energy_j": [4.0, 5.0, 6.0]}), "new/g": pd.DataFrame({"energy_j": [1.0, 2.0, 3.0]})}
     base, new = _compare_summary(groups, ["base/g", "new/g"], ["energy_j"], "welch")

@@ -423,7 +423,6 @@ def _compare_metric_keys(df, workload: List[str], asked: List[str]) -> list[str]
 
 from hetsched.compare_stats import DEFAULT_TEST as _DEFAULT_TEST  # noqa: E402
 from hetsched.compare_stats import TESTS as COMPARE_TESTS  # noqa: E402
-from hetsched.compare_stats import welch_p as _welch_p  # noqa: E402,F401 (tests use it)
 
 
 def _compare_summary(groups: dict, cols: list[str], keys: list[str], test: str = _DEFAULT_TEST) -> list[dict]:

@@ -55,17 +55,15 @@ def paired_t(d: Sequence[float]) -> tuple[float | None, float | None]:
     surely does, p = 0 (the statistic is undefined there); the interval's half-width is 0."""
     from scipy import stats
 
-    d = _clean(d)
-    n = len(d)
+    from hetsched.metric_names import mean_ci95
+
+    m, sd, half, n = mean_ci95(_clean(d))
     if n < 2:
         return None, None
-    m = sum(d) / n
-    sd = math.sqrt(sum((v - m) ** 2 for v in d) / (n - 1))
     if sd == 0 or sd <= 1e-12 * abs(m):
         return (1.0 if m == 0 else 0.0), 0.0
-    se = sd / math.sqrt(n)
-    p = float(2 * stats.t.sf(abs(m / se), n - 1))
-    return p, float(stats.t.ppf(0.975, n - 1) * se)
+    p = float(2 * stats.t.sf(abs(m / (sd / math.sqrt(n))), n - 1))
+    return p, half
 
 
 def wilcoxon_p(d: Sequence[float]) -> float | None:

@@ -757,7 +757,13 @@ impl LoadBalancer for KernelLb {
 /// does; a busy CPU's is one jiffy shorter, so that the busy balancing periods of the
 /// levels are not multiples of each other; at least one jiffy and at most
 /// max_load_balance_interval, HZ·ncpu/10 jiffies.
-pub fn sd_balance_interval_ns(balance_interval_ms: u64, busy: bool, busy_factor: u64, tick_ns: u64, ncpu: usize) -> u64 {
+pub fn sd_balance_interval_ns(
+    balance_interval_ms: u64,
+    busy: bool,
+    busy_factor: u64,
+    tick_ns: u64,
+    ncpu: usize,
+) -> u64 {
     let ms = balance_interval_ms * if busy { busy_factor } else { 1 };
     let jiffies = (ms * 1_000_000).div_ceil(tick_ns).saturating_sub(busy as u64);
     let max_jiffies = (1_000_000_000 / tick_ns * ncpu as u64 / 10).max(1);

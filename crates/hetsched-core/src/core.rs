@@ -1515,18 +1515,15 @@ mod tests {
     /// migration leaves it clear, and a task woken there sets it.
     #[test]
     fn only_a_wakeup_enqueue_sets_overutilized() {
-        let pinned = |name: &str, events: serde_json::Value| {
-            json!({"name": name, "cpus": [0], "loop": 1, "phases": [{"loop": 1, "events": events}]})
-        };
+        let pinned = |name: &str, events: serde_json::Value| json!({"name": name, "cpus": [0], "loop": 1, "phases": [{"loop": 1, "events": events}]});
         let tasks = vec![
             pinned("hog", json!([{"run": 1_000_000_000u64}])),
             pinned("moved", json!([{"sleep": 10_000_000_000u64}])),
             pinned("woken", json!([{"sleep": 10_000_000_000u64}])),
         ];
         let w = json!({"name": "t", "duration_ns": null, "timers": 0, "tasks": tasks});
-        let pol: crate::PolicyConfig = costs_off(
-            serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil"})).unwrap(),
-        );
+        let pol: crate::PolicyConfig =
+            costs_off(serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil"})).unwrap());
         let mut sim = Sim::new(
             two_cluster_platform(),
             crate::workload::WorkloadSpec::from_json(&w.to_string()).unwrap(),

@@ -10,8 +10,8 @@
 //! Differences: no task groups (one flat cfs_rq per CPU); no next/last buddies (the skip buddy
 //! only for sched_yield); no HRTICK; EEVDF's pick walks the queue by deadline to the first
 //! eligible entity where the kernel's tree prunes by min_vruntime (the same pick), and
-//! delayed tasks left where they are by the balancers; inverse weights computed as 2^32/w, one unit below the
-//! kernel's table for some nice levels. docs/mechanisms/fair.md works the slices, the
+//! delayed tasks left where they are by the balancers; inverse weights computed as 2^32/w,
+//! one unit below the kernel's table for some nice levels. docs/mechanisms/fair.md works the slices, the
 //! eligibility test, delayed dequeue and util_est by hand.
 
 use crate::core::*;

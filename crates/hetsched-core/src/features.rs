@@ -571,7 +571,11 @@ impl Knobs {
                 }
             }),
             transition_delay_ns,
-            rate_limit_ns: if rl >= 0.0 { (rl * 1000.0) as u64 } else { transition_delay_ns },
+            rate_limit_ns: if rl >= 0.0 {
+                (rl * 1000.0) as u64
+            } else {
+                transition_delay_ns
+            },
             transition_latency_ns: (lat_us * 1000.0) as u64,
             rr_timeslice_ns: (g(Knob::SchedRrTimesliceMs) * 1e6) as u64,
             timeseries_period_ns: (g(Knob::TimeseriesPeriodUs) * 1000.0) as u64,

@@ -1714,8 +1714,11 @@ fn the_fair_servers_bandwidth_runs_while_fair_tasks_are_queued() {
     assert_eq!(sim.rqs[1].dl_bw, 0, "no fair task ever on CPU 1");
     run_checked(&mut sim, 5 * MS);
     assert_eq!(sim.rqs[0].dl_bw, 0, "asleep: the server stopped");
-    let pol: PolicyConfig = costs_off(serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil",
-        "knobs": {"fair_server.runtime_us": 0.0}})).unwrap());
+    let pol: PolicyConfig = costs_off(
+        serde_json::from_value(json!({"scheduler": "cfs", "governor": "schedutil",
+        "knobs": {"fair_server.runtime_us": 0.0}}))
+        .unwrap(),
+    );
     let mut off = Sim::new(two_cluster_platform(), workload(vec![t], 0), pol).unwrap();
     run_checked(&mut off, MS);
     assert_eq!(off.rqs[0].dl_bw, 0);

@@ -19,7 +19,11 @@ fn sim(governor: &str, kernel: &str, knobs: &Map<String, Value>) -> Result<Sim, 
         "scheduler": "cfs", "governor": governor, "kernel": kernel, "knobs": knobs
     }))
     .unwrap();
-    Sim::new(two_cluster_platform(), run_sleep_mix(5, 300_000, 70_000, 900_000, 110_000), pol)
+    Sim::new(
+        two_cluster_platform(),
+        run_sleep_mix(5, 300_000, 70_000, 900_000, 110_000),
+        pol,
+    )
 }
 
 /// A value the engine takes for `k` other than its default: a 0/1 flag flipped, else half

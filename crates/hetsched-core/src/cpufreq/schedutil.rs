@@ -254,14 +254,7 @@ impl Schedutil {
     /// boosted load, raised by the hispeed, new-task and predicted-load rules; the frequency
     /// is 1.25 · f_max · util / capacity, resolved to the lowest OPP at or above it, and a
     /// change waits for the up or down rate limit since the last one.
-    fn msm_update(
-        &mut self,
-        ci: usize,
-        now: u64,
-        cluster: &Cluster,
-        utils: &[CpuUtil],
-        knobs: &Knobs,
-    ) -> Option<u64> {
+    fn msm_update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
         let d = &knobs.derived;
         let i = ci.min(3);
         let pol = &mut self.policies[ci];
@@ -643,8 +636,14 @@ mod tests {
         // util 100: 125 > 51
         assert_eq!(effective_cpu_perf(&with_bw(100, None, false), 1024, 8000, 0), 125);
         // a uclamp_min above the bandwidth wins, one below it does not
-        assert_eq!(effective_cpu_perf(&with_bw(10, Some([200, 1024]), false), 1024, 8000, 0), 200);
-        assert_eq!(effective_cpu_perf(&with_bw(10, Some([20, 1024]), false), 1024, 8000, 0), 51);
+        assert_eq!(
+            effective_cpu_perf(&with_bw(10, Some([200, 1024]), false), 1024, 8000, 0),
+            200
+        );
+        assert_eq!(
+            effective_cpu_perf(&with_bw(10, Some([20, 1024]), false), 1024, 8000, 0),
+            51
+        );
         assert_eq!(effective_cpu_perf(&with_bw(10, None, true), 1024, 8000, 0), 1024);
     }
 
@@ -898,7 +897,13 @@ mod msm_tests {
     use crate::walt::WaltCpuLoad;
 
     fn load(util: u64, nl: u64, pl: u64) -> WaltCpuLoad {
-        WaltCpuLoad { util, nl, pl, ws: 0, migration: false }
+        WaltCpuLoad {
+            util,
+            nl,
+            pl,
+            ws: 0,
+            migration: false,
+        }
     }
 
     #[test]
@@ -943,7 +948,13 @@ mod msm_tests {
         let at = |mig0: bool, mig1: bool| {
             let walt = |migration| CpuUtil {
                 cfs: 240,
-                walt: Some(WaltCpuLoad { util: 240, nl: 0, pl: 0, ws: 0, migration }),
+                walt: Some(WaltCpuLoad {
+                    util: 240,
+                    nl: 0,
+                    pl: 0,
+                    ws: 0,
+                    migration,
+                }),
                 ..Default::default()
             };
             [walt(mig0), walt(mig1)]
