@@ -596,6 +596,7 @@ impl Sim {
         if is_rt {
             self.enqueue_task_rt(cpu, t);
         } else {
+            self.core_ctl_set_misfit(cpu, t); // enqueue_task_fair(): p->misfit first
             self.enqueue_task_fair(cpu, t, wakeup, initial);
         }
         if self.uclamp_used && !self.legacy {

@@ -1052,6 +1052,7 @@ impl Sim {
         self.update_rt_avg(cpu);
         self.check_overutilized(cpu);
         self.rqs[cpu].misfit_task_load = crate::balance_fair::KernelLb::update_misfit_status(&self.view(), cpu);
+        self.core_ctl_misfit_tick(cpu, t);
         if !self.eevdf() && self.check_preempt_tick(cpu, t) {
             self.resched_cpu(cpu);
             self.policy.put_prev_task(t);

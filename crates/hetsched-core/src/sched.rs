@@ -177,6 +177,10 @@ pub struct Task {
     pub(crate) forks: u32,
     /// the pending wakeup is a timer event's (rt-app logs wu_lat for those only)
     pub(crate) timer_wake: bool,
+    /// p->misfit (msm-4.14 WALT): the task did not fit its CPU when it was last enqueued
+    /// there or last ticked running there; core_ctl's big-task count reads it
+    /// (extensions/core_ctl.rs)
+    pub(crate) misfit: bool,
 }
 
 impl Task {

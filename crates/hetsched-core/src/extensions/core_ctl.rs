@@ -8,7 +8,11 @@
 //! (`sched_get_cpu_util()`: WALT's prev_runnable_sum over the capacity, or PELT's util_avg),
 //! and the runqueue statistics of the window that ended (`sched_get_nr_running_avg()`:
 //! per CPU the time-averaged nr_running and number of big tasks, each rounded up past
-//! .85, and the largest nr_running seen). Then, per cluster (smallest capacity first):
+//! .85, and the largest nr_running seen). A big task is a queued fair task whose p->misfit
+//! is set, a flag the scheduler writes only at enqueue and, for the running task, at the
+//! tick (msm-4.14 fair.c: `!task_fits_max()`; a pick leaves it), so a task stays counted
+//! until then after it has come to fit (read in sched_avg.c, walt.h and fair.c of
+//! OnePlus's SM8150 release). Then, per cluster (smallest capacity first):
 //! * a CPU is busy at `busy_up_thres` % and stays so down to `busy_down_thres` %;
 //! * nrrun = the averaged tasks of this cluster and every bigger one, plus the big tasks
 //!   of the cluster below (they want up); nr_prev_assist = what the cluster below cannot
@@ -506,28 +510,135 @@ impl Sim {
         }
     }
 
-    /// walt_big_tasks(): queued fair tasks that do not fit their CPU under the up-migrate
-    /// margin (a CPU of the biggest capacity has none).
+    /// walt_big_tasks(): rq->walt_stats.nr_big_tasks, the queued fair tasks whose p->misfit
+    /// is set. The kernel keeps it as a counter that moves with each enqueue and dequeue
+    /// and with each flag the tick flips; a count over the flags is the same number.
     fn nr_big_tasks(&self, cpu: usize) -> u64 {
-        let max_cap = self
-            .platform
-            .clusters
-            .iter()
-            .map(|c| c.capacity_orig)
-            .max()
-            .unwrap_or(0);
-        let cap = self.platform.capacity_orig(cpu);
-        if cap >= max_cap {
-            return 0;
-        }
-        let up = self.knobs.get(Knob::VendorSchedUpmigrate).round() as u64;
-        let v = self.sched_view();
         let cfs = &self.rqs[cpu].cfs;
         cfs.timeline
             .iter()
             .map(|&(_, t)| t)
             .chain(cfs.curr)
-            .filter(|&t| v.task_util_est(t) * 100 >= cap * up)
+            .filter(|&t| self.tasks[t as usize].misfit)
             .count() as u64
+    }
+
+    /// enqueue_task_fair() (msm-4.14): p->misfit = !task_fits_max(p, cpu), before the
+    /// task joins the runqueue, so the add_nr_running() that follows counts it.
+    pub(crate) fn core_ctl_set_misfit(&mut self, cpu: usize, t: crate::sched::TaskId) {
+        if self.nr_avg.is_empty() {
+            return;
+        }
+        let misfit = !task_fits_max(&self.sched_view(), t, cpu);
+        self.tasks[t as usize].misfit = misfit;
+    }
+
+    /// task_tick_fair() (msm-4.14): the running task's flag taken again from
+    /// task_fits_max() (update_misfit_status()); a change is counted from this instant
+    /// (walt_fixup_nr_big_tasks() integrates the old count up to now first). The only
+    /// other writer is the enqueue: a pick leaves the flag as it was.
+    pub(crate) fn core_ctl_misfit_tick(&mut self, cpu: usize, t: crate::sched::TaskId) {
+        if self.nr_avg.is_empty() {
+            return;
+        }
+        let misfit = !task_fits_max(&self.sched_view(), t, cpu);
+        if misfit != self.tasks[t as usize].misfit {
+            self.tasks[t as usize].misfit = misfit;
+            self.core_ctl_nr_update(cpu);
+        }
+    }
+}
+
+/// task_fits_max() of msm-4.14's fair.c: a CPU of the biggest capacity holds anything; on
+/// a CPU of the smallest capacity a task of a boosted schedtune group never fits, whatever
+/// its util (schedtune_task_boost() > 0); otherwise task_fits_capacity() on the task's own
+/// CPU, the up-migrate margin: boosted_task_util() below sched_upmigrate % of capacity_orig.
+/// Without schedtune (a kernel other than msm-4.14 with vendor.cpu_isolation) the same
+/// margin on the task's util.
+pub fn task_fits_max(v: &crate::core::SchedView, p: crate::sched::TaskId, cpu: usize) -> bool {
+    let cap = v.capacity_orig(cpu);
+    let caps = (0..v.nr_cpus()).map(|c| v.capacity_orig(c));
+    let (min_cap, max_cap) = caps.fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
+    if cap >= max_cap {
+        return true;
+    }
+    if cap == min_cap && v.stune.is_some_and(|st| st.task_boost(p as usize) > 0) {
+        return false;
+    }
+    let up = v.knobs.get(Knob::VendorSchedUpmigrate).round() as u64;
+    // task_util_est() is boosted_task_util() under schedtune
+    v.task_util_est(p) * 100 < cap * up
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testutils::{costs_off, two_cluster_platform};
+    use crate::{PolicyConfig, Sim, WorkloadSpec};
+    use serde_json::json;
+
+    const MS: u64 = 1_000_000;
+    /// schedtune's group index of top-app (schedtune::GROUPS)
+    const TOP_APP: usize = 3;
+
+    /// test-2x2 under msm-4.14 (WALT, so core_ctl's runqueue statistics are kept; ticks
+    /// every 4 ms): B, in top-app, and C, in the root group, both pinned to little CPU 0;
+    /// C arrives at 7 ms. Both run without a break.
+    fn sim() -> Sim {
+        let b = json!({"name": "B", "cpus": [0], "stune": "top-app", "loop": 1,
+            "phases": [{"loop": 1, "events": [{"runtime": 1_000 * MS}]}]});
+        let c = json!({"name": "C", "cpus": [0], "delay_ns": 7 * MS, "loop": 1,
+            "phases": [{"loop": 1, "events": [{"runtime": 1_000 * MS}]}]});
+        let w = json!({"name": "misfit", "duration_ns": null, "timers": 0, "tasks": [b, c]});
+        let pol: PolicyConfig = costs_off(
+            serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance",
+                "idle_governor": "oracle", "kernel": "msm-4.14"}))
+            .unwrap(),
+        );
+        Sim::new(
+            two_cluster_platform(),
+            WorkloadSpec::from_json(&w.to_string()).unwrap(),
+            pol,
+        )
+        .unwrap()
+    }
+
+    /// Every event before `t`.
+    fn run_to(s: &mut Sim, t: u64) {
+        while s.events.peek_time().is_some_and(|e| e < t) {
+            s.step();
+        }
+    }
+
+    #[test]
+    fn a_boost_written_while_the_task_runs_counts_from_the_next_tick_to_the_tick_after_the_unboost() {
+        let mut s = sim();
+        assert_eq!(s.knobs.derived.tick_ns, 4 * MS);
+        // Until the first window ends (20 ms) B's demand is WALT's initial load, 15 % of
+        // the window: 153. Unboosted it fits little CPU 0 (capacity 512) under
+        // sched_upmigrate 95 %: 153 * 100 < 512 * 95. Its enqueue leaves p->misfit clear.
+        run_to(&mut s, 4 * MS + 1);
+        assert_eq!((s.nr_avg[0].nr, s.nr_avg[0].nr_big), (1, 0));
+        // top-app's boost written to 10 after the 4 ms tick. Its boosted util, 153 +
+        // (1024 - 153) * 10 / 100 = 240, would fit the margin too, but task_fits_max()
+        // never fits a boosted task on a smallest-capacity CPU. Nothing re-reads the flag
+        // at the write, nor at C's enqueue at 7 ms (C unboosted, 153: fits): 2 tasks, 0
+        // big.
+        s.stune.as_mut().unwrap().boost[TOP_APP] = 10;
+        run_to(&mut s, 8 * MS);
+        assert_eq!(s.nr_avg[0].last_time, 7 * MS);
+        assert_eq!((s.nr_avg[0].nr, s.nr_avg[0].nr_big), (2, 0));
+        // the 8 ms tick finds B running (C, forked with START_DEBIT, did not preempt it)
+        // and sets its flag: 1 big task from 8 ms
+        run_to(&mut s, 8 * MS + 1);
+        assert_eq!(s.rqs[0].curr, Some(0));
+        assert_eq!((s.nr_avg[0].nr_big, s.nr_avg[0].big_prod_sum), (1, 0));
+        // unboosted again after the 8 ms tick: B (153) fits once more, but stays counted
+        // until the 12 ms tick clears the flag; the window's big-task integral holds
+        // 1 task x [8, 12) ms
+        s.stune.as_mut().unwrap().boost[TOP_APP] = 0;
+        run_to(&mut s, 12 * MS);
+        assert_eq!(s.nr_avg[0].nr_big, 1);
+        run_to(&mut s, 12 * MS + 1);
+        assert_eq!((s.nr_avg[0].nr_big, s.nr_avg[0].big_prod_sum), (0, 4 * MS as u128));
     }
 }

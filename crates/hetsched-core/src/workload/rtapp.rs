@@ -413,6 +413,7 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
         in_iowait: false,
         forks: 0,
         timer_wake: false,
+        misfit: false,
     })
 }
 
