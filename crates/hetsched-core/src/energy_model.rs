@@ -563,6 +563,21 @@ impl EnergyModel {
         out
     }
 
+    /// The energy of the pds holding a CPU of `cpus` (a mask) with the waking task on
+    /// `dst`: what msm-4.14's select_energy_cpu_idx() sums for each candidate, over the
+    /// sched groups that hold one (find_best_target.rs).
+    pub fn energy_with_task_on(&self, inp: &FeecInput, dst: usize, cpus: u64) -> u64 {
+        let task_busy = inp.task_util_est();
+        self.pds
+            .iter()
+            .filter(|pd| pd.cpus.iter().any(|&c| cpus & (1u64 << c) != 0))
+            .map(|pd| {
+                let here = pd.cpus.contains(&dst).then_some(dst);
+                compute_energy(pd, inp, here, pd_busy_time(pd, inp), task_busy, self.legacy)
+            })
+            .sum()
+    }
+
     /// The energy of every pd without the task (compute_energy with no destination): the
     /// base that the candidates' deltas of `find_energy_efficient_cpu` add to.
     pub fn energy_without_task(&self, inp: &FeecInput) -> u64 {

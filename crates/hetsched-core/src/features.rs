@@ -221,6 +221,9 @@ knobs! {
         "Android kernel/sched/tune.c: /dev/stune/rt/schedtune.boost", "msm-4.14 profile: boost of the rt group."),
     StuneRtPreferIdle = ("schedtune.rt.prefer_idle", 0.0, 0.0, 1.0, "0/1",
         "Android kernel/sched/tune.c", "msm-4.14 profile: prefer_idle of the rt group."),
+    EasFindBestTarget = ("eas.find_best_target", 1.0, 0.0, 1.0, "0/1",
+        "msm-4.14 kernel/sched/features.h: SCHED_FEAT(FIND_BEST_TARGET, true) (SM8150 trees, e.g. 0wnerDied/Neptune_kernel_sm8150_oneplus); select_task_rq_fair() returns find_energy_efficient_cpu() whenever energy_aware()",
+        "msm-4.14 profile: 1 = the kernel's wakeup path, find_energy_efficient_cpu() with find_best_target() for every fair wakeup and fork, overutilized or not; 0 = mainline's EAS (android-4.19's feec, the CFS path while overutilized), the baseline of Arm's OSPM 2020 comparison."),
     // --- end WALT knobs ---
     // --- core_ctl per cluster (extensions/core_ctl.rs): -1 = the global vendor.core_ctl.* or the kernel's default ---
     CoreCtlEnableCluster0 = ("core_ctl.enable.cluster0", -1.0, -1.0, 1.0, "0/1",

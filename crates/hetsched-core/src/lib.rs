@@ -20,6 +20,7 @@ pub mod event;
 pub mod extensions;
 pub mod fair;
 pub mod features;
+pub mod find_best_target;
 pub mod hmp_load;
 pub mod idle;
 pub mod invariants;

@@ -256,7 +256,7 @@ impl crate::core::Sim {
 /// cpu_util_without() (Android 4.14 fair.c) for a waking task: on its prev_cpu, the CFS
 /// util_avg less the task's (synced) util_avg; util_est needs no correction, a sleeping
 /// task having left it at dequeue.
-fn cpu_util_without(v: &crate::core::SchedView, cpu: usize, p: crate::sched::TaskId, prev: usize) -> u64 {
+pub(crate) fn cpu_util_without(v: &crate::core::SchedView, cpu: usize, p: crate::sched::TaskId, prev: usize) -> u64 {
     let c = &v.rqs[cpu].cfs;
     let mut util = c.avg.util_avg;
     if cpu == prev && v.tasks[p as usize].se.attached {

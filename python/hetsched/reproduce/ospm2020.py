@@ -225,8 +225,12 @@ class Config:
     changes: tuple[str, ...] = tuple(c.knob for c in CHANGES)
 
 
+# The slides compare each change with mainline EAS ("vendor changes to EAS, one by one
+# against mainline EAS"), so msm-4.14's own wakeup path, find_best_target() (sched_feat
+# FIND_BEST_TARGET, which already carries a prev_cpu fast path, packing and the migration
+# margins), is off: the baseline is mainline's feec on the Pixel 4's kernel.
 VENDOR_OFF = (("vendor.cpu_isolation", 0), ("vendor.migration_margins", 0), ("vendor.task_packing", 0),
-              ("vendor.prev_cpu_fastpath", 0), ("vendor.rt_placement", 0))
+              ("vendor.prev_cpu_fastpath", 0), ("vendor.rt_placement", 0), ("eas.find_best_target", 0))
 _PIXEL4 = tuple(PIXEL4_INIT.items()) + VENDOR_OFF
 # the same values on the tree built with WALT (and core_ctl), as the LG G8 shipped it
 _PIXEL4_ON_WALT = tuple({**PIXEL4_INIT, "sched_walt": 1}.items()) + VENDOR_OFF

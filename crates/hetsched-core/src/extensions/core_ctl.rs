@@ -529,7 +529,7 @@ impl Sim {
         if self.nr_avg.is_empty() {
             return;
         }
-        let misfit = !task_fits_max(&self.sched_view(), t, cpu);
+        let misfit = !crate::find_best_target::task_fits_max_here(&self.sched_view(), t, cpu);
         self.tasks[t as usize].misfit = misfit;
     }
 
@@ -541,33 +541,12 @@ impl Sim {
         if self.nr_avg.is_empty() {
             return;
         }
-        let misfit = !task_fits_max(&self.sched_view(), t, cpu);
+        let misfit = !crate::find_best_target::task_fits_max_here(&self.sched_view(), t, cpu);
         if misfit != self.tasks[t as usize].misfit {
             self.tasks[t as usize].misfit = misfit;
             self.core_ctl_nr_update(cpu);
         }
     }
-}
-
-/// task_fits_max() of msm-4.14's fair.c: a CPU of the biggest capacity holds anything; on
-/// a CPU of the smallest capacity a task of a boosted schedtune group never fits, whatever
-/// its util (schedtune_task_boost() > 0); otherwise task_fits_capacity() on the task's own
-/// CPU, the up-migrate margin: boosted_task_util() below sched_upmigrate % of capacity_orig.
-/// Without schedtune (a kernel other than msm-4.14 with vendor.cpu_isolation) the same
-/// margin on the task's util.
-pub fn task_fits_max(v: &crate::core::SchedView, p: crate::sched::TaskId, cpu: usize) -> bool {
-    let cap = v.capacity_orig(cpu);
-    let caps = (0..v.nr_cpus()).map(|c| v.capacity_orig(c));
-    let (min_cap, max_cap) = caps.fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
-    if cap >= max_cap {
-        return true;
-    }
-    if cap == min_cap && v.stune.is_some_and(|st| st.task_boost(p as usize) > 0) {
-        return false;
-    }
-    let up = v.knobs.get(Knob::VendorSchedUpmigrate).round() as u64;
-    // task_util_est() is boosted_task_util() under schedtune
-    v.task_util_est(p) * 100 < cap * up
 }
 
 #[cfg(test)]
@@ -615,7 +594,7 @@ mod tests {
         assert_eq!(s.knobs.derived.tick_ns, 4 * MS);
         // Until the first window ends (20 ms) B's demand is WALT's initial load, 15 % of
         // the window: 153. Unboosted it fits little CPU 0 (capacity 512) under
-        // sched_upmigrate 95 %: 153 * 100 < 512 * 95. Its enqueue leaves p->misfit clear.
+        // sched_upmigrate 95 % (margin 1024 * 100 / 95 = 1077): 512 * 1024 > 153 * 1077. Its enqueue leaves p->misfit clear.
         run_to(&mut s, 4 * MS + 1);
         assert_eq!((s.nr_avg[0].nr, s.nr_avg[0].nr_big), (1, 0));
         // top-app's boost written to 10 after the 4 ms tick. Its boosted util, 153 +

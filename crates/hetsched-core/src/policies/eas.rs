@@ -17,9 +17,9 @@ pub static INFO: PolicyInfo = PolicyInfo {
     name: "eas",
     summary: "cfs plus Energy Aware Scheduling on wakeup: find_energy_efficient_cpu (v6.12) while the root domain is not overutilized",
     source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; Arm's OSPM 2020 talk on vendor EAS changes for the vendor.* knobs",
-    knobs: &["vendor.", "schedutil."],
+    knobs: &["vendor.", "schedutil.", "eas."],
     requires: Requires::NONE,
-    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's.",
+    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's. Kernel profile `msm-4.14`: that kernel's own path (find_best_target.rs), find_energy_efficient_cpu() with find_best_target() on every fair wakeup and fork whether overutilized or not, its energy comparison estimated with the Energy Model above rather than 4.14's sched-group energy model; `eas.find_best_target=0` gives the mainline path instead.",
     status: "Measured against the papers' phones in docs/studies/ospm2020.md (vendor knobs) and docs/learning.md (Learning EAS runs on it).",
     controller: None,
     build,
@@ -86,6 +86,8 @@ pub struct Eas {
     pub vendor: crate::vendor::VendorCounters,
     /// schedtune.prefer_idle placements (msm-4.14)
     pub prefer_idle_placements: u64,
+    /// msm-4.14's own wakeup path (find_best_target.rs)
+    pub fbt: crate::find_best_target::FbtCounters,
 }
 
 impl Eas {
@@ -101,6 +103,7 @@ impl Eas {
             feec_moves: 0,
             vendor: Default::default(),
             prefer_idle_placements: 0,
+            fbt: Default::default(),
         }
     }
 
@@ -182,6 +185,44 @@ impl Eas {
         out
     }
     // --- end vendor hook ---
+
+    /// msm-4.14 with sched_feat FIND_BEST_TARGET: select_task_rq_fair() returns
+    /// find_energy_efficient_cpu() for every fair wakeup and fork (find_best_target.rs);
+    /// RT tasks take their class's path. Core isolation redirects as on the vendor path.
+    fn select_msm(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
+        use crate::vendor;
+        let vk = crate::vendor::VendorKnobs::read(v);
+        let iso = if vk.isolation { v.isolated } else { 0 };
+        if v.tasks[p as usize].policy != Policy::Other {
+            if vk.rt && vendor::is_rt(v, p) {
+                self.vendor.rt_placement += 1;
+                return vendor::select_task_rq_rt(v, p, prev_cpu, iso);
+            }
+            return self.fallback.select_task_rq(v, p, prev_cpu, kind);
+        }
+        self.fill(v, p, prev_cpu);
+        let (cpu, estimated) = crate::find_best_target::find_energy_efficient_cpu(
+            &self.em,
+            &self.inp,
+            v,
+            p,
+            prev_cpu,
+            kind == WakeKind::Fork,
+            &mut self.fbt,
+        );
+        self.feec_calls += 1;
+        if cpu != prev_cpu {
+            self.feec_moves += 1;
+        }
+        // the CPU scan, then each energy estimate over every pd's CPUs and OPPs
+        let pd_steps: u64 = self.pd_cpus.iter().zip(&self.pd_opps).map(|(c, o)| c + o).sum();
+        self.placement_steps = v.nr_cpus() as u64 + estimated as u64 * pd_steps;
+        let out = vendor::avoid_isolated(v, p, cpu, iso);
+        if out != cpu {
+            self.vendor.isolation_redirects += 1;
+        }
+        out
+    }
 
     /// find_energy_efficient_cpu()'s steps for a task whose prev_cpu is `prev` (costs.rs)
     fn feec_steps(&self, prev: usize) -> u64 {
@@ -273,6 +314,9 @@ impl SchedPolicy for Eas {
 
     fn select_task_rq(&mut self, v: &SchedView, p: TaskId, prev_cpu: usize, kind: WakeKind) -> usize {
         self.placement_steps = 0;
+        if v.stune.is_some() && v.knobs.get(crate::features::Knob::EasFindBestTarget) > 0.0 {
+            return self.select_msm(v, p, prev_cpu, kind);
+        }
         let vk = crate::vendor::VendorKnobs::read(v);
         if vk.any() {
             return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (OSPM 2020 talk)
@@ -317,8 +361,12 @@ impl SchedPolicy for Eas {
             ("vendor.rt_placement", vc.rt_placement.into()),
             ("vendor.isolation_redirects", vc.isolation_redirects.into()),
         ];
-        if self.prefer_idle_placements > 0 {
-            c.push(("schedtune.prefer_idle", self.prefer_idle_placements.into()));
+        let prefer_idle = self.prefer_idle_placements + self.fbt.prefer_idle;
+        if prefer_idle > 0 {
+            c.push(("schedtune.prefer_idle", prefer_idle.into()));
+        }
+        if self.fbt.calls > 0 {
+            c.push(("find_best_target", self.fbt.to_json()));
         }
         c.extend(self.fallback.counters());
         c
