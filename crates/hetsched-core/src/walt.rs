@@ -934,11 +934,7 @@ impl Sim {
     /// A CPU's idle state counts as busy while a task blocked in I/O waits there
     /// (cpu_is_waiting_on_io(): rq->nr_iowait, with sched_io_is_busy).
     fn walt_io_busy(&self, cpu: usize) -> bool {
-        self.walt.as_ref().is_some_and(|w| w.tun.io_is_busy)
-            && self
-                .tasks
-                .iter()
-                .any(|t| t.cpu == cpu && t.iowait_since.is_some() && t.state == crate::sched::TaskState::Sleeping)
+        self.walt.as_ref().is_some_and(|w| w.tun.io_is_busy) && self.nr_iowait_cpu(cpu) > 0
     }
 
     /// update_task_ravg(p, rq, event, now)
