@@ -11,7 +11,8 @@
 //! micro idle accounting uses; 80 without it), `sampling_down_factor` 1, `sampling_rate`
 //! max(2 ticks, the transition delay) = 8 ms at HZ=250.
 //!
-//! Not modelled: powersave_bias (default 0), io_is_busy (iowait is not simulated),
+//! Not modelled: powersave_bias (default 0), io_is_busy (default 0 on arm64, where
+//! should_io_be_busy() is false: a CPU's I/O-wait time counts as idle, as here),
 //! ignore_nice_load (default 0). The engine's sampling timer fires every period even when
 //! the CPUs are idle (the kernel's is deferrable), which only matters for the
 //! prev_load rule above.
