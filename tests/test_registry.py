@@ -69,3 +69,15 @@ def test_no_policy_name_is_compared_outside_the_registry():
             if compare.search(line.split("#", 1)[0]):
                 offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+@pytest.mark.parametrize("kernel, release", [
+    ("mainline-6.12", "6.12.8"), ("android-4.19", "4.19"), ("msm-4.14", "4.14")])
+def test_result_names_the_kernel_release_its_profile_follows(kernel, release):
+    # the profile's name stays what --set kernel= takes; the release is the sources' version
+    sim = Simulation(platform="sm8150", workload="periodic", scheduler="eas", governor="schedutil",
+                     lower_bound=False, knobs={"kernel": kernel})
+    sim.run(0.05)
+    doc = json.loads(sim.result().to_json())
+    assert doc["kernel"] == kernel
+    assert doc["kernel_release"].split(" ")[0] == release

@@ -74,7 +74,9 @@ def default_policy(platform: "Platform", governor: str | None = None) -> tuple[s
            else f"an Energy Model too large for EAS ({complexity} > {EM_MAX_COMPLEXITY})")
     return "cfs", gov, f"{why}: the kernel runs CFS (EEVDF) without EAS"
 IDLE_GOVERNORS: dict[str, str] = dict(_engine.idle_governors())
-KERNEL_PROFILES: dict[str, str] = dict(_engine.kernel_profiles())
+KERNEL_PROFILES: dict[str, str] = {name: about for name, _, about in _engine.kernel_profiles()}
+#: the kernel release each profile follows (its sources' version), recorded in result.json
+KERNEL_RELEASES: dict[str, str] = {name: release for name, release, _ in _engine.kernel_profiles()}
 # the view of the engine's state a Python policy's hook is handed (policy.py)
 SchedView = _engine.SchedView
 # the version every result document and sweep row carries
@@ -522,6 +524,7 @@ class Simulation:
             "governor": self.governor,
             "idle_governor": self.idle_governor,
             "kernel": self.kernel,
+            "kernel_release": KERNEL_RELEASES[self.kernel],
             "knobs": self.knob_values(),
             "seed": self.seed,
             "power_model": self.platform.power_model,

@@ -493,18 +493,24 @@ pub(crate) fn default_kernel() -> String {
 }
 
 /// Kernel profiles: where the phones of the studies (Android 4.14/4.19) differ from v6.12.
-pub const KERNEL_PROFILES: &[(&str, &str)] = &[
+/// Each is (name, the release its sources were read in, what it changes).
+pub const KERNEL_PROFILES: &[(&str, &str, &str)] = &[
     (
         "mainline-6.12",
+        // the third audit compared the engine with Debian's linux 6.12.8 source; later 6.12.y
+        // stable releases took more (menu lost its I/O-wait terms in one of August 2025)
+        "6.12.8",
         "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
     ),
     (
         "android-4.19",
+        "4.19 (Android common android-4.19, EAS as of 5.4)",
         "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
     ),
     (
         "msm-4.14",
-        "Qualcomm's Android 4.14 kernel of the Snapdragon 855 phones: android-4.19's EAS forms driven by WALT (20 ms windows) instead of PELT, schedtune boost groups instead of uclamp, schedutil with hispeed_freq and predicted load, core_ctl; on a known SoC the device's init-script values (walt.rs)",
+        "4.14 (Qualcomm msm-4.14 of the Snapdragon 855 phones)",
+        "Qualcomm's Android 4.14 kernel of the Snapdragon 855 phones: find_energy_efficient_cpu() with find_best_target() on every wakeup and fork, on WALT's signals (20 ms windows) instead of PELT, schedtune boost groups instead of uclamp, schedutil with hispeed_freq and predicted load, core_ctl; on a known SoC the device's init-script values (walt.rs)",
     ),
 ];
 

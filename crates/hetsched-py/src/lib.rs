@@ -567,8 +567,9 @@ fn idle_governors() -> Vec<(&'static str, &'static str)> {
     hetsched_core::core::IDLE_GOVERNORS.to_vec()
 }
 
+/// (name, release, what it changes) of each kernel profile
 #[pyfunction]
-fn kernel_profiles() -> Vec<(&'static str, &'static str)> {
+fn kernel_profiles() -> Vec<(&'static str, &'static str, &'static str)> {
     hetsched_core::core::KERNEL_PROFILES.to_vec()
 }
 
