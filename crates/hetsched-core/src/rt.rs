@@ -46,6 +46,9 @@ pub type RtKey = (i64, u64, u32);
 #[derive(Debug, Clone, Default)]
 pub struct RtRq {
     queue: SortedVec<RtKey>,
+    /// lib/cpumask.c's per-CPU `distribute_cpu_mask_prev`: where this CPU's last
+    /// cpumask_any_and_distribute() pick was, so the next one starts after it
+    distribute_prev: std::cell::Cell<usize>,
 }
 
 impl RtRq {
@@ -119,24 +122,68 @@ pub fn rt_task_fits_capacity(v: &SchedView, p: TaskId, cpu: usize) -> bool {
     v.capacity_orig(cpu) >= umin.min(umax)
 }
 
+/// cpumask_any_and_distribute() called on `this_cpu`: the first CPU of `mask` after the
+/// one this CPU picked last (wrapping), remembered for its next call.
+fn any_distribute(v: &SchedView, this_cpu: usize, mask: u64) -> Option<usize> {
+    if mask == 0 {
+        return None;
+    }
+    let cursor = &v.rqs[this_cpu].rt_queue.distribute_prev;
+    let n = v.nr_cpus();
+    let start = cursor.get() + 1;
+    let next = (0..n).map(|k| (start + k) % n).find(|&c| mask & (1u64 << c) != 0)?;
+    cursor.set(next);
+    Some(next)
+}
+
 /// cpupri_find_fitness() + find_lowest_rq(): the CPUs of the lowest cpupri level below
 /// p's, among p's allowed CPUs, keeping those p fits (and, if none fits anywhere, without
-/// fitness); from that mask prev_cpu if it is there, else the first.
-pub(crate) fn find_lowest_rq(v: &SchedView, p: TaskId, prev: usize) -> Option<usize> {
+/// fitness). From that mask: prev_cpu if it is there; else, walking prev_cpu's sched
+/// domains up (its cluster's, then all CPUs; one domain of every CPU where they share
+/// the LLC), `this_cpu` (the CPU doing the wakeup or the push) if the domain holds it and
+/// it is in the mask, else a CPU of the mask in that domain spread by
+/// cpumask_any_and_distribute(); past the domains, this_cpu, then any CPU of the mask.
+pub(crate) fn find_lowest_rq(v: &SchedView, p: TaskId, prev: usize, this_cpu: usize) -> Option<usize> {
     let t = &v.tasks[p as usize];
     let level = t.prio_level();
-    for with_fitness in [true, false] {
+    let mut lowest = 0u64;
+    'search: for with_fitness in [true, false] {
         for lvl in 0..level {
-            let mask: Vec<usize> = (0..v.nr_cpus())
+            lowest = (0..v.nr_cpus())
                 .filter(|&c| t.allowed & (1u64 << c) != 0 && cpupri_level(v, c) == lvl)
                 .filter(|&c| !with_fitness || rt_task_fits_capacity(v, p, c))
-                .collect();
-            if !mask.is_empty() {
-                return Some(if mask.contains(&prev) { prev } else { mask[0] });
+                .fold(0u64, |m, c| m | 1u64 << c);
+            if lowest != 0 {
+                break 'search;
             }
         }
     }
-    None
+    if lowest == 0 {
+        return None;
+    }
+    if lowest & (1u64 << prev) != 0 {
+        return Some(prev);
+    }
+    let this = (lowest & (1u64 << this_cpu) != 0).then_some(this_cpu);
+    let all = (1u64 << v.nr_cpus()) - 1;
+    let cluster = v.platform.clusters[v.platform.cpu_cluster[prev]]
+        .cpus
+        .iter()
+        .fold(0u64, |m, &c| m | 1u64 << c);
+    let domains: &[u64] = if v.platform.shared_llc || cluster == all {
+        &[all]
+    } else {
+        &[cluster, all]
+    };
+    for &span in domains {
+        if let Some(c) = this.filter(|&c| span & (1u64 << c) != 0) {
+            return Some(c);
+        }
+        if let Some(c) = any_distribute(v, this_cpu, lowest & span) {
+            return Some(c);
+        }
+    }
+    this.or_else(|| any_distribute(v, this_cpu, lowest))
 }
 
 /// select_task_rq_rt() (wakeup and fork): stay on prev_cpu unless it runs an RT task of
@@ -154,7 +201,7 @@ pub fn select_task_rq_rt(v: &SchedView, p: TaskId, prev: usize) -> usize {
     if !(curr_blocks || !fits_prev || !prev_ok) {
         return prev;
     }
-    match find_lowest_rq(v, p, prev) {
+    match find_lowest_rq(v, p, prev, v.wake.this_cpu.unwrap_or(prev)) {
         Some(target) => {
             if !curr_blocks && prev_ok && !rt_task_fits_capacity(v, p, target) {
                 return prev; // searched only for capacity, and found none better
@@ -188,6 +235,49 @@ mod tests {
         rq.dequeue(2);
         assert_eq!(rq.pick(), Some(1));
         assert_eq!(rq.len(), 1);
+    }
+
+    /// test-2x2 (little 0-1, big 2-3, an L2 per cluster) with every CPU fitting RT tasks
+    /// (uclamp.min_rt_default 0): task 0 is SCHED_FIFO (rt_priority 10) with prev_cpu 2;
+    /// CPUs in `busy` hold a lower RT task, the others are idle (cpupri's lowest level,
+    /// which they share with CPUs running fair tasks): the lowest mask.
+    fn lowest(busy: &[usize], this_cpu: usize, calls: usize) -> Vec<Option<usize>> {
+        use crate::testutils::{costs_off, two_cluster_platform};
+        use serde_json::json;
+        let mut tasks = vec![json!({"name": "R", "policy": "fifo", "rt_priority": 10,
+            "phases": [{"events": [{"run": 1_000_000}]}]})];
+        tasks.extend((0..4).map(|c| json!({"name": format!("f{c}"), "phases": [{"events": [{"run": 1_000_000}]}]})));
+        let w = json!({"name": "lowest", "duration_ns": null, "tasks": tasks});
+        let pol: crate::PolicyConfig = costs_off(
+            serde_json::from_value(json!({"scheduler": "cfs", "governor": "performance",
+                "knobs": {"uclamp.min_rt_default": 0.0}}))
+            .unwrap(),
+        );
+        let mut s = crate::Sim::new(
+            two_cluster_platform(),
+            crate::WorkloadSpec::from_json(&w.to_string()).unwrap(),
+            pol,
+        )
+        .unwrap();
+        for &c in busy {
+            // a queued SCHED_FIFO task of rt_priority 5 (cpupri level 6, below R's 11)
+            s.rqs[c].rt_queue.enqueue(1 + c as u32, 6, c as u64);
+        }
+        let v = s.sched_view();
+        (0..calls).map(|_| find_lowest_rq(&v, 0, 2, this_cpu)).collect()
+    }
+
+    #[test]
+    fn find_lowest_rq_stays_in_prev_cpus_domain_before_the_waker_and_spreads() {
+        // lowest mask {0, 3}, prev_cpu 2 not in it; the waker on CPU 0 is in the mask but not
+        // in prev_cpu's cluster domain {2, 3}, where the spread pick is CPU 3
+        assert_eq!(lowest(&[1, 2], 0, 1), vec![Some(3)]);
+        // lowest mask {0, 1}: nothing of it in {2, 3}; in the domain of all CPUs the waker's
+        // CPU 1 is in the mask and is taken
+        assert_eq!(lowest(&[2, 3], 1, 1), vec![Some(1)]);
+        // a push from busy CPU 3 (not in the mask): spread over {0, 1} from CPU 3's cursor,
+        // which starts at 0 and skips it the first time: 1, then 0, then 1
+        assert_eq!(lowest(&[2, 3], 3, 3), vec![Some(1), Some(0), Some(1)]);
     }
 }
 
@@ -478,7 +568,7 @@ impl Sim {
         let v = self.view();
         // find_lock_lowest_rq(): the target must still be of a lower priority than p
         // (a CPU the vendor core controller isolated takes no placements)
-        let Some(target) = find_lowest_rq(&v, p, cpu)
+        let Some(target) = find_lowest_rq(&v, p, cpu, cpu)
             .filter(|&c| c != cpu && cpupri_level(&v, c) < level && v.isolated & (1u64 << c) == 0)
         else {
             return false;
