@@ -43,7 +43,6 @@
 //! carries WF_SYNC, so step 1 does not fire in the built-in workloads.
 
 use crate::core::SchedView;
-use crate::energy_model::{EnergyModel, FeecInput};
 use crate::features::Knob;
 use crate::sched::TaskId;
 
@@ -433,14 +432,15 @@ fn packing_eligible(v: &SchedView, t: &Task, target: Option<usize>, active_cpus:
 }
 
 /// find_energy_efficient_cpu() of msm-4.14 for a fair wakeup or fork: the CPU, and the
-/// number of candidates whose energy was estimated (0: none).
+/// number of candidates whose energy was estimated (0: none). `energies` gives the energy
+/// with the task on each candidate, over the pds holding one of the mask's CPUs
+/// (EnergyModel::energy_with_task_on).
 pub fn find_energy_efficient_cpu(
-    em: &EnergyModel,
-    inp: &FeecInput,
     v: &SchedView,
     p: TaskId,
     prev: usize,
     fork: bool,
+    energies: impl FnOnce(&[usize], u64) -> Vec<u64>,
     counters: &mut FbtCounters,
 ) -> (usize, u32) {
     counters.calls += 1;
@@ -482,7 +482,7 @@ pub fn find_energy_efficient_cpu(
     let mut cands = vec![prev, target];
     cands.extend(fbt.backup);
     let mask = cands.iter().fold(0u64, |m, &c| m | 1u64 << c);
-    let energies: Vec<u64> = cands.iter().map(|&c| em.energy_with_task_on(inp, c, mask)).collect();
+    let energies = energies(&cands, mask);
     let margin = (energies[0] >> 6) as i64;
     let (mut best, mut best_delta) = (0usize, 0i64);
     for (k, &e) in energies.iter().enumerate().skip(1) {

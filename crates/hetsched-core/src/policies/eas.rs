@@ -138,7 +138,7 @@ impl Eas {
             self.prefer_idle_placements += 1;
             c
         } else if ttwu_fair && !v.overutilized {
-            self.fill(v, p, prev_cpu);
+            Self::fill(&mut self.inp, v, p, prev_cpu);
             if iso != 0 && self.inp.allowed & !iso != 0 {
                 self.inp.allowed &= !iso;
             }
@@ -200,14 +200,18 @@ impl Eas {
             }
             return self.fallback.select_task_rq(v, p, prev_cpu, kind);
         }
-        self.fill(v, p, prev_cpu);
+        // the energy inputs are gathered only when candidates are compared
+        let (em, inp) = (&self.em, &mut self.inp);
+        let energies = |cands: &[usize], mask: u64| {
+            Self::fill(inp, v, p, prev_cpu);
+            cands.iter().map(|&c| em.energy_with_task_on(inp, c, mask)).collect()
+        };
         let (cpu, estimated) = crate::find_best_target::find_energy_efficient_cpu(
-            &self.em,
-            &self.inp,
             v,
             p,
             prev_cpu,
             kind == WakeKind::Fork,
+            energies,
             &mut self.fbt,
         );
         self.feec_calls += 1;
@@ -229,9 +233,8 @@ impl Eas {
         crate::costs::feec_steps(&self.pd_cpus, &self.pd_opps, self.em.cpu_pd[prev])
     }
 
-    fn fill(&mut self, v: &SchedView, p: TaskId, prev: usize) {
+    fn fill(inp: &mut FeecInput, v: &SchedView, p: TaskId, prev: usize) {
         let n = v.nr_cpus();
-        let inp = &mut self.inp;
         inp.util_avg.clear();
         inp.runnable_avg.clear();
         inp.util_est.clear();
@@ -334,7 +337,7 @@ impl SchedPolicy for Eas {
             }
         }
         if !v.overutilized {
-            self.fill(v, p, prev_cpu);
+            Self::fill(&mut self.inp, v, p, prev_cpu);
             let r = self.em.find_energy_efficient_cpu(&self.inp);
             self.placement_steps = self.feec_steps(prev_cpu);
             self.feec_calls += 1;
