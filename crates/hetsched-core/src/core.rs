@@ -97,7 +97,7 @@ pub struct Sim {
     pub overloaded: bool,
     /// uclamp_is_used(): some task sets a clamp
     pub uclamp_used: bool,
-    /// the android-4.19 kernel profile
+    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19 and msm-4.14)
     pub legacy: bool,
     /// the fair class runs as EEVDF (fair.eevdf resolved against the profile and the policy)
     pub fair_eevdf: bool,
@@ -208,17 +208,9 @@ impl Sim {
         policy: PolicyConfig,
         wrap: impl FnOnce(Box<dyn SchedPolicy>) -> Box<dyn SchedPolicy>,
     ) -> Result<Sim> {
-        if !KERNEL_PROFILES.iter().any(|k| k.0 == policy.kernel) {
-            return Err(Error::Unknown {
-                field: "kernel".into(),
-                kind: "kernel profile",
-                name: policy.kernel.clone(),
-                choices: KERNEL_PROFILES.iter().map(|k| k.0).collect::<Vec<_>>().join(", "),
-            });
-        }
-        let msm = policy.kernel == "msm-4.14";
-        // the 4.14 and 4.19 Android kernels share the PELT and EAS forms the profile names
-        let legacy = policy.kernel == "android-4.19" || msm;
+        let profile = KernelProfile::from_name(&policy.kernel)?;
+        let msm = profile.msm();
+        let legacy = profile.android_forms();
         let mut knobs = Knobs::default();
         knobs.set_legacy(legacy);
         if msm {

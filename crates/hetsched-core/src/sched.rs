@@ -279,7 +279,7 @@ pub struct SchedView<'a> {
     pub uclamp_used: bool,
     /// EAS runs (sched_energy_enabled)
     pub eas: bool,
-    /// the android-4.19 kernel profile
+    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19 and msm-4.14)
     pub legacy: bool,
     /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
     pub isolated: u64,
@@ -492,27 +492,75 @@ pub(crate) fn default_kernel() -> String {
     "mainline-6.12".into()
 }
 
-/// Kernel profiles: where the phones of the studies (Android 4.14/4.19) differ from v6.12.
-/// Each is (name, the release its sources were read in, what it changes).
-pub const KERNEL_PROFILES: &[(&str, &str, &str)] = &[
-    (
-        "mainline-6.12",
-        // the third audit compared the engine with Debian's linux 6.12.8 source; later 6.12.y
-        // stable releases took more (menu lost its I/O-wait terms in one of August 2025)
-        "6.12.8",
-        "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
-    ),
-    (
-        "android-4.19",
-        "4.19 (Android common android-4.19, EAS as of 5.4)",
-        "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
-    ),
-    (
-        "msm-4.14",
-        "4.14 (Qualcomm msm-4.14 of the Snapdragon 855 phones)",
-        "Qualcomm's Android 4.14 kernel of the Snapdragon 855 phones: find_energy_efficient_cpu() with find_best_target() on every wakeup and fork, on WALT's signals (20 ms windows) instead of PELT, schedtune boost groups instead of uclamp, schedutil with hispeed_freq and predicted load, core_ctl; on a known SoC the device's init-script values (walt.rs)",
-    ),
-];
+/// The kernel profiles (`--set kernel=`): where the phones of the studies (Android
+/// 4.14/4.19) differ from v6.12.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelProfile {
+    Mainline612,
+    Android419,
+    Msm414,
+}
+
+impl KernelProfile {
+    pub const ALL: [KernelProfile; 3] = [
+        KernelProfile::Mainline612,
+        KernelProfile::Android419,
+        KernelProfile::Msm414,
+    ];
+
+    /// The name `--set kernel=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelProfile::Mainline612 => "mainline-6.12",
+            KernelProfile::Android419 => "android-4.19",
+            KernelProfile::Msm414 => "msm-4.14",
+        }
+    }
+
+    /// The release its sources were read in (result.json's `kernel_release`).
+    pub fn release(self) -> &'static str {
+        match self {
+            // the third audit compared the engine with Debian's linux 6.12.8 source; later
+            // 6.12.y stable releases took more (menu lost its I/O-wait terms in one of August 2025)
+            KernelProfile::Mainline612 => "6.12.8",
+            KernelProfile::Android419 => "4.19 (Android common android-4.19, EAS as of 5.4)",
+            KernelProfile::Msm414 => "4.14 (Qualcomm msm-4.14 of the Snapdragon 855 phones)",
+        }
+    }
+
+    /// What it changes.
+    pub fn about(self) -> &'static str {
+        match self {
+            KernelProfile::Mainline612 => "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
+            KernelProfile::Android419 => "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
+            KernelProfile::Msm414 => "Qualcomm's Android 4.14 kernel of the Snapdragon 855 phones: find_energy_efficient_cpu() with find_best_target() on every wakeup and fork, on WALT's signals (20 ms windows) instead of PELT, schedtune boost groups instead of uclamp, schedutil with hispeed_freq and predicted load, core_ctl; on a known SoC the device's init-script values (walt.rs)",
+        }
+    }
+
+    /// The profile `name` names, or the one-line error that lists the choices.
+    pub fn from_name(name: &str) -> crate::error::Result<KernelProfile> {
+        KernelProfile::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| crate::error::Error::Unknown {
+                field: "kernel".into(),
+                kind: "kernel profile",
+                name: name.into(),
+                choices: KernelProfile::ALL.map(|k| k.name()).join(", "),
+            })
+    }
+
+    /// The Android kernels' forms of PELT, util_est, the Energy Model, feec and the cpufreq
+    /// rate limit (android-4.19's): the 4.14 and 4.19 Android kernels share them.
+    pub fn android_forms(self) -> bool {
+        self != KernelProfile::Mainline612
+    }
+
+    /// Qualcomm's msm-4.14: WALT, schedtune, its schedutil, core_ctl, find_best_target().
+    pub fn msm(self) -> bool {
+        self == KernelProfile::Msm414
+    }
+}
 
 pub const IDLE_GOVERNORS: &[(&str, &str)] = &[
     (

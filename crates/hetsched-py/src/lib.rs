@@ -570,7 +570,10 @@ fn idle_governors() -> Vec<(&'static str, &'static str)> {
 /// (name, release, what it changes) of each kernel profile
 #[pyfunction]
 fn kernel_profiles() -> Vec<(&'static str, &'static str, &'static str)> {
-    hetsched_core::core::KERNEL_PROFILES.to_vec()
+    hetsched_core::core::KernelProfile::ALL
+        .iter()
+        .map(|k| (k.name(), k.release(), k.about()))
+        .collect()
 }
 
 /// The bare event loop of the speed benchmarks (hetsched_core::event::bare_event_loop):

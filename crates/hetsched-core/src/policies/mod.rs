@@ -76,7 +76,7 @@ pub struct PolicyCtx<'a> {
     pub platform: &'a Platform,
     pub governor: &'a str,
     pub knobs: &'a Knobs,
-    /// the android-4.19 kernel profile
+    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19 and msm-4.14)
     pub legacy: bool,
     pub nr_tasks: usize,
 }
