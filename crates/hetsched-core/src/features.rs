@@ -462,6 +462,10 @@ pub struct Derived {
     pub hispeed_khz: [u64; 4],
     pub up_rate_ns: [u64; 4],
     pub down_rate_ns: [u64; 4],
+    /// the up/down rate limits of a cluster with no knob of its own (a fifth one): the
+    /// global knob, else the kernel default
+    pub up_rate_global_ns: u64,
+    pub down_rate_global_ns: u64,
     pub hispeed_load: u64,
     pub pl: bool,
     /// WALT's window (sched_ravg_window resolved: 0 is 20 ms, or 6 ticks at HZ=300)
@@ -602,6 +606,8 @@ impl Knobs {
             ]
             .map(|k| g(k) as u64),
             up_rate_ns: [0; 4],
+            up_rate_global_ns: 0,
+            down_rate_global_ns: 0,
             down_rate_ns: [0; 4],
             hispeed_load: g(Knob::SchedutilHispeedLoad) as u64,
             pl: g(Knob::SchedutilPl) > 0.0,
@@ -638,6 +644,40 @@ impl Knobs {
             self.derived.up_rate_ns[i] = resolve(up[i], Knob::SchedutilUpRateLimitUs);
             self.derived.down_rate_ns[i] = resolve(down[i], Knob::SchedutilDownRateLimitUs);
         }
+        let global = |k: Knob| {
+            if g(k) >= 0.0 {
+                (g(k) * 1000.0) as u64
+            } else {
+                default_ns
+            }
+        };
+        self.derived.up_rate_global_ns = global(Knob::SchedutilUpRateLimitUs);
+        self.derived.down_rate_global_ns = global(Knob::SchedutilDownRateLimitUs);
+    }
+
+    /// msm-4.14 schedutil's hispeed_freq of cluster `ci` (kHz; 0: none): the cluster's knob;
+    /// a cluster beyond the four the knobs name has none, as the kernel's default.
+    pub fn hispeed_khz(&self, ci: usize) -> u64 {
+        self.derived.hispeed_khz.get(ci).copied().unwrap_or(0)
+    }
+
+    /// msm-4.14 schedutil's up rate limit of cluster `ci`: its knob, else the global one,
+    /// else the kernel default (a cluster beyond the four the knobs name has no own knob).
+    pub fn up_rate_ns(&self, ci: usize) -> u64 {
+        self.derived
+            .up_rate_ns
+            .get(ci)
+            .copied()
+            .unwrap_or(self.derived.up_rate_global_ns)
+    }
+
+    /// As `up_rate_ns`, for the down rate limit.
+    pub fn down_rate_ns(&self, ci: usize) -> u64 {
+        self.derived
+            .down_rate_ns
+            .get(ci)
+            .copied()
+            .unwrap_or(self.derived.down_rate_global_ns)
     }
 
     /// The TARGET_LOAD (1/10000) schedutil applies to cluster `ci` (Learning EAS sets one per cluster).
@@ -656,6 +696,27 @@ impl Knobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fifth_cluster_takes_the_global_rate_limits_and_no_hispeed() {
+        // the per-cluster knobs name clusters 0-3; cluster 4 has none of its own, so it
+        // takes the global knob (not cluster 3's, as a clamp to 3 gave it), and no hispeed
+        let mut k = Knobs::default();
+        k.set("schedutil.up_rate_limit_us", 700.0).unwrap();
+        k.set("schedutil.up_rate_limit_us.cluster3", 100.0).unwrap();
+        k.set("schedutil.down_rate_limit_us.cluster3", 200.0).unwrap();
+        k.set("schedutil.hispeed_freq.cluster3", 1_000_000.0).unwrap();
+        assert_eq!(
+            (k.up_rate_ns(3), k.down_rate_ns(3), k.hispeed_khz(3)),
+            (100_000, 200_000, 1_000_000)
+        );
+        // no global down limit: the kernel default, the policy's transition delay
+        let default_ns = k.derived.transition_delay_ns;
+        assert_eq!(
+            (k.up_rate_ns(4), k.down_rate_ns(4), k.hispeed_khz(4)),
+            (700_000, default_ns, 0)
+        );
+    }
 
     #[test]
     fn every_default_is_in_range_and_names_are_unique() {

@@ -256,7 +256,6 @@ impl Schedutil {
     /// change waits for the up or down rate limit since the last one.
     fn msm_update(&mut self, ci: usize, now: u64, cluster: &Cluster, utils: &[CpuUtil], knobs: &Knobs) -> Option<u64> {
         let d = &knobs.derived;
-        let i = ci.min(3);
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {
             pol.next_freq = cluster.opps[0].khz;
@@ -267,7 +266,7 @@ impl Schedutil {
         Self::calc_avg_cap(pol, ws, cur, d.walt_window_ns, cluster);
         // hispeed_util: freq_to_util(hispeed_freq) · TARGET_LOAD / 100, so that the 1.25
         // headroom brings the request back to hispeed_freq
-        let hs_util = cap * d.hispeed_khz[i] / cluster.fmax_khz * 80 / 100;
+        let hs_util = cap * knobs.hispeed_khz(ci) / cluster.fmax_khz * 80 / 100;
         let mut util = 0;
         for u in utils {
             let Some(load) = u.walt.as_ref() else { continue };
@@ -291,7 +290,8 @@ impl Schedutil {
         };
         // sugov_update_commit(): sugov_up_down_rate_limit()
         let since = pol.last_freq_update_time.map_or(u64::MAX, |t| now - t);
-        if (f > pol.next_freq && since < d.up_rate_ns[i]) || (f < pol.next_freq && since < d.down_rate_ns[i]) {
+        if (f > pol.next_freq && since < knobs.up_rate_ns(ci)) || (f < pol.next_freq && since < knobs.down_rate_ns(ci))
+        {
             return None;
         }
         if f == pol.next_freq {
@@ -327,7 +327,6 @@ impl Schedutil {
         knobs: &Knobs,
     ) -> Option<u64> {
         let d = &knobs.derived;
-        let i = ci.min(3);
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {
             pol.next_freq = cluster.opps[0].khz;
@@ -338,7 +337,7 @@ impl Schedutil {
         let idx = idx.min(utils.len() - 1);
         pol.cpus[idx].util = utils[idx].cfs;
         // sugov_should_update_freq(): min_rate_limit_ns, the shorter of the two limits
-        let min_rate = d.up_rate_ns[i].min(d.down_rate_ns[i]);
+        let min_rate = knobs.up_rate_ns(ci).min(knobs.down_rate_ns(ci));
         if pol.last_freq_update_time.is_some_and(|last| now - last < min_rate) {
             return None;
         }
@@ -370,7 +369,8 @@ impl Schedutil {
             return None;
         }
         let since = pol.last_freq_update_time.map_or(u64::MAX, |t| now - t);
-        if (f > pol.next_freq && since < d.up_rate_ns[i]) || (f < pol.next_freq && since < d.down_rate_ns[i]) {
+        if (f > pol.next_freq && since < knobs.up_rate_ns(ci)) || (f < pol.next_freq && since < knobs.down_rate_ns(ci))
+        {
             pol.cached_raw_freq = 0;
             return None;
         }
@@ -511,8 +511,7 @@ impl Governor for Schedutil {
         }
         if self.msm == MsmBuild::Walt {
             // sugov_should_update_freq(): the shorter of the two rate limits
-            let i = ci.min(3);
-            let min_rate = knobs.derived.up_rate_ns[i].min(knobs.derived.down_rate_ns[i]);
+            let min_rate = knobs.up_rate_ns(ci).min(knobs.down_rate_ns(ci));
             return self.policies[ci]
                 .last_freq_update_time
                 .is_none_or(|last| now - last >= min_rate);
