@@ -132,8 +132,9 @@ def test_wilcoxon_needs_six_seeds(tmp_path, tools):
 
 def test_wilcoxon_and_identical_runs():
     """Wilcoxon's p on the differences, as scipy gives it; identical runs (every
-    difference 0) have p = 1 under each test (and an interval of 0 under the paired ones),
-    without a warning."""
+    difference 0) have p = 1 under each test (and an interval of 0 under the paired ones:
+    paired t's half-width 0, Hodges-Lehmann's [0, 0] around 0 without a level), without a
+    warning."""
     import warnings
 
     import pandas as pd
@@ -150,10 +151,14 @@ def test_wilcoxon_and_identical_runs():
         for test in ("paired-t", "wilcoxon", "welch"):
             _, b, c = summary(groups, ["a", "b", "c"], ["x"], test)
             assert c["p_value"] == 1.0 and c["significance"] == "" and c["rel_change_vs_first"] == 0.0
-            if test != "welch":  # the same runs: no spread in their differences
+            if test == "paired-t":  # the same runs: no spread in their differences
                 assert c["rel_change_ci95"] == 0.0
             if test == "wilcoxon":
                 assert b["p_value"] == pytest.approx(stats.wilcoxon([x - y for x, y in zip(new, base)]).pvalue)
+                assert (c["rel_change_hl"], c["rel_change_ci_low"], c["rel_change_ci_high"]) == (0.0, 0.0, 0.0)
+                assert c["rel_change_ci_level"] is None and c["rel_change_ci95"] is None
+            else:  # the t paths' entries keep their keys (the CSV's columns) as before
+                assert "rel_change_hl" not in b and "rel_change_ci_level" not in c
     # one seed: no interval, no test
     one = {k: v.iloc[:1] for k, v in groups.items()}
     _, b, _ = summary(one, ["a", "b", "c"], ["x"])
@@ -171,3 +176,176 @@ def test_paired_differences_pair_by_seed():
               "b": pd.DataFrame({"seed": [2, 0, 1], "x": [10.0, 2.0, 6.0]})}
     _, b = summary(groups, ["a", "b"], ["x"])
     assert b["p_value"] == 0.0 and b["significance"] == "**" and b["rel_change_ci95"] == 0.0
+
+
+# ------------------------------------------------------------ --test wilcoxon's interval
+
+
+def _walsh(d):
+    return sorted((d[i] + d[j]) / 2 for i in range(len(d)) for j in range(i, len(d)))
+
+
+def _signed_rank_by_enumeration(n):
+    """W+'s null distribution counted over all 2^n sign patterns of the ranks 1..n."""
+    import itertools
+
+    counts = [0] * (n * (n + 1) // 2 + 1)
+    for signs in itertools.product((0, 1), repeat=n):
+        counts[sum(r for r, s in zip(range(1, n + 1), signs) if s)] += 1
+    return counts
+
+
+def test_hodges_lehmann_six_differences_by_hand():
+    """d = 1..6: 21 Walsh averages, their median 3.5. With 6 pairs P(W+ <= 0) = 1/64, and
+    2/64 = 0.031 <= 0.05 while P(W+ <= 1) = 2/64 gives 4/64 = 0.0625 > 0.05: k = 1, the
+    interval is the smallest to the largest Walsh average, [1, 6], at 1 - 2/64 = 96.875 %."""
+    from hetsched.compare_stats import hodges_lehmann, signed_rank_counts
+
+    d = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert len(_walsh(d)) == 21 and _walsh(d)[10] == 3.5
+    assert signed_rank_counts(6)[:2] == [1, 1] and sum(signed_rank_counts(6)) == 64
+    hl = hodges_lehmann(d)
+    assert hl == {"estimate": 3.5, "low": 1.0, "high": 6.0, "level": 1 - 2 / 64, "n": 6, "method": "exact"}
+    # the order of the seeds does not matter; the differences' sign mirrors everything
+    assert hodges_lehmann([4.0, 1.0, 6.0, 3.0, 5.0, 2.0]) == hl
+    neg = hodges_lehmann([-x for x in d])
+    assert (neg["estimate"], neg["low"], neg["high"]) == (-3.5, -6.0, -1.0)
+
+
+def test_hodges_lehmann_eight_differences_by_hand():
+    """n = 8: the subsets of 1..8 with sum <= 3 are {}, {1}, {2}, {3}, {1,2}: P(W+ <= 3) =
+    5/256, 2 * 5/256 = 0.039 <= 0.05; sum 4 adds {4}, {1,3}: 2 * 7/256 = 0.055 > 0.05. So k =
+    4: the 4th smallest to the 4th largest of the 36 Walsh averages, at 1 - 10/256 = 96.1 %.
+    For d = 1..8 the Walsh averages start 1, 1.5, 2, 2 ((1+3)/2 and 2) and end 7, 7, 7.5, 8:
+    the interval [2, 7] around the median 4.5."""
+    from hetsched.compare_stats import hodges_lehmann, signed_rank_counts
+
+    counts = signed_rank_counts(8)
+    assert counts[:5] == [1, 1, 1, 2, 2] and sum(counts[:4]) == 5 and sum(counts[:5]) == 7
+    hl = hodges_lehmann([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+    assert hl == {"estimate": 4.5, "low": 2.0, "high": 7.0, "level": 1 - 10 / 256, "n": 8, "method": "exact"}
+    # uneven differences, one below 0: smallest Walsh averages -1.5, (-1.5+0.3)/2 = -0.6,
+    # (-1.5+2.0)/2 = 0.25, 0.3, ...; largest 9.4, (6.0+9.4)/2 = 7.7, (4.7+9.4)/2 = 7.05,
+    # (3.1+9.4)/2 = 6.25, 6.0, ...: the interval [0.3, 6.25]
+    d = [-1.5, 0.3, 2.0, 2.2, 3.1, 4.7, 6.0, 9.4]
+    w = _walsh(d)
+    assert len(w) == 36
+    hl = hodges_lehmann(d)
+    assert (hl["estimate"], hl["low"], hl["high"]) == ((w[17] + w[18]) / 2, w[3], w[-4])
+    assert hl["low"] == pytest.approx(0.3) and hl["high"] == pytest.approx(6.25)
+
+
+def test_signed_rank_distribution_and_k_against_enumeration():
+    """The dynamic programme's counts equal a count over every sign pattern, and k is the
+    largest k with 2 P(W+ <= k - 1) <= 0.05 read off that enumeration (at least 1)."""
+    from hetsched.compare_stats import _interval_rank, signed_rank_counts
+
+    for n in range(1, 13):
+        counts = _signed_rank_by_enumeration(n)
+        assert signed_rank_counts(n) == counts
+        below = [sum(counts[:c + 1]) / 2 ** n for c in range(len(counts))]
+        k = 1 + max([c for c in range(len(counts)) if 2 * below[c] <= 0.05], default=-1)
+        k = max(k, 1)
+        assert _interval_rank(n, 0.95) == (k, 1 - 2 * sum(counts[:k]) / 2 ** n, "exact")
+    # the published critical values (two-sided 0.05: W+ <= 2, 8, 52, 434 for n = 7, 10, 20, 50)
+    assert [_interval_rank(n, 0.95)[0] - 1 for n in (7, 10, 20, 50)] == [2, 8, 52, 434]
+
+
+def test_hodges_lehmann_interval_agrees_with_scipys_exact_test():
+    """Without ties or zeros the interval excludes 0 exactly when scipy's exact signed-rank
+    p is at most 1 - the achieved level (the test and the interval invert each other)."""
+    import random
+
+    from scipy import stats
+
+    from hetsched.compare_stats import hodges_lehmann
+
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(200):
+        n = rng.randint(6, 16)
+        d = [rng.gauss(rng.choice((0.0, 0.5, 1.0)), 1.0) for _ in range(n)]
+        hl = hodges_lehmann(d)
+        p = stats.wilcoxon(d, method="exact").pvalue
+        excludes = not hl["low"] <= 0 <= hl["high"]
+        assert excludes == (p <= 1 - hl["level"] + 1e-12), (d, hl, p)
+        assert hl["level"] >= 0.95 and hl["low"] <= hl["estimate"] <= hl["high"]
+        seen.add(excludes)
+    assert seen == {True, False}
+
+
+def test_hodges_lehmann_normal_approximation_beyond_50():
+    """Past 50 nonzero differences k comes from the normal approximation with continuity
+    correction; it stays within one rank of the exact k (computed here by the same dynamic
+    programme) and its level near 95 %."""
+    from hetsched import compare_stats
+    from hetsched.compare_stats import _interval_rank, signed_rank_counts
+
+    for n in (51, 64, 80):
+        k, level, method = _interval_rank(n, 0.95)
+        assert method == "normal" and 0.949 < level < 0.952
+        counts = signed_rank_counts(n)
+        exact = 1 + max(c for c in range(len(counts)) if 2 * sum(counts[:c + 1]) <= 0.05 * 2 ** n)
+        assert abs(k - exact) <= 1
+    assert compare_stats.WILCOXON_EXACT_MAX == 50
+
+
+def test_hodges_lehmann_drops_zero_differences():
+    """Zero differences are dropped as the test drops them: 6 pairs, two of them 0, leave
+    4, whose interval can reach only 1 - 2/16 = 87.5 %; one nonzero difference has an
+    estimate and no interval; fewer than two pairs nothing."""
+    from hetsched.compare_stats import hodges_lehmann
+
+    hl = hodges_lehmann([0.0, 2.0, 0.0, -1.0, 3.0, 4.0])
+    w = _walsh([2.0, -1.0, 3.0, 4.0])
+    assert hl == {"estimate": (w[4] + w[5]) / 2, "low": -1.0, "high": 4.0, "level": 0.875, "n": 4,
+                  "method": "exact"}
+    assert hodges_lehmann([0.0, 0.0, 5.0]) == {"estimate": 5.0, "low": None, "high": None, "level": None,
+                                               "n": 1, "method": None}
+    assert hodges_lehmann([1.0]) is None
+
+
+def test_wilcoxon_summary_is_hodges_lehmann_relative_to_the_baseline():
+    """summary's wilcoxon entries: the estimate and the interval's ends divided by the
+    baseline's mean, the change of the mean as under every test, no half-width."""
+    import pandas as pd
+
+    from hetsched.compare_stats import achieved_levels, hodges_lehmann, legend, summary
+
+    base = [10.0, 11.0, 9.0, 10.5, 9.5, 10.0]
+    new = [b + x for b, x in zip(base, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]
+    groups = {"a": pd.DataFrame({"seed": range(6), "x": base}), "b": pd.DataFrame({"seed": range(6), "x": new})}
+    a, b = summary(groups, ["a", "b"], ["x"], "wilcoxon")
+    assert b["rel_change_hl"] == pytest.approx(3.5 / 10) and b["rel_change_vs_first"] == pytest.approx(3.5 / 10)
+    assert (b["rel_change_ci_low"], b["rel_change_ci_high"]) == (pytest.approx(0.1), pytest.approx(0.6))
+    assert b["rel_change_ci_level"] == 1 - 2 / 64 and b["rel_change_ci95"] is None
+    assert b["p_value"] == pytest.approx(2 / 64) and b["significance"] == "*"
+    assert a["rel_change_hl"] is None and list(a) == list(b)  # the CSV's columns from the first entry
+    assert hodges_lehmann([x - y for x, y in zip(new, base)])["estimate"] == 3.5
+    assert achieved_levels([a, b]) == [1 - 2 / 64]
+    text = legend("a", "wilcoxon", [1 - 2 / 64])
+    assert "Hodges-Lehmann estimate" in text and "achieved 96.9 %" in text and "Student's t on the per" not in text
+
+
+def test_wilcoxon_compare_reports_hodges_lehmann(tmp_path, tools):
+    """compare --test wilcoxon: the energy change's centre and interval equal the
+    Hodges-Lehmann estimate and interval worked here from the CSV's per-seed energies."""
+    out = tmp_path / "cmp"
+    proc = tools.run_cli(["compare", "--workload", WL, "--scheduler", "cfs", "--scheduler", "eas",
+                          "--duration", "0.2", "--seeds", "6", "--test", "wilcoxon", "--out", out])
+    assert proc.returncode == 0, proc.stderr
+    e = {(r["scheduler"], int(r["seed"])): float(r["energy_j"]) for r in _rows(out / "compare.csv")}
+    d = [e["eas", s] - e["cfs", s] for s in range(6)]
+    w = _walsh(d)
+    base = sum(e["cfs", s] for s in range(6)) / 6
+    doc = json.loads((out / "compare.json").read_text())
+    got = next(x for x in doc["summary"] if x["metric"] == "energy_j" and x["cell"] == "eas/schedutil")
+    assert got["rel_change_hl"] == pytest.approx((w[10]) / base, rel=1e-9)  # 21 averages: the 11th
+    assert got["rel_change_ci_low"] == pytest.approx(w[0] / base, rel=1e-9)
+    assert got["rel_change_ci_high"] == pytest.approx(w[-1] / base, rel=1e-9)
+    assert got["rel_change_ci_level"] == 1 - 2 / 64 and got["rel_change_ci95"] is None
+    assert doc["test_name"] == "wilcoxon" and "rel_change_ci_level" in doc["change_interval"]
+    assert "Hodges-Lehmann estimate" in proc.stdout and "Student's t on the per-seed" not in proc.stdout
+    line = f"{got['rel_change_hl'] * 100:+.1f}% [{got['rel_change_ci_low'] * 100:+.1f}, " \
+           f"{got['rel_change_ci_high'] * 100:+.1f}]"
+    assert line in proc.stdout

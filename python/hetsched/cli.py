@@ -518,6 +518,15 @@ def _fmt_mean(e: dict) -> str:
 
 
 def _fmt_change(e: dict) -> str:
+    if "rel_change_hl" in e:  # --test wilcoxon: Hodges-Lehmann's estimate and interval, not symmetric
+        if e["rel_change_hl"] is None:
+            return ""
+        lo, hi, level = e["rel_change_ci_low"], e["rel_change_ci_high"], e["rel_change_ci_level"]
+        # an interval short of 95 % (fewer than 6 nonzero differences) says so where it stands
+        short = f" at {level * 100:.1f}%" if level is not None and level < 0.95 else ""
+        return (f"{e['rel_change_hl'] * 100:+.1f}%"
+                + (f" [{lo * 100:+.1f}, {hi * 100:+.1f}]{short}" if lo is not None else "")
+                + (f" {e['significance']}" if e["significance"] else ""))
     if e["rel_change_vs_first"] is None:
         return ""
     half = e.get("rel_change_ci95")
@@ -672,8 +681,8 @@ def compare(
     plot: bool = typer.Option(False, "--plot", help="with --out, also draw OUT/plots/ (PNG; `hetsched plot OUT "
                                                    "--format html` for one page)"),
     test: str = typer.Option(_DEFAULT_TEST, "--test", help="the test against the baseline: paired-t (Student's t "
-                             "on the per-seed differences), wilcoxon (signed ranks on them; 6 seeds or more) or "
-                             "welch (unpaired)"),
+                             "on the per-seed differences), wilcoxon (signed ranks on them, with the Hodges-Lehmann "
+                             "estimate and interval; 6 seeds or more) or welch (unpaired)"),
 ):
     """Run several scheduler/governor cells on one workload and seed set; print one table.
 
@@ -781,9 +790,10 @@ def compare(
              f"| kernel {kernel or 'per cell'}, fair class "
              f"{_FAIR_CLASSES[fair][0] if fair in _FAIR_CLASSES else fair or 'per cell'} "
              f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
+    from hetsched.compare_stats import achieved_levels
     from hetsched.compare_stats import legend as _legend
 
-    legend = _legend(cols[0], test) if seeds > 1 else (
+    legend = _legend(cols[0], test, achieved_levels(summary)) if seeds > 1 else (
         f"baseline {cols[0]}; one seed: no interval and no test (--seeds 2 or more for them)")
     footer = f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall"
     notes = _silent_notes(cols, cells, specs, results)
@@ -795,7 +805,11 @@ def compare(
             "setup": setup_lines, "baseline": cols[0], "interval": "95 % CI of the mean (Student's t)",
             "test": f"{COMPARE_TESTS[test][0]} against the baseline", "test_name": test,
             "change_interval": f"95 % interval of the change ({COMPARE_TESTS[test][1]}), relative to the "
-                               f"baseline's mean (rel_change_ci95)"}
+                               f"baseline's mean (rel_change_ci95)" if test != "wilcoxon" else
+                               f"Hodges-Lehmann estimate of the change (rel_change_hl) and its distribution-free "
+                               f"95 % interval (rel_change_ci_low, rel_change_ci_high) from the Walsh averages "
+                               f"of the per-seed differences, relative to the baseline's mean; the interval's "
+                               f"achieved confidence is rel_change_ci_level"}
     if format == "table":
         _print_compare_table(summary, cols, keys, title, legend, setup_lines)
         for line in notes:
