@@ -192,10 +192,13 @@ def test_truncated_unknown_and_spaced_lines_are_counted(tmp_path):
     i = next(k for k, ln in enumerate(bad) if ": sched_switch: " in ln)
     bad[i] = bad[i][: bad[i].index("next_comm")]
     j = next(k for k, ln in enumerate(bad) if k > i and ": sched_switch: " in ln)
+    # the added switch takes the time of the line it is put after (the file is in time
+    # order, and a CPU's time going backwards would be refused: test_trace_kernel_checks)
+    ts = re.search(r"\] \S+ (\d+\.\d+):", bad[j]).group(1)
     bad[j] = bad[j][:30]
     bad.insert(j + 1, "   some_thread-77   [001] d..3 365761.700000: my_custom_event: a=1 b=2")
     bad.insert(j + 2, "%%% not a trace line %%%")
-    bad.insert(j + 3, "   My Spaced Thread-78 [001] d..3 365761.700001: sched_switch: prev_comm=My Spaced "
+    bad.insert(j + 3, f"   My Spaced Thread-78 [001] d..3 {ts}: sched_switch: prev_comm=My Spaced "
                       "Thread prev_pid=78 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 "
                       "next_prio=120")
     last = next(k for k in range(len(bad) - 1, 0, -1) if ": sched_switch: " in bad[k])

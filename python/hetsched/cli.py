@@ -982,6 +982,27 @@ def record(
     console.print(f"  wrote {out}")
 
 
+_REPAIR_HELP = ("repair what the kernel cannot write instead of refusing the trace: time going backwards on a CPU "
+                "(sorted per CPU), a task switched in while running on another CPU (the earlier run ended there); "
+                "one warning counts the repairs")
+
+
+def _load_trace(path: str, repair: bool):
+    """load_trace, its repair warning (if any) as the CLI's one warning line on stderr."""
+    import warnings
+
+    from hetsched.traces.check import repair_message
+    from hetsched.traces.parse import TraceRepairWarning, load_trace
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TraceRepairWarning)
+        tr = load_trace(path, repair=repair)
+    msg = repair_message(path, tr.repaired)
+    if msg:
+        err_console.print(f"hetsched: warning: {msg}", markup=False, highlight=False, soft_wrap=True)
+    return tr
+
+
 @app.command()
 def replay(
     trace_file: str = typer.Argument(..., metavar="FILE", help="trace: Perfetto, trace-cmd report text, ftrace "
@@ -1008,6 +1029,7 @@ def replay(
     figures: bool = typer.Option(False, "--figures", help="also print a phone's figures (as `hetsched "
                                  "trace-stats`) of the trace and of the run, measured on the run's ftrace text, "
                                  "which it writes (trace.txt)"),
+    repair: bool = typer.Option(False, "--repair", help=_REPAIR_HELP),
 ):
     """Replay a real trace: per task its run bursts, sleeps and who-woke-whom, on PLATFORM.
     Prints the trace's busy time and makespan beside the simulation's."""
@@ -1026,7 +1048,7 @@ def replay(
         raise InputError("--tasks", "tasks", "one of: auto, all, tree", got=tasks)
     if not trace_file.strip():  # a Path would read '' as '.', this directory
         raise InputError("FILE", "trace", "a trace file path", got=trace_file)
-    tr = load_trace(trace_file)
+    tr = _load_trace(trace_file, repair)
     src = source_platform or (tr.meta.get("platform") if tr.meta else None)
     try:
         src_platform = load_platform(src) if src else None
@@ -1140,6 +1162,7 @@ def trace_stats(
     platform: Optional[str] = typer.Option(None, help="the platform the traces ran on (name or JSON path): adds "
                                                       "each cluster's busy share and the idle states' names"),
     format: str = typer.Option("table", "--format", help="table, json or csv (the last two on stdout)"),
+    repair: bool = typer.Option(False, "--repair", help=_REPAIR_HELP),
 ):
     """A phone's scheduling figures measured on each trace, one column per trace: threads
     that run, wakeups per second, busy share, run-queue wait over run time (all threads,
@@ -1155,7 +1178,7 @@ def trace_stats(
         if not f.strip():  # a Path would read '' as '.', this directory
             raise InputError("TRACE", "trace", "a trace file path", got=f)
     plat = load_platform(platform) if platform else None
-    figs = [phone_figures(load_trace(f), plat) for f in trace_files]
+    figs = [phone_figures(_load_trace(f, repair), plat) for f in trace_files]
     if format == "json":
         import json
 

@@ -32,6 +32,8 @@ import re
 import shutil
 import subprocess
 import tempfile
+import warnings
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,11 +41,12 @@ from typing import Iterable, Iterator, Optional, Union
 
 from hetsched import _input
 from hetsched.errors import InputError
+from hetsched.traces import check as _check
 from hetsched.traces import store as _st
 from hetsched.traces.store import EventStore
 
 __all__ = ["Switch", "Wakeup", "Fork", "Exit", "Exec", "Freq", "Idle", "Trace", "load_trace", "parse_text",
-           "parse_state", "TRACE_DAT_MAGIC", "trace_cmd_available"]
+           "parse_state", "TRACE_DAT_MAGIC", "trace_cmd_available", "TraceRepairWarning"]
 
 TRACE_DAT_MAGIC = b"\x17\x08\x44tracing"
 
@@ -164,6 +167,9 @@ class Trace:
     thread_names: dict = field(default_factory=dict)
     #: tgid -> the process's name (its cmdline's first word, as ps shows it)
     process_names: dict = field(default_factory=dict)
+    #: what was repaired of what the kernel cannot write (read with ``repair=True``;
+    #: hetsched.traces.check): what -> how many
+    repaired: Counter = field(default_factory=Counter)
 
     @property
     def nr_skipped(self) -> int:
@@ -294,8 +300,15 @@ def _irq_flags(flags: Optional[str]) -> bool:
 
 
 class _Parser:
-    def __init__(self, trace: Trace):
+    def __init__(self, trace: Trace, repair: bool = False):
         self.t = trace
+        self.repair = repair
+        #: cpu -> the latest time of an event it wrote (the line's [cpu]): its ring buffer
+        #: is in time order
+        self.last_ts: dict[int, int] = {}
+        #: the line number of each event added, in the order added (check.py maps a
+        #: refusal's row back to its line with it)
+        self.places = array("q")
         self.max_cpu = -1
         #: the CPU count the header declares (``cpus=N``, ``#P:N``), None if it declares none
         self.declared_cpus: Optional[int] = None
@@ -376,12 +389,20 @@ class _Parser:
         if n is not None and max(cpu, out[1]) >= n:
             raise InputError(self.t.source, f"line {lineno}", f"a CPU number below the {n} CPUs its header declares "
                              f"(cpus={n} / #P:{n})", got=f"CPU {max(cpu, out[1])}")
+        last = self.last_ts.get(cpu)
+        if last is not None and ts < last:
+            if not self.repair:
+                raise _check.backwards_error(self.t.source, f"line {lineno}", cpu, ts, last)
+            self.t.repaired[_check.BACKWARDS] += 1
+        else:
+            self.last_ts[cpu] = ts
         tgid = m.group("tgid")
         if tgid is not None and tgid.isdigit() and pid:
             self.t.tgids.setdefault(pid, int(tgid))
         if cpu > self.max_cpu:
             self.max_cpu = cpu
         self.t.used += 1
+        self.places.append(lineno)
         self.add(out)
 
     def event(self, lineno: int, m: re.Match, ts: int, cpu: int, pid: int) -> Optional[tuple]:
@@ -456,15 +477,23 @@ class _Parser:
 
     def finish(self) -> Trace:
         self.t.events.finish()  # sorted by time, stably: file order within a timestamp
+        n = _check.check_one_cpu_at_a_time(self.t.events, self.places, self.t.source, lambda i: f"line {i}",
+                                           self.repair)
+        if n:
+            self.t.repaired[_check.TWO_CPUS] += n
+        self.places = array("q")
         if self.t.nr_cpus <= self.max_cpu:
             self.t.nr_cpus = self.max_cpu + 1
         return self.t
 
 
 def parse_text(lines: Iterable[str], source: str = "<text>", fmt: str = "ftrace",
-               first_lineno: int = 1) -> Trace:
-    """Parse trace text lines (any of the text formats); never raises on a bad line."""
-    p = _Parser(Trace(source=source, format=fmt))
+               first_lineno: int = 1, repair: bool = False) -> Trace:
+    """Parse trace text lines (any of the text formats); a bad line is skipped and
+    counted, but what the kernel cannot write (time going backwards on a CPU, a task on
+    two CPUs at once, a CPU beyond the header's) is refused unless ``repair``
+    (hetsched.traces.check)."""
+    p = _Parser(Trace(source=source, format=fmt), repair)
     for i, line in enumerate(lines, first_lineno):
         p.line(i, line.rstrip("\r\n"))
     return p.finish()
@@ -793,12 +822,12 @@ class _StreamBlock:
 _TAG_OPEN_LINE = re.compile(r"[ \t]*<\s*\Z")
 
 
-def _read_systrace_stream(page: Iterator[str], source: str) -> Optional[Trace]:
+def _read_systrace_stream(page: Iterator[str], source: str, repair: bool = False) -> Optional[Trace]:
     """A systrace / Catapult page read one line at a time (``page``: its text split at
     newlines): every ftrace block into one trace, with the process tables of its process
     dumps, as :func:`_read_systrace_html` reads the whole text. None if the page has no
     trace-data or viewer-data block (it is then read whole, for the old pages' string)."""
-    p = _Parser(Trace(source=source, format="systrace"))
+    p = _Parser(Trace(source=source, format="systrace"), repair)
     tables = _ProcessTables()
     found: list[tuple[str, str]] = []
     lineno = 0
@@ -1057,10 +1086,10 @@ def _finish_systrace(p: "_Parser", tables: "_ProcessTables", found: list, source
     return tr
 
 
-def _read_systrace_html(text: str, source: str) -> Trace:
+def _read_systrace_html(text: str, source: str, repair: bool = False) -> Trace:
     """A systrace / Catapult page: every ftrace block into one trace, with the process
     tables of its process dumps."""
-    p = _Parser(Trace(source=source, format="systrace"))
+    p = _Parser(Trace(source=source, format="systrace"), repair)
     tables = _ProcessTables()
     found: list[tuple[str, str]] = []
     for part in _html_parts(text, source):
@@ -1091,8 +1120,14 @@ def _trace_dat_text(path: Path, source: str) -> str:
     return proc.stdout
 
 
-def load_trace(path: Union[str, os.PathLike]) -> Trace:
+def load_trace(path: Union[str, os.PathLike], repair: bool = False) -> Trace:
     """Read a trace file of any supported format (detected from its content).
+
+    What the kernel cannot write (time going backwards on a CPU, a task switched in on a
+    CPU while it runs on another, a CPU beyond the header's count) is refused with its
+    line or packet (:class:`InputError`); with ``repair`` the first two are repaired
+    instead (hetsched.traces.check), counted in ``Trace.repaired``, and one
+    :class:`TraceRepairWarning` says how many.
 
     The file is read forward a chunk at a time (a gzipped one decompressed as it goes) and
     its events go into columns as they are read (store.py): neither the file nor its
@@ -1107,7 +1142,7 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
     head = src.head(4096)
     bad_utf8: list = []
     if looks_like_perfetto(head, name, src.length_at_least):
-        tr = read_perfetto_stream(_Reader(src.chunks()).read, source)
+        tr = read_perfetto_stream(_Reader(src.chunks()).read, source, repair)
     elif head.startswith(TRACE_DAT_MAGIC):
         if src.gzipped:
             with tempfile.TemporaryDirectory(prefix="hetsched-trace-") as d:
@@ -1118,7 +1153,7 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
                 text = _trace_dat_text(tmp, source)
         else:
             text = _trace_dat_text(p, source)
-        tr = parse_text(text.splitlines(), source, "trace.dat")
+        tr = parse_text(text.splitlines(), source, "trace.dat", repair=repair)
     else:
         if b"\x00" in head[:4096]:
             raise InputError(source, "format", "a trace (trace-cmd report / ftrace text, systrace HTML or "
@@ -1127,15 +1162,15 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
         first = next(texts, "")
         low = first[:4096].lower()
         if "<html" in low or "<!doctype html" in low:
-            tr = _read_systrace_stream(_split_lines(first, texts), source)
+            tr = _read_systrace_stream(_split_lines(first, texts), source, repair)
             if tr is None:  # no block: the old pages' JavaScript string, read from the whole text
                 bad_utf8.clear()
                 text = "".join(_decoded(_line_chunks(src.chunks()), bad_utf8))
-                tr = _read_systrace_html(text, source)
+                tr = _read_systrace_html(text, source, repair)
                 del text
         else:
             fmt = "trace-cmd report" if re.match(r"\s*version = \d+", first) else "ftrace"
-            p_ = _Parser(Trace(source=source, format=fmt))
+            p_ = _Parser(Trace(source=source, format=fmt), repair)
             lineno = 1
             for chunk in _chain_one(first, texts):
                 for line in chunk.splitlines():
@@ -1153,7 +1188,14 @@ def load_trace(path: Union[str, os.PathLike]) -> Trace:
             offset, byte = bad_utf8[0]
             what += f"; byte 0x{byte:02x} at offset {offset} is not UTF-8"
         raise InputError(source, "events", f"a scheduler trace with sched_switch events ({what})")
+    msg = _check.repair_message(source, tr.repaired)
+    if msg:
+        warnings.warn(msg, TraceRepairWarning, stacklevel=2)
     return tr
+
+
+class TraceRepairWarning(UserWarning):
+    """``load_trace(..., repair=True)`` repaired what the kernel cannot write."""
 
 
 def _has_switch(events) -> bool:

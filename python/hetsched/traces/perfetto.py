@@ -42,6 +42,7 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 from hetsched.errors import InputError
+from hetsched.traces import check as _check
 from hetsched.traces import store as _st
 from hetsched.traces.parse import IDLE_EXIT, KHZ_MAX, NR_CPUS_MAX, PID_MAX, PRIO_MAX, Trace, parse_state
 
@@ -181,10 +182,11 @@ _NAMES = {v: k for k, v in _CODES.items()}
 
 class _CpuEvents:
     """One CPU's events in columns, in the file's order: ts, code, the task current on
-    the CPU as the event names it (common pid), irq (-1 unknown, 0, 1), v0..v4, c0, c1."""
+    the CPU as the event names it (common pid), irq (-1 unknown, 0, 1), v0..v4, c0, c1,
+    and the index of the packet it came in (pkt: what a refusal names)."""
 
     __slots__ = ("cols",)
-    NAMES = ("ts", "code", "cpid", "irq", "v0", "v1", "v2", "v3", "v4", "c0", "c1")
+    NAMES = ("ts", "code", "cpid", "irq", "v0", "v1", "v2", "v3", "v4", "c0", "c1", "pkt")
 
     def __init__(self) -> None:
         self.cols = [array("q") for _ in self.NAMES]
@@ -198,8 +200,12 @@ class _Reader:
     """Collects a trace's events per CPU, then resolves what the compact encoding leaves
     implied (the task switched out, the waker) walking each CPU in time order."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, repair: bool = False):
         from perfetto.protos.perfetto.trace import perfetto_trace_pb2
+
+        self.repair = repair
+        #: the index of the packet being read (0 the file's first)
+        self.pkt = -1
 
         self.pb = perfetto_trace_pb2
         self.t = Trace(source=source, format="perfetto")
@@ -214,6 +220,7 @@ class _Reader:
 
     # -- packets -----------------------------------------------------------------------------
     def packet(self, offset: int, raw) -> None:
+        self.pkt += 1
         pkt = self.pb.TracePacket()
         try:
             pkt.ParseFromString(raw)
@@ -302,7 +309,7 @@ class _Reader:
         first from zero)."""
         n = len(comms)
         self.t.lines += n
-        ts, cd, cpid, ir, v0, v1, v2, v3, v4, c0, c1 = out.cols
+        ts, cd, cpid, ir, v0, v1, v2, v3, v4, c0, c1, _ = out.cols
         ts.extend(t + offset for t in accumulate(deltas))
         cd.extend([code] * n)
         cpid.extend([0] * n)
@@ -314,6 +321,7 @@ class _Reader:
         v4.extend(zeros)
         c0.extend(comms)
         c1.extend(zeros)
+        out.cols[11].extend([self.pkt] * n)
 
     def event(self, ev, cpu: int, offset: int, out: _CpuEvents) -> None:
         which = ev.WhichOneof("event")
@@ -331,20 +339,21 @@ class _Reader:
         ts = ev.timestamp + offset
         if code == _SWITCH:
             out.add(ts, code, ev.pid, irq, f.prev_pid, f.prev_prio, f.prev_state, f.next_pid, f.next_prio,
-                    i(f.prev_comm), i(f.next_comm))
+                    i(f.prev_comm), i(f.next_comm), self.pkt)
         elif code <= _WAKEUP_NEW:
             out.add(ts, code, ev.pid, irq, f.pid, f.prio, f.target_cpu, (f.success != 0) if f.HasField("success")
-                    else 1, 0, i(f.comm), 0)
+                    else 1, 0, i(f.comm), 0, self.pkt)
         elif code == _FORK:
-            out.add(ts, code, ev.pid, irq, f.parent_pid, f.child_pid, 0, 0, 0, i(f.parent_comm), i(f.child_comm))
+            out.add(ts, code, ev.pid, irq, f.parent_pid, f.child_pid, 0, 0, 0, i(f.parent_comm), i(f.child_comm),
+                    self.pkt)
         elif code == _NEWTASK:
-            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0)
+            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0, self.pkt)
         elif code == _RENAME:
-            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.newcomm), 0)
+            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.newcomm), 0, self.pkt)
         elif code == _EXIT:
-            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0)
+            out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0, self.pkt)
         else:  # cpu_frequency, cpu_idle
-            out.add(ts, code, ev.pid, irq, f.cpu_id, f.state, 0, 0, 0, 0, 0)
+            out.add(ts, code, ev.pid, irq, f.cpu_id, f.state, 0, 0, 0, 0, 0, self.pkt)
 
     # -- per CPU, in time order ----------------------------------------------------------------
     def resolve(self) -> Trace:
@@ -355,16 +364,25 @@ class _Reader:
         names = t.thread_names
         self.first_switch_unknown = 0
         SWITCH, STATE = _st.SWITCH, _STATE_CODE
+        places = array("q")   # the packet of each row added, in the order added
         for cpu in list(self.cpu_events):
             recs = self.cpu_events.pop(cpu)
             cols = [np.frombuffer(c, dtype=np.int64) if len(c) else np.zeros(0, np.int64) for c in recs.cols]
+            # Each of a CPU's streams is in time order in the file: its compact switches,
+            # its compact wakings, its ordinary events (a bundle holds its compact arrays
+            # apart from its events, so the three interleave in time, not in the file)
+            for stream in (cols[1] == _CSWITCH, cols[1] == _CWAKING, (cols[1] != _CSWITCH) & (cols[1] != _CWAKING)):
+                n = _check.check_per_cpu_order(cols[0][stream], cols[11][stream], cpu, t.source, _packet,
+                                               self.repair)
+                if n:
+                    t.repaired[_check.BACKWARDS] += n
             order = np.argsort(cols[0], kind="stable")   # time order; the file's within a timestamp
             cur_pid: Optional[int] = None     # the task current on this CPU, once known
             cur_comm, cur_prio = "", 120
             for start in range(0, len(order), 4096):
                 rows = order[start:start + 4096]
                 chunk = [c[rows].tolist() for c in cols]
-                for ts, code, cpid, irq, v0, v1, v2, v3, v4, c0, c1 in zip(*chunk):
+                for ts, code, cpid, irq, v0, v1, v2, v3, v4, c0, c1, pkt in zip(*chunk):
                     if code == _CSWITCH:
                         if cur_pid is None:
                             self.first_switch_unknown += 1
@@ -377,6 +395,7 @@ class _Reader:
                             continue
                         ncomm, nprio = comms[c0], _prio(v2)
                         add((ts, cpu, SWITCH, prev_pid, prev_comm, prev_prio, v1, ncomm, nprio, STATE[state], 0, 0))
+                        places.append(pkt)
                         cur_pid, cur_comm, cur_prio = v1, ncomm, nprio
                     elif code == _CWAKING:
                         if not 0 < v0 <= PID_MAX or not 0 <= v2 < NR_CPUS_MAX:
@@ -385,6 +404,7 @@ class _Reader:
                         waker = cur_pid or 0  # 0 until the CPU's task is known
                         add((ts, cpu, _st.WAKING, waker, cur_comm if waker else "", 0, v0, comms[c0], _prio(v1), 0,
                              v2, (_st.IRQ if irq > 0 else 0) | _st.SUCCESS))
+                        places.append(pkt)
                     else:
                         if cur_pid is None and code != _SWITCH:
                             # an ordinary event names the task current on its CPU
@@ -395,10 +415,15 @@ class _Reader:
                         if row is None:
                             continue
                         add(row)
+                        places.append(pkt)
                         if row[2] == SWITCH:
                             cur_pid, cur_comm, cur_prio = row[6], row[7], row[8]
             del recs, cols, order
         store.finish()  # sorted by time, stably: each CPU's order within a timestamp
+        n = _check.check_one_cpu_at_a_time(store, places, t.source, _packet, self.repair)
+        if n:
+            t.repaired[_check.TWO_CPUS] += n
+        del places
         t.used = len(store)
         t.nr_cpus = self.max_cpu + 1
         t.meta["kernel_release"] = self.release
@@ -464,30 +489,36 @@ _USED = frozenset(("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup
                    "sched_process_exit", "task_newtask", "task_rename", "cpu_frequency", "cpu_idle"))
 
 
+def _packet(i: int) -> str:
+    """Where a refusal is: the packet's index in the file (0 the first)."""
+    return f"packet {i}"
+
+
 def _prio(p: int) -> int:
     return p if -PRIO_MAX <= p <= PRIO_MAX else 120
 
 
-def read_perfetto(data: bytes, source: str) -> Trace:
-    """The scheduler events of a serialized Perfetto ``Trace`` (already decompressed)."""
-    r = _new_reader(source)
+def read_perfetto(data: bytes, source: str, repair: bool = False) -> Trace:
+    """The scheduler events of a serialized Perfetto ``Trace`` (already decompressed);
+    what the kernel cannot write refused, or repaired with ``repair`` (hetsched.traces.check)."""
+    r = _new_reader(source, repair)
     for offset, raw in _packets(data, source):
         r.packet(offset, raw)
     return r.resolve()
 
 
-def read_perfetto_stream(read: Callable[[int], bytes], source: str) -> Trace:
+def read_perfetto_stream(read: Callable[[int], bytes], source: str, repair: bool = False) -> Trace:
     """:func:`read_perfetto` of a trace read forward from ``read`` (up to n bytes a call,
     fewer only at its end), one packet at a time."""
-    r = _new_reader(source)
+    r = _new_reader(source, repair)
     for offset, raw in _packets_stream(read, source):
         r.packet(offset, raw)
     return r.resolve()
 
 
-def _new_reader(source: str) -> _Reader:
+def _new_reader(source: str, repair: bool = False) -> _Reader:
     try:
-        return _Reader(source)
+        return _Reader(source, repair)
     except ImportError:
         raise InputError(source, "format", "Perfetto's Python protos to read a Perfetto trace: "
                          "pip install perfetto") from None

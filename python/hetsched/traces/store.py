@@ -79,6 +79,10 @@ class EventStore:
         self._wide_ts = False
         self._n = 0
         self._finished = False
+        #: the permutation finish() sorted the rows by (row i of the store was added
+        #: ``sort_order[i]``-th), None if they were added in time order: a reader maps
+        #: what it kept per added row (a line number) onto the store's rows with it
+        self.sort_order = None
 
     # -- filling ------------------------------------------------------------------------------
     def add(self, ts: int, cpu: int, kind: int, a_pid: int = 0, a_comm: str = "", a_prio: int = 0,
@@ -147,7 +151,40 @@ class EventStore:
             order = np.argsort(ts, kind="stable")
             for name in _NAMES:
                 self._cols[name] = self._cols[name][order]
+            self.sort_order = order
         return self
+
+    # -- repairs (hetsched.traces.check) ------------------------------------------------------
+    def patch_idle_prev(self, rows) -> None:
+        """Make these switch rows switch out their CPU's idle task (pid 0, ``swapper/N``,
+        preempted): the task they named had been switched out already, by a repair."""
+        self.finish()
+        if not len(rows):
+            return
+        rows = np.asarray(rows, dtype=np.int64)
+        for name in ("a_pid", "a_comm", "a_prio", "state"):
+            if not self._cols[name].flags.writeable:
+                self._cols[name] = self._cols[name].copy()
+        c = self._cols
+        c["a_pid"][rows] = 0
+        c["a_prio"][rows] = 120
+        c["state"][rows] = _STATE_CODE["R"]
+        c["a_comm"][rows] = [self.intern(f"swapper/{cpu}") for cpu in c["cpu"][rows].tolist()]
+
+    def insert_rows(self, inserts) -> None:
+        """Insert rows (``(index, row)``, index into the finished store, in increasing
+        order; row as :meth:`add`'s twelve values): each goes before that index's row."""
+        self.finish()
+        if not inserts:
+            return
+        at = np.asarray([i for i, _ in inserts], dtype=np.int64)
+        for j, name in enumerate(_NAMES):
+            values = [r[j] for _, r in inserts]
+            if name in ("a_comm", "b_comm"):
+                values = [self.intern(v) for v in values]
+            col = self._cols[name]
+            self._cols[name] = np.insert(col, at, np.asarray(values, dtype=col.dtype))
+        self._n += len(inserts)
 
     # -- reading by column --------------------------------------------------------------------
     def column(self, name: str) -> np.ndarray:
