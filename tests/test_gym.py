@@ -171,6 +171,51 @@ def test_bad_arguments():
         SchedTuningEnv(knobs=["schedutil.target_load", "sched_migration_cost_ns", "schedutil.target_load"])
 
 
+@pytest.mark.parametrize("kwargs, field", [
+    ({"step_ms": 1e-9}, "step_ms"),          # rounds to 0 ns: a ZeroDivisionError at step time before
+    ({"step_ms": 1e12}, "step_ms"),          # past the engine's limit: failed in run_until() before
+    ({"step_ms": float("nan")}, "step_ms"),
+    ({"episode_steps": 10**12}, "episode_steps"),   # 100 ms steps past 30 days
+    ({"episode_steps": 2.0}, "episode_steps"),
+    ({"episode_steps": True}, "episode_steps"),
+    ({"warmup_ms": -1}, "warmup_ms"),
+    ({"warmup_ms": float("inf")}, "warmup_ms"),
+    ({"w_energy": float("inf")}, "w_energy"),       # accepted before: every reward -inf
+    ({"w_missed": float("nan")}, "w_missed"),
+    ({"w_wait": "x"}, "w_wait"),
+    ({"metric_missing": float("-inf")}, "metric_missing"),
+    ({"metric_weights": {"game.fps": float("nan")}}, "metric_weights[game.fps]"),
+    ({"metric_weights": [1.0]}, "metric_weights"),
+    ({"max_nr_running": 0}, "max_nr_running"),
+    ({"knobs": ["schedutil.target_load"], "knob_ranges": {"schedutil.target_load": 3}},
+     "knob_ranges[schedutil.target_load]"),
+    ({"knobs": ["schedutil.target_load"], "knob_ranges": {"schedutil.target_load": ("a", 1)}},
+     "knob_ranges[schedutil.target_load]"),
+])
+def test_each_argument_is_checked_at_construction_by_its_name(kwargs, field):
+    with pytest.raises(InputError) as e:
+        SchedTuningEnv(**kwargs)
+    assert e.value.source == "SchedTuningEnv" and e.value.field == field, str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_the_smallest_step_and_a_long_episode_within_the_limit_are_taken():
+    env = SchedTuningEnv(step_ms=1e-6, episode_steps=2, warmup_ms=0)
+    assert env.step_ns == 1
+    env.reset(seed=1)
+    _, reward, _, _, _ = env.step(env.action_space.sample())
+    assert np.isfinite(reward)
+
+
+@pytest.mark.parametrize("seed", [2**64, 2**63, -1, True, "3", 1.0])
+def test_a_reset_seed_out_of_range_is_named_as_resets(seed):
+    env = SchedTuningEnv(episode_steps=1, warmup_ms=0)
+    with pytest.raises(InputError) as e:
+        env.reset(seed=seed)
+    assert e.value.source == "reset()" and e.value.field == "seed" and "--seed" not in str(e.value)
+    env.reset(seed=2**63 - 1)   # the largest seed is taken
+
+
 def test_observation_names_one_per_element_in_order():
     env = gymnasium.make("hetsched/SchedTuning-v0", episode_steps=2)
     names = env.unwrapped.observation_names

@@ -7,12 +7,14 @@ See docs/gym.md for the spaces, the reward and the seeding rules.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Mapping, Sequence
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from hetsched import _input
 from hetsched.errors import InputError, UnknownNameError
 from hetsched.sim import Simulation, knob_table
 from hetsched.workloads.metrics import compute_metrics
@@ -100,22 +102,39 @@ class SchedTuningEnv(gym.Env):
         super().__init__()
         if observation not in OBSERVATION_MODES:
             raise UnknownNameError("SchedTuningEnv", "observation", str(observation), OBSERVATION_MODES)
-        if not (step_ms > 0) or math.isinf(step_ms):
-            raise InputError("SchedTuningEnv", "step_ms", "a positive, finite number of ms", got=step_ms)
-        if isinstance(episode_steps, bool) or not isinstance(episode_steps, int) or episode_steps < 1:
-            raise InputError("SchedTuningEnv", "episode_steps", "a positive integer", got=episode_steps)
-        if not (warmup_ms >= 0) or math.isinf(warmup_ms):
-            raise InputError("SchedTuningEnv", "warmup_ms", "a non-negative, finite number of ms", got=warmup_ms)
+        # Every argument is checked here, by its own name: a step that rounds to 0 ns would
+        # divide by zero at the first step, an episode past the engine's limit would fail
+        # only when run_until() reaches it, and an infinite weight makes every reward -inf.
+        src = "SchedTuningEnv"
+        step_ms = _input.number(step_ms, src, "step_ms", _input.Range(
+            1e-6, _input.MAX_SIM_S * 1e3, unit="ms", text="a number of ms in [1e-06, "
+            f"{_input.MAX_SIM_S * 1e3:g}] (1 ns to the engine's {_input.MAX_SIM_S // 86_400}-day limit)"))
+        if isinstance(episode_steps, bool) or not isinstance(episode_steps, numbers.Integral) or episode_steps < 1:
+            raise InputError(src, "episode_steps", "a positive integer", got=episode_steps)
+        episode_steps = int(episode_steps)
+        warmup_ms = _input.number(warmup_ms, src, "warmup_ms", _input.Range(0, _input.MAX_SIM_S * 1e3, unit="ms"))
+        self.step_ns = round(step_ms * 1e6)
+        self.warmup_ns = round(warmup_ms * 1e6)
+        if self.warmup_ns + episode_steps * self.step_ns > _input.MAX_SIM_NS:
+            raise InputError(src, "episode_steps", f"an episode (warmup_ms + episode_steps * step_ms) of at most "
+                             f"{_input.MAX_SIM_S // 86_400} days, the engine's limit: at most "
+                             f"{(_input.MAX_SIM_NS - self.warmup_ns) // self.step_ns} steps of {step_ms:g} ms",
+                             got=episode_steps)
+        weights = {name: _input.number(v, src, name) for name, v in
+                   (("w_energy", w_energy), ("w_missed", w_missed), ("w_wait", w_wait),
+                    ("metric_missing", metric_missing))}
+        if metric_weights is not None and not isinstance(metric_weights, Mapping):
+            raise InputError(src, "metric_weights", "a mapping of metric name to weight", got=metric_weights)
+        self.metric_weights = {str(k): float(_input.number(v, src, f"metric_weights[{k}]"))
+                               for k, v in (metric_weights or {}).items()}
+        self.max_nr_running = float(_input.number(max_nr_running, src, "max_nr_running",
+                                                  _input.Range(0, 1e6, lo_open=True)))
         self.platform, self.workload = platform, workload
         self.scheduler, self.governor, self.idle_governor = scheduler, governor, idle_governor
         self.fixed_knobs = dict(fixed_knobs or {})
-        self.step_ns = round(step_ms * 1e6)
-        self.warmup_ns = round(warmup_ms * 1e6)
         self.episode_steps = episode_steps
-        self.w_energy, self.w_missed, self.w_wait = float(w_energy), float(w_missed), float(w_wait)
-        self.metric_weights = {str(k): float(v) for k, v in (metric_weights or {}).items()}
-        self.max_nr_running = float(max_nr_running)
-        self.metric_missing = float(metric_missing)
+        self.w_energy, self.w_missed, self.w_wait = (float(weights[k]) for k in ("w_energy", "w_missed", "w_wait"))
+        self.metric_missing = float(weights["metric_missing"])
 
         table = {k["name"]: k for k in knob_table()}
         self.knob_names = list(DEFAULT_KNOBS if knobs is None else knobs)
@@ -132,8 +151,10 @@ class SchedTuningEnv(gym.Env):
             if name not in table or name in ("kernel", "hotplug"):
                 raise UnknownNameError("SchedTuningEnv", "knob", name, table)
             k = table[name]
-            a, b = ranges.get(name, DEFAULT_KNOB_RANGES.get(name, (k["min"], k["max"])))
-            a, b = float(a), float(b)
+            pair = ranges.get(name, DEFAULT_KNOB_RANGES.get(name, (k["min"], k["max"])))
+            if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
+                raise InputError("SchedTuningEnv", f"knob_ranges[{name}]", "a pair (lo, hi)", got=pair)
+            a, b = (float(_input.number(x, "SchedTuningEnv", f"knob_ranges[{name}]")) for x in pair)
             if not (k["min"] <= a < b <= k["max"]):
                 raise InputError("SchedTuningEnv", f"knob_ranges[{name}]",
                                  f"lo < hi within [{k['min']:g}, {k['max']:g}] {k['unit']}", got=(a, b))
@@ -273,12 +294,14 @@ class SchedTuningEnv(gym.Env):
 
     # -- the Gymnasium API ----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        # checked before gymnasium seeds its generator with it: a seed the simulation
+        # cannot take is named as reset()'s, not as the CLI's --seed
+        if seed is not None:
+            seed = _input.seed(seed, "reset()", "seed")
         super().reset(seed=seed)
         # reset(seed=s) runs the workload drawn with seed s (as `hetsched run --seed s`);
         # without a seed the next workload seed comes from the env's generator
-        wl_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
-        if wl_seed < 0:
-            raise InputError("reset()", "seed", "a non-negative integer", got=seed)
+        wl_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         self.workload_seed = wl_seed
         self.sim = self._build(wl_seed)
         self._steps = 0
