@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from hetsched.errors import InputError, UnknownNameError
+from hetsched.platforms.loader import BUILTIN_DEVICE_INIT
 from hetsched.platforms import (
     DATA_DIR,
     Platform,
@@ -723,7 +724,8 @@ def test_to_spec_shape(name):
     spec = load_platform(name).to_spec()
     assert json.loads(json.dumps(spec)) == spec
     assert set(spec) == (SPEC_KEYS | ({"idle_domains"} if name in DYNAMIQ_ONE_DOMAIN else set())
-                         | ({"shared_llc"} if name in DYNAMIQ_SHARED_LLC else set()))
+                         | ({"shared_llc"} if name in DYNAMIQ_SHARED_LLC else set())
+                         | ({"device_init"} if name in BUILTIN_DEVICE_INIT else set()))
     assert spec["name"] == name and spec["power_model"] in ("published", "dt", "estimated")
     cpus = sorted(cpu for c in spec["clusters"] for cpu in c["cpus"])
     assert cpus == list(range(len(cpus)))
@@ -807,3 +809,39 @@ def test_measured_wakeups_are_laid_over_the_builtin_files():
     assert all(s.measured_wakeup_ns is None for c in load_platform("juno-r0").clusters for s in c.idle_states)
     user = load_platform(str(DATA_DIR / "gs101.json"))
     assert all(s.measured_wakeup_ns is None for c in user.clusters for s in c.idle_states)
+
+
+def test_device_init_is_applied_under_its_kernel_only(tmp_path):
+    # a user board whose phone wrote sched_upmigrate 90 at boot under msm-4.14
+    from hetsched.sim import Simulation
+
+    doc = minimal()
+    doc["device_init"] = {"kernel": "msm-4.14", "source": "the board's init.rc",
+                          "knobs": {"vendor.sched_upmigrate": 90, "schedutil.pl": 1}}
+    path = write(tmp_path, doc)
+    p = load_platform(path)
+    assert p.device_init.knobs == (("vendor.sched_upmigrate", 90.0), ("schedutil.pl", 1.0))
+
+    def knob(kernel, **extra):
+        sim = Simulation(platform=path, workload="periodic", scheduler="eas", governor="schedutil",
+                         lower_bound=False, knobs={"kernel": kernel, **extra})
+        return sim.knob_values()["vendor.sched_upmigrate"]
+
+    assert knob("msm-4.14") == 90
+    assert knob("mainline-6.12") == 95          # another kernel: the knob's default
+    assert knob("msm-4.14", **{"vendor.sched_upmigrate": 80}) == 80  # the user's knob last
+
+
+@pytest.mark.parametrize("device_init, field", [
+    ([1, 2], "device_init"),
+    ({"kernel": "linux-2.6", "source": "x", "knobs": {}}, "device_init.kernel"),
+    ({"kernel": "msm-4.14", "knobs": {}}, "device_init.source"),
+    ({"kernel": "msm-4.14", "source": "x", "knobs": {"sched_upmigrat": 1}}, "device_init.knobs.sched_upmigrat"),
+    ({"kernel": "msm-4.14", "source": "x", "knobs": {"schedutil.pl": "on"}}, "device_init.knobs.schedutil.pl"),
+])
+def test_bad_device_init_is_one_line_naming_the_field(tmp_path, device_init, field):
+    doc = minimal()
+    doc["device_init"] = device_init
+    with pytest.raises(InputError) as ei:
+        load_platform(write(tmp_path, doc))
+    assert ei.value.field == field and "\n" not in str(ei.value)

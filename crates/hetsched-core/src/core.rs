@@ -213,10 +213,10 @@ impl Sim {
         let legacy = profile.android_forms();
         let mut knobs = Knobs::default();
         knobs.set_legacy(legacy);
-        if msm {
-            // what the device's init scripts write at boot (walt.rs's device table)
-            for &(k, v) in crate::walt::device_init_knobs(&platform.name) {
-                knobs.set(k, v)?;
+        // what the device's init scripts write at boot, on the kernel they ran on
+        if let Some(init) = platform.device_init.as_ref().filter(|d| d.kernel == profile.name()) {
+            for (k, v) in &init.knobs {
+                knobs.set(k, *v)?;
             }
         }
         for (k, v) in &policy.knobs {

@@ -483,6 +483,7 @@ mod tests {
             switcher: false,
             idle_domains: vec![],
             shared_llc: false,
+            device_init: None,
             name: "one".into(),
             power_model: "dt".into(),
             clusters: vec![ClusterSpec {

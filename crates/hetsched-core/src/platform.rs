@@ -80,6 +80,19 @@ pub struct PlatformSpec {
     /// each cluster is its own LLC (classic big.LITTLE: one L2 per cluster).
     #[serde(default)]
     pub shared_llc: bool,
+    /// What the device's init scripts write at boot, applied before the user's knobs under
+    /// the kernel profile those scripts ran on (the platform file's `device_init`)
+    #[serde(default)]
+    pub device_init: Option<DeviceInit>,
+}
+
+/// A device's boot-time writes (sysctls, cgroup and governor tunables) as engine knobs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeviceInit {
+    /// the kernel profile whose device writes them
+    pub kernel: String,
+    /// (knob, value), in the scripts' order
+    pub knobs: Vec<(String, f64)>,
 }
 
 fn default_power_model() -> String {
@@ -112,6 +125,8 @@ pub struct Platform {
     pub domains: Vec<Vec<usize>>,
     /// every CPU shares the last-level cache (PlatformSpec::shared_llc)
     pub shared_llc: bool,
+    /// PlatformSpec::device_init
+    pub device_init: Option<DeviceInit>,
 }
 
 /// The largest value of a device-tree cell (`opp-hz` in kHz, `exit-latency-us`,
@@ -250,6 +265,7 @@ impl Platform {
             cluster_domain,
             domains,
             shared_llc: spec.shared_llc,
+            device_init: spec.device_init,
         })
     }
 

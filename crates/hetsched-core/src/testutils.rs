@@ -22,6 +22,7 @@ pub fn two_cluster_platform() -> Platform {
         switcher: false,
         idle_domains: vec![],
         shared_llc: false,
+        device_init: None,
         name: "test-2x2".into(),
         power_model: "dt".into(),
         clusters: vec![
@@ -80,6 +81,7 @@ pub fn three_cluster_platform() -> Platform {
         switcher: false,
         idle_domains: vec![],
         shared_llc: false,
+        device_init: None,
         name: "test-4-3-1".into(),
         power_model: "dt".into(),
         clusters: vec![

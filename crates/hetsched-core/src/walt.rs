@@ -882,49 +882,6 @@ pub fn tunables(knobs: &crate::features::Knobs) -> crate::error::Result<WaltTuna
     })
 }
 
-/// What a device's init scripts write at boot, for the SoCs whose scripts we have, applied
-/// by the msm-4.14 profile before the user's knobs.
-///
-/// sm8150: the Snapdragon 855 reference script, init.qcom.post_boot.sh, case "msmnile", as
-/// the LG G8 ships it (github.com/SGCMarkus/android_device_lge_sm8150-common,
-/// rootdir/bin/init.qcom.post_boot.sh, lines 4879-4940): schedutil up_rate_limit_us 0 on
-/// policy0, 4 and 7; down_rate_limit_us 0 written three times to policy0 (the lines meant
-/// for gold and gold+ name policy0 too, so those keep the kernel default);
-/// hispeed_freq 1209600 / 1612800 / 1612800 kHz; pl 1; sched_upmigrate 95 and
-/// sched_downmigrate 85 (the migration margins of the msm kernel, always on there); core_ctl
-/// (vendor.cpu_isolation) on gold (min_cpus 2, busy 60/30 %, offline delay 100 ms,
-/// task_thres 3) and gold+ (min_cpus 0, the same thresholds, task_thres 1,
-/// nr_prev_assist_thresh 1), disabled on silver.
-pub fn device_init_knobs(platform: &str) -> &'static [(&'static str, f64)] {
-    match platform {
-        "sm8150" => &[
-            ("schedutil.up_rate_limit_us", 0.0),
-            ("schedutil.down_rate_limit_us.cluster0", 0.0),
-            ("schedutil.hispeed_freq.cluster0", 1_209_600.0),
-            ("schedutil.hispeed_freq.cluster1", 1_612_800.0),
-            ("schedutil.hispeed_freq.cluster2", 1_612_800.0),
-            ("schedutil.pl", 1.0),
-            ("vendor.cpu_isolation", 1.0),
-            ("core_ctl.enable.cluster0", 0.0),
-            ("core_ctl.min_cpus.cluster1", 2.0),
-            ("core_ctl.busy_up_thres.cluster1", 60.0),
-            ("core_ctl.busy_down_thres.cluster1", 30.0),
-            ("core_ctl.offline_delay_ms.cluster1", 100.0),
-            ("core_ctl.task_thres.cluster1", 3.0),
-            ("core_ctl.min_cpus.cluster2", 0.0),
-            ("core_ctl.busy_up_thres.cluster2", 60.0),
-            ("core_ctl.busy_down_thres.cluster2", 30.0),
-            ("core_ctl.offline_delay_ms.cluster2", 100.0),
-            ("core_ctl.task_thres.cluster2", 1.0),
-            ("core_ctl.nr_prev_assist_thresh.cluster2", 1.0),
-            ("vendor.migration_margins", 1.0),
-            ("vendor.sched_upmigrate", 95.0),
-            ("vendor.sched_downmigrate", 85.0),
-        ],
-        _ => &[],
-    }
-}
-
 impl Sim {
     #[inline]
     pub(crate) fn walt_on(&self) -> bool {

@@ -34,6 +34,7 @@ fn two_domains() -> Platform {
         switcher: false,
         idle_domains: vec![],
         shared_llc: false,
+        device_init: None,
     })
     .unwrap()
 }

@@ -170,6 +170,7 @@ fn hetero2() -> Platform {
         switcher: false,
         idle_domains: vec![],
         shared_llc: false,
+        device_init: None,
     })
     .unwrap()
 }

@@ -58,6 +58,7 @@ fn platform(shared: bool) -> Platform {
         switcher: false,
         idle_domains: if shared { vec![vec![0, 1]] } else { vec![] },
         shared_llc: false,
+        device_init: None,
     })
     .unwrap()
 }
@@ -208,6 +209,7 @@ fn a_shared_domain_needs_matching_cluster_states() {
             switcher: false,
             idle_domains: domains,
             shared_llc: false,
+            device_init: None,
         }
     };
     assert!(Platform::from_spec(spec(vec![vec![0, 1]], 500)).is_ok());

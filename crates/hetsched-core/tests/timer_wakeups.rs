@@ -55,6 +55,7 @@ fn platform() -> Platform {
         switcher: false,
         idle_domains: vec![],
         shared_llc: false,
+        device_init: None,
     })
     .unwrap()
 }

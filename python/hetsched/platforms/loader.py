@@ -34,7 +34,7 @@ from ..errors import InputError, UnknownNameError
 from . import em
 from .estimates import BorrowedDpc, DerivedDpc, VoltageLine, estimate_for
 from .idle_power import IDLE_ESTIMATES, PUBLISHED_IDLE_COSTS, legacy_entry
-from .model import Cluster, IdleState, Inventory, Opp, Platform, PowerModel, _summary_row
+from .model import Cluster, DeviceInit, IdleState, Inventory, Opp, Platform, PowerModel, _summary_row
 
 __all__ = ["DATA_DIR", "list_platforms", "load_platform", "platform_summary", "platform_summaries"]
 
@@ -121,6 +121,38 @@ ALL_CPUS = "all"
 #: Classic big.LITTLE (one L2 per cluster, no L3) keeps one LLC per cluster. A file may
 #: give its own top-level ``shared_llc`` (true or false).
 BUILTIN_SHARED_LLC = frozenset({"gs101", "sdm845", "sdm670", "sc7180", "sm8150", "sm8250", "sm8350"})
+
+#: What a built-in SoC's phone writes at boot (its init scripts), as engine knobs under the
+#: kernel profile that phone ran; a file may give its own top-level ``device_init``
+#: ({"kernel", "source", "knobs"}). The data files stay copies of the shared platform data.
+BUILTIN_DEVICE_INIT: dict[str, dict[str, Any]] = {
+    "sm8150": {
+        "kernel": "msm-4.14",
+        "source": ("the Snapdragon 855 reference script init.qcom.post_boot.sh, case msmnile, as the LG G8 "
+                   "ships it (github.com/SGCMarkus/android_device_lge_sm8150-common, "
+                   "rootdir/bin/init.qcom.post_boot.sh, lines 4879-4940): schedutil up_rate_limit_us 0 on "
+                   "policy0, 4 and 7; down_rate_limit_us 0 written three times to policy0 (the lines meant for "
+                   "gold and gold+ name policy0 too, so those keep the kernel default); hispeed_freq 1209600 / "
+                   "1612800 / 1612800 kHz; pl 1; sched_upmigrate 95 and sched_downmigrate 85 (the msm "
+                   "kernel's migration margins, always on there); core_ctl on gold (min_cpus 2, busy 60/30 %, "
+                   "offline delay 100 ms, task_thres 3) and gold+ (min_cpus 0, the same thresholds, task_thres "
+                   "1, nr_prev_assist_thresh 1), disabled on silver. The device's init.target.rc sets no "
+                   "schedtune boost or prefer_idle."),
+        "knobs": {
+            "schedutil.up_rate_limit_us": 0, "schedutil.down_rate_limit_us.cluster0": 0,
+            "schedutil.hispeed_freq.cluster0": 1_209_600, "schedutil.hispeed_freq.cluster1": 1_612_800,
+            "schedutil.hispeed_freq.cluster2": 1_612_800, "schedutil.pl": 1, "vendor.cpu_isolation": 1,
+            "core_ctl.enable.cluster0": 0,
+            "core_ctl.min_cpus.cluster1": 2, "core_ctl.busy_up_thres.cluster1": 60,
+            "core_ctl.busy_down_thres.cluster1": 30, "core_ctl.offline_delay_ms.cluster1": 100,
+            "core_ctl.task_thres.cluster1": 3,
+            "core_ctl.min_cpus.cluster2": 0, "core_ctl.busy_up_thres.cluster2": 60,
+            "core_ctl.busy_down_thres.cluster2": 30, "core_ctl.offline_delay_ms.cluster2": 100,
+            "core_ctl.task_thres.cluster2": 1, "core_ctl.nr_prev_assist_thresh.cluster2": 1,
+            "vendor.migration_margins": 1, "vendor.sched_upmigrate": 95, "vendor.sched_downmigrate": 85,
+        },
+    },
+}
 
 BUILTIN_IDLE_DOMAINS: dict[str, str] = {
     "sdm845": ALL_CPUS, "sdm670": ALL_CPUS, "sc7180": ALL_CPUS,
@@ -703,6 +735,8 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
     if not isinstance(shared_llc, bool):
         rd.fail("shared_llc", "true or false (every CPU shares the last-level cache)", shared_llc)
 
+    device_init = _device_init(rd, top, BUILTIN_DEVICE_INIT.get(name) if builtin else None)
+
     notes = _power_notes(model, resolved, parsed)
     notes.extend(idle_power.notes)
     for rc in parsed:
@@ -722,7 +756,39 @@ def _build(raw: object, source: str, name: str, builtin: bool) -> Platform:
         notes=tuple(notes), sources=tuple(sources), path=source,
         inventory=_inventory(raw_clusters, estimated, idle_power.model == "published"), data_notes=data_notes,
         idle_domains=idle_domains, idle_power_model=idle_power.model, shared_llc=shared_llc,
+        device_init=device_init,
     )
+
+
+def _device_init(rd: _Reader, top: dict[str, Any], builtin: Optional[dict[str, Any]]) -> Optional[DeviceInit]:
+    """The file's ``device_init`` (else the built-in's): what the device's init scripts write
+    at boot, as engine knobs, under the kernel profile they ran on (applied before the
+    user's knobs)."""
+    raw = top.get("device_init", builtin)
+    if raw is None:
+        return None
+    from .. import _engine  # the engine's own lists: the profiles and knobs it takes
+
+    if not isinstance(raw, dict):
+        rd.fail("device_init", "an object with kernel, source and knobs", raw)
+    profiles = [name for name, _, _ in _engine.kernel_profiles()]
+    kernel = raw.get("kernel")
+    if kernel not in profiles:
+        rd.fail("device_init.kernel", f"one of {', '.join(profiles)}", _got(raw, "kernel"))
+    source = raw.get("source")
+    if not isinstance(source, str) or not source:
+        rd.fail("device_init.source", "where the values come from (the device's script and lines)",
+                _got(raw, "source"))
+    knobs = raw.get("knobs")
+    if not isinstance(knobs, dict):
+        rd.fail("device_init.knobs", "an object of knob names and numbers", _got(raw, "knobs"))
+    known = {k["name"] for k in _engine.knobs()}
+    for name, value in knobs.items():
+        if name not in known:
+            rd.fail(f"device_init.knobs.{name}", "a knob the engine has (hetsched knobs)", name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            rd.fail(f"device_init.knobs.{name}", "a finite number", value)
+    return DeviceInit(kernel=kernel, source=source, knobs=tuple((k, float(v)) for k, v in knobs.items()))
 
 
 def _cpu_ranges(cpus: list[int]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
-__all__ = ["Opp", "IdleState", "Cluster", "Platform", "PowerModel", "Inventory"]
+__all__ = ["Opp", "IdleState", "Cluster", "Platform", "PowerModel", "Inventory", "DeviceInit"]
 
 PowerModel = Literal["published", "dt", "estimated"]
 
@@ -114,6 +114,17 @@ class Inventory:
 
 
 @dataclass(frozen=True)
+class DeviceInit:
+    """What a device's init scripts write at boot, as engine knobs, applied before the
+    user's knobs when the run's kernel profile is the one the device ran."""
+    kernel: str
+    #: where the values come from (the script, its lines)
+    source: str
+    #: (knob, value) in the scripts' order
+    knobs: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
 class Platform:
     #: built-in name (file stem) or the stem of a user file
     name: str
@@ -144,6 +155,8 @@ class Platform:
     #: every CPU shares the last-level cache (a DynamIQ DSU's L3): the balancing domain over
     #: all clusters carries SD_SHARE_LLC
     shared_llc: bool = False
+    #: what the device's init scripts write at boot (the file's ``device_init``)
+    device_init: Optional["DeviceInit"] = None
 
     @property
     def nr_cpus(self) -> int:
@@ -158,6 +171,8 @@ class Platform:
             **({"switcher": True} if self.switcher else {}),
             **({"idle_domains": [list(d) for d in self.idle_domains]} if self.idle_domains else {}),
             **({"shared_llc": True} if self.shared_llc else {}),
+            **({"device_init": {"kernel": self.device_init.kernel, "knobs": [list(kv) for kv in self.device_init.knobs]}}
+               if self.device_init else {}),
         }
 
     def summary(self) -> dict[str, Any]:

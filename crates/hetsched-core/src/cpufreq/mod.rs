@@ -524,6 +524,7 @@ mod tests {
             switcher: false,
             idle_domains: vec![],
             shared_llc: false,
+            device_init: None,
             name: "test-low-opp".into(),
             power_model: "dt".into(),
             clusters: vec![ClusterSpec {

@@ -655,6 +655,7 @@ mod tests {
             switcher: false,
             idle_domains: vec![],
             shared_llc: false,
+            device_init: None,
             name: "test-4opp".into(),
             power_model: "dt".into(),
             clusters: vec![ClusterSpec {

@@ -33,7 +33,7 @@
 //! is isolated until a device writes them); `vendor.core_ctl.*` give the values of the
 //! clusters whose own knob is unset, and by default the smallest cluster is disabled, as the
 //! phones' scripts do. The msm-4.14 profile on sm8150 applies the init script's values
-//! (walt.rs, device_init_knobs). The same tree built without WALT (`sched_walt=0`, the
+//! (the platform's device_init). The same tree built without WALT (`sched_walt=0`, the
 //! Pixel 4's floral_defconfig) has no CONFIG_SCHED_CORE_CTL: nothing isolates a CPU there,
 //! whatever `vendor.cpu_isolation` says.
 //!
