@@ -641,11 +641,6 @@ impl SchedPolicy for PyPolicy {
     }
 
     #[inline]
-    fn update_curr(&mut self, cpu: usize, p: TaskId, work: u64) {
-        self.base.update_curr(cpu, p, work)
-    }
-
-    #[inline]
     fn calc_delta_fair(&self, p: TaskId, vdelta: u64) -> u64 {
         self.base.calc_delta_fair(p, vdelta)
     }

@@ -206,7 +206,6 @@ pub const HOOKS: &[&str] = &[
     "dequeue_task",
     "set_next_task",
     "put_prev_task",
-    "update_curr",
     "calc_delta_fair",
     "sched_slice",
     "task_tick",
@@ -270,11 +269,6 @@ pub trait SchedPolicy: Send {
 
     /// `p`'s slice ends: it is switched out, or `check_preempt_tick` found its slice used up.
     fn put_prev_task(&mut self, _p: TaskId) {}
-
-    /// `update_curr()`: the running task `p` (any class) did `work` units of invariant
-    /// work on `cpu` since the last update (called only when it did some).
-    #[inline]
-    fn update_curr(&mut self, _cpu: usize, _p: TaskId, _work: u64) {}
 
     /// `calc_delta_fair()` of the running fair task: `vdelta` is its vruntime increment
     /// at its weight; returns the increment to charge.
