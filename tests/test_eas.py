@@ -84,7 +84,7 @@ def little_share(doc, name):
 
 
 @pytest.mark.parametrize("platform,fair", [
-    ("juno-r0", {"fair.delay_dequeue": 0}), ("juno-r0", {"fair.eevdf": 0}),
+    ("juno-r0", {"fair.delay_dequeue": 0}),
     ("hikey960", {"fair.delay_dequeue": 0}), ("hikey960", {"fair.eevdf": 0}),
     ("gs101", {}), ("gs101", {"fair.eevdf": 0})])
 def test_eas_packs_small_tasks_on_little_and_keeps_the_big_one_big(platform, fair):
@@ -101,6 +101,21 @@ def test_eas_packs_small_tasks_on_little_and_keeps_the_big_one_big(platform, fai
     assert eas["counters"]["policy"]["feec_calls"] > 100
     assert eas["energy_j"] < cfs["energy_j"]
     assert eas["metrics"]["missed_activation_pct"] < 1.0
+
+
+def test_a_late_idle_balance_leaves_two_small_tasks_sharing_a_big_cpu_on_juno_with_cfs():
+    """juno-r0 under EAS with v6.5's CFS (fair.eevdf 0). At the 32 ms tick the misfit task
+    "big" waits on little CPU 3. The kick wakes the first tickless idle CPU, little CPU 4,
+    out of its cluster state (1.5 ms), and "big" moves only at 34.6 ms, to big CPU 2 as it
+    goes idle. Before the balancer paid that exit, idle big CPU 1 pulled it at the tick
+    itself. With "big" on CPU 2, small0 and small1 share CPU 1 from 48 ms, where they wake
+    together and take turns waiting. As in the delayed-dequeue case below, their runnable_avg then
+    exceeds util_avg by more than the margin, util_est_update() keeps each post-fork
+    ewma, above what fits a little CPU, and feec keeps both big; small2 goes little."""
+    d = Simulation(platform="juno-r0", workload=mix(), scheduler="eas", knobs={"fair.eevdf": 0}).run(3.0).doc
+    assert little_share(d, "small0") < 0.1 and little_share(d, "small1") < 0.1
+    assert little_share(d, "small2") > 0.9
+    assert little_share(d, "big") < 0.05
 
 
 def test_delayed_dequeue_keeps_alternating_small_tasks_big_on_juno():

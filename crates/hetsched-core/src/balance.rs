@@ -75,6 +75,11 @@ pub trait LoadBalancer: Send {
     fn periodic_due(&self, _cpu: usize, _now: u64) -> bool {
         true
     }
+    /// Whether idle `cpu`'s rq->next_balance has passed: some domain of it is due a
+    /// CPU_IDLE balance (what nohz.next_balance, their minimum, tells a busy CPU's kick).
+    fn nohz_balance_due(&self, v: &SchedView, cpu: usize, _tick_ns: u64) -> bool {
+        self.periodic_due(cpu, v.now)
+    }
     /// The periodic balance of `cpu` at its tick; `busy`: it runs a task.
     fn periodic(&mut self, v: &SchedView, cpu: usize, busy: bool, tick_ns: u64) -> Vec<LbAction>;
     /// `cpu` has nothing to run: what it pulls (queued tasks only).
@@ -281,6 +286,85 @@ impl Sim {
         }
     }
 
+    /// Whether `cpu` is in nohz.idle_cpus_mask and idle_cpu(): its tick stopped in the idle
+    /// loop (nohz_balance_enter_idle()), and it is online and not isolated (on_null_domain()
+    /// CPUs, and msm-4.14's isolated ones, are left out of the idle balance).
+    pub(crate) fn nohz_idle_cpu(&self, cpu: usize) -> bool {
+        self.rqs[cpu].tick_stopped
+            && self.cpu_isolated & (1u64 << cpu) == 0
+            && !self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu))
+            && self.view().idle_cpu(cpu)
+    }
+
+    /// find_new_ilb(): the first CPU of nohz.idle_cpus_mask (every CPU is housekeeping for
+    /// HK_TYPE_MISC on a phone) that is idle_cpu(); the kicking CPU is busy, so not in it.
+    pub(crate) fn find_new_ilb(&self) -> Option<usize> {
+        (0..self.rqs.len()).find(|&cpu| self.nohz_idle_cpu(cpu))
+    }
+
+    /// nohz_balancer_kick() -> kick_ilb() at the tick of a busy CPU that wants the idle CPUs
+    /// balanced: only once the earliest of their next_balance has passed (nohz.next_balance),
+    /// the chosen CPU gets the IPI and leaves its idle state to run the SCHED_SOFTIRQ
+    /// (`nohz_idle_balance`) for all of them. An IPI to a CPU already kicked and not yet
+    /// out of its state adds nothing (its NOHZ_BALANCE_KICK is still set).
+    pub(crate) fn nohz_balancer_kick(&mut self) {
+        let Some(lb) = self.balancer.as_ref() else { return };
+        let tick_ns = self.knobs.derived.tick_ns;
+        let v = self.view();
+        let due = (0..self.rqs.len()).any(|cpu| self.nohz_idle_cpu(cpu) && lb.nohz_balance_due(&v, cpu, tick_ns));
+        if !due {
+            return;
+        }
+        let Some(ilb) = self.find_new_ilb() else { return };
+        if self.rqs[ilb].nohz_idle_balance {
+            return;
+        }
+        self.counters.nohz_balance_kicks += 1;
+        self.rqs[ilb].nohz_idle_balance = true;
+        if self.rqs[ilb].waking_until.is_some() {
+            return; // already leaving its idle state: CpuReady runs the softirq
+        }
+        if self.wake_latency_ns(ilb) > 0 {
+            self.kick_idle_cpu(ilb);
+            return;
+        }
+        // out of a state without exit latency at once: the softirq runs now, and the idle
+        // loop asks the governor again unless it pulled work
+        self.menu_reflect(ilb, 0);
+        self.rqs[ilb].nohz_idle_balance = false;
+        self.nohz_idle_balance(ilb);
+        if self.rqs[ilb].nr_running() == 0 {
+            self.resched[ilb] = false;
+            self.enter_idle(ilb);
+        }
+    }
+
+    /// _nohz_idle_balance() with NOHZ_BALANCE_KICK on the idle load balancer `ilb`, out of
+    /// its idle state: the periodic balance, as CPU_IDLE, of every CPU of
+    /// nohz.idle_cpus_mask whose next_balance has passed, starting after `ilb` and ending
+    /// with itself so that the others get the first chance to pull. Each pass's modelled
+    /// cost stays queued on the CPU balanced for, as when each balanced in place: charged
+    /// to `ilb`, an idle CPU's queued work, it would all delay the next task `ilb` runs
+    /// rather than keep `ilb` out of idle now (sched_balance.md, Differences).
+    pub(crate) fn nohz_idle_balance(&mut self, ilb: usize) {
+        let n = self.rqs.len();
+        let tick_ns = self.knobs.derived.tick_ns;
+        for i in 1..=n {
+            let cpu = (ilb + i) % n;
+            if !self.nohz_idle_cpu(cpu) {
+                continue;
+            }
+            let Some(lb) = self.balancer.as_mut() else { return };
+            if !lb.periodic_due(cpu, self.now) {
+                continue;
+            }
+            let acts = lb.periodic(&view!(self), cpu, false, tick_ns);
+            self.charge_balance_pass(cpu, true);
+            self.update_rd_flags();
+            self.apply_lb(acts, true);
+        }
+    }
+
     /// sched_balance_newidle(): a CPU about to go idle pulls from a busier one.
     pub(crate) fn newidle_balance(&mut self, cpu: usize) -> Option<TaskId> {
         if self.cpu_isolated & (1u64 << cpu) != 0 {
@@ -375,5 +459,81 @@ impl Sim {
                 self.migrate_queued(m, true);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::Sim;
+
+    /// two_cluster_platform (little 0,1: WFI 1 µs and cluster-sleep 500 µs exit; big 2,3:
+    /// WFI 1 µs), cfs with its kernel balancer, every cluster at its highest OPP, no
+    /// scheduler costs, sched_migration_cost_ns 0 (no task is cache hot). Two endless tasks
+    /// forked on CPU 3 and then allowed on 2 and 3; CPUs 0-2 idle with the tick stopped,
+    /// the little ones both in cluster-sleep, the big one in WFI.
+    fn kicked_sim() -> Sim {
+        let tasks: Vec<_> = ["a", "b"]
+            .iter()
+            .map(|n| serde_json::json!({"name": n, "cpus": [3], "loop": -1, "phases": [{"events": [{"run": 1_000_000_000u64}]}]}))
+            .collect();
+        let w = serde_json::json!({"name": "kick", "duration_ns": null, "timers": 0, "tasks": tasks});
+        let mut pol: crate::PolicyConfig = crate::testutils::costs_off(
+            serde_json::from_value(serde_json::json!({"scheduler": "cfs", "governor": "performance"})).unwrap(),
+        );
+        pol.knobs.insert("sched_migration_cost_ns".into(), 0.0);
+        let p = crate::testutils::two_cluster_platform();
+        let mut sim = Sim::new(p, crate::WorkloadSpec::from_json(&w.to_string()).unwrap(), pol).unwrap();
+        // menu: a typical 45 ms idle and no timer -> the deepest state that fits, tick off
+        for cpu in 0..3 {
+            sim.rqs[cpu].menu.intervals = [45_000; 8];
+            sim.enter_idle(cpu);
+        }
+        assert_eq!(sim.rqs[0].idle_state, Some(1));
+        assert_eq!(sim.rqs[1].idle_state, Some(1));
+        assert_eq!(sim.rqs[2].idle_state, Some(0));
+        assert!((0..3).all(|c| sim.rqs[c].tick_stopped));
+        sim.run_until(1); // both forks land on CPU 3
+        for t in sim.tasks.iter_mut() {
+            t.allowed = 0b1100;
+        }
+        sim
+    }
+
+    #[test]
+    fn the_idle_balance_kick_wakes_the_first_tickless_cpu_which_balances_for_all() {
+        // At the tick at 4 ms CPU 3 runs one task and queues the other: nohz_balancer_kick()
+        // -> kick_ilb(). nohz.idle_cpus_mask = {0, 1, 2}, all due (never balanced);
+        // find_new_ilb() takes CPU 0. It leaves cluster-sleep (both little CPUs are in it):
+        // 500 µs at busy power, so the softirq runs at 4.5 ms. _nohz_idle_balance() goes
+        // 1, 2, (3 is busy), 0: CPU 1 may not take either task; CPU 2 pulls the queued one
+        // (its MC domain {2, 3}: CPU 3 has two, CPU 2 none) and, in WFI, takes 1 µs to run
+        // it; CPU 0 then finds one task each on 2 and 3 and goes back to cpuidle.
+        let mut sim = kicked_sim();
+        sim.run_until(4_000_000);
+        assert_eq!(sim.counters.nohz_balance_kicks, 0);
+        sim.run_until(4_000_001);
+        assert_eq!(sim.counters.nohz_balance_kicks, 1);
+        assert_eq!(sim.rqs[0].waking_until, Some(4_500_000));
+        assert!(sim.rqs[1].idle_state.is_some() && sim.rqs[2].idle_state.is_some());
+        sim.run_until(4_500_000);
+        // nothing has moved while the balancer leaves its idle state
+        assert!(sim.tasks.iter().all(|t| t.cpu == 3));
+        sim.meter.sync(&sim.platform, 4_500_000);
+        // CPU 0: cluster-sleep (0 mW) to 4 ms, then 500 µs at 1 GHz, 300 mW: 150 µJ
+        assert_eq!(sim.meter.cpus[0].busy_ns, 500_000);
+        assert_eq!(sim.meter.cpus[0].energy_fj, 150_000_000_000);
+        assert_eq!(sim.meter.cpus[1].busy_ns, 0);
+        sim.run_until(4_500_001);
+        assert_eq!(sim.tasks.iter().filter(|t| t.cpu == 2).count(), 1);
+        assert_eq!(sim.rqs[2].waking_until, Some(4_501_000));
+        assert_eq!(sim.rqs[0].curr, None);
+        assert!(sim.rqs[0].idle_state.is_some() && sim.rqs[0].tick_stopped);
+        assert!(!sim.rqs[0].nohz_idle_balance);
+        assert!(sim.rqs[1].idle_state.is_some());
+        sim.run_until(4_501_001);
+        assert!(sim.rqs[2].curr.is_some() && sim.rqs[3].curr.is_some());
+        // one task per big CPU: the next tick (8 ms) has no runqueue with two to kick for
+        sim.run_until(8_000_001);
+        assert_eq!(sim.counters.nohz_balance_kicks, 1);
     }
 }

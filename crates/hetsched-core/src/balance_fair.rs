@@ -731,6 +731,14 @@ impl LoadBalancer for KernelLb {
         KernelLb::newidle(self, v, cpu)
     }
 
+    fn nohz_balance_due(&self, v: &SchedView, cpu: usize, tick_ns: u64) -> bool {
+        self.levels[cpu].iter().any(|&(_, st)| {
+            v.now
+                >= st.last_balance
+                    + sd_balance_interval_ns(st.balance_interval_ms, false, self.busy_factor, tick_ns, v.nr_cpus())
+        })
+    }
+
     fn stats(&self) -> LbStats {
         LbStats {
             domains: Some(self.stats.clone()),

@@ -367,6 +367,7 @@ impl Sim {
                 idle_calls: 0,
                 tick_stopped: false,
                 idle_tick_wakeup: false,
+                nohz_idle_balance: false,
                 work_done: 0,
                 slice_start: 0,
                 yield_skip: None,
@@ -1127,20 +1128,23 @@ impl Sim {
                     self.task_tick_fair(cpu, t);
                 }
             }
-            // A tickless idle CPU balances only when a busy CPU kicks the idle balancer
-            // (nohz_balancer_kick: some rq has >= 2 tasks); with nothing to pull it stays
-            // asleep. An idle CPU whose tick runs balanced itself above (idle_tick).
-            if !busy && self.cpu_isolated & (1u64 << cpu) != 0 {
-                continue; // vendor.cpu_isolation: an isolated CPU does not balance
+            // A tickless idle CPU does not balance at this tick: the idle load balancer
+            // kicked below does it on its behalf once out of its idle state. An idle CPU
+            // whose tick runs balanced itself above (idle_tick).
+            if !busy {
+                continue;
             }
             let Some(lb) = self.balancer.as_ref() else { continue };
-            if (busy || nohz_kick) && lb.periodic_due(cpu, now) {
+            if lb.periodic_due(cpu, now) {
                 let lb = self.balancer.as_mut().unwrap();
                 let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
                 self.charge_balance_pass(cpu, true);
                 self.update_rd_flags();
                 self.apply_lb(acts, true);
             }
+        }
+        if nohz_kick {
+            self.nohz_balancer_kick();
         }
         // the policy's own migrations (GTS: hmp_force_up_migration, hmp_offload_down)
         let migs = self.policy.balance(&view!(self));
@@ -1220,17 +1224,26 @@ impl Sim {
                     for &t in &expired {
                         self.try_to_wake_up(t, Some(cpu), false);
                     }
-                    let timers_only = !expired.is_empty() && self.rqs[cpu].nr_running() == 0;
+                    // then the idle balancer's SCHED_SOFTIRQ, unless the CPU has work of its
+                    // own by now (nohz_csd_func() finds it not idle_cpu(); the balance would
+                    // abort on need_resched())
+                    let ilb = std::mem::take(&mut self.rqs[cpu].nohz_idle_balance);
+                    if ilb && !woken_for_tasks && self.rqs[cpu].nr_running() == 0 {
+                        self.nohz_idle_balance(cpu);
+                    }
+                    let nothing_to_run = self.rqs[cpu].nr_running() == 0;
+                    let timers_only = !expired.is_empty() && nothing_to_run;
+                    let ilb_only = ilb && expired.is_empty() && !woken_for_tasks && nothing_to_run;
                     let tick_only = expired.is_empty() && !woken_for_tasks && self.rqs[cpu].idle_tick_wakeup;
                     self.rqs[cpu].idle_tick_wakeup = false;
                     self.rqs[cpu].expired_timers = expired;
                     self.rqs[cpu].expired_timers.clear();
                     if tick_only {
                         self.idle_tick_handled(cpu);
-                    } else if timers_only {
-                        // every task went elsewhere: nothing set need_resched, so the idle
-                        // loop goes straight back to cpuidle (no schedule(), no newidle
-                        // balance)
+                    } else if timers_only || ilb_only {
+                        // every task went elsewhere, or the idle balance pulled nothing
+                        // here: nothing set need_resched, so the idle loop goes straight
+                        // back to cpuidle (no schedule(), no newidle balance)
                         self.resched[cpu] = false;
                         self.enter_idle(cpu);
                     } else {

@@ -87,7 +87,7 @@ pub struct TickContext {
 pub struct Menu {
     correction_factor: [u64; BUCKETS],
     /// the last idle durations, µs
-    intervals: [u64; INTERVALS],
+    pub(crate) intervals: [u64; INTERVALS],
     interval_ptr: usize,
     bucket: usize,
     next_timer_ns: u64,

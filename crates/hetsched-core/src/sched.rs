@@ -243,6 +243,10 @@ pub struct Rq {
     pub(crate) tick_stopped: bool,
     /// the CPU is leaving its idle state for the tick (tick_nohz_idle_got_tick())
     pub(crate) idle_tick_wakeup: bool,
+    /// nohz_flags(cpu) & NOHZ_BALANCE_KICK: kick_ilb() chose this CPU as the idle load
+    /// balancer and its IPI has not been handled yet (the balance runs once it is out of
+    /// its idle state)
+    pub(crate) nohz_idle_balance: bool,
     /// invariant work executed on this CPU since the start (ns at capacity 1024, f_max)
     pub work_done: u64,
     /// start of the slice being traced
@@ -331,10 +335,10 @@ impl<'a> SchedView<'a> {
     pub fn idle_cpu(&self, cpu: usize) -> bool {
         let rq = &self.rqs[cpu];
         // a CPU leaving its idle state for a wakeup has one pending (rq->ttwu_pending); one
-        // leaving it for the tick alone is still idle
+        // leaving it for the tick or the idle balancer's IPI alone is still idle
         rq.curr.is_none()
             && rq.nr_running() == 0
-            && (rq.waking_until.is_none() || (rq.idle_tick_wakeup && rq.pending.is_empty()))
+            && (rq.waking_until.is_none() || ((rq.idle_tick_wakeup || rq.nohz_idle_balance) && rq.pending.is_empty()))
     }
     /// cpu_util_cfs(): max(util_avg, util_est), capped at capacity_orig.
     pub fn cpu_util_cfs(&self, cpu: usize) -> u64 {
@@ -593,6 +597,8 @@ pub struct Counters {
     pub cost_balance: u64,
     /// ticks taken by an idle CPU whose governor kept the tick (each one an idle exit)
     pub idle_ticks: u64,
+    /// kick_ilb() IPIs sent: a tickless idle CPU woken to balance for the idle CPUs
+    pub nohz_balance_kicks: u64,
     /// sleeps DELAY_DEQUEUE left queued (sched_delayed)
     pub delayed_dequeues: u64,
     /// wakeups that found their task still queued as delayed (ttwu_runnable)
