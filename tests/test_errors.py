@@ -64,7 +64,7 @@ REGISTRIES = {
     "scheduler": lambda: [(p["name"], p["summary"]) for p in _engine.policies()],
     "governor": _engine.governors,
     "idle_governor": _engine.idle_governors,
-    "kernel": _engine.kernel_profiles,
+    "kernel": lambda: [(name, about) for name, _release, about in _engine.kernel_profiles()],
 }
 
 

@@ -767,11 +767,11 @@ def _device_init(rd: _Reader, top: dict[str, Any], builtin: Optional[dict[str, A
     raw = top.get("device_init", builtin)
     if raw is None:
         return None
-    from .. import _engine  # the engine's own lists: the profiles and knobs it takes
+    from ..sim import KERNEL_PROFILES, knob_table  # the engine's own lists, through sim
 
     if not isinstance(raw, dict):
         rd.fail("device_init", "an object with kernel, source and knobs", raw)
-    profiles = [name for name, _, _ in _engine.kernel_profiles()]
+    profiles = list(KERNEL_PROFILES)
     kernel = raw.get("kernel")
     if kernel not in profiles:
         rd.fail("device_init.kernel", f"one of {', '.join(profiles)}", _got(raw, "kernel"))
@@ -782,7 +782,7 @@ def _device_init(rd: _Reader, top: dict[str, Any], builtin: Optional[dict[str, A
     knobs = raw.get("knobs")
     if not isinstance(knobs, dict):
         rd.fail("device_init.knobs", "an object of knob names and numbers", _got(raw, "knobs"))
-    known = {k["name"] for k in _engine.knobs()}
+    known = {k["name"] for k in knob_table()}
     for name, value in knobs.items():
         if name not in known:
             rd.fail(f"device_init.knobs.{name}", "a knob the engine has (hetsched knobs)", name)
