@@ -504,7 +504,8 @@ def _calibrations(sz: Sizes) -> list[tuple[str, str, str]]:
          "Slide \"Setup\": \"Energy results: Power measurement made on the PMIC CPU rails. 10 runs.\""),
         ("which published changes are within the slides' noise", f"p > {ALPHA:g}: not decidable",
          "Slide \"Setup\": \"Statistics: Wilcoxon signed rank test p-value\", \"P-value > 0.01 excluded\"."),
-        ("baseline", "plain `eas`, every `vendor.*` knob 0; each change alone",
+        ("baseline", "plain `eas`, every `vendor.*` knob 0 and `eas.find_best_target` 0 (mainline's feec, "
+                     "not msm-4.14's own path); each change alone",
          "Results slide: one panel per change (\"vendor migration margins\", ...); slide \"5. RT Capacity "
          "Awareness\": \"Mainline\" beside \"Vendor\"."),
         ("kernel", f"`{KERNEL}` with `sched_walt` 0 and `tick_hz` 300: EAS on PELT, schedtune, Qualcomm's "
