@@ -130,11 +130,14 @@ impl Task {
 }
 
 /// The CPUs of the smallest, middle and biggest capacity (rd->min/mid/max_cap_orig_cpu):
-/// the first CPU of each; `mid` only with three capacities or more.
+/// the first CPU of each; `mid` only with three capacities or more. With the smallest and
+/// biggest capacity_orig (rd->max_cpu_capacity), which task_fits_max() reads.
 struct RootCaps {
     min_cpu: usize,
     mid_cpu: Option<usize>,
     max_cpu: usize,
+    min_cap: u64,
+    max_cap: u64,
 }
 
 impl RootCaps {
@@ -150,6 +153,8 @@ impl RootCaps {
             min_cpu,
             mid_cpu,
             max_cpu,
+            min_cap,
+            max_cap,
         }
     }
 }
@@ -178,15 +183,20 @@ fn capacity_curr_of(v: &SchedView, cpu: usize) -> u64 {
 /// capacity holds anything; on one of the smallest a task of a boosted schedtune group
 /// never fits; otherwise capacity · 1024 > boosted_task_util · margin, the margin being
 /// task_cpu()'s down margin toward a smaller CPU and its up margin otherwise.
-fn fits_max(v: &SchedView, min_util: u64, boosted: bool, task_cpu: usize, cpu: usize, margins: (u64, u64)) -> bool {
+fn fits_max(
+    v: &SchedView,
+    rc: &RootCaps,
+    min_util: u64,
+    boosted: bool,
+    task_cpu: usize,
+    cpu: usize,
+    margins: (u64, u64),
+) -> bool {
     let cap = v.capacity_orig(cpu);
-    let (min_cap, max_cap) = (0..v.nr_cpus())
-        .map(|c| v.capacity_orig(c))
-        .fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
-    if cap >= max_cap {
+    if cap >= rc.max_cap {
         return true;
     }
-    if cap == min_cap && boosted {
+    if cap == rc.min_cap && boosted {
         return false;
     }
     let margin = if v.capacity_orig(task_cpu) > cap {
@@ -197,8 +207,8 @@ fn fits_max(v: &SchedView, min_util: u64, boosted: bool, task_cpu: usize, cpu: u
     cap * 1024 > min_util * margin
 }
 
-fn task_fits_max(v: &SchedView, t: &Task, cpu: usize) -> bool {
-    fits_max(v, t.min_util, t.boosted, t.prev, cpu, (t.margin_up, t.margin_down))
+fn task_fits_max(v: &SchedView, rc: &RootCaps, t: &Task, cpu: usize) -> bool {
+    fits_max(v, rc, t.min_util, t.boosted, t.prev, cpu, (t.margin_up, t.margin_down))
 }
 
 /// task_fits_max(p, cpu) for a task where it is (core_ctl's misfit flag, set at enqueue
@@ -209,7 +219,15 @@ pub(crate) fn task_fits_max_here(v: &SchedView, p: TaskId, cpu: usize) -> bool {
         capacity_margin(v.knobs.get(Knob::VendorSchedUpmigrate)),
         capacity_margin(v.knobs.get(Knob::VendorSchedDownmigrate)),
     );
-    fits_max(v, v.task_util_est(p), boosted, v.tasks[p as usize].cpu, cpu, margins)
+    fits_max(
+        v,
+        &RootCaps::read(v),
+        v.task_util_est(p),
+        boosted,
+        v.tasks[p as usize].cpu,
+        cpu,
+        margins,
+    )
 }
 
 /// __cpu_overutilized(cpu, delta): capacity_orig · 1024 < (cpu_util + delta) · margin_up.
@@ -222,15 +240,15 @@ fn cpu_overutilized_with(v: &SchedView, t: &Task, cpu: usize, delta: u64) -> boo
 fn start_cpu(v: &SchedView, rc: &RootCaps, t: &Task) -> usize {
     if t.boosted {
         return match rc.mid_cpu {
-            Some(m) if task_fits_max(v, t, m) => m,
+            Some(m) if task_fits_max(v, rc, t, m) => m,
             _ => rc.max_cpu,
         };
     }
-    if task_fits_max(v, t, rc.min_cpu) {
+    if task_fits_max(v, rc, t, rc.min_cpu) {
         return rc.min_cpu;
     }
     match rc.mid_cpu {
-        Some(m) if task_fits_max(v, t, m) => m,
+        Some(m) if task_fits_max(v, rc, t, m) => m,
         _ => rc.max_cpu,
     }
 }
@@ -449,7 +467,7 @@ pub fn find_energy_efficient_cpu(
     let allowed = v.tasks[p as usize].allowed;
     if let Some(this) = v.wake.this_cpu.filter(|_| v.wake.sync) {
         // bias_to_this_cpu(): allowed there and fitting it at its maximum
-        if allowed & (1u64 << this) != 0 && task_fits_max(v, &t, this) {
+        if allowed & (1u64 << this) != 0 && task_fits_max(v, &rc, &t, this) {
             counters.sync_wakeups += 1;
             return (this, 0);
         }
@@ -473,7 +491,7 @@ pub fn find_energy_efficient_cpu(
         counters.prefer_idle += 1;
         return (target, 0);
     }
-    if t.boosted || cpu_overutilized_with(v, &t, prev, delta) || !task_fits_max(v, &t, prev) || prev_iso {
+    if t.boosted || cpu_overutilized_with(v, &t, prev, delta) || !task_fits_max(v, &rc, &t, prev) || prev_iso {
         counters.target_taken += 1;
         return (target, 0);
     }

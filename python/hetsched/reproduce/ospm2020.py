@@ -225,10 +225,11 @@ class Config:
     changes: tuple[str, ...] = tuple(c.knob for c in CHANGES)
 
 
-# The slides compare each change with mainline EAS ("vendor changes to EAS, one by one
-# against mainline EAS"), so msm-4.14's own wakeup path, find_best_target() (sched_feat
-# FIND_BEST_TARGET, which already carries a prev_cpu fast path, packing and the migration
-# margins), is off: the baseline is mainline's feec on the Pixel 4's kernel.
+# The slides put each vendor change beside mainline ("5. RT Capacity Awareness": "Mainline"
+# beside "Vendor"; the results slide, one panel per change), so msm-4.14's own wakeup path,
+# find_best_target() (sched_feat FIND_BEST_TARGET, which already carries a prev_cpu fast
+# path, packing and the migration margins), is off: the baseline is mainline's feec on the
+# Pixel 4's kernel, and every change runs on that same profile and fair class.
 VENDOR_OFF = (("vendor.cpu_isolation", 0), ("vendor.migration_margins", 0), ("vendor.task_packing", 0),
               ("vendor.prev_cpu_fastpath", 0), ("vendor.rt_placement", 0), ("eas.find_best_target", 0))
 _PIXEL4 = tuple(PIXEL4_INIT.items()) + VENDOR_OFF
