@@ -4,7 +4,7 @@
     python scripts/phone_calibration.py [REAL_TRACE ...] [--duration 3] [--seed 0] [--format markdown|csv]
 
 Runs browsing, game and app-launch for ``--duration`` simulated seconds on gs101 (the
-default profile) and on sm8150 under msm-4.14, each writing its ftrace text, and measures
+default profile, then pixel-5.10, the kernel the Pixel 6a ran) and on sm8150 under msm-4.14, each writing its ftrace text, and measures
 every trace (the runs' and the real ones given, by default the Pixel 6a and Catapult traces
 in ../shared/realdata/traces/) with hetsched.traces.figures, the code behind ``hetsched
 trace-stats``; then each run's figures against the real phones doing the same thing
@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "realdata" / "traces"
 DEFAULT_REAL = [REAL / "pixel6a_tensor_warm_startup.perfetto-trace", REAL / "catapult_2cpu_launcher_2012.html"]
 RUNS = [(w, "gs101", {}) for w in ("browsing", "game", "app-launch")] + \
+       [(w, "gs101", {"kernel": "pixel-5.10"}) for w in ("browsing", "game", "app-launch")] + \
        [(w, "sm8150", {"kernel": "msm-4.14"}) for w in ("browsing", "game", "app-launch")]
 
 def _in_idle(f):

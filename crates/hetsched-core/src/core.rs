@@ -124,6 +124,10 @@ pub struct Sim {
     /// schedutil reads it
     pub(crate) rt_avg: Vec<crate::rt::RtAvg>,
     pub stune: Option<Box<crate::schedtune::SchedTune>>,
+    /// the pixel-5.10 profile: the vendor groups of Google's scheduler module (pixel_sched.rs)
+    pub(crate) vendor_groups: Option<Box<crate::pixel_sched::VendorGroups>>,
+    /// the kernel profile the run follows
+    pub(crate) profile: KernelProfile,
     /// the wakeup select_task_rq() is placing (try_to_wake_up's CPU and flags)
     pub(crate) wake_ctx: crate::sched::WakeCtx,
     /// events handled and program events run since simulated time last moved (limits.rs)
@@ -177,6 +181,7 @@ macro_rules! view {
             wake: $s.wake_ctx,
             walt: $s.walt.as_deref(),
             stune: $s.stune.as_deref(),
+            pixel: $s.vendor_groups.as_deref(),
         }
     };
 }
@@ -290,6 +295,9 @@ impl Sim {
         if msm {
             governor.set_msm(walt_built);
         }
+        if profile.pixel() {
+            governor.set_up_down_rate_limits();
+        }
         let n = platform.nr_cpus();
         let mut tasks = Vec::with_capacity(workload.tasks.len());
         for (i, t) in workload.tasks.iter().enumerate() {
@@ -300,6 +308,7 @@ impl Sim {
         for (t, spec) in tasks.iter_mut().zip(&workload.tasks) {
             if matches!(t.policy, Policy::Fifo | Policy::Rr) && spec.util_min.is_none() {
                 t.uclamp[0] = knobs.derived.uclamp_min_rt_default;
+                t.uclamp_req[0] = t.uclamp[0];
             }
         }
         // writing the sysctl enables sched_uclamp_used (sysctl_sched_uclamp_handler)
@@ -309,21 +318,33 @@ impl Sim {
         if msm {
             for t in tasks.iter_mut() {
                 t.uclamp = [0, 1024];
+                t.uclamp_req = t.uclamp;
             }
         }
-        let uclamp_used = !msm
-            && (rt_default_written
-                || workload.tasks.iter().any(|t| {
-                    t.util_min.is_some()
-                        || t.util_max.is_some()
-                        || t.phases.iter().flat_map(|p| &p.events).any(|e| {
-                            matches!(
-                                e,
-                                Ev::Setattr(SetAttr { util_min: Some(_), .. })
-                                    | Ev::Setattr(SetAttr { util_max: Some(_), .. })
-                            )
-                        })
-                }));
+        let vendor_groups = if profile.pixel() {
+            let vg = crate::pixel_sched::VendorGroups::new(crate::schedtune::task_groups(&workload)?, &knobs);
+            for t in tasks.iter_mut() {
+                t.uclamp = vg.restrict_task(t);
+            }
+            Some(Box::new(vg))
+        } else {
+            None
+        };
+        // the Pixel's init scripts write vendor group clamps and the RT default at boot
+        let uclamp_used = profile.pixel()
+            || (!msm
+                && (rt_default_written
+                    || workload.tasks.iter().any(|t| {
+                        t.util_min.is_some()
+                            || t.util_max.is_some()
+                            || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                                matches!(
+                                    e,
+                                    Ev::Setattr(SetAttr { util_min: Some(_), .. })
+                                        | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                                )
+                            })
+                    })));
         let stune = if msm {
             let mut st = crate::schedtune::SchedTune::new(n, crate::schedtune::task_groups(&workload)?);
             st.read_knobs(&knobs)?;
@@ -462,6 +483,8 @@ impl Sim {
             stop: None,
             walt,
             stune,
+            vendor_groups,
+            profile,
             nr_avg: if core_ctl_can_act {
                 vec![Default::default(); n]
             } else {

@@ -408,11 +408,11 @@ pub enum Detach {
 // the fair class on the runqueues: PELT updates, update_curr, EEVDF, check_preempt_tick (fair.c)
 
 impl Sim {
-    /// The android-4.19 profile's accumulate_sum() factors for `cpu` (pelt.rs); None in
-    /// v6.12, whose clock_pelt is invariant already.
+    /// The 4.19 PELT's accumulate_sum() factors for `cpu` (pelt.rs); None from v5.1 on,
+    /// whose clock_pelt is invariant already.
     #[inline]
     pub(crate) fn pelt_scale(&self, cpu: usize) -> Option<pelt::ContribScale> {
-        self.legacy.then(|| pelt::ContribScale {
+        self.profile.pelt_4_19().then(|| pelt::ContribScale {
             freq: self.freq_scale(cpu),
             cpu: self.platform.capacity_orig(cpu),
         })
@@ -922,7 +922,11 @@ impl Sim {
             let task = &mut self.tasks[t as usize];
             rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
             if sleep {
-                pelt::util_est_dequeue_v4_19(&mut task.se.avg);
+                if self.profile.pixel() {
+                    pelt::util_est_update_v5_10(&mut task.se.avg, task.uclamp[1], cap);
+                } else {
+                    pelt::util_est_dequeue_v4_19(&mut task.se.avg);
+                }
             }
         }
         // the deadline the timeline holds the task by, before PLACE_REL_DEADLINE makes it relative

@@ -659,7 +659,7 @@ impl Sim {
     /// (its util_sum at the max) is added to lost_idle_time so util does not creep up.
     /// (4.19 has neither: lost_idle_time stays 0 in the android-4.19 profile.)
     pub(crate) fn update_idle_rq_clock_pelt(&mut self, cpu: usize) {
-        if self.legacy {
+        if self.profile.pelt_4_19() {
             self.rqs[cpu].clock_pelt = self.rqs[cpu].clock;
             return;
         }

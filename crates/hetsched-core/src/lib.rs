@@ -27,6 +27,7 @@ pub mod invariants;
 pub mod limits;
 pub mod lower_bound;
 pub mod pelt;
+pub mod pixel_sched;
 pub mod platform;
 pub mod policies;
 pub mod result;

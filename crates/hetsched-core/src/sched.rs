@@ -161,8 +161,13 @@ pub struct Task {
     /// when the task last became runnable without running (for wait time)
     pub(crate) queued_since: u64,
     pub(crate) rr_left_ns: u64,
-    /// effective uclamp [min, max] (no cgroups: the request, or the class default)
+    /// effective uclamp [min, max]: the request, or under pixel-5.10 the request held
+    /// within the task's vendor group (pixel_sched.rs)
     pub uclamp: [u64; 2],
+    /// the uclamp request (p->uclamp_req), the class default where none was given, and
+    /// whether uclamp.min was set by the task (uclamp_se.user_defined)
+    pub(crate) uclamp_req: [u64; 2],
+    pub(crate) uclamp_min_user: bool,
     pub stats: TaskStats,
     pub(crate) perf: Option<Box<PerfModel>>,
     /// work still to run with a cold cache, and the CPU the task last ran on
@@ -300,6 +305,8 @@ pub struct SchedView<'a> {
     /// the msm-4.14 profile: WALT and schedtune
     pub walt: Option<&'a crate::walt::Walt>,
     pub stune: Option<&'a crate::schedtune::SchedTune>,
+    /// the pixel-5.10 profile's vendor groups (pixel_sched.rs)
+    pub pixel: Option<&'a crate::pixel_sched::VendorGroups>,
 }
 
 /// What select_task_rq_fair() knows of the wakeup besides the task: smp_processor_id(),
@@ -503,13 +510,15 @@ pub enum KernelProfile {
     Mainline612,
     Android419,
     Msm414,
+    Pixel510,
 }
 
 impl KernelProfile {
-    pub const ALL: [KernelProfile; 3] = [
+    pub const ALL: [KernelProfile; 4] = [
         KernelProfile::Mainline612,
         KernelProfile::Android419,
         KernelProfile::Msm414,
+        KernelProfile::Pixel510,
     ];
 
     /// The name `--set kernel=` takes.
@@ -518,6 +527,7 @@ impl KernelProfile {
             KernelProfile::Mainline612 => "mainline-6.12",
             KernelProfile::Android419 => "android-4.19",
             KernelProfile::Msm414 => "msm-4.14",
+            KernelProfile::Pixel510 => "pixel-5.10",
         }
     }
 
@@ -529,6 +539,7 @@ impl KernelProfile {
             KernelProfile::Mainline612 => "6.12.8",
             KernelProfile::Android419 => "4.19 (Android common android-4.19, EAS as of 5.4)",
             KernelProfile::Msm414 => "4.14 (Qualcomm msm-4.14 of the Snapdragon 855 phones)",
+            KernelProfile::Pixel510 => "5.10 (android13-5.10 GKI with Google's gs101 vendor scheduler module, as the Pixel 6 and 6a run Android 13)",
         }
     }
 
@@ -538,6 +549,7 @@ impl KernelProfile {
             KernelProfile::Mainline612 => "v6.12: EM cost 10*P/perf with inefficient states skipped, feec without margin, single-word util_est, rate limit 1.5x latency",
             KernelProfile::Android419 => "v4.19/5.4 EAS: EM cost P*f_max/f with the 1.25 headroom inside, feec's 6% margin, util_est {enqueued, ewma} without fast-up, rate limit min(1000x latency, 10 ms)",
             KernelProfile::Msm414 => "Qualcomm's Android 4.14 kernel of the Snapdragon 855 phones: find_energy_efficient_cpu() with find_best_target() on every wakeup and fork, on WALT's signals (20 ms windows) instead of PELT, schedtune boost groups instead of uclamp, schedutil with hispeed_freq and predicted load, core_ctl; on a known SoC the device's init-script values (walt.rs)",
+            KernelProfile::Pixel510 => "Pixel 6/6a (gs101) on Android 13: the 5.10 GKI (CFS, PELT with an invariant clock, util_est with fast-up, uclamp) with Google's vendor hooks (pixel_sched.rs): a sync wakeup to the waker's CPU, an idle prev_cpu in WFI kept, else the vendor find_energy_efficient_cpu() by vendor group (prefer_idle, importance, spare capacity, idle exit latency); sched_pixel's up/down rate limits; on gs101 the device's init-script values",
         }
     }
 
@@ -555,7 +567,8 @@ impl KernelProfile {
     }
 
     /// The Android kernels' forms of PELT, util_est, the Energy Model, feec and the cpufreq
-    /// rate limit (android-4.19's): the 4.14 and 4.19 Android kernels share them.
+    /// rate limit (android-4.19's): the 4.14 and 4.19 Android kernels share them; 5.10
+    /// shares them but for PELT's clock (`pelt_4_19`) and util_est's fast-up.
     pub fn android_forms(self) -> bool {
         self != KernelProfile::Mainline612
     }
@@ -563,6 +576,18 @@ impl KernelProfile {
     /// Qualcomm's msm-4.14: WALT, schedtune, its schedutil, core_ctl, find_best_target().
     pub fn msm(self) -> bool {
         self == KernelProfile::Msm414
+    }
+
+    /// The Pixel's 5.10 kernel: Google's vendor scheduler hooks (pixel_sched.rs).
+    pub fn pixel(self) -> bool {
+        self == KernelProfile::Pixel510
+    }
+
+    /// PELT as 4.19 has it: contributions scaled by frequency and capacity as they accrue
+    /// (no invariant clock_pelt, so no lost idle time), util_est sampled at the end of the
+    /// dequeue. 5.1 brought the invariant clock; 5.10 keeps 4.19's util_est order.
+    pub fn pelt_4_19(self) -> bool {
+        matches!(self, KernelProfile::Android419 | KernelProfile::Msm414)
     }
 }
 

@@ -33,6 +33,10 @@ impl Sim {
         task.spec_index = k;
         if self.walt.is_some() {
             task.uclamp = [0, 1024]; // msm-4.14: no uclamp
+            task.uclamp_req = task.uclamp;
+        }
+        if let Some(vg) = self.vendor_groups.as_deref() {
+            task.uclamp = vg.restrict_task(&task);
         }
         if !spec.daemon {
             self.nr_to_exit += 1;
@@ -111,21 +115,32 @@ impl Sim {
             };
             [
                 a.util_min
-                    .map_or(if p != task.policy { dmin } else { task.uclamp[0] }, |v| v as u64),
+                    .map_or(if p != task.policy { dmin } else { task.uclamp_req[0] }, |v| v as u64),
                 a.util_max
-                    .map_or(if p != task.policy { dmax } else { task.uclamp[1] }, |v| v as u64),
+                    .map_or(if p != task.policy { dmax } else { task.uclamp_req[1] }, |v| v as u64),
             ]
         };
-        let uclamp = clamps(new_policy);
+        let uclamp_req = clamps(new_policy);
+        let min_user = a.util_min.is_some() || (new_policy == task.policy && task.uclamp_min_user);
+        let nice = a.nice.unwrap_or(task.nice);
+        // under pixel-5.10 the request is held within the task's vendor group
+        let uclamp = match self.vendor_groups.as_deref() {
+            Some(vg) => {
+                let g = vg.group(task.spec_index as usize);
+                vg.restrict(g, uclamp_req, min_user, new_policy == Policy::Other && nice > 0)
+            }
+            None => uclamp_req,
+        };
         let prio = a.rt_priority.unwrap_or(task.rt_priority);
         let requeue = new_policy != task.policy
             || (new_policy != Policy::Other && prio != task.rt_priority)
             || uclamp != task.uclamp
             || allowed & (1 << cpu) == 0;
-        let nice = a.nice.unwrap_or(task.nice);
         if !requeue {
             let task = &mut self.tasks[t as usize];
             task.allowed = allowed;
+            task.uclamp_req = uclamp_req;
+            task.uclamp_min_user = min_user;
             if nice != task.nice && task.policy == Policy::Other {
                 // reweight_entity() on the running task (its vruntime is kept)
                 self.update_rq_clock(cpu);
@@ -160,6 +175,8 @@ impl Sim {
         task.rt_priority = prio;
         task.nice = nice;
         task.uclamp = uclamp;
+        task.uclamp_req = uclamp_req;
+        task.uclamp_min_user = min_user;
         task.allowed = allowed;
         let w = nice_to_weight(nice);
         task.se.weight = w;

@@ -152,6 +152,28 @@ BUILTIN_DEVICE_INIT: dict[str, dict[str, Any]] = {
             "vendor.migration_margins": 1, "vendor.sched_upmigrate": 95, "vendor.sched_downmigrate": 85,
         },
     },
+    "gs101": {
+        "kernel": "pixel-5.10",
+        "source": ("the Pixel 6 device tree's init script on Android 13, conf/init.gs101.rc of "
+                   "LineageOS/android_device_google_gs101 branch lineage-20 (commit 97f25ec), lines 162-174 "
+                   "and 751-787, the values in force once boot has completed: sched_pixel up_rate_limit_us 500 "
+                   "on policy0, 4 and 6, down_rate_limit_us 5000 / 20000 / 20000; "
+                   "sched_util_clamp_min_rt_default 0; vendor groups ta uclamp_min 1 and prefer_idle 1, fg "
+                   "prefer_idle 1 and uclamp_min 0, sys prefer_idle 0, bg uclamp_max 512, rt uclamp_min 161 "
+                   "and prefer_idle 1. CFS's latency 10 ms, minimum granularity 3 ms and wakeup granularity "
+                   "2 ms as the vendor module records them from a running phone (fair.c, 'sysctl_sched' "
+                   "comment; tunable scaling none), given here before the engine's log2 scaling of 8 CPUs (x4)."),
+        "knobs": {
+            "schedutil.up_rate_limit_us": 500, "schedutil.down_rate_limit_us.cluster0": 5000,
+            "schedutil.down_rate_limit_us.cluster1": 20_000, "schedutil.down_rate_limit_us.cluster2": 20_000,
+            "uclamp.min_rt_default": 0,
+            "vendor_sched.ta.uclamp_min": 1, "vendor_sched.ta.prefer_idle": 1,
+            "vendor_sched.fg.prefer_idle": 1, "vendor_sched.bg.uclamp_max": 512,
+            "vendor_sched.rt.uclamp_min": 161, "vendor_sched.rt.prefer_idle": 1,
+            "sched_latency_ns": 2_500_000, "sched_min_granularity_ns": 750_000,
+            "sched_wakeup_granularity_ns": 500_000,
+        },
+    },
 }
 
 BUILTIN_IDLE_DOMAINS: dict[str, str] = {

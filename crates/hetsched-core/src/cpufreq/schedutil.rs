@@ -141,6 +141,8 @@ pub struct Schedutil {
     legacy: bool,
     /// which file's schedutil runs: the kernel.org one, or Qualcomm's of msm-4.14
     msm: MsmBuild,
+    /// sched_pixel (pixel-5.10): a raise waits up_rate_limit_us, a cut down_rate_limit_us
+    up_down: bool,
     /// sugov_walt_adjust()'s raises: hispeed, nl, pl
     pub walt_raises: [u64; 3],
 }
@@ -215,6 +217,7 @@ impl Schedutil {
             policies,
             legacy,
             msm: MsmBuild::None,
+            up_down: false,
             walt_raises: [0; 3],
         }
     }
@@ -495,6 +498,10 @@ impl Governor for Schedutil {
         self.msm = if walt { MsmBuild::Walt } else { MsmBuild::Pelt };
     }
 
+    fn set_up_down_rate_limits(&mut self) {
+        self.up_down = true;
+    }
+
     fn walt_raises(&self) -> [u64; 3] {
         self.walt_raises
     }
@@ -524,9 +531,14 @@ impl Governor for Schedutil {
         let sg = &mut pol.cpus[idx];
         sg.iowait_boost(now, flags, floor, knobs.derived.tick_ns);
         sg.last_update = now;
-        // sugov_should_update_freq()
+        // sugov_should_update_freq(): sched_pixel waits the shorter of its two limits
+        let rate_limit_ns = if self.up_down {
+            knobs.up_rate_ns(ci).min(knobs.down_rate_ns(ci))
+        } else {
+            knobs.derived.rate_limit_ns
+        };
         match pol.last_freq_update_time {
-            Some(last) => now - last >= knobs.derived.rate_limit_ns,
+            Some(last) => now - last >= rate_limit_ns,
             None => true,
         }
     }
@@ -596,6 +608,16 @@ impl Governor for Schedutil {
         // sugov_update_next_freq()
         if f == pol.next_freq {
             return None;
+        }
+        if self.up_down {
+            // sched_pixel's sugov_up_down_rate_limit(): too soon for this direction
+            let since = pol.last_freq_update_time.map_or(u64::MAX, |t| now - t);
+            if (f > pol.next_freq && since < knobs.up_rate_ns(ci))
+                || (f < pol.next_freq && since < knobs.down_rate_ns(ci))
+            {
+                pol.cached_raw_freq = 0;
+                return None;
+            }
         }
         pol.next_freq = f;
         pol.last_freq_update_time = Some(now);

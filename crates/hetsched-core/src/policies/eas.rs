@@ -19,7 +19,7 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; Arm's OSPM 2020 talk on vendor EAS changes for the vendor.* knobs",
     knobs: &["vendor.", "schedutil.", "eas."],
     requires: Requires::NONE,
-    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's. Kernel profile `msm-4.14`: that kernel's own path (find_best_target.rs), find_energy_efficient_cpu() with find_best_target() on every fair wakeup and fork whether overutilized or not, its energy comparison estimated with the Energy Model above rather than 4.14's sched-group energy model; `eas.find_best_target=0` gives the mainline path instead.",
+    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's. Kernel profile `msm-4.14`: that kernel's own path (find_best_target.rs), find_energy_efficient_cpu() with find_best_target() on every fair wakeup and fork whether overutilized or not, its energy comparison estimated with the Energy Model above rather than 4.14's sched-group energy model; `eas.find_best_target=0` gives the mainline path instead. Kernel profile `pixel-5.10`: the Pixel 6/6a's vendor hook (pixel_sched.rs) places each fair task first (a sync wakeup to a waker running alone, an idle prev_cpu in WFI, else Google's find_energy_efficient_cpu() by vendor group), the 5.10 GKI's path (android-4.19's feec, the CFS path while overutilized) only where it names no CPU; binder inheritance, ADPF and the Pixel Energy Model's idle-exit energy are not modelled.",
     status: "Measured against the papers' phones in docs/studies/ospm2020.md (vendor knobs) and docs/learning.md (Learning EAS runs on it).",
     controller: None,
     build,
@@ -88,6 +88,8 @@ pub struct Eas {
     pub prefer_idle_placements: u64,
     /// msm-4.14's own wakeup path (find_best_target.rs)
     pub fbt: crate::find_best_target::FbtCounters,
+    /// the Pixel's vendor hook (pixel_sched.rs)
+    pub pixel: crate::pixel_sched::PixelCounters,
 }
 
 impl Eas {
@@ -104,6 +106,7 @@ impl Eas {
             vendor: Default::default(),
             prefer_idle_placements: 0,
             fbt: Default::default(),
+            pixel: Default::default(),
         }
     }
 
@@ -228,6 +231,48 @@ impl Eas {
         out
     }
 
+    /// pixel-5.10: the GKI's select_task_rq_fair() returns the CPU the vendor hook names
+    /// (pixel_sched.rs); None sends the task on along the GKI's own path.
+    fn select_pixel(
+        &mut self,
+        v: &SchedView,
+        vg: &crate::pixel_sched::VendorGroups,
+        p: TaskId,
+        prev_cpu: usize,
+        kind: WakeKind,
+    ) -> Option<usize> {
+        let all = (1u64 << v.nr_cpus()) - 1;
+        let (em, inp) = (&self.em, &mut self.inp);
+        let mut filled = false;
+        let energy = |cpu: usize| {
+            if !filled {
+                Self::fill(inp, v, p, prev_cpu);
+                filled = true;
+            }
+            em.energy_with_task_on(inp, cpu, all)
+        };
+        let feec_before = self.pixel.feec;
+        let (cpu, estimated) = crate::pixel_sched::select_task_rq_fair(
+            v,
+            vg,
+            p,
+            prev_cpu,
+            kind == WakeKind::Wakeup,
+            energy,
+            &mut self.pixel,
+        );
+        // the CPU scan, then each energy estimate over every pd's CPUs and OPPs
+        let pd_steps: u64 = self.pd_cpus.iter().zip(&self.pd_opps).map(|(c, o)| c + o).sum();
+        self.placement_steps = v.nr_cpus() as u64 + estimated as u64 * pd_steps;
+        if self.pixel.feec > feec_before {
+            self.feec_calls += 1;
+            if cpu.is_some_and(|c| c != prev_cpu) {
+                self.feec_moves += 1;
+            }
+        }
+        cpu
+    }
+
     /// find_energy_efficient_cpu()'s steps for a task whose prev_cpu is `prev` (costs.rs)
     fn feec_steps(&self, prev: usize) -> u64 {
         crate::costs::feec_steps(&self.pd_cpus, &self.pd_opps, self.em.cpu_pd[prev])
@@ -320,6 +365,11 @@ impl SchedPolicy for Eas {
         if v.stune.is_some() && v.knobs.get(crate::features::Knob::EasFindBestTarget) > 0.0 {
             return self.select_msm(v, p, prev_cpu, kind);
         }
+        if let Some(vg) = v.pixel.filter(|_| v.tasks[p as usize].policy == Policy::Other) {
+            if let Some(cpu) = self.select_pixel(v, vg, p, prev_cpu, kind) {
+                return cpu;
+            }
+        }
         let vk = crate::vendor::VendorKnobs::read(v);
         if vk.any() {
             return self.select_vendor(v, p, prev_cpu, kind, &vk); // vendor (OSPM 2020 talk)
@@ -370,6 +420,9 @@ impl SchedPolicy for Eas {
         }
         if self.fbt.calls > 0 {
             c.push(("find_best_target", self.fbt.to_json()));
+        }
+        if self.pixel.calls > 0 {
+            c.push(("pixel_sched", self.pixel.to_json()));
         }
         c.extend(self.fallback.counters());
         c

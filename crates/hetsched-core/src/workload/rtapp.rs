@@ -339,6 +339,10 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
     let n = platform.nr_cpus();
     let allowed = cpus_mask(t.cpus.as_deref(), n, &field)?;
     let weight = nice_to_weight(t.nice);
+    let uclamp = match t.policy {
+        Policy::Other => [t.util_min.unwrap_or(0) as u64, t.util_max.unwrap_or(1024) as u64],
+        _ => [t.util_min.unwrap_or(1024) as u64, t.util_max.unwrap_or(1024) as u64],
+    };
     let perf = match &t.perf {
         Some(pf) => Some(Box::new(perf_model(pf, platform, &field)?)),
         None => None,
@@ -396,10 +400,9 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
         wake_due: None,
         queued_since: 0,
         rr_left_ns: 0,
-        uclamp: match t.policy {
-            Policy::Other => [t.util_min.unwrap_or(0) as u64, t.util_max.unwrap_or(1024) as u64],
-            _ => [t.util_min.unwrap_or(1024) as u64, t.util_max.unwrap_or(1024) as u64],
-        },
+        uclamp,
+        uclamp_req: uclamp,
+        uclamp_min_user: t.util_min.is_some(),
         stats: TaskStats {
             cpu_time_ns: vec![0; n],
             phases: vec![PhaseStats::default(); t.phases.len()],
