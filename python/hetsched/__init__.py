@@ -5,7 +5,7 @@ published device trees) running a Linux-like scheduler (CFS, RT, PELT, schedutil
 workloads, reporting energy and performance. See README.md and docs/.
 """
 
-from hetsched.errors import EngineError, HetschedError, InputError, PolicyError, UnknownNameError
+from hetsched.errors import EngineError, HetschedError, InputError, OutputError, PolicyError, UnknownNameError
 
 __version__ = "0.1.0"
 
@@ -21,6 +21,7 @@ __all__ = [
     "HetschedError",
     "InputError",
     "UnknownNameError",
+    "OutputError",
     "EngineError",
     "PolicyError",
     "metrics_004",

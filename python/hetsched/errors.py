@@ -24,6 +24,7 @@ __all__ = [
     "HetschedError",
     "InputError",
     "UnknownNameError",
+    "OutputError",
     "EngineError",
     "PolicyError",
     "did_you_mean",
@@ -100,6 +101,28 @@ class UnknownNameError(InputError):
 
     def __reduce__(self):
         return (type(self), (self.source, self.field, self.name, self.choices))
+
+
+class OutputError(InputError):
+    """An output file that could not be written: the disk is full, a directory stands
+    where the file goes, the output directory was removed while the command ran
+    (hetsched.outputs). ``source`` is the file, ``field`` the option that named its
+    directory; ``directory`` the output directory; ``kept`` what the command had already
+    kept elsewhere (journaled runs, a store's last rows), for its last line. Exit status 2
+    like any input the command cannot use: the fix is in the user's environment."""
+
+    def __init__(self, source: str, field: str, expected: str, got: object = None, *,
+                 directory: object = None, kept: str | None = None):
+        super().__init__(source, field, expected, got)
+        self.directory = directory
+        self.kept = kept
+
+    def __reduce__(self):
+        return (_output_error, (self.source, self.field, self.expected, self.got, self.directory, self.kept))
+
+
+def _output_error(source, field, expected, got, directory, kept) -> OutputError:
+    return OutputError(source, field, expected, got, directory=directory, kept=kept)
 
 
 class EngineError(HetschedError):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import glob
 import hashlib
 import importlib
 import json
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from hetsched.errors import HetschedError, InputError
+from hetsched.outputs import remove_dead_temporaries
 
 __all__ = ["RunSpec", "Runner", "RunStore", "RunFailed", "parse_cell", "run_hash", "knob_key", "flat_result",
            "execute", "run_row", "error_row", "read_rows", "RESULT_KEYS", "FIXED_COLUMNS", "STORE_FILE",
@@ -628,46 +628,6 @@ def _release_held_locks() -> None:
 
 
 atexit.register(_release_held_locks)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
-def remove_dead_temporaries(directory: str | os.PathLike, name: str = "*") -> list[Path]:
-    """Remove ``DIRECTORY/.NAME.tmp-PID`` (files, or a study's directory), the temporaries
-    of writers that died (SIGKILL, power loss) before renaming them into place; those of a
-    live process are its own business. ``name``: only those of this file (a directory
-    that is not hetsched's own). Returns what was removed."""
-    import shutil
-
-    d = Path(directory)
-    removed: list[Path] = []
-    try:
-        if not d.is_dir():
-            return removed
-        found = list(d.glob(f".{glob.escape(name) if name != '*' else '*'}.tmp-*"))
-    except OSError:  # a path the writer itself will report (too long, no access)
-        return removed
-    for p in found:
-        pid = p.name.rpartition(".tmp-")[2]
-        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
-            continue
-        try:
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            else:
-                p.unlink()
-            removed.append(p)
-        except FileNotFoundError:
-            pass
-    return removed
 
 
 class RunStore:

@@ -1,0 +1,181 @@
+"""Output files are written all or none (hetsched.outputs, docs/robustness.md): staged,
+checked, renamed together; on a full disk, a directory in the way or an output directory
+removed mid-run, one line saying what was kept, exit status 2, no temporaries.
+
+A full disk is made in-process: ``hetsched.outputs._open`` gives files that take a given
+number of bytes and then fail with ENOSPC, in write() and again in close() (as a buffered
+file does when its buffer cannot be written), so the tests need neither root nor a small
+file system. ``hetsched run ... --out F/o`` on a 64-KB tmpfs gave the same lines.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from hetsched import outputs
+from hetsched.errors import InputError, OutputError
+from hetsched.outputs import OutputSet
+
+RUN = ["run", "--platform", "juno-r0", "--workload", "periodic:n=4", "--duration", "0.1"]
+NO_SPACE = os.strerror(errno.ENOSPC)
+
+
+class FullDisk:
+    """``outputs._open`` on a file system with ``room`` bytes left (for the paths ``where``
+    accepts; the others are written as usual)."""
+
+    def __init__(self, room: int, where=lambda path: True):
+        self.room, self.where, self.closed = room, where, []
+
+    def __call__(self, path: Path):
+        f = open(path, "wb")
+        if not self.where(path):
+            return f
+        disk = self
+
+        class Full:
+            def write(self, data: bytes) -> int:
+                n = min(len(data), disk.room)
+                f.write(data[:n])
+                disk.room -= n
+                if n < len(data):
+                    raise OSError(errno.ENOSPC, NO_SPACE)
+                return n
+
+            def flush(self) -> None:
+                f.flush()
+
+            def fileno(self) -> int:
+                return f.fileno()
+
+            def close(self) -> None:
+                f.close()  # the descriptor goes, then the error, as BufferedWriter.close() does
+                disk.closed.append(path)
+                if disk.room == 0:
+                    raise OSError(errno.ENOSPC, NO_SPACE)
+
+        return Full()
+
+
+def hetsched(monkeypatch, capsys, *args) -> tuple[int, str, list[str]]:
+    """``hetsched ARGS`` in this process: (exit status, stdout with its spaces and line
+    breaks each made one space (rich breaks lines at 80 columns here), stderr's lines)."""
+    from hetsched import cli
+
+    monkeypatch.setattr(sys, "argv", ["hetsched", *map(str, args)])
+    with pytest.raises(SystemExit) as e:
+        cli.main()
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err, cap.err
+    return e.value.code, " ".join(cap.out.split()), cap.err.splitlines()
+
+
+def one_line(err: list[str], *needles: str) -> str:
+    assert len(err) == 1 and err[0].startswith("hetsched: error: "), err
+    for n in needles:
+        assert n in err[0], (n, err[0])
+    return err[0]
+
+
+def every_file(d: Path) -> list[str]:
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*")) if d.exists() else []
+
+
+# ------------------------------------------------------------------ the set itself
+
+def test_a_set_is_renamed_together_and_leaves_no_temporary(tmp_path):
+    with OutputSet(tmp_path / "o") as outs:
+        outs.stream("a.txt").write("one\n")
+        outs.write("b.bin", b"\x00two")
+        assert every_file(tmp_path / "o") == [f".a.txt.tmp-{os.getpid()}", f".b.bin.tmp-{os.getpid()}"]
+        assert outs.commit() == [tmp_path / "o" / "a.txt", tmp_path / "o" / "b.bin"]
+    assert every_file(tmp_path / "o") == ["a.txt", "b.bin"]
+    assert (tmp_path / "o" / "a.txt").read_text() == "one\n"
+
+
+def test_a_full_disk_and_a_failing_close_still_remove_every_temporary(tmp_path, monkeypatch):
+    full = FullDisk(room=10)
+    monkeypatch.setattr(outputs, "_open", full)
+    outs = OutputSet(tmp_path / "F" / "o")
+    first, second = outs.stream("trace.txt"), outs.stream("timeseries.csv")
+    with pytest.raises(OutputError) as e:
+        first.write(b"x" * 100)
+    assert e.value.source == str(tmp_path / "F" / "o" / "trace.txt") and e.value.field == "--out"
+    assert NO_SPACE in str(e.value) and "room for the file" in str(e.value)
+    second.write(b"")  # still open: its close() will fail too
+    outs.abort()
+    assert len(full.closed) == 2  # both closed, though each close() raised
+    assert every_file(tmp_path) == []  # the temporaries, then the directories the set made
+
+
+def test_a_directory_in_the_way_is_found_before_any_rename(tmp_path):
+    (tmp_path / "result.json").write_text("earlier\n")
+    outs = OutputSet(tmp_path)
+    outs.write("result.json", "new\n")
+    outs.write("phases.txt", "new\n")
+    (tmp_path / "phases.txt").mkdir()
+    with pytest.raises(OutputError, match="phases.txt to be a file or absent \\(it is a directory\\)"):
+        outs.commit()
+    assert (tmp_path / "result.json").read_text() == "earlier\n"  # not renamed, though staged first
+    assert every_file(tmp_path) == ["phases.txt", "result.json"]
+    with pytest.raises(OutputError, match="it is a directory"):  # and before a run, on asking
+        OutputSet(tmp_path).check("result.json", "phases.txt")
+
+
+def test_a_rename_failing_part_way_puts_the_earlier_ones_back(tmp_path, monkeypatch):
+    (tmp_path / "a").write_text("earlier a\n")
+    outs = OutputSet(tmp_path)
+    for name in ("a", "b", "c"):
+        outs.write(name, f"new {name}\n")
+    real = os.replace
+
+    def replace(src, dst):
+        if Path(dst).name == "c":  # the directory went away between the check and the rename
+            raise OSError(errno.ENOENT, "No such file or directory")
+        return real(src, dst)
+
+    monkeypatch.setattr(outputs.os, "replace", replace)
+    with pytest.raises(OutputError, match="stay in place"):
+        outs.commit()
+    assert every_file(tmp_path) == ["a"] and (tmp_path / "a").read_text() == "earlier a\n"
+
+
+def test_the_directory_removed_while_writing(tmp_path):
+    outs = OutputSet(tmp_path / "o")
+    outs.stream("trace.txt").write(b"events\n")
+    shutil.rmtree(tmp_path / "o")
+    with pytest.raises(OutputError) as e:
+        outs.commit()
+    assert str(e.value) == (f"{tmp_path / 'o' / 'trace.txt'}: --out: expected its directory to stay in place "
+                            "while the command runs (it was removed)")
+    assert every_file(tmp_path) == []
+
+
+def test_an_earlier_writers_files_go_once_the_new_ones_are_in_place(tmp_path):
+    for name in ("trace.txt", "timeseries.csv", "plots/run_energy.png", "plots/compare_energy.png"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("earlier\n")
+    (tmp_path / "trace.json").mkdir()  # not a file hetsched wrote: left alone
+    with OutputSet(tmp_path, replaces=("trace.*", "timeseries.csv", "plots/run_*")) as outs:
+        outs.write("trace.txt", "new\n")
+        outs.commit()
+    assert outs.removed == [tmp_path / "timeseries.csv", tmp_path / "plots" / "run_energy.png"]
+    assert every_file(tmp_path) == ["plots", "plots/compare_energy.png", "trace.json", "trace.txt"]
+    assert (tmp_path / "trace.txt").read_text() == "new\n"
+
+
+def test_a_dead_writers_temporaries_are_removed_a_live_ones_kept(tmp_path):
+    import subprocess
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    for name in (f".result.json.tmp-{dead}", f".result.json.tmp-{dead}.old", f".trace.txt.tmp-{os.getppid()}"):
+        (tmp_path / name).write_text("")
+    OutputSet(tmp_path)
+    assert every_file(tmp_path) == [f".trace.txt.tmp-{os.getppid()}"]
