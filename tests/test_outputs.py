@@ -179,3 +179,57 @@ def test_a_dead_writers_temporaries_are_removed_a_live_ones_kept(tmp_path):
         (tmp_path / name).write_text("")
     OutputSet(tmp_path)
     assert every_file(tmp_path) == [f".trace.txt.tmp-{os.getppid()}"]
+
+
+# ------------------------------------------------------------------ run, replay, plot
+
+def test_run_on_a_full_disk_leaves_nothing_and_says_so(tmp_path, monkeypatch, capsys):
+    """The run that gave an OSError traceback, exit status 1 and .trace.txt.tmp-PID and
+    .timeseries.csv.tmp-PID behind on a 64-KB tmpfs."""
+    monkeypatch.setattr(outputs, "_open", FullDisk(room=4096))
+    (tmp_path / "F").mkdir()
+    out = tmp_path / "F" / "o"
+    code, stdout, err = hetsched(monkeypatch, capsys, *RUN, "--trace", "--trace-format", "ftrace", "--timeseries",
+                                 "--out", out)
+    assert code == 2 and stdout == ""
+    one_line(err, str(out), NO_SPACE, f"nothing written to {out}")
+    assert every_file(tmp_path) == ["F"]  # o, which the run made, went with its temporaries
+
+
+def test_a_directory_where_a_file_goes_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    """It used to move the trace and result.json into place, then die on phases.txt."""
+    (tmp_path / "phases.txt").mkdir()
+    code, stdout, err = hetsched(monkeypatch, capsys, *RUN, "--trace", "--out", tmp_path)
+    assert code == 2 and stdout == ""
+    one_line(err, str(tmp_path / "phases.txt"), "it is a directory", f"nothing written to {tmp_path}")
+    assert every_file(tmp_path) == ["phases.txt"]
+
+
+def test_the_output_directory_removed_mid_run(tmp_path, monkeypatch, capsys):
+    from hetsched import cli
+
+    drain = cli._RunFiles.drain
+
+    def removing(self):
+        shutil.rmtree(self.outs.directory, ignore_errors=True)
+        drain(self)
+
+    monkeypatch.setattr(cli._RunFiles, "drain", removing)
+    out = tmp_path / "o"
+    code, stdout, err = hetsched(monkeypatch, capsys, *RUN, "--trace", "--out", out)
+    assert code == 2 and stdout == ""
+    one_line(err, str(out), "stay in place while the command runs (it was removed)")
+    assert every_file(tmp_path) == []
+
+
+def test_a_second_run_replaces_the_files_of_the_first(tmp_path, monkeypatch, capsys):
+    """An earlier run's trace, time series and plots do not stay beside the new result:
+    they are removed, in one line."""
+    code, _, _ = hetsched(monkeypatch, capsys, *RUN, "--trace", "--trace-format", "ftrace", "--timeseries", "--plot",
+                          "--out", tmp_path)
+    assert code == 0 and "trace.txt" in every_file(tmp_path) and any(f.startswith("plots/") for f in every_file(tmp_path))
+    code, stdout, err = hetsched(monkeypatch, capsys, *RUN, "--out", tmp_path)
+    assert code == 0 and err == []
+    assert every_file(tmp_path) == ["phases.txt", "result.json"]
+    assert stdout.count("removed") == 1 and stdout.endswith(
+        f"removed timeseries.csv, trace.txt and 4 plots of an earlier run in {tmp_path}, which this run does not write")

@@ -23,9 +23,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from hetsched import _input
-from hetsched.errors import HetschedError, InputError, UnknownNameError, shorten
-from hetsched.runner import (Interrupted, interrupting_signal, remove_dead_temporaries, run_stepped, stop_on_signals,
-                             uninterrupted)
+from hetsched.errors import HetschedError, InputError, OutputError, UnknownNameError, shorten
+from hetsched.outputs import OutputSet, describe, recording
+from hetsched.runner import Interrupted, interrupting_signal, run_stepped, stop_on_signals, uninterrupted
 
 class _PlainHelpCommand(typer.core.TyperCommand):
     """A command whose --help shows plain brackets. Typer (0.19) escapes the "[default:
@@ -118,73 +118,6 @@ def _parse_sets(sets: List[str]) -> dict:
     return out
 
 
-class _Outputs:
-    """Collects output files under temporary names; `commit()` renames them all. The
-    temporaries a killed writer left in OUT are removed first."""
-
-    def __init__(self, out_dir: Path):
-        self.out_dir = out_dir
-        self.pending: list[tuple[Path, Path]] = []
-        self.streams: list = []
-        self.made_dir = False
-        remove_dead_temporaries(out_dir)
-
-    def _temporary(self, name: str) -> Path:
-        final = self.out_dir / name
-        tmp = self.out_dir / f".{name}.tmp-{os.getpid()}"
-        try:
-            if not self.out_dir.is_dir():
-                self.out_dir.mkdir(parents=True, exist_ok=True)
-                self.made_dir = True
-        except OSError as e:
-            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
-        self.pending.append((tmp, final))
-        return tmp
-
-    def write(self, name: str, text: str) -> None:
-        tmp = self._temporary(name)
-        try:
-            tmp.write_text(text)
-        except OSError as e:
-            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
-
-    def stream(self, name: str, binary: bool = False):
-        """A file to write as the run goes (under its temporary name, renamed by commit)."""
-        tmp = self._temporary(name)
-        try:
-            f = open(tmp, "wb" if binary else "w")
-        except OSError as e:
-            raise InputError(str(self.out_dir), "--out", f"a writable directory ({e.strerror or e})") from None
-        self.streams.append(f)
-        return f
-
-    def _close_streams(self) -> None:
-        for f in self.streams:
-            f.close()
-        self.streams = []
-
-    def commit(self) -> list[Path]:
-        self._close_streams()
-        with uninterrupted():  # all renamed or none: a signal is taken after the last
-            for tmp, final in self.pending:
-                os.replace(tmp, final)
-            done = [f for _, f in self.pending]
-            self.pending = []
-            _written.extend(done)
-        return done
-
-    def abort(self) -> None:
-        self._close_streams()
-        for tmp, _ in self.pending:
-            tmp.unlink(missing_ok=True)
-        self.pending = []
-        if self.made_dir:  # a directory this run made for its files goes with them
-            try:
-                self.out_dir.rmdir()
-            except OSError:
-                pass
-
-
 def _table(*args, **kwargs):
     """A rich Table, imported when a command draws one (not on `run`'s path)."""
     from rich.table import Table
@@ -248,21 +181,34 @@ def _timeseries_rows(ts: dict) -> str:
     return "".join(f"{row[0] / 1e9!r},{','.join(map(str, row))}\n" for row in zip(*(ts[c] for c in cols)))
 
 
+def _run_file_names() -> tuple[str, ...]:
+    """Every file a run or a replay may write into OUT (and the plots drawn from them): what
+    another run into the same OUT replaces, whether it writes each again or not."""
+    from hetsched.sim import TRACE_FORMATS
+
+    return ("result.json", "phases.txt", "timeseries.csv", *TRACE_FORMATS.values(), "workload.json",
+            "plots/run_*", "plots/run.html")
+
+
 class _RunFiles:
     """A run's files, all or none: result.json, timeseries.csv (if recorded), the trace (if
     asked: trace.perfetto-trace, trace.txt or trace.json by its format), phases.txt (rt-app's
     per-phase log) and any extra ones. The trace and the time series are written as the run
     goes, from what the engine recorded since the last step, so memory stays flat however
-    long the run (docs/traces.md gives their sizes per simulated second)."""
+    long the run (docs/traces.md gives their sizes per simulated second). The files of an
+    earlier run or replay in OUT that this one does not write are removed when its files
+    are renamed into place (:attr:`removed`)."""
 
-    def __init__(self, out: Path, sim, timeseries: bool):
+    def __init__(self, out: Path, sim, timeseries: bool, extra: tuple[str, ...] = ()):
         from hetsched.sim import TRACE_FORMATS
 
         self.sim = sim
-        self.outs = _Outputs(out)
+        self.outs = OutputSet(out, replaces=_run_file_names())
         try:
+            # a directory in the way of a file written at the end is refused before the run
+            self.outs.check("result.json", "phases.txt", *extra)
             fmt = sim.trace_format
-            self.trace = self.outs.stream(TRACE_FORMATS[fmt], binary=True) if fmt else None
+            self.trace = self.outs.stream(TRACE_FORMATS[fmt]) if fmt else None
             self.timeseries = self.outs.stream("timeseries.csv") if timeseries else None
         except BaseException:
             self.outs.abort()
@@ -293,6 +239,26 @@ class _RunFiles:
 
     def abort(self) -> None:
         self.outs.abort()
+
+    @property
+    def removed(self) -> list[Path]:
+        return self.outs.removed
+
+
+def _print_removed(outs: OutputSet, listing=None, what: str = "run", this: str = "") -> None:
+    """One line naming the files of an earlier writer that a commit removed (and a warning
+    for any it could not), under the files it wrote."""
+    if outs.removed:
+        names = [str(p.relative_to(outs.directory)) for p in outs.removed]
+        top = [n for n in names if "/" not in n]
+        plots = len(names) - len(top)
+        shown = ", ".join(top) + (" and " if top and plots else "") + (f"{plots} plot{'s' * (plots != 1)}"
+                                                                        if plots else "")
+        (listing or console).print(f"  removed {shown} of an earlier {what} in {outs.directory}, which this "
+                                   f"{this or what} does not write", markup=False, highlight=False, soft_wrap=True)
+    for f, why in outs.not_removed:
+        err_console.print(f"hetsched: warning: {f}, an earlier {what}'s file, is left: {why}", markup=False,
+                          highlight=False, soft_wrap=True)
 
 
 def _draw(out: Path, formats: tuple[str, ...] = ("png",), listing=None) -> None:
@@ -388,6 +354,7 @@ def run(
         console.print(f"note: {line}", markup=False, highlight=False)
     for f in written:
         console.print(f"  wrote {f}")
+    _print_removed(files.outs)
     if plot:
         _draw(out)
 
@@ -820,18 +787,17 @@ def compare(
         sys.stdout.write(_compare_document(format, summary, cols, keys, title, legend, doc, setup_lines))
         err_console.print(footer + ".", markup=False, highlight=False)
     if out is not None:
-        outs = _Outputs(out)
-        try:
+        # the plots of an earlier comparison in OUT are drawn from the files replaced here
+        with OutputSet(out, replaces=("plots/compare_*", "plots/compare.html")) as outs:
             outs.write("compare.csv", df.to_csv(index=False))
             outs.write("compare.json", json.dumps({**head, "summary": summarize(_compare_metric_keys(
                 df, workload, ["all"])), "notes": notes, "runs": rows}, indent=1) + "\n")
-            # with --format csv|json|markdown stdout is that document: the file list goes beside it
-            listing = console if format == "table" else err_console
-            for f in outs.commit():
-                listing.print(f"  wrote {f}")
-        except BaseException:
-            outs.abort()
-            raise
+            written = outs.commit()
+        # with --format csv|json|markdown stdout is that document: the file list goes beside it
+        listing = console if format == "table" else err_console
+        for f in written:
+            listing.print(f"  wrote {f}")
+        _print_removed(outs, listing, "comparison")
         if plot:
             _draw(out, listing=listing)
 
@@ -1077,7 +1043,7 @@ def replay(
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
                      knobs=_parse_sets(set_), trace=_trace_option(trace, trace_format),
                      idle_governor=idle_governor)
-    files = _RunFiles(out, sim, timeseries=False)
+    files = _RunFiles(out, sim, timeseries=False, extra=("workload.json",) if write_spec else ())
     try:
         res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}", files.drain)
         cmp = compare(rep, res.doc)
@@ -1112,6 +1078,7 @@ def replay(
         _replay_figures(tr, src_platform, sim, out)
     for f in written:
         console.print(f"  wrote {f}")
+    _print_removed(files.outs, this="replay")
 
 
 def _replay_figures(tr, src_platform, sim, out: Path) -> None:
@@ -1355,8 +1322,10 @@ def reproduce(
 
 def main() -> None:
     stop_on_signals()
+    _written.clear()  # (main() may be called again in one process: the tests)
     try:
-        status = _main()
+        with recording(_written):
+            status = _main()
     except Interrupted as e:
         status = _interrupted(e.signum)
     # the command is over: a signal now ends the process at once, with the status a shell
@@ -1394,7 +1363,7 @@ def _main() -> int:
         if signum is not None:  # what the signal stopped may have surfaced as another error
             return _interrupted(signum)
         if isinstance(e, HetschedError):
-            err_console.print(f"hetsched: error: {e}", markup=False, highlight=False, soft_wrap=True)
+            err_console.print(f"hetsched: error: {e}{_kept(e)}", markup=False, highlight=False, soft_wrap=True)
             return 2
         if isinstance(e, (typer.Abort, KeyboardInterrupt)):  # without our handler (a library's own)
             err_console.print("hetsched: aborted")
@@ -1410,6 +1379,20 @@ def _main() -> int:
                 return e.exit_code
         raise
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+
+
+def _kept(e: HetschedError) -> str:
+    """What an error leaves, for its line: the files the command had renamed into place
+    before it (a run's, when its plots fail), what an output error's writer kept elsewhere
+    (journaled runs, a store's last rows), or that an output error wrote nothing."""
+    kept = [describe(_written)] if _written else []
+    if isinstance(e, OutputError) and e.kept:
+        kept.append(e.kept)
+    if kept:
+        return "; kept " + "; ".join(kept)
+    if isinstance(e, OutputError) and e.directory is not None:
+        return f"; nothing written to {shorten(str(e.directory), 200)}"
+    return ""
 
 
 def _click_exception_types() -> dict[str, tuple[type, ...]]:
