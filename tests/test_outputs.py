@@ -196,6 +196,15 @@ def test_run_on_a_full_disk_leaves_nothing_and_says_so(tmp_path, monkeypatch, ca
     assert every_file(tmp_path) == ["F"]  # o, which the run made, went with its temporaries
 
 
+def test_plots_on_a_full_disk_keep_the_runs_files_and_say_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(outputs, "_open", FullDisk(room=0, where=lambda p: p.parent.name == "plots"))
+    out = tmp_path / "o"
+    code, stdout, err = hetsched(monkeypatch, capsys, *RUN, "--plot", "--out", out)
+    assert code == 2 and f"wrote {out / 'result.json'}" in stdout
+    one_line(err, str(out / "plots"), NO_SPACE, f"; kept {out / 'result.json'}, {out / 'phases.txt'}")
+    assert every_file(out) == ["phases.txt", "result.json"]  # no empty plots/
+
+
 def test_a_directory_where_a_file_goes_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
     """It used to move the trace and result.json into place, then die on phases.txt."""
     (tmp_path / "phases.txt").mkdir()

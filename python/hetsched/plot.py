@@ -30,7 +30,6 @@ import html
 import io
 import json
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1200,30 +1199,15 @@ def plot_dir(path: Path, formats: tuple[str, ...] = ("png",), notes: list[str] |
     Raises :class:`hetsched.errors.InputError` (one line naming the path or file) when
     ``path`` is not a result directory or a file in it is missing or malformed.
     """
-    from hetsched.runner import remove_dead_temporaries, uninterrupted
+    from hetsched.outputs import OutputSet
 
     fmts = _check_formats(formats)
     root = Path(path)
     kinds = detect_kinds(root)
     built = [_BUILDERS[k](root) for k in kinds]  # every file read and checked before anything is written
-    out_dir = root / PLOTS_DIR
-    pending: list[tuple[Path, Path]] = []
-    try:
-        try:
-            out_dir.mkdir(exist_ok=True)
-        except OSError as e:
-            raise _fail(out_dir, "plots", f"a writable directory ({e.strerror or e})") from None
-        remove_dead_temporaries(out_dir)
-
-        def write(name: str, data: bytes) -> None:
-            final = out_dir / name
-            tmp = out_dir / f".{name}.tmp-{os.getpid()}"
-            pending.append((tmp, final))
-            try:
-                tmp.write_bytes(data)
-            except OSError as e:
-                raise _fail(out_dir, "plots", f"a writable directory ({e.strerror or e})") from None
-
+    # all or none (hetsched.outputs): a plots/ this call made goes again if nothing is drawn
+    with OutputSet(root / PLOTS_DIR, option="plots") as outs:
+        write = outs.write
         for f in built:
             svgs = []
             for name, fig, cap in f.figures:
@@ -1236,13 +1220,7 @@ def plot_dir(path: Path, formats: tuple[str, ...] = ("png",), notes: list[str] |
                     svgs.append((name, _svg_inline(svg, f"{f.kind}-{name}-", f"{f.title}: {name}"), cap))
             if "html" in fmts:
                 write(f"{f.kind}.html", _page(f, svgs, root).encode("utf-8"))
-        with uninterrupted():  # all renamed or none: a signal is taken after the last
-            for tmp, final in pending:
-                os.replace(tmp, final)
-        if notes is not None:
-            notes.extend(f"{f.kind}: not drawn: {n}" for f in built for n in f.notes)
-        return [final for _tmp, final in pending]
-    except BaseException:
-        for tmp, _final in pending:
-            tmp.unlink(missing_ok=True)
-        raise
+        written = outs.commit()
+    if notes is not None:
+        notes.extend(f"{f.kind}: not drawn: {n}" for f in built for n in f.notes)
+    return written
