@@ -242,3 +242,14 @@ def test_a_second_run_replaces_the_files_of_the_first(tmp_path, monkeypatch, cap
     assert every_file(tmp_path) == ["phases.txt", "result.json"]
     assert stdout.count("removed") == 1 and stdout.endswith(
         f"removed timeseries.csv, trace.txt and 4 plots of an earlier run in {tmp_path}, which this run does not write")
+
+
+def test_a_dangling_symbolic_link_as_out(tmp_path, monkeypatch, capsys):
+    (tmp_path / "o").symlink_to(tmp_path / "nowhere")
+    code, _, err = hetsched(monkeypatch, capsys, *RUN, "--out", tmp_path / "o")
+    assert code == 2
+    one_line(err, f"{tmp_path / 'o'}: --out: expected an output directory (this is a symbolic link to "
+                  f"{tmp_path / 'nowhere'}, which does not exist)")
+    code, _, err = hetsched(monkeypatch, capsys, *RUN, "--out", tmp_path / "o" / "sub")
+    assert code == 2
+    one_line(err, f"({tmp_path / 'o'} is a symbolic link to {tmp_path / 'nowhere'}, which does not exist)")

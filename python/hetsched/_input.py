@@ -329,10 +329,17 @@ def output_directory(path: str | os.PathLike, option: str = "--out") -> Path:
     except OSError as e:
         raise InputError(source, option, f"an output directory path ({e.strerror or type(e).__name__})") from None
     try:
+        if p.is_symlink() and not p.exists():  # mkdir would say "File exists"
+            raise InputError(source, option, f"an output directory (this is a symbolic link to "
+                                             f"{shorten(os.readlink(p), 200)}, which does not exist)")
         if p.exists() and not p.is_dir():
             raise InputError(source, option, "an output directory (this is a file)")
         probe_in = p.absolute()
         while not probe_in.exists() and probe_in != probe_in.parent:
+            if probe_in.is_symlink():
+                raise InputError(source, option, f"a path in a directory ({shorten(str(probe_in), 200)} is a "
+                                                 f"symbolic link to {shorten(os.readlink(probe_in), 200)}, "
+                                                 "which does not exist)")
             probe_in = probe_in.parent
         if not probe_in.is_dir():
             raise InputError(source, option, f"a path in a directory (a parent is a file: "
