@@ -253,3 +253,19 @@ def test_a_dangling_symbolic_link_as_out(tmp_path, monkeypatch, capsys):
     code, _, err = hetsched(monkeypatch, capsys, *RUN, "--out", tmp_path / "o" / "sub")
     assert code == 2
     one_line(err, f"({tmp_path / 'o'} is a symbolic link to {tmp_path / 'nowhere'}, which does not exist)")
+
+
+# ------------------------------------------------------------------ sweep
+
+def test_a_directory_named_sweep_parquet(tmp_path, monkeypatch, capsys):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("platforms: [juno-r0]\nworkloads: ['periodic:n=4']\nschedulers: [eas]\nduration: 0.1\n")
+    (tmp_path / "o" / "sweep.parquet").mkdir(parents=True)
+    for resume in ([], ["--resume"]):
+        code, _, err = hetsched(monkeypatch, capsys, "sweep", grid, "--out", tmp_path / "o", *resume)
+        assert code == 2
+        one_line(err, str(tmp_path / "o" / "sweep.parquet"), "it is a directory")
+    from hetsched.runner import read_rows
+
+    with pytest.raises(InputError, match="it is a directory"):
+        read_rows(tmp_path / "o", "sweep.parquet")

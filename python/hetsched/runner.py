@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from hetsched.errors import HetschedError, InputError
-from hetsched.outputs import remove_dead_temporaries
+from hetsched.errors import HetschedError, InputError, OutputError
+from hetsched.outputs import OutputSet, remove_dead_temporaries
 
 __all__ = ["RunSpec", "Runner", "RunStore", "RunFailed", "parse_cell", "run_hash", "knob_key", "flat_result",
            "execute", "run_row", "error_row", "read_rows", "RESULT_KEYS", "FIXED_COLUMNS", "STORE_FILE",
@@ -510,6 +510,8 @@ def read_rows(directory: str | os.PathLike, file: str = STORE_FILE) -> list[dict
     path = Path(directory) / file
     if not path.exists():
         return []
+    if path.is_dir():  # pyarrow would read it as a dataset of the files inside
+        raise InputError(str(path), "--resume", f"a {file} written by hetsched (it is a directory)")
     try:
         table = pq.read_table(path)
     except Exception as e:  # not ours, or damaged by something other than a runner
@@ -640,16 +642,20 @@ class RunStore:
     one: at any instant the file is a complete, readable Parquet file holding every row
     written so far."""
 
-    def __init__(self, directory: str | os.PathLike, *, file: str = STORE_FILE, resume: bool = False):
+    def __init__(self, directory: str | os.PathLike, *, file: str = STORE_FILE, resume: bool = False,
+                 replaces: Iterable[str] = ()):
         self.out_dir = Path(directory)
         self.file = file
         self.path = self.out_dir / file
+        self.replaces = tuple(replaces)  # files drawn from an earlier state of the rows (plots)
         if self.out_dir.exists() and not self.out_dir.is_dir():
             raise InputError(str(self.out_dir), "--out", "a directory (it is a file)")
         # held until close(): from before the file is first looked at, so that two batches
         # started together cannot both find it absent (or both resume it)
         self.lock = OutLock(self.out_dir, f"writing {file}").acquire()
         try:
+            if self.path.is_dir():
+                raise InputError(str(self.path), "--out", f"{file} to be a file or absent (it is a directory)")
             if self.path.exists() and not resume:
                 raise InputError(str(self.out_dir), "--out",
                                  f"a directory without {file}, or --resume to continue the runs stored in it")
@@ -658,6 +664,7 @@ class RunStore:
             self.lock.release()
             raise
         self.dirty = False
+        self.written_rows = len(self.rows)  # the rows the file on disk holds
         self.last_write_s = 0.0
         self.writes = 0
 
@@ -676,33 +683,27 @@ class RunStore:
         self.dirty = True
 
     def write(self) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         if not self.dirty:
             return
         t0 = time.perf_counter()
-        table = _arrow_table(list(self.rows.values()))
-        tmp = self.out_dir / f".{self.file}.tmp-{os.getpid()}"
+        buf = pa.BufferOutputStream()
+        pq.write_table(_arrow_table(list(self.rows.values())), buf)
         # a signal waits for the rename (a few ms): the rows written are then all that is done
         with uninterrupted():
             try:
-                self.out_dir.mkdir(parents=True, exist_ok=True)
-                pq.write_table(table, tmp)
-                with open(tmp, "rb+") as f:
-                    os.fsync(f.fileno())
-                os.replace(tmp, self.path)
-                dfd = os.open(self.out_dir, os.O_RDONLY)
-                try:
-                    os.fsync(dfd)
-                finally:
-                    os.close(dfd)
-            except BaseException as e:
-                tmp.unlink(missing_ok=True)
-                if isinstance(e, OSError):
-                    raise InputError(str(self.out_dir), "--out",
-                                     f"a writable directory ({e.strerror or e})") from None
+                with OutputSet(self.out_dir, sync=True, replaces=self.replaces) as outs:
+                    outs.write(self.file, buf.getvalue().to_pybytes())
+                    outs.commit()
+            except OutputError as e:
+                n = self.written_rows
+                e.kept = (f"the {n} row{'s' * (n != 1)} of its last write in {self.path} (continue with --resume)"
+                          if n else None)
                 raise
         self.dirty = False
+        self.written_rows = len(self.rows)
         # the first write of a process loads pyarrow's writer (~0.2 s): not the file's cost
         self.last_write_s = time.perf_counter() - t0 if self.writes else 0.0
         self.writes += 1

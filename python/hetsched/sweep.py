@@ -241,10 +241,11 @@ def read_rows(out_dir: str | os.PathLike) -> list[dict]:
 
 class RowStore(RunStore):
     """The rows of a sweep, one per cell hash, kept in ``OUT/sweep.parquet``: the runner's
-    store (:class:`hetsched.runner.RunStore`) under the sweep's file name."""
+    store (:class:`hetsched.runner.RunStore`) under the sweep's file name. Its first write
+    removes the plots drawn from the rows of an earlier one (``--resume``)."""
 
     def __init__(self, out_dir: str | os.PathLike, resume: bool):
-        super().__init__(out_dir, file=SWEEP_FILE, resume=resume)
+        super().__init__(out_dir, file=SWEEP_FILE, resume=resume, replaces=("plots/sweep_*", "plots/sweep.html"))
 
 
 # ----------------------------------------------------------------------------- the sweep
