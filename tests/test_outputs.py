@@ -269,3 +269,40 @@ def test_a_directory_named_sweep_parquet(tmp_path, monkeypatch, capsys):
 
     with pytest.raises(InputError, match="it is a directory"):
         read_rows(tmp_path / "o", "sweep.parquet")
+
+
+# ------------------------------------------------------------------ reproduce and its journal
+
+def test_a_journal_line_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from hetsched.reproduce import journal
+
+    j = journal.RunJournal(tmp_path, resume=False, build="b")
+    assert j.add("h1", "one", {"x": 1.0})
+    real, calls = journal._write, []
+
+    def filling(fd, data):
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real(fd, data[:len(data) // 2])  # half the line fits
+        raise OSError(errno.ENOSPC, NO_SPACE)
+
+    monkeypatch.setattr(journal, "_write", filling)
+    with pytest.raises(OutputError) as e:
+        j.add("h2", "two", {"x": 2.0})
+    j.close()
+    assert e.value.kept == f"1 completed run in {tmp_path / 'runs.jsonl'} (continue with --resume)"
+    assert (tmp_path / "runs.jsonl").read_text() == '{"run": "h1", "build": "b", "label": "one", "result": {"x": 1.0}}\n'
+
+
+def test_a_torn_or_deep_journal_line_is_dropped_with_a_warning(tmp_path):
+    from hetsched.reproduce.journal import RunJournal
+
+    good = '{"run": "h1", "build": "b", "result": {"x": 1.0}}\n'
+    (tmp_path / "runs.jsonl").write_text(good + "[" * 100_000 + "\n" + good + '{"run": "h2", "bu')
+    warned: list[str] = []
+    j = RunJournal(tmp_path, resume=True, build="b", warn=warned.append)
+    j.close()
+    assert j.stored == {"h1": {"x": 1.0}}
+    assert warned == [f"{tmp_path / 'runs.jsonl'}: line 2 and 1 more: not a journal record (at most 64 levels of "
+                      "nested arrays and objects): dropped, its run runs again"]
+    assert (tmp_path / "runs.jsonl").read_text() == good

@@ -333,8 +333,11 @@ def test_journal_keeps_this_builds_runs_and_drops_the_rest(tmp_path):
     j.close()
     with (tmp_path / "runs.jsonl").open("a") as f:
         f.write('{"run": "h3", "build": "b1", "res')  # a write cut short by SIGKILL
-    again = RunJournal(tmp_path, resume=True, build="b1")
+    warned = []
+    again = RunJournal(tmp_path, resume=True, build="b1", warn=warned.append)
     again.close()
+    assert warned == [f"{tmp_path / 'runs.jsonl'}: line 4: cut short (the disk filled, or the process was killed, "
+                      "while it was written): dropped, its run runs again"]
     assert again.dropped == 1 and set(again.stored) == {"h1", "h2"}
     assert again.stored["h1"] == {"energy_j": 1.25}
     # without --resume nothing is offered, and nothing is lost either
@@ -355,7 +358,8 @@ def test_journal_drops_lines_it_cannot_trust_and_records_only_when_asked(tmp_pat
         '{"run": "h", "build": "b", "result": [1]}\n'         # not a result
         '[1, 2]\n'
         '{"run": "ok", "build": "b", "result": {"x": 1.0}}\n')
-    j = RunJournal(tmp_path, resume=True, build="b", record=False)
+    with pytest.warns(UserWarning, match=r"runs.jsonl: line 1 and 3 more: not a journal record \(no run hash"):
+        j = RunJournal(tmp_path, resume=True, build="b", record=False)
     assert j.stored == {"ok": {"x": 1.0}} and j.dropped == 4
     assert not j.add("new", "a Ray run", {"x": 2.0})  # not recorded: its worker's build is its own
     j.close()
