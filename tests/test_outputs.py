@@ -273,6 +273,16 @@ def test_a_directory_named_sweep_parquet(tmp_path, monkeypatch, capsys):
 
 # ------------------------------------------------------------------ reproduce and its journal
 
+@pytest.mark.parametrize("name", ["runs.jsonl", "fa-cfs.csv", "report.html"])
+def test_a_directory_where_a_reproductions_file_goes(tmp_path, monkeypatch, capsys, name):
+    (tmp_path / name).mkdir()
+    code, stdout, err = hetsched(monkeypatch, capsys, "reproduce", "fa-cfs", "--smoke", "--jobs", "1",
+                                 "--out", tmp_path)
+    assert code == 2 and stdout == ""
+    one_line(err, str(tmp_path / name), "it is a directory")
+    assert every_file(tmp_path) == [name]  # refused before any run: no journal either
+
+
 def test_a_journal_line_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     from hetsched.reproduce import journal
 
@@ -306,3 +316,30 @@ def test_a_torn_or_deep_journal_line_is_dropped_with_a_warning(tmp_path):
     assert warned == [f"{tmp_path / 'runs.jsonl'}: line 2 and 1 more: not a journal record (at most 64 levels of "
                       "nested arrays and objects): dropped, its run runs again"]
     assert (tmp_path / "runs.jsonl").read_text() == good
+
+
+def test_reproduce_on_a_full_disk_stops_with_the_runs_it_journaled(tmp_path, monkeypatch, capsys):
+    """It gave a traceback in journal.py and left half a line in runs.jsonl."""
+    from hetsched.reproduce import journal
+
+    real, state = journal._write, {"whole": 0, "part": False}
+
+    def filling(fd, data):  # two lines fit, then a third of the third
+        if state["whole"] < 2:
+            state["whole"] += 1
+            return real(fd, data)
+        if not state["part"]:
+            state["part"] = True
+            return real(fd, data[:len(data) // 3])
+        raise OSError(errno.ENOSPC, NO_SPACE)
+
+    monkeypatch.setattr(journal, "_write", filling)
+    code, stdout, err = hetsched(monkeypatch, capsys, "reproduce", "fa-cfs", "--smoke", "--jobs", "1",
+                                 "--out", tmp_path)
+    assert code == 2
+    journal_file = tmp_path / "runs.jsonl"
+    one_line(err, f"{journal_file}: --out: expected room for the file", NO_SPACE,
+             f"; kept 2 completed runs in {journal_file} (continue with --resume)")
+    text = journal_file.read_text()
+    assert text.endswith("\n") and len(text.splitlines()) == 2
+    assert every_file(tmp_path) == ["runs.jsonl"]  # no study file, no staging directory

@@ -1316,7 +1316,9 @@ def reproduce(
                               "with the same results about 12 % sooner (docs/speed.md)",
                               markup=False, highlight=False, soft_wrap=True)
     run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
-                  progress=err_console.is_terminal, resume=resume, on_study=on_study)
+                  progress=err_console.is_terminal, resume=resume, on_study=on_study,
+                  warn=lambda m: err_console.print(f"hetsched: warning: {m}", markup=False, highlight=False,
+                                                   soft_wrap=True))
     console.print(f"  wrote {out / 'report.html'}")
 
 

@@ -13,18 +13,19 @@ import csv
 import io
 import json
 import math
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from hetsched.outputs import OutputSet
 from hetsched.reproduce.journal import RunJournal
 from hetsched.runner import Runner as BatchRunner
 from hetsched.runner import RunFailed, RunSpec, flat_result
 from hetsched.runner import execute as run_one
 
 __all__ = ["Run", "execute", "Runner", "RunFailed", "Context", "Row", "StudyResult", "mean_ci", "wilcoxon_p",
-           "ratio", "change_interval", "judge", "row_from", "write_study", "read_study", "LEVELS", "metric_values",
+           "ratio", "change_interval", "judge", "row_from", "write_study", "study_files", "run_times_csv",
+           "read_study", "LEVELS", "metric_values",
            "VERDICTS", "AGREES", "DISAGREES", "INCONCLUSIVE", "NOT_DECIDABLE", "change_pct", "change_text",
            "ratio_pct", "verdict_counts", "counts_text", "judge_magnitude", "magnitude_counts", "magnitude_text",
            "MAGNITUDES", "AGREES_IN_MAGNITUDE", "DIFFERS_IN_MAGNITUDE", "MAGNITUDE_FACTOR"]
@@ -704,43 +705,48 @@ def study_markdown(res: StudyResult) -> str:
     return "\n".join(parts)
 
 
-def write_run_times(study: str, timings: Sequence[tuple[str, float, bool]], out_dir: Path) -> Path:
-    """``OUT/STUDY.runs.csv``: each run the study used, with its wall time in its worker,
-    the longest first: where a reproduction's time goes. ``resumed`` 1: the run was taken
-    from OUT/runs.jsonl, and its time is the one it took when it ran."""
+def run_times_csv(timings: Sequence[tuple[str, float, bool]]) -> str:
+    """``STUDY.runs.csv``: each run the study used, with its wall time in its worker, the
+    longest first: where a reproduction's time goes. ``resumed`` 1: the run was taken from
+    OUT/runs.jsonl, and its time is the one it took when it ran."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["run", "wall_s", "resumed"])
     for label, wall, resumed in sorted(timings, key=lambda t: (-t[1], t[0])):
         w.writerow([label, f"{wall:.3f}", int(resumed)])
-    return _write_files(out_dir, {f"{study}.runs.csv": buf.getvalue()})[0]
+    return buf.getvalue()
 
 
-def write_study(res: StudyResult, out_dir: Path) -> list[Path]:
-    """``OUT/STUDY.csv``, ``OUT/STUDY.md`` and ``OUT/STUDY.json`` (what the HTML report
-    reads), each written under a temporary name and renamed."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_run_times(study: str, timings: Sequence[tuple[str, float, bool]], out_dir: Path) -> Path:
+    """``OUT/STUDY.runs.csv`` (:func:`run_times_csv`)."""
+    return _write_files(out_dir, {f"{study}.runs.csv": run_times_csv(timings)})[0]
+
+
+def study_files(res: StudyResult) -> dict[str, str]:
+    """A study's tables by file name: ``STUDY.csv``, ``STUDY.md`` and ``STUDY.json`` (what
+    the HTML report reads)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(Row.CSV_FIELDS)
     for r in res.rows:
         w.writerow(["" if getattr(r, f) is None else getattr(r, f) for f in Row.CSV_FIELDS])
     doc = _finite(asdict(res))
-    return _write_files(out_dir, {
-        f"{res.study}.csv": buf.getvalue(), f"{res.study}.md": study_markdown(res),
-        f"{res.study}.json": json.dumps(doc, indent=1, allow_nan=False, default=_json_default)})
+    return {f"{res.study}.csv": buf.getvalue(), f"{res.study}.md": study_markdown(res),
+            f"{res.study}.json": json.dumps(doc, indent=1, allow_nan=False, default=_json_default)}
+
+
+def write_study(res: StudyResult, out_dir: Path) -> list[Path]:
+    """``OUT/STUDY.csv``, ``OUT/STUDY.md`` and ``OUT/STUDY.json`` (:func:`study_files`),
+    all or none (hetsched.outputs)."""
+    return _write_files(out_dir, study_files(res))
 
 
 def _write_files(out_dir: Path, files: dict[str, str]) -> list[Path]:
-    """Each file under a temporary name, then renamed: none is ever seen half-written."""
-    paths = []
-    for name, text in files.items():
-        p = out_dir / name
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, p)
-        paths.append(p)
-    return paths
+    """The files staged and renamed together: none is ever seen half-written."""
+    with OutputSet(out_dir) as outs:
+        for name, text in files.items():
+            outs.write(name, text)
+        return outs.commit()
 
 
 def _finite(x: Any) -> Any:

@@ -14,7 +14,6 @@ import base64
 import html
 import io
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any, Sequence
@@ -580,8 +579,9 @@ def write_report(out_dir: Path) -> Path | None:
     results = load_results(out_dir)
     if not results:
         return None
-    p = Path(out_dir) / "report.html"
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(render_report(results, Path(out_dir)))
-    os.replace(tmp, p)
+    from hetsched.outputs import OutputSet
+
+    with OutputSet(out_dir) as outs:
+        p = outs.write("report.html", render_report(results, Path(out_dir)))
+        outs.commit()
     return p
