@@ -343,3 +343,38 @@ def test_reproduce_on_a_full_disk_stops_with_the_runs_it_journaled(tmp_path, mon
     text = journal_file.read_text()
     assert text.endswith("\n") and len(text.splitlines()) == 2
     assert every_file(tmp_path) == ["runs.jsonl"]  # no study file, no staging directory
+
+
+# ------------------------------------------------------------------ record
+
+def test_record_on_a_full_disk_leaves_no_temporary(tmp_path, monkeypatch):
+    """tracefs replaced by a directory holding a trace: the recorded file goes through
+    an OutputSet in the user's directory, whose other temporaries it leaves alone."""
+    from hetsched.traces import record as rec
+
+    class Session:
+        def __init__(self, buffer_kb, use_instance):
+            self.dir, self.enabled, self.instance = tmp_path / "tracefs", ["sched_switch"], None
+            self.dir.mkdir()
+            (self.dir / "trace").write_text("# tracer: nop\n" * 1000)
+
+        def start(self) -> None:
+            pass
+
+        def stop(self) -> None:
+            pass
+
+        def overruns(self) -> int:
+            return 0
+
+        def restore(self) -> list[str]:
+            return []
+
+    monkeypatch.setattr(rec, "_Session", Session)
+    monkeypatch.setattr(outputs, "_open", FullDisk(room=100))
+    other = tmp_path / "here" / ".notes.txt.tmp-1"  # not hetsched's: a dead PID's, but another name
+    other.parent.mkdir()
+    other.write_text("")
+    with pytest.raises(OutputError, match=f"{tmp_path / 'here' / 'run.trace'}: --out: expected room for the file"):
+        rec.record(["true"], tmp_path / "here" / "run.trace")
+    assert every_file(tmp_path / "here") == [".notes.txt.tmp-1"]

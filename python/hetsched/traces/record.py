@@ -187,11 +187,11 @@ def record(command: Sequence[str], out: Path, buffer_kb: int = 65536, use_instan
     out = Path(out)
     if out.is_dir():
         raise InputError(str(out), "--out", "a file name (it is a directory)")
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    # what an earlier record of this file left when it was killed (SIGKILL) before renaming
-    from hetsched.runner import remove_dead_temporaries
+    from hetsched.outputs import OutputSet
 
-    remove_dead_temporaries(out.parent, out.name)
+    # what an earlier record of this file left when it was killed (SIGKILL) before renaming
+    # is removed; nothing else in a directory of the user's
+    outs = OutputSet(out.parent, clean=out.name)
 
     def on_signal(signum, frame):
         raise _Signalled(signal.Signals(signum).name)
@@ -218,14 +218,11 @@ def record(command: Sequence[str], out: Path, buffer_kb: int = 65536, use_instan
                   "wall_s": round(wall, 6), "cpus": os.cpu_count(), "lost_events": lost,
                   "events": list(session.enabled), "platform": "host",
                   "tracefs": str(session.dir), "instance": session.instance is not None}
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "w") as f:
-                f.write("# hetsched-record: " + json.dumps(header) + "\n")
-                f.write(text)
-            os.replace(tmp, out)
-        except OSError as e:
-            raise InputError(str(out), "--out", f"a writable file ({e.strerror or e})") from None
+        with outs:  # all or nothing (hetsched.outputs): a full disk leaves no temporary
+            f = outs.stream(out.name)
+            f.write("# hetsched-record: " + json.dumps(header) + "\n")
+            f.write(text)
+            outs.commit()
         ok = True
         return header
     finally:
@@ -242,6 +239,6 @@ def record(command: Sequence[str], out: Path, buffer_kb: int = 65536, use_instan
             for s, h in old.items():
                 signal.signal(s, h)
             if not ok:
-                tmp.unlink(missing_ok=True)
+                outs.abort()
             if problems and log is not None:
                 log(f"hetsched record: could not restore tracefs fully: {'; '.join(problems)}")
