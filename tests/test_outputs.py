@@ -378,3 +378,17 @@ def test_record_on_a_full_disk_leaves_no_temporary(tmp_path, monkeypatch):
     with pytest.raises(OutputError, match=f"{tmp_path / 'here' / 'run.trace'}: --out: expected room for the file"):
         rec.record(["true"], tmp_path / "here" / "run.trace")
     assert every_file(tmp_path / "here") == [".notes.txt.tmp-1"]
+
+
+# ------------------------------------------------------------------ Learning EAS's files
+
+@pytest.mark.parametrize("option, name", [("learning.state", "s.json"), ("learning.record", "r.csv")])
+def test_learning_files_on_a_full_disk(tmp_path, monkeypatch, capsys, option, name):
+    monkeypatch.setattr(outputs, "_open", FullDisk(room=0, where=lambda p: p.parent.name == "st"))
+    (tmp_path / "st").mkdir()
+    code, _, err = hetsched(monkeypatch, capsys, "run", "--scheduler", "learning-eas", "--platform", "gs101",
+                            "--workload", "game:fps=60", "--duration", "0.2", "--set", f"{option}={tmp_path / 'st' / name}",
+                            "--out", tmp_path / "o")
+    assert code == 2
+    one_line(err, f"{tmp_path / 'st' / name}: {option}: expected room for the file", NO_SPACE)
+    assert every_file(tmp_path / "st") == []

@@ -12,6 +12,7 @@ storage in the secondary repository across boots.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import weakref
@@ -21,6 +22,7 @@ from typing import Any, Callable, Mapping
 
 from hetsched import _input
 from hetsched.errors import InputError
+from hetsched.outputs import OutputSet
 from hetsched.learning.agents import (PERIOD_RANGE, MigrationCostAgent, MigrationCostConfig, TargetLoadAgent,
                                       TargetLoadConfig, _knob_range, _set_fields, check_config)
 
@@ -277,16 +279,12 @@ class LearningEAS:
         path = path or self.config.state_path
         if not path:
             return None
+        # checked writable at the start; the disk may have filled since: all or nothing
+        # (hetsched.outputs), in a directory of the user's
         p = Path(path)
-        tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-        try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(self.state()) + "\n")
-            tmp.replace(p)
-        except OSError as e:  # checked writable at the start; the disk may have filled since
-            tmp.unlink(missing_ok=True)
-            raise InputError(str(path), "learning.state", "a writable Learning EAS state file",
-                             got=_input.Shown(e.strerror or type(e).__name__)) from None
+        with OutputSet(p.parent, option="learning.state", clean=p.name) as outs:
+            outs.write(p.name, json.dumps(self.state()) + "\n")
+            outs.commit()
         return p
 
     def load(self, path: str | os.PathLike, field: str = "learning.state") -> None:
@@ -348,20 +346,20 @@ class LearningEAS:
             raise InputError("write_record()", "learning.record", "a record kept from the start of the run "
                              "(learning.record=PATH or learning.keep_record=1)", got=str(path))
         p = Path(path)
-        try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            if p.suffix == ".json":
-                p.write_text(json.dumps({"steps": self.record, "weights": self.weights}) + "\n")
-            else:
-                cols = ["t_s", "agent", "cluster", "value", "action", "output", "error", "w_norm",
-                        "mig_count", "mig_success", "total_vari", "cur_error"]
-                with p.open("w", newline="") as fh:
-                    w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
-                    w.writeheader()
-                    w.writerows(self.record)
-        except OSError as e:  # checked writable at the start; the disk may have filled since
-            raise InputError(str(path), "learning.record", "a writable Learning EAS record file",
-                             got=_input.Shown(e.strerror or type(e).__name__)) from None
+        if p.suffix == ".json":
+            text = json.dumps({"steps": self.record, "weights": self.weights}) + "\n"
+        else:
+            cols = ["t_s", "agent", "cluster", "value", "action", "output", "error", "w_norm",
+                    "mig_count", "mig_success", "total_vari", "cur_error"]
+            buf = io.StringIO(newline="")
+            w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(self.record)
+            text = buf.getvalue()
+        # checked writable at the start; the disk may have filled since: all or nothing
+        with OutputSet(p.parent, option="learning.record", clean=p.name) as outs:
+            outs.write(p.name, text)
+            outs.commit()
         return p
 
     def dataframe(self):
