@@ -11,7 +11,6 @@ a process the signal ended.
 from __future__ import annotations
 
 import dataclasses
-import os
 import signal
 import sys
 import time
@@ -197,7 +196,7 @@ class _RunFiles:
     goes, from what the engine recorded since the last step, so memory stays flat however
     long the run (docs/traces.md gives their sizes per simulated second). The files of an
     earlier run or replay in OUT that this one does not write are removed when its files
-    are renamed into place (:attr:`removed`)."""
+    are renamed into place (``outs.removed``)."""
 
     def __init__(self, out: Path, sim, timeseries: bool, extra: tuple[str, ...] = ()):
         from hetsched.sim import TRACE_FORMATS
@@ -239,10 +238,6 @@ class _RunFiles:
 
     def abort(self) -> None:
         self.outs.abort()
-
-    @property
-    def removed(self) -> list[Path]:
-        return self.outs.removed
 
 
 def _print_removed(outs: OutputSet, listing=None, what: str = "run", this: str = "") -> None:
