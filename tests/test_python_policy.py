@@ -290,7 +290,8 @@ def test_counters_appear_beside_the_base_policys_and_may_not_take_their_names():
         def counters(self):
             return {"feec_calls": 1}
 
-    with pytest.raises(PolicyError, match="policy 'clash': counters returned the counter 'feec_calls'"):
+    with pytest.raises(PolicyError, match=r"policy 'clash' \(test_python_policy.py:Clash\): counters returned the "
+                                          r"counter 'feec_calls'"):
         doc_of(Clash, duration=0.2)
 
 
@@ -311,7 +312,7 @@ def test_a_cpu_outside_the_tasks_affinity_is_an_error_naming_policy_hook_cpu_and
     with pytest.raises(PolicyError) as e:
         sim.run(0.5)
     msg = str(e.value)
-    assert msg.startswith("policy 'stray': select_task_rq returned CPU 7 for task ")
+    assert msg.startswith("policy 'stray' (test_python_policy.py:Stray): select_task_rq returned CPU 7 for task ")
     assert msg.endswith("outside its allowed CPUs [0, 1, 2, 3]")
     assert (e.value.policy, e.value.hook) == ("stray", "select_task_rq")
 
@@ -330,7 +331,7 @@ def test_a_return_that_is_not_a_cpu_is_an_error(ret, needle):
         def select_task_rq(self, view, task, prev_cpu, wake_flags):
             return ret
 
-    with pytest.raises(PolicyError, match="policy 'bad': select_task_rq ") as e:
+    with pytest.raises(PolicyError, match=r"policy 'bad' \(test_python_policy.py:Bad\): select_task_rq ") as e:
         doc_of(Bad, duration=0.2)
     assert needle in str(e.value) and "allowed CPUs" in str(e.value)
 
@@ -343,7 +344,8 @@ def test_a_task_tick_migration_outside_the_affinity_is_an_error():
             return [(curr, view.nr_cpus - 1)]
 
     spec = spec_with("gs101", "periodic", cpus=[0, 1, 2, 3])
-    with pytest.raises(PolicyError, match=r"policy 'stray-tick': task_tick returned the migration \(\d+, 7\) "
+    with pytest.raises(PolicyError, match=r"policy 'stray-tick' \(test_python_policy.py:StrayTick\): task_tick "
+                                          r"returned the migration \(\d+, 7\) "
                                           r"\(tuple\): CPU 7 for task \d+ \(.*\), outside its allowed CPUs "
                                           r"\[0, 1, 2, 3\]"):
         doc_of(StrayTick, workload=spec, duration=0.5)
@@ -362,13 +364,14 @@ def test_an_exception_in_a_hook_stops_the_run_and_surfaces_with_its_cause():
     with pytest.raises(PolicyError) as e:
         sim.run(1.0)
     err = e.value
-    assert str(err).startswith("policy 'boom': select_task_rq raised ZeroDivisionError: no CPU for you "
+    assert str(err).startswith("policy 'boom' (test_python_policy.py:Boom): select_task_rq raised ZeroDivisionError: "
+                               "no CPU for you "
                                "(at test_python_policy.py:")
     assert isinstance(err.__cause__, ZeroDivisionError) and err.__cause__.__traceback__ is not None
     assert 100_000_000 < sim.now_ns < 1_000_000_000  # stopped mid-run
     # the state is mid-event: the simulation refuses to go on, and says why
     for again in (lambda: sim.run(0.1), sim.result, sim.observe):
-        with pytest.raises(PolicyError, match="policy 'boom': select_task_rq raised"):
+        with pytest.raises(PolicyError, match=r"policy 'boom' \(test_python_policy.py:Boom\): select_task_rq raised"):
             again()
 
 
@@ -380,7 +383,8 @@ def test_a_generator_of_migrations_that_raises_is_the_hooks_exception():
             yield (curr, cpu)
             raise LookupError("no such CPU")
 
-    with pytest.raises(PolicyError, match=r"policy 'gen': task_tick raised LookupError: no such CPU \(at "):
+    with pytest.raises(PolicyError, match=r"policy 'gen' \(test_python_policy.py:Gen\): task_tick raised "
+                                          r"LookupError: no such CPU \(at "):
         doc_of(Gen, duration=0.2)
 
 
@@ -554,7 +558,7 @@ def test_cli_runs_a_policy_file(tools, tmp_path):
                                 "got 'function helper'")
     tools.assert_one_line_error(procs["broken"], "broken.py: expected a Python file that loads",
                                 "NameError", "(line 2)")
-    tools.assert_one_line_error(procs["raises"], "policy 'boom': select_task_rq raised ValueError: bad",
+    tools.assert_one_line_error(procs["raises"], "policy 'boom' (mine.py:Boom): select_task_rq raised ValueError: bad",
                                 "(at mine.py:")
     for name in ("e1", "e2", "e3", "e4", "e5"):
         tools.assert_no_outputs(tmp_path / name)

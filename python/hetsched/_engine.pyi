@@ -26,7 +26,9 @@ POLICY_HOOKS: list[str]
 ENGINE_HOOKS: list[str]
 
 class Engine:
-    def __init__(self, platform_json: str, workload_json: str, policy_json: str, policy: Any = None,
+    # policy: a Python policy as hetsched.policy.engine_args hands it over,
+    # {"name": str, "label": "FILE.py:CLASS", "hooks": {hook: bound method}}
+    def __init__(self, platform_json: str, workload_json: str, policy_json: str, policy: dict[str, Any] | None = None,
                  perf_domains: Any = None, energy_model: Any = None) -> None: ...
     def run_until(self, t_ns: int) -> None: ...
     def run_until_exited(self, limit_ns: int) -> bool: ...

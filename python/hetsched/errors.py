@@ -138,11 +138,16 @@ class PolicyError(HetschedError):
     mid-event, so the Simulation refuses to go on and raises this again.
 
     The engine raises it (crates/hetsched-py/src/policy.rs) as
-    ``PolicyError(policy, hook, why, raised)``.
+    ``PolicyError(policy, hook, why, raised, where)``, ``where`` being the class as
+    ``FILE.py:CLASS`` (hetsched.policy.policy_label).
     """
 
-    def __init__(self, policy: str, hook: str, why: str | None = None, raised: BaseException | None = None):
-        self.policy, self.hook, self.why = policy, hook, why
+    def __init__(self, policy: str, hook: str, why: str | None = None, raised: BaseException | None = None,
+                 where: str | None = None):
+        self.policy, self.hook, self.why, self.where = policy, hook, why, where
+        who = f"policy {shorten(repr(policy), 100)}"
+        if where and where != policy:
+            who += f" ({shorten(where, 200)})"
         if raised is not None:
             # one line, where the policy's code failed: the innermost frame of its traceback
             first = str(raised).strip().splitlines()
@@ -154,9 +159,9 @@ class PolicyError(HetschedError):
                 from pathlib import Path
 
                 what += f" (at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno})"
-            msg = f"policy {shorten(repr(policy), 100)}: {hook} raised {what}"
+            msg = f"{who}: {hook} raised {what}"
         else:
-            msg = f"policy {shorten(repr(policy), 100)}: {hook} {shorten(str(why), 300)}"
+            msg = f"{who}: {hook} {shorten(str(why), 300)}"
         super().__init__(msg)
         if raised is not None:
             self.__cause__ = raised  # `raise PolicyError(...) from raised`

@@ -26,7 +26,7 @@ from hetsched import _engine
 from hetsched import _input
 from hetsched.errors import InputError, UnknownNameError
 from hetsched.platforms import Platform, load_platform
-from hetsched.policy import Policy, checked_policy, engine_args, is_policy_file, load_policy
+from hetsched.policy import Policy, bind, checked_policy, engine_args, is_policy_file, load_policy
 from hetsched.workloads.builtin import _is_file_arg, resolve_workloads
 from hetsched.workloads.metrics import check_metric_defs, compute_metrics
 from hetsched.workloads.rtapp import errors_located
@@ -278,12 +278,13 @@ class Simulation:
         # a policy written in Python runs on its base, a registered scheduler (policy.py);
         # `FILE.py:CLASS` names one in a file
         self.python_policy: Policy | None = None
+        checked = None
         if isinstance(scheduler, str) and is_policy_file(scheduler):
             scheduler = load_policy(scheduler)
         if not isinstance(scheduler, str):
-            self.python_policy = checked_policy(scheduler, SCHEDULERS, CONTROLLER_SCHEDULERS)
-            scheduler = self.python_policy.name
-            registered = self.python_policy.base
+            checked = checked_policy(scheduler, SCHEDULERS, CONTROLLER_SCHEDULERS)
+            self.python_policy = checked.policy
+            scheduler, registered = checked.name, checked.base
         elif scheduler not in POLICIES:
             raise UnknownNameError("--scheduler", "scheduler", scheduler, POLICIES)
         else:
@@ -355,12 +356,14 @@ class Simulation:
                   "lower_bound": {True: "stream", False: "off", "lp": "record"}[self.lower_bound_mode]}
         # what the engine refuses arrives as hetsched.errors' own InputError / UnknownNameError
         # (crates/hetsched-py/src/error.rs), already naming the document, field and expectation
-        py_policy = {} if self.python_policy is None else engine_args(self.python_policy, self.platform, self.kernel)
+        py_policy = {} if checked is None else engine_args(checked, self.platform, self.kernel)
         # a workload from rt-app files: the engine's field is re-addressed to the file's
         with errors_located(self.workload_spec), _policy_errors_as_options():
             self._engine = _engine.Engine(json.dumps(self.platform_spec),
                                           workload_json or json.dumps(self.workload_spec),
                                           json.dumps(policy), **py_policy)
+        if checked is not None:  # only now: a Simulation that refused its arguments leaves it free
+            bind(checked.policy)
         self._wall_s = 0.0
         self._task_names: list[str] = []  # marks() names tasks from these, forks added as it meets them
         self._stop_reason = "duration"

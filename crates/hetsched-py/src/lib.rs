@@ -132,7 +132,8 @@ impl Engine {
 
 #[pymethods]
 impl Engine {
-    /// `policy`: a `hetsched.Policy` instance that runs on top of the policy JSON's
+    /// `policy`: a `hetsched.Policy` written in Python, as `hetsched.policy.engine_args`
+    /// hands it over (its name, label and hooks), that runs on top of the policy JSON's
     /// scheduler (its base); its views hand out `perf_domains` and `energy_model`.
     #[new]
     #[pyo3(signature = (platform_json, workload_json, policy_json, policy=None, perf_domains=None, energy_model=None))]

@@ -6,6 +6,10 @@
 //! `hetsched.Policy`'s own; every other hook, and every hook the class does not define,
 //! is the base's, so a class that defines nothing runs exactly as its base.
 //!
+//! Which hooks a class defines is decided in Python (`hetsched.policy.engine_args`, which
+//! looks them up as Python calls a method, past any metaclass), and handed over as bound
+//! methods; this side never looks an attribute of the class up.
+//!
 //! The engine runs with the GIL released (`Engine::run_until`); a hook takes it again for
 //! its call. Python sees the engine's state through a [`PySchedView`] that points at the
 //! core's `SchedView` for the duration of that one call and refuses access afterwards.
@@ -69,6 +73,7 @@ fn intern(s: String) -> &'static str {
 
 /// What every view of one simulation shares: made once, not per call.
 struct ViewShared {
+    /// the policy's name, for the view's messages
     policy: String,
     /// `hetsched.policy.PerfDomain`s, in `rd->pd` order
     perf_domains: Py<PyAny>,
@@ -273,6 +278,8 @@ impl PySchedView {
 /// views share. `wrap` puts it on the base policy `Sim::with_policy` builds.
 pub struct PyPolicySpec {
     name: String,
+    /// where the class is defined (`FILE.py:CLASS`), for its errors
+    label: String,
     select_task_rq: Option<Py<PyAny>>,
     task_tick: Option<Py<PyAny>>,
     balance: Option<Py<PyAny>>,
@@ -282,41 +289,51 @@ pub struct PyPolicySpec {
 }
 
 impl PyPolicySpec {
+    /// `policy` is what `hetsched.policy.engine_args` hands over: a dict of the policy's
+    /// `name`, its `label` (`FILE.py:CLASS`) and `hooks`, the bound method of each hook
+    /// its class defines. A hook not among them costs nothing per call: it is the base's.
     pub fn new(
         py: Python<'_>,
         policy: &Bound<'_, PyAny>,
         perf_domains: Py<PyAny>,
         energy_model: Py<PyAny>,
     ) -> PyResult<Self> {
-        let base_class = py.import("hetsched.policy")?.getattr("Policy")?;
-        if !policy.is_instance(&base_class)? {
-            return Err(PyTypeError::new_err(format!(
-                "policy: expected a hetsched.Policy instance, got {}",
-                policy.get_type().name()?
-            )));
-        }
-        let class = policy.get_type();
-        // a hook crosses only if the class overrides hetsched.Policy's own: decided here,
-        // once, so that a hook not defined costs nothing per call
-        let overridden = |hook: &str| -> PyResult<Option<Py<PyAny>>> {
-            if class.getattr(hook)?.is(&base_class.getattr(hook)?) {
-                Ok(None)
-            } else {
-                Ok(Some(policy.getattr(hook)?.unbind()))
-            }
+        let policy = policy.downcast::<PyDict>().map_err(|_| {
+            PyTypeError::new_err("policy: expected hetsched.policy.engine_args()'s dict (name, label, hooks)")
+        })?;
+        let item = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+            policy
+                .get_item(key)?
+                .ok_or_else(|| PyTypeError::new_err(format!("policy: no '{key}' (hetsched.policy.engine_args())")))
         };
-        let name: String = policy.getattr("name")?.extract()?;
+        let name: String = item("name")?.extract()?;
+        let label: String = item("label")?.extract()?;
+        let hooks = item("hooks")?;
+        let hooks = hooks
+            .downcast::<PyDict>()
+            .map_err(|_| PyTypeError::new_err("policy: hooks: expected a dict of hook name: bound method"))?;
+        for key in hooks.keys() {
+            let key: String = key.extract()?;
+            if !HOOKS.contains(&key.as_str()) {
+                return Err(PyTypeError::new_err(format!(
+                    "policy: hooks: {key} is not a hook a Python policy may define ({})",
+                    HOOKS.join(", ")
+                )));
+            }
+        }
+        let hook = |h: &str| -> PyResult<Option<Py<PyAny>>> { Ok(hooks.get_item(h)?.map(Bound::unbind)) };
         Ok(PyPolicySpec {
-            select_task_rq: overridden(HOOKS[0])?,
-            task_tick: overridden(HOOKS[1])?,
-            balance: overridden(HOOKS[2])?,
-            counters: overridden(HOOKS[3])?,
+            select_task_rq: hook(HOOKS[0])?,
+            task_tick: hook(HOOKS[1])?,
+            balance: hook(HOOKS[2])?,
+            counters: hook(HOOKS[3])?,
             shared: Arc::new(ViewShared {
                 policy: name.clone(),
                 perf_domains,
                 energy_model,
             }),
             name,
+            label,
             error_type: py.import("hetsched.errors")?.getattr("PolicyError")?.unbind(),
         })
     }
@@ -353,9 +370,28 @@ impl PyPolicy {
         ints: &[u64],
         parse: impl FnOnce(&Bound<'_, PyAny>) -> Result<R, Fault>,
     ) -> R {
-        let out = Python::with_gil(|py| -> PyResult<R> {
-            let view = match v {
-                Some(v) => Some(Bound::new(
+        let out = Python::with_gil(|py| -> PyResult<R> { self.call_with_gil(py, hook, f, v, ints, parse) });
+        match out {
+            Ok(r) => r,
+            Err(e) => std::panic::resume_unwind(Box::new(PolicyAbort(e))),
+        }
+    }
+
+    /// [`Self::call`] with the GIL held: what the hook returned, parsed, or why the run stops.
+    fn call_with_gil<R>(
+        &self,
+        py: Python<'_>,
+        hook: &'static str,
+        f: &Py<PyAny>,
+        v: Option<&SchedView>,
+        ints: &[u64],
+        parse: impl FnOnce(&Bound<'_, PyAny>) -> Result<R, Fault>,
+    ) -> PyResult<R> {
+        // making the arguments fails only without memory: a PolicyError all the same
+        let failed = |e: PyErr| self.error(py, hook, None, Some(e));
+        let view = match v {
+            Some(v) => Some(
+                Bound::new(
                     py,
                     PySchedView {
                         // the lifetime is erased here and enforced by clearing the pointer below
@@ -363,36 +399,33 @@ impl PyPolicy {
                         hook,
                         shared: self.spec.shared.clone(),
                     },
-                )?),
-                None => None,
-            };
-            let mut args = Vec::with_capacity(1 + ints.len());
-            if let Some(view) = &view {
-                args.push(view.clone().into_any());
-            }
-            for &i in ints {
-                args.push(i.into_bound_py_any(py)?);
-            }
-            let ret = f.bind(py).call1(PyTuple::new(py, args)?);
-            if let Some(view) = &view {
-                // the view must not outlive the call: it points at the core's state
-                view.borrow().view.set(std::ptr::null());
-            }
-            let ret = ret.map_err(|e| self.error(py, hook, None, Some(e)))?;
-            parse(&ret).map_err(|fault| match fault {
-                Fault::Refused(why) => self.error(py, hook, Some(why), None),
-                Fault::Raised(e) => self.error(py, hook, None, Some(e)),
-            })
-        });
-        match out {
-            Ok(r) => r,
-            Err(e) => std::panic::resume_unwind(Box::new(PolicyAbort(e))),
+                )
+                .map_err(failed)?,
+            ),
+            None => None,
+        };
+        let mut args = Vec::with_capacity(1 + ints.len());
+        if let Some(view) = &view {
+            args.push(view.clone().into_any());
         }
+        for &i in ints {
+            args.push(i.into_bound_py_any(py).map_err(failed)?);
+        }
+        let ret = PyTuple::new(py, args).and_then(|args| f.bind(py).call1(args));
+        if let Some(view) = &view {
+            // the view must not outlive the call: it points at the core's state
+            view.borrow().view.set(std::ptr::null());
+        }
+        let ret = ret.map_err(|e| self.error(py, hook, None, Some(e)))?;
+        parse(&ret).map_err(|fault| match fault {
+            Fault::Refused(why) => self.error(py, hook, Some(why), None),
+            Fault::Raised(e) => self.error(py, hook, None, Some(e)),
+        })
     }
 
-    /// `hetsched.errors.PolicyError(policy, hook, why, raised)`: a refused return value
-    /// (`why`) or the exception the hook raised (its cause). An exception that is not an
-    /// `Exception` (Ctrl-C's KeyboardInterrupt) stops the run as itself.
+    /// `hetsched.errors.PolicyError(policy, hook, why, raised, label)`: a refused return
+    /// value (`why`) or the exception the hook raised (its cause). An exception that is
+    /// not an `Exception` (Ctrl-C's KeyboardInterrupt) stops the run as itself.
     fn error(&self, py: Python<'_>, hook: &'static str, why: Option<String>, raised: Option<PyErr>) -> PyErr {
         let cause = match raised {
             // KeyboardInterrupt, SystemExit: the user stopping the run, not the policy failing
@@ -404,7 +437,7 @@ impl PyPolicy {
             .spec
             .error_type
             .bind(py)
-            .call1((self.spec.name.as_str(), hook, why, cause))
+            .call1((self.spec.name.as_str(), hook, why, cause, self.spec.label.as_str()))
         {
             Ok(exc) => PyErr::from_value(exc),
             Err(e) => e,

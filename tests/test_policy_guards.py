@@ -1,0 +1,260 @@
+"""A Python policy that misbehaves is stopped in one line (python/hetsched/policy.py,
+crates/hetsched-py/src/policy.rs; docs/python-policies.md, docs/robustness.md).
+
+Whatever a policy's file, constructor or ``name`` raises (sys.exit() and KeyboardInterrupt
+too) is reported naming the file, the class and the field; a method named as a hook the
+engine never calls from Python, or one edit away from a hook, is refused with the nearest
+hook; a name is at most MAX_NAME_LEN printable characters; an instance a Simulation
+refused stays free for the next.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from hetsched import Policy, PolicyError, Simulation
+from hetsched.errors import InputError, UnknownNameError
+from hetsched.policy import _ENGINE_ONLY_HOOKS, HOOKS, MAX_NAME_LEN, load_policy
+
+HERE = Path(__file__).name
+
+
+def sim_of(scheduler, **kw) -> Simulation:
+    return Simulation(platform="gs101", workload="periodic", scheduler=scheduler, seed=1, lower_bound=False, **kw)
+
+
+# ------------------------------------------------------------------ making and asking the class
+
+def test_a_class_that_cannot_be_made_is_an_input_error_naming_it():
+    class NeedsArgs(Policy):
+        def __init__(self, x):
+            pass
+
+    with pytest.raises(InputError, match=rf"^{HERE}:NeedsArgs: __init__: expected a class that needs no arguments "
+                                         r"to make \(or pass an instance\); NeedsArgs\(\) raised TypeError: "):
+        sim_of(NeedsArgs)
+
+    class InitRaises(Policy):
+        def __init__(self):
+            raise KeyboardInterrupt  # its own: no signal arrived
+
+    with pytest.raises(InputError, match=r"InitRaises: __init__: .*InitRaises\(\) raised KeyboardInterrupt "
+                                         rf"\(at {HERE}:\d+\)$"):
+        sim_of(InitRaises)
+
+
+@pytest.mark.parametrize("attr", ["name", "base"])
+def test_a_name_or_base_that_raises_is_an_input_error(attr):
+    def boom(self):
+        raise RuntimeError("not today")
+
+    cls = type("Prop", (Policy,), {attr: property(boom)})
+    for given in (cls, cls()):
+        with pytest.raises(InputError, match=rf"Prop: {attr}: expected a {attr} that can be read; reading it raised "
+                                             r"RuntimeError: not today \(at "):
+            sim_of(given)
+    assert repr(cls()) == "<Prop>"  # a repr never raises
+
+
+def test_a_metaclass_does_not_hide_a_hook():
+    """The engine calls a hook as Python calls a method (``policy.balance(view)``), which a
+    metaclass's ``__getattribute__`` plays no part in: before, one that raised for the hook
+    was a bare AttributeError from the engine, and one that answered with
+    ``Policy.balance`` had the class's own balance silently never called."""
+
+    class Raises(type):
+        def __getattribute__(cls, name):
+            if name == "balance":
+                raise AttributeError(name)
+            return super().__getattribute__(name)
+
+    class Masks(type):
+        def __getattribute__(cls, name):
+            return Policy.balance if name == "balance" else super().__getattribute__(name)
+
+    for meta in (Raises, Masks):
+        class Hidden(Policy, metaclass=meta):
+            name = "hidden"
+
+            def balance(self, view):
+                raise LookupError("called")
+
+        assert Hidden().hooks() == ["balance"]
+        with pytest.raises(PolicyError, match=r"policy 'hidden' .*: balance raised LookupError: called"):
+            sim_of(Hidden).run(0.1)
+
+
+def test_a_hook_the_instance_cannot_look_up_is_an_input_error():
+    class Guarded(Policy):
+        name = "guarded"
+
+        def balance(self, view):
+            return None
+
+        def __getattribute__(self, name):
+            if name == "balance":
+                raise PermissionError("hands off")
+            return super().__getattribute__(name)
+
+    with pytest.raises(InputError, match=r"Guarded: balance: expected a hook the instance can look up; "
+                                         r"policy.balance raised PermissionError: hands off"):
+        sim_of(Guarded)
+
+
+@pytest.mark.parametrize("body,raised", [
+    ("import sys\nsys.exit(5)\n", "SystemExit: 5 (line 2)"),
+    ("raise SystemExit('bye')\n", "SystemExit: bye (line 1)"),
+    ("x = 1\nraise KeyboardInterrupt\n", "KeyboardInterrupt (line 2)"),
+])
+def test_a_file_that_exits_or_interrupts_at_import_is_an_input_error(tmp_path, body, raised):
+    f = tmp_path / "quits.py"
+    f.write_text(body)
+    with pytest.raises(InputError) as e:
+        load_policy(f"{f}:Quits")
+    assert str(e.value) == f"--scheduler: {f}: expected a Python file that loads; it raised {raised}"
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread()
+                    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
+                    reason="needs Python's own SIGINT handler in the main thread")
+def test_a_real_ctrl_c_during_import_stays_a_keyboard_interrupt(tmp_path):
+    f = tmp_path / "slow.py"
+    f.write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n")
+    with pytest.raises(KeyboardInterrupt):
+        load_policy(f"{f}:Slow")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+# ------------------------------------------------------------------ names the engine never calls
+
+@pytest.mark.parametrize("hook", _ENGINE_ONLY_HOOKS)
+def test_every_engine_hook_the_bridge_does_not_call_is_refused(hook):
+    cls = type("Late", (Policy,), {"name": "late", hook: lambda self, *a: None})
+    with pytest.raises(InputError, match=rf"Late: {hook}: expected only the hooks a Python policy may define "
+                                         rf"\({', '.join(HOOKS)}\); the engine never calls {hook} from Python"):
+        sim_of(cls)
+
+
+def _one_edit_away(hook: str) -> list[str]:
+    swapped = hook[1] + hook[0] + hook[2:]
+    return [hook[:-1], hook + "s", hook[:-1] + ("x" if hook[-1] != "x" else "y"), swapped]
+
+
+@pytest.mark.parametrize("hook", [*HOOKS, *_ENGINE_ONLY_HOOKS])
+def test_a_name_one_edit_from_a_hook_is_refused_naming_it(hook):
+    for method in _one_edit_away(hook):
+        cls = type("Typo", (Policy,), {"name": "typo", method: lambda self, *a: None})
+        with pytest.raises(InputError, match=rf"Typo: {method}: expected a hook's own name .* did you mean {hook}\?$"):
+            sim_of(cls)
+
+
+def test_helpers_of_their_own_names_are_the_classs_business():
+    class Helpers(Policy):
+        name = "helpers"
+
+        def pick_idlest(self, view):
+            return 0
+
+        def balance_score(self, view):  # a hook's name inside it, not a near miss
+            return 0
+
+        def _balanc(self):  # private
+            return 0
+
+    sim_of(Helpers).run(0.01)
+
+
+# ------------------------------------------------------------------ names
+
+def test_a_name_is_at_most_max_name_len_printable_characters():
+    assert MAX_NAME_LEN == 64
+    ok = type("Ok", (Policy,), {"name": "n" * MAX_NAME_LEN})
+    assert sim_of(ok).scheduler == "n" * MAX_NAME_LEN
+    long = type("Long", (Policy,), {"name": "x" * 100_000})
+    with pytest.raises(InputError) as e:
+        sim_of(long)
+    assert str(e.value).startswith(f"{HERE}:Long: name: expected a name of at most {MAX_NAME_LEN} characters ")
+    assert "not 100000" in str(e.value) and len(str(e.value)) < 250
+    for bad in ("a\nb", "tab\there", "nul\x00"):
+        cls = type("Odd", (Policy,), {"name": bad})
+        with pytest.raises(InputError, match="Odd: name: expected a name of printable characters"):
+            sim_of(cls)
+    nameless = type("N" * (MAX_NAME_LEN + 1), (Policy,), {})  # the class's name stands in for it
+    with pytest.raises(InputError, match="expected a name of at most"):
+        sim_of(nameless)
+
+
+# ------------------------------------------------------------------ after a refusal
+
+@pytest.mark.parametrize("refusal", [
+    {"platform": "gs10"},
+    {"workload": "periodic:n=-1"},
+    {"knobs": {"no.such.knob": 1}},
+])
+def test_an_instance_a_simulation_refused_is_free_for_the_next(refusal):
+    class Mine(Policy):
+        name = "mine"
+
+    p = Mine()
+    args = {"platform": "gs101", "workload": "periodic", **refusal}
+    with pytest.raises((InputError, UnknownNameError)):
+        Simulation(scheduler=p, lower_bound=False, **args)
+    sim = Simulation(platform="gs101", workload="periodic", scheduler=p, lower_bound=False)
+    assert sim.run(0.01)["scheduler"] == "mine"
+    with pytest.raises(InputError, match="a policy instance of its own for each Simulation"):
+        Simulation(scheduler=p)
+
+
+# ------------------------------------------------------------------ the command line: one line, exit 2
+
+POLICIES = '''
+import hetsched
+
+
+class NeedsArgs(hetsched.Policy):
+    def __init__(self, x):
+        pass
+
+
+class NameRaises(hetsched.Policy):
+    @property
+    def name(self):
+        raise RuntimeError("no name")
+
+
+class Long(hetsched.Policy):
+    name = "x" * 100_000
+
+
+class Typo(hetsched.Policy):
+    def balanc(self, view):
+        return None
+'''
+
+
+def test_the_cli_reports_each_in_one_line(tools, tmp_path):
+    (tmp_path / "bad.py").write_text(POLICIES)
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(5)\n")
+    (tmp_path / "interrupts.py").write_text("raise KeyboardInterrupt\n")
+    cases = {
+        "exits": ("exits.py:X", "--scheduler: exits.py: expected a Python file that loads; it raised SystemExit: 5 "
+                                "(line 2)"),
+        "interrupts": ("interrupts.py:X", "--scheduler: interrupts.py: expected a Python file that loads; it raised "
+                                          "KeyboardInterrupt (line 1)"),
+        "needs-args": ("bad.py:NeedsArgs", "bad.py:NeedsArgs: __init__: expected a class that needs no arguments"),
+        "name-raises": ("bad.py:NameRaises", "bad.py:NameRaises: name: expected a name that can be read; reading it "
+                                             "raised RuntimeError: no name (at bad.py:"),
+        "long": ("bad.py:Long", f"bad.py:Long: name: expected a name of at most {MAX_NAME_LEN} characters"),
+        "typo": ("bad.py:Typo", "bad.py:Typo: balanc: expected a hook's own name", "did you mean balance?"),
+    }
+    jobs = {name: ["run", "--platform", "gs101", "--workload", "periodic", "--duration", "0.2", "--no-lower-bound",
+                   "--scheduler", spec, "--out", str(tmp_path / name)] for name, (spec, *_) in cases.items()}
+    procs = tools.run_cli_many(jobs, cwd=tmp_path, workers=2)
+    for name, (_, *needles) in cases.items():
+        line = tools.assert_one_line_error(procs[name], *needles)
+        assert len(line) < 400, line
+        tools.assert_no_outputs(tmp_path / name)
