@@ -4,8 +4,9 @@ crates/hetsched-py/src/policy.rs; docs/python-policies.md, docs/robustness.md).
 Whatever a policy's file, constructor or ``name`` raises (sys.exit() and KeyboardInterrupt
 too) is reported naming the file, the class and the field; a method named as a hook the
 engine never calls from Python, or one edit away from a hook, is refused with the nearest
-hook; a name is at most MAX_NAME_LEN printable characters; an instance a Simulation
-refused stays free for the next.
+hook; a view refuses use from another thread with a Python exception; a name is at most
+MAX_NAME_LEN printable characters; an instance a Simulation refused stays free for the
+next.
 """
 
 from __future__ import annotations
@@ -166,6 +167,56 @@ def test_helpers_of_their_own_names_are_the_classs_business():
             return 0
 
     sim_of(Helpers).run(0.01)
+
+
+# ------------------------------------------------------------------ the view, in its call and its thread
+
+def test_a_view_used_from_another_thread_raises_a_python_error(capfd):
+    seen = []
+
+    class Leak(Policy):
+        name = "leak"
+
+        def select_task_rq(self, view, task, prev_cpu, wake_flags):
+            if not seen:
+                def read():
+                    try:
+                        view.nr_cpus
+                    except BaseException as e:
+                        seen.append(e)
+                    seen.append(repr(view))
+
+                t = threading.Thread(target=read)
+                t.start()
+                t.join()
+                seen.append(view.nr_cpus)  # still fine in the hook's own thread
+            return None
+
+    sim_of(Leak).run(0.1)  # the run goes on
+    err, shown, nr_cpus = seen
+    assert type(err) is RuntimeError, repr(err)
+    assert str(err).startswith("policy 'leak': this SchedView was handed to select_task_rq in another thread; ")
+    assert shown == "<SchedView of select_task_rq (another thread's)>" and nr_cpus == 8
+    assert "panicked" not in capfd.readouterr().err
+
+
+def test_a_view_kept_past_its_call_raises_in_any_thread():
+    kept = []
+
+    class Keep(Policy):
+        name = "keep"
+
+        def balance(self, view):
+            kept.append(view)
+
+    sim_of(Keep).run(0.02)
+    errors = []
+    t = threading.Thread(target=lambda: errors.append(pytest.raises(RuntimeError, lambda: kept[0].now_ns).value))
+    t.start()
+    t.join()
+    with pytest.raises(RuntimeError, match="that call has returned"):
+        kept[0].now_ns
+    assert "in another thread" in str(errors[0])
 
 
 # ------------------------------------------------------------------ names

@@ -66,7 +66,8 @@ class EnergyModel:
     ) -> tuple[int, list[tuple[int, int]]]: ...
 
 class SchedView:
-    """The engine's state as a Python policy's hook sees it; valid during that call only."""
+    """The engine's state as a Python policy's hook sees it; valid during that call only, in
+    the thread that makes it (elsewhere and afterwards every member raises RuntimeError)."""
 
     @property
     def nr_cpus(self) -> int: ...

@@ -129,7 +129,8 @@ class Policy:
     Hooks (define any of them; the engine calls only those a subclass defines, decided
     once when the simulation is built). Each hook that takes a ``view`` gets a
     :class:`hetsched.sim.SchedView` of the engine's state at the call, valid for that
-    call only (it refuses access afterwards: keep numbers, not the view). A hook that raises, or returns what the engine cannot
+    call and in its thread only (it refuses access afterwards or from another thread:
+    keep numbers, not the view). A hook that raises, or returns what the engine cannot
     use, stops the run with :class:`hetsched.errors.PolicyError` naming the policy, its
     class and the hook.
 

@@ -12,16 +12,18 @@
 //!
 //! The engine runs with the GIL released (`Engine::run_until`); a hook takes it again for
 //! its call. Python sees the engine's state through a [`PySchedView`] that points at the
-//! core's `SchedView` for the duration of that one call and refuses access afterwards.
+//! core's `SchedView` for the duration of that one call, in the thread that makes it, and
+//! refuses access afterwards or from another thread.
 //!
 //! A hook that raises, or returns what the engine cannot use, stops the run: its
 //! `hetsched.errors.PolicyError` unwinds out of the core as a [`PolicyAbort`] (with
 //! `resume_unwind`, which runs no panic hook) to the Engine method that ran the
 //! simulation, which raises it and refuses to go on (lib.rs).
 
-use std::cell::Cell;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use hetsched_core::balance::{LoadBalancer, Migration};
 use hetsched_core::features::Knobs;
@@ -82,19 +84,33 @@ struct ViewShared {
 }
 
 /// The engine's state as a hook sees it: `hetsched._engine.SchedView`. Valid only during
-/// the hook call it was handed to; the methods follow the kernel's helpers of the same
-/// names (sched.rs `SchedView`).
-#[pyclass(module = "hetsched._engine", name = "SchedView", unsendable)]
+/// the hook call it was handed to, and only in the thread that makes the call; the
+/// methods follow the kernel's helpers of the same names (sched.rs `SchedView`).
+///
+/// Not `unsendable`: PyO3 would then answer a use from another thread with a panic (a
+/// PanicException and a Rust backtrace on stderr) before any method runs. The object may
+/// travel; each member checks the thread itself and raises a RuntimeError.
+#[pyclass(module = "hetsched._engine", name = "SchedView")]
 pub struct PySchedView {
     /// the core's view, non-null only while the hook runs ([`PyPolicy::call`] clears it)
-    view: Cell<*const SchedView<'static>>,
+    view: AtomicPtr<SchedView<'static>>,
+    /// the thread the hook runs in, the only one that may read the view
+    thread: ThreadId,
     hook: &'static str,
     shared: Arc<ViewShared>,
 }
 
 impl PySchedView {
-    fn with<R>(&self, f: impl FnOnce(&SchedView<'_>) -> PyResult<R>) -> PyResult<R> {
-        let p = self.view.get();
+    /// The core's view, if this is the hook's thread and its call has not returned.
+    fn current(&self) -> PyResult<&SchedView<'_>> {
+        if std::thread::current().id() != self.thread {
+            return Err(PyRuntimeError::new_err(format!(
+                "policy '{}': this SchedView was handed to {} in another thread; a view is usable \
+                 only in the thread of its hook call, during the call (pass numbers to other threads)",
+                self.shared.policy, self.hook
+            )));
+        }
+        let p = self.view.load(Ordering::Acquire);
         if p.is_null() {
             return Err(PyRuntimeError::new_err(format!(
                 "policy '{}': this SchedView was handed to {} and that call has returned; a view \
@@ -106,9 +122,13 @@ impl PySchedView {
         // PyPolicy::call sets it from a `&SchedView` it holds for the whole call and clears
         // it before returning. Meanwhile the core waits for the hook, so the state the
         // SchedView borrows stays alive and unchanged; Python cannot re-enter the Engine
-        // (its run holds the Engine object's borrow) and this object is `unsendable`, so no
-        // other thread reads it.
-        f(unsafe { &*p })
+        // (its run holds the Engine object's borrow), and only the hook's own thread gets
+        // here (checked above), which runs either the hook or the core, never both.
+        Ok(unsafe { &*p })
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&SchedView<'_>) -> PyResult<R>) -> PyResult<R> {
+        f(self.current()?)
     }
 }
 
@@ -264,13 +284,13 @@ impl PySchedView {
     }
 
     fn __repr__(&self) -> String {
-        let p = self.view.get();
-        if p.is_null() {
-            return format!("<SchedView of {} (expired)>", self.hook);
+        if std::thread::current().id() != self.thread {
+            return format!("<SchedView of {} (another thread's)>", self.hook);
         }
-        // SAFETY: as in `with`
-        let v = unsafe { &*p };
-        format!("<SchedView of {} at {} ns, {} CPUs>", self.hook, v.now, v.nr_cpus())
+        match self.current() {
+            Ok(v) => format!("<SchedView of {} at {} ns, {} CPUs>", self.hook, v.now, v.nr_cpus()),
+            Err(_) => format!("<SchedView of {} (expired)>", self.hook),
+        }
     }
 }
 
@@ -395,7 +415,8 @@ impl PyPolicy {
                     py,
                     PySchedView {
                         // the lifetime is erased here and enforced by clearing the pointer below
-                        view: Cell::new(std::ptr::from_ref(v).cast::<SchedView<'static>>()),
+                        view: AtomicPtr::new(std::ptr::from_ref(v).cast::<SchedView<'static>>().cast_mut()),
+                        thread: std::thread::current().id(),
                         hook,
                         shared: self.spec.shared.clone(),
                     },
@@ -414,7 +435,7 @@ impl PyPolicy {
         let ret = PyTuple::new(py, args).and_then(|args| f.bind(py).call1(args));
         if let Some(view) = &view {
             // the view must not outlive the call: it points at the core's state
-            view.borrow().view.set(std::ptr::null());
+            view.borrow().view.store(std::ptr::null_mut(), Ordering::Release);
         }
         let ret = ret.map_err(|e| self.error(py, hook, None, Some(e)))?;
         parse(&ret).map_err(|fault| match fault {
