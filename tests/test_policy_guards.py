@@ -1,11 +1,12 @@
 """A Python policy that misbehaves is stopped in one line (python/hetsched/policy.py,
 crates/hetsched-py/src/policy.rs; docs/python-policies.md, docs/robustness.md).
 
-Whatever a policy's file, constructor or ``name`` raises (sys.exit() and KeyboardInterrupt
-too) is reported naming the file, the class and the field; a method named as a hook the
-engine never calls from Python, or one edit away from a hook, is refused with the nearest
-hook; a view refuses use from another thread with a Python exception; a name is at most
-MAX_NAME_LEN printable characters; an instance a Simulation refused stays free for the
+Whatever a policy's file, constructor, ``name`` or hook raises (sys.exit() and
+KeyboardInterrupt too) is reported naming the file, the class and the field or hook; a
+method named as a hook the engine never calls from Python, or one edit away from a hook,
+is refused with the nearest hook; a view refuses use from another thread with a Python
+exception; a name is at most MAX_NAME_LEN printable characters; a simulation interrupted
+inside a hook says so afterwards; an instance a Simulation refused stays free for the
 next.
 """
 
@@ -104,6 +105,17 @@ def test_a_hook_the_instance_cannot_look_up_is_an_input_error():
     with pytest.raises(InputError, match=r"Guarded: balance: expected a hook the instance can look up; "
                                          r"policy.balance raised PermissionError: hands off"):
         sim_of(Guarded)
+
+
+def test_sys_exit_in_a_hook_is_the_policys_failure():
+    class Quits(Policy):
+        name = "quits"
+
+        def select_task_rq(self, view, task, prev_cpu, wake_flags):
+            raise SystemExit(5)
+
+    with pytest.raises(PolicyError, match=rf"policy 'quits' \({HERE}:Quits\): select_task_rq raised SystemExit: 5 "):
+        sim_of(Quits).run(0.1)
 
 
 @pytest.mark.parametrize("body,raised", [
@@ -239,7 +251,25 @@ def test_a_name_is_at_most_max_name_len_printable_characters():
         sim_of(nameless)
 
 
-# ------------------------------------------------------------------ after a refusal
+# ------------------------------------------------------------------ after an interruption, after a refusal
+
+def test_after_ctrl_c_in_a_hook_the_simulation_says_it_was_interrupted():
+    class Interrupted(Policy):
+        name = "interrupted"
+
+        def select_task_rq(self, view, task, prev_cpu, wake_flags):
+            raise KeyboardInterrupt  # as Ctrl-C's handler does, mid-hook
+
+    sim = sim_of(Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(0.2)
+    for again in (sim.result, lambda: sim.run(0.1), sim.observe):
+        with pytest.raises(PolicyError) as e:
+            again()
+        assert str(e.value) == (f"policy 'interrupted' ({HERE}:Interrupted): select_task_rq was interrupted "
+                                "(KeyboardInterrupt) in the middle of an event; this simulation cannot go on "
+                                "(its state is half-updated): build a new one")
+
 
 @pytest.mark.parametrize("refusal", [
     {"platform": "gs10"},
@@ -284,6 +314,13 @@ class Long(hetsched.Policy):
 class Typo(hetsched.Policy):
     def balanc(self, view):
         return None
+
+
+class Quits(hetsched.Policy):
+    name = "quits"
+
+    def select_task_rq(self, view, task, prev_cpu, wake_flags):
+        raise SystemExit(5)
 '''
 
 
@@ -301,6 +338,7 @@ def test_the_cli_reports_each_in_one_line(tools, tmp_path):
                                              "raised RuntimeError: no name (at bad.py:"),
         "long": ("bad.py:Long", f"bad.py:Long: name: expected a name of at most {MAX_NAME_LEN} characters"),
         "typo": ("bad.py:Typo", "bad.py:Typo: balanc: expected a hook's own name", "did you mean balance?"),
+        "quits": ("bad.py:Quits", "policy 'quits' (bad.py:Quits): select_task_rq raised SystemExit: 5 (at bad.py:"),
     }
     jobs = {name: ["run", "--platform", "gs101", "--workload", "periodic", "--duration", "0.2", "--no-lower-bound",
                    "--scheduler", spec, "--out", str(tmp_path / name)] for name, (spec, *_) in cases.items()}

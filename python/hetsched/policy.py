@@ -130,9 +130,9 @@ class Policy:
     once when the simulation is built). Each hook that takes a ``view`` gets a
     :class:`hetsched.sim.SchedView` of the engine's state at the call, valid for that
     call and in its thread only (it refuses access afterwards or from another thread:
-    keep numbers, not the view). A hook that raises, or returns what the engine cannot
-    use, stops the run with :class:`hetsched.errors.PolicyError` naming the policy, its
-    class and the hook.
+    keep numbers, not the view). A hook that raises (SystemExit too), or returns what
+    the engine cannot use, stops the run with :class:`hetsched.errors.PolicyError`
+    naming the policy, its class and the hook.
 
     ``select_task_rq(view, task, prev_cpu, wake_flags) -> int | None``
         The kernel's ``select_task_rq_fair()``: the CPU a waking (``wake_flags &

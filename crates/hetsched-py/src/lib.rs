@@ -113,8 +113,8 @@ impl Engine {
                 Err(panic.into())
             }
             Ok(Err(abort)) => {
-                self.stopped = Some(abort.0.clone_ref(py));
-                Err(PyEngineError::Python(abort.0))
+                self.stopped = Some(abort.kept);
+                Err(PyEngineError::Python(abort.raised))
             }
             Ok(Ok(v)) => Ok(v),
         }
@@ -238,7 +238,7 @@ impl Engine {
     fn result_json(&self) -> EngineResult<String> {
         let sim = self.sim()?;
         // a Python policy's counters hook runs here: its failure is its PolicyError
-        catch_panic(|| catch_policy_abort(|| sim.result_json()))?.map_err(|abort| PyEngineError::Python(abort.0))
+        catch_panic(|| catch_policy_abort(|| sim.result_json()))?.map_err(|abort| PyEngineError::Python(abort.raised))
     }
 
     /// The trace's bytes (only with policy.trace: Chrome JSON, ftrace text or a Perfetto

@@ -30,7 +30,7 @@ use hetsched_core::features::Knobs;
 use hetsched_core::policies::{SchedPolicy, WakeKind};
 use hetsched_core::workload::Policy as SchedClass;
 use hetsched_core::{SchedView, Sim, TaskId, TaskState};
-use pyo3::exceptions::{PyException, PyIndexError, PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyException, PyGeneratorExit, PyIndexError, PyRuntimeError, PySystemExit, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -43,8 +43,15 @@ pub const WF_TTWU: u64 = 0x08;
 /// The hooks a Python policy may define, in the order policy.py documents them.
 pub const HOOKS: [&str; 4] = ["select_task_rq", "task_tick", "balance", "counters"];
 
-/// The unwind payload of a failed hook: the PolicyError to raise once the core is left.
-pub struct PolicyAbort(pub PyErr);
+/// The unwind payload of a failed or interrupted hook: what to raise once the core is
+/// left, and what every later call on the simulation raises. They are the same
+/// PolicyError, except for an interruption (Ctrl-C's KeyboardInterrupt, the CLI's
+/// Interrupted), raised as itself; later calls then raise a PolicyError saying the run
+/// was interrupted mid-event.
+pub struct PolicyAbort {
+    pub raised: PyErr,
+    pub kept: PyErr,
+}
 
 /// Why what a hook returned cannot be used.
 enum Fault {
@@ -390,10 +397,10 @@ impl PyPolicy {
         ints: &[u64],
         parse: impl FnOnce(&Bound<'_, PyAny>) -> Result<R, Fault>,
     ) -> R {
-        let out = Python::with_gil(|py| -> PyResult<R> { self.call_with_gil(py, hook, f, v, ints, parse) });
+        let out = Python::with_gil(|py| -> Result<R, PolicyAbort> { self.call_with_gil(py, hook, f, v, ints, parse) });
         match out {
             Ok(r) => r,
-            Err(e) => std::panic::resume_unwind(Box::new(PolicyAbort(e))),
+            Err(abort) => std::panic::resume_unwind(Box::new(abort)),
         }
     }
 
@@ -406,7 +413,7 @@ impl PyPolicy {
         v: Option<&SchedView>,
         ints: &[u64],
         parse: impl FnOnce(&Bound<'_, PyAny>) -> Result<R, Fault>,
-    ) -> PyResult<R> {
+    ) -> Result<R, PolicyAbort> {
         // making the arguments fails only without memory: a PolicyError all the same
         let failed = |e: PyErr| self.error(py, hook, None, Some(e));
         let view = match v {
@@ -445,23 +452,50 @@ impl PyPolicy {
     }
 
     /// `hetsched.errors.PolicyError(policy, hook, why, raised, label)`: a refused return
-    /// value (`why`) or the exception the hook raised (its cause). An exception that is
-    /// not an `Exception` (Ctrl-C's KeyboardInterrupt) stops the run as itself.
-    fn error(&self, py: Python<'_>, hook: &'static str, why: Option<String>, raised: Option<PyErr>) -> PyErr {
-        let cause = match raised {
-            // KeyboardInterrupt, SystemExit: the user stopping the run, not the policy failing
-            Some(e) if !e.is_instance_of::<PyException>(py) => return e,
-            Some(e) => Some(e.into_value(py)),
-            None => None,
+    /// value (`why`) or the exception the hook raised (its cause), SystemExit included (a
+    /// policy has no business ending the process). An interruption (KeyboardInterrupt, the
+    /// CLI's Interrupted: a BaseException that is neither an Exception, SystemExit nor
+    /// GeneratorExit) stops the run as itself, and the simulation keeps a PolicyError
+    /// saying so for every later call.
+    fn error(&self, py: Python<'_>, hook: &'static str, why: Option<String>, raised: Option<PyErr>) -> PolicyAbort {
+        let policy_error = |why: Option<String>, cause: Option<PyObject>| -> PyErr {
+            match self.spec.error_type.bind(py).call1((
+                self.spec.name.as_str(),
+                hook,
+                why,
+                cause,
+                self.spec.label.as_str(),
+            )) {
+                Ok(exc) => PyErr::from_value(exc),
+                Err(e) => e,
+            }
         };
-        match self
-            .spec
-            .error_type
-            .bind(py)
-            .call1((self.spec.name.as_str(), hook, why, cause, self.spec.label.as_str()))
-        {
-            Ok(exc) => PyErr::from_value(exc),
-            Err(e) => e,
+        let err = match raised {
+            Some(e)
+                if !e.is_instance_of::<PyException>(py)
+                    && !e.is_instance_of::<PySystemExit>(py)
+                    && !e.is_instance_of::<PyGeneratorExit>(py) =>
+            {
+                let what = e
+                    .get_type(py)
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|_| "an interruption".into());
+                let kept = policy_error(
+                    Some(format!(
+                        "was interrupted ({what}) in the middle of an event; this simulation cannot go on \
+                         (its state is half-updated): build a new one"
+                    )),
+                    None,
+                );
+                return PolicyAbort { raised: e, kept };
+            }
+            Some(e) => policy_error(None, Some(e.into_value(py).into_any())),
+            None => policy_error(why, None),
+        };
+        PolicyAbort {
+            kept: err.clone_ref(py),
+            raised: err,
         }
     }
 }
