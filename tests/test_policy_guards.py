@@ -1,32 +1,99 @@
 """A Python policy that misbehaves is stopped in one line (python/hetsched/policy.py,
 crates/hetsched-py/src/policy.rs; docs/python-policies.md, docs/robustness.md).
 
-Whatever a policy's file, constructor, ``name`` or hook raises (sys.exit() and
-KeyboardInterrupt too) is reported naming the file, the class and the field or hook; a
-method named as a hook the engine never calls from Python, or one edit away from a hook,
-is refused with the nearest hook; a view refuses use from another thread with a Python
-exception; a name is at most MAX_NAME_LEN printable characters; a simulation interrupted
-inside a hook says so afterwards; an instance a Simulation refused stays free for the
-next.
+What a hook returns is read for a bounded number of items, so an endless or huge iterator
+ends the run with a PolicyError instead of hanging; whatever a policy's file, constructor,
+``name`` or hook raises (sys.exit() and KeyboardInterrupt too) is reported naming the
+file, the class and the field or hook; a method named as a hook the engine never calls
+from Python, or one edit away from a hook, is refused with the nearest hook; a view
+refuses use from another thread with a Python exception; a name is at most MAX_NAME_LEN
+printable characters; a simulation interrupted inside a hook says so afterwards; an
+instance a Simulation refused stays free for the next.
+
+Ctrl-C and SIGTERM inside an endless hook are in tests/test_signals.py.
 """
 
 from __future__ import annotations
 
+import itertools
 import signal
 import threading
 from pathlib import Path
 
 import pytest
 
-from hetsched import Policy, PolicyError, Simulation
+from hetsched import Policy, PolicyError, Simulation, _engine
 from hetsched.errors import InputError, UnknownNameError
-from hetsched.policy import _ENGINE_ONLY_HOOKS, HOOKS, MAX_NAME_LEN, load_policy
+from hetsched.policy import _ENGINE_ONLY_HOOKS, HOOKS, MAX_HOOK_ITEMS, MAX_NAME_LEN, load_policy
 
+MAX_ITEMS = MAX_HOOK_ITEMS
 HERE = Path(__file__).name
 
 
 def sim_of(scheduler, **kw) -> Simulation:
     return Simulation(platform="gs101", workload="periodic", scheduler=scheduler, seed=1, lower_bound=False, **kw)
+
+
+# ------------------------------------------------------------------ what a hook returns, bounded
+
+def test_the_bound_is_the_engines_task_limit():
+    assert MAX_ITEMS == _engine.MAX_HOOK_ITEMS == _engine.MAX_TASKS == 32_768
+
+
+@pytest.mark.parametrize("hook", ["task_tick", "balance"])
+@pytest.mark.parametrize("endless", ["itertools.repeat", "generator"])
+def test_an_endless_iterator_of_migrations_is_refused(hook, endless):
+    # itertools.repeat loops in C: before the bound, the run never ended (Ctrl-C could not
+    # stop it either) and its list grew until the memory ran out
+    def moves(*args):
+        if endless == "generator":
+            return (m for m in itertools.repeat((0, 1)))
+        return itertools.repeat((0, 1))
+
+    cls = type("Endless", (Policy,), {"name": "endless", hook: moves})
+    with pytest.raises(PolicyError) as e:
+        sim_of(cls).run(0.1)
+    assert str(e.value) == (f"policy 'endless' ({HERE}:Endless): {hook} returned an iterator of more than "
+                            f"{MAX_ITEMS} migrations (an endless one?); at most {MAX_ITEMS} are taken, the tasks "
+                            "a run may hold (a tick moves each task once at most)")
+
+
+def test_a_list_longer_than_the_bound_is_refused_unread():
+    class Huge(Policy):
+        name = "huge"
+
+        def balance(self, view):
+            return [("not", "read")] * (MAX_ITEMS + 1)
+
+    with pytest.raises(PolicyError, match=rf"balance returned {MAX_ITEMS + 1} migrations; at most {MAX_ITEMS} "):
+        sim_of(Huge).run(0.1)
+
+
+def test_the_bound_itself_is_taken():
+    class Full(Policy):
+        name = "full"
+        calls = 0
+
+        def balance(self, view):
+            self.calls += 1
+            task = 0
+            other = next(c for c in view.cpus_allowed(task) if c != view.task_cpu(task))
+            return [(task, other)] * MAX_ITEMS if self.calls == 1 else None
+
+    p = Full()
+    sim_of(p).run(0.05)
+    assert p.calls > 1
+
+
+def test_more_counters_than_the_bound_are_refused():
+    class Counting(Policy):
+        name = "counting"
+
+        def counters(self):
+            return {f"c{i}": i for i in range(MAX_ITEMS + 1)}
+
+    with pytest.raises(PolicyError, match=rf"counters returned {MAX_ITEMS + 1} counters, more than {MAX_ITEMS}"):
+        sim_of(Counting).run(0.01)
 
 
 # ------------------------------------------------------------------ making and asking the class
@@ -293,6 +360,7 @@ def test_an_instance_a_simulation_refused_is_free_for_the_next(refusal):
 # ------------------------------------------------------------------ the command line: one line, exit 2
 
 POLICIES = '''
+import itertools
 import hetsched
 
 
@@ -321,6 +389,13 @@ class Quits(hetsched.Policy):
 
     def select_task_rq(self, view, task, prev_cpu, wake_flags):
         raise SystemExit(5)
+
+
+class Endless(hetsched.Policy):
+    name = "endless"
+
+    def balance(self, view):
+        return itertools.repeat((0, 1))
 '''
 
 
@@ -339,6 +414,8 @@ def test_the_cli_reports_each_in_one_line(tools, tmp_path):
         "long": ("bad.py:Long", f"bad.py:Long: name: expected a name of at most {MAX_NAME_LEN} characters"),
         "typo": ("bad.py:Typo", "bad.py:Typo: balanc: expected a hook's own name", "did you mean balance?"),
         "quits": ("bad.py:Quits", "policy 'quits' (bad.py:Quits): select_task_rq raised SystemExit: 5 (at bad.py:"),
+        "endless": ("bad.py:Endless", "policy 'endless' (bad.py:Endless): balance returned an iterator of more than "
+                                      f"{MAX_ITEMS} migrations"),
     }
     jobs = {name: ["run", "--platform", "gs101", "--workload", "periodic", "--duration", "0.2", "--no-lower-bound",
                    "--scheduler", spec, "--out", str(tmp_path / name)] for name, (spec, *_) in cases.items()}

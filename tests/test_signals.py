@@ -58,6 +58,35 @@ class Slow(hetsched.Policy):
         return None
 """
 
+# hooks that never end on their own: an endless iterator of migrations whose items come
+# slowly (the bound on what a hook returns is some 30 s away), and a loop in Python
+ENDLESS_POLICY = """\
+import os, time
+import hetsched
+
+def _ready():
+    marker = os.environ["HETSCHED_TEST_READY"]
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+
+class SlowEndless(hetsched.Policy):
+    name = "slow-endless"
+
+    def balance(self, view):
+        _ready()
+        while True:
+            time.sleep(0.001)
+            yield (0, 1)
+
+class Spin(hetsched.Policy):
+    name = "spin"
+
+    def select_task_rq(self, view, task, prev_cpu, wake_flags):
+        _ready()
+        while True:
+            pass
+"""
+
 
 def _signals_at_default() -> None:
     os.setsid()
@@ -213,6 +242,19 @@ def test_a_signal_inside_a_python_policy_hook_stops_the_run(tmp_path, start):
     cmd.wait_for("the policy's first call", cmd.ready.exists)
     cmd.proc.send_signal(signal.SIGINT)
     assert_interrupted(cmd, *cmd.finish(), signal.SIGINT, "run stopped at ", "nothing written to")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("cls,sig", [("SlowEndless", signal.SIGINT), ("SlowEndless", signal.SIGTERM),
+                                     ("Spin", signal.SIGTERM)])
+def test_a_signal_stops_a_hook_that_never_ends(tmp_path, start, cls, sig):
+    policy = tmp_path / "endless.py"
+    policy.write_text(ENDLESS_POLICY)
+    out = tmp_path / "out"
+    cmd = start(["run", "--scheduler", f"{policy}:{cls}", "--duration", "60", "--out", out])
+    cmd.wait_for("the policy's first call", cmd.ready.exists)
+    cmd.proc.send_signal(sig)
+    assert_interrupted(cmd, *cmd.finish(), sig, "run stopped at ", "nothing written to")
     assert not out.exists()
 
 

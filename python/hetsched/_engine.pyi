@@ -24,6 +24,8 @@ WF_FORK: int
 WF_TTWU: int
 POLICY_HOOKS: list[str]
 ENGINE_HOOKS: list[str]
+# the most items a Python policy's hook may return (migrations, counters): MAX_TASKS
+MAX_HOOK_ITEMS: int
 
 class Engine:
     # policy: a Python policy as hetsched.policy.engine_args hands it over,

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from hetsched.energy_model import EnergyModel
     from hetsched.platforms import Platform
 
-__all__ = ["Policy", "PerfDomain", "PerfState", "WF_FORK", "WF_TTWU", "HOOKS", "MAX_NAME_LEN", "load_policy"]
+__all__ = ["Policy", "PerfDomain", "PerfState", "WF_FORK", "WF_TTWU", "HOOKS", "MAX_HOOK_ITEMS", "MAX_NAME_LEN",
+           "load_policy"]
 
 #: ``wake_flags`` of :meth:`Policy.select_task_rq` (the kernel's, kernel/sched/sched.h):
 #: a new task (``wake_up_new_task``) or a wakeup (``try_to_wake_up``).
@@ -62,9 +63,15 @@ def _hook_lists() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def __getattr__(name: str):
-    # HOOKS and _ENGINE_ONLY_HOOKS, read from the engine when first asked for (PEP 562)
+    # HOOKS and _ENGINE_ONLY_HOOKS, read from the engine when first asked for (PEP 562);
+    # MAX_HOOK_ITEMS, the most items (migrations, counters) one hook call may return: the
+    # tasks one run may hold (crates/hetsched-py/src/policy.rs)
     if name in ("HOOKS", "_ENGINE_ONLY_HOOKS"):
         return _hook_lists()[name != "HOOKS"]
+    if name == "MAX_HOOK_ITEMS":
+        from hetsched.sim import MAX_HOOK_ITEMS
+
+        return MAX_HOOK_ITEMS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: how close (difflib's ratio) a method's name must come to a hook's to be taken for it,
@@ -132,7 +139,8 @@ class Policy:
     call and in its thread only (it refuses access afterwards or from another thread:
     keep numbers, not the view). A hook that raises (SystemExit too), or returns what
     the engine cannot use, stops the run with :class:`hetsched.errors.PolicyError`
-    naming the policy, its class and the hook.
+    naming the policy, its class and the hook; so do more than 32,768 migrations or
+    counters from one call (:data:`MAX_HOOK_ITEMS`), which ends an endless iterator.
 
     ``select_task_rq(view, task, prev_cpu, wake_flags) -> int | None``
         The kernel's ``select_task_rq_fair()``: the CPU a waking (``wake_flags &

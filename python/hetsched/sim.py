@@ -45,6 +45,8 @@ GOVERNORS: dict[str, str] = dict(_engine.governors())
 #: the hooks a Python policy may define, and every hook of the engine's policies
 POLICY_HOOKS: tuple[str, ...] = tuple(_engine.POLICY_HOOKS)
 ENGINE_HOOKS: tuple[str, ...] = tuple(_engine.ENGINE_HOOKS)
+#: the most items (migrations, counters) one call of a Python policy's hook may return
+MAX_HOOK_ITEMS: int = _engine.MAX_HOOK_ITEMS
 
 #: The kernel's bound on an Energy Model's size for EAS (kernel/sched/topology.c,
 #: EM_MAX_COMPLEXITY): perf domains x (performance states + CPUs).

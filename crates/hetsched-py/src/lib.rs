@@ -596,6 +596,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WF_FORK", policy::WF_FORK)?;
     m.add("WF_TTWU", policy::WF_TTWU)?;
     m.add("POLICY_HOOKS", policy::HOOKS.to_vec())?;
+    m.add("MAX_HOOK_ITEMS", policy::MAX_HOOK_ITEMS)?;
     m.add("ENGINE_HOOKS", hetsched_core::policies::HOOKS.to_vec())?;
     m.add_function(wrap_pyfunction!(knobs, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;

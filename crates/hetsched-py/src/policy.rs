@@ -18,7 +18,8 @@
 //! A hook that raises, or returns what the engine cannot use, stops the run: its
 //! `hetsched.errors.PolicyError` unwinds out of the core as a [`PolicyAbort`] (with
 //! `resume_unwind`, which runs no panic hook) to the Engine method that ran the
-//! simulation, which raises it and refuses to go on (lib.rs).
+//! simulation, which raises it and refuses to go on (lib.rs). What a hook returns is read
+//! [`MAX_HOOK_ITEMS`] items at most, so an endless iterator ends too.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -32,7 +33,7 @@ use hetsched_core::workload::Policy as SchedClass;
 use hetsched_core::{SchedView, Sim, TaskId, TaskState};
 use pyo3::exceptions::{PyException, PyGeneratorExit, PyIndexError, PyRuntimeError, PySystemExit, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
 use pyo3::IntoPyObjectExt;
 
 /// wake_flags of `select_task_rq()` (kernel/sched/sched.h, v6.12): a new task
@@ -42,6 +43,13 @@ pub const WF_TTWU: u64 = 0x08;
 
 /// The hooks a Python policy may define, in the order policy.py documents them.
 pub const HOOKS: [&str; 4] = ["select_task_rq", "task_tick", "balance", "counters"];
+
+/// The most items one hook call's return value is read for: migrations (`task_tick`,
+/// `balance`) or counters. The tasks one run may hold (limits.rs, the kernel's pid_max):
+/// more migrations than that cannot be one move per task, and a tick moves a task once
+/// at most. It stops an endless iterator (`itertools.repeat`, whose C loop would never
+/// let Python's signal handlers run) within milliseconds, before it fills the memory.
+pub const MAX_HOOK_ITEMS: usize = hetsched_core::limits::MAX_TASKS;
 
 /// The unwind payload of a failed or interrupted hook: what to raise once the core is
 /// left, and what every later call on the simulation raises. They are the same
@@ -554,8 +562,28 @@ fn migrations(v: &SchedView, ret: &Bound<'_, PyAny>) -> Result<Vec<Migration>, F
         return Ok(out);
     }
     let expected = || format!("returned {}, expected None or (task, cpu) tuples", shown(ret));
+    let too_many = |what: String| {
+        Fault::Refused(format!(
+            "returned {what}; at most {MAX_HOOK_ITEMS} are taken, the tasks a run may hold (a tick moves \
+             each task once at most)"
+        ))
+    };
+    // a list or tuple says its length without running the policy's code
+    let len = match (ret.downcast::<PyList>(), ret.downcast::<PyTuple>()) {
+        (Ok(l), _) => Some(l.len()),
+        (_, Ok(t)) => Some(t.len()),
+        _ => None,
+    };
+    if let Some(n) = len.filter(|&n| n > MAX_HOOK_ITEMS) {
+        return Err(too_many(format!("{n} migrations")));
+    }
     let items = ret.try_iter().map_err(|_| expected())?;
-    for item in items {
+    for (i, item) in items.enumerate() {
+        if i == MAX_HOOK_ITEMS {
+            return Err(too_many(format!(
+                "an iterator of more than {MAX_HOOK_ITEMS} migrations (an endless one?)"
+            )));
+        }
         let item = item.map_err(Fault::Raised)?;
         let Ok(pair) = item.downcast::<PyTuple>() else {
             return Err(expected().into());
@@ -608,6 +636,12 @@ fn counters(ret: &Bound<'_, PyAny>, taken: &[String]) -> Result<Vec<(String, ser
             shown(ret)
         )));
     };
+    if d.len() > MAX_HOOK_ITEMS {
+        return Err(Fault::Refused(format!(
+            "returned {} counters, more than {MAX_HOOK_ITEMS}",
+            d.len()
+        )));
+    }
     let mut out = Vec::with_capacity(d.len());
     for (k, x) in d.iter() {
         let Ok(name) = k.extract::<String>() else {
