@@ -296,7 +296,7 @@ impl Sim {
             governor.set_msm(walt_built);
         }
         if profile.pixel() {
-            governor.set_up_down_rate_limits();
+            governor.set_sched_pixel();
         }
         let n = platform.nr_cpus();
         let mut tasks = Vec::with_capacity(workload.tasks.len());

@@ -824,8 +824,10 @@ impl Sim {
         let ewma = self.tasks[t as usize].se.avg.ewma();
         self.rqs[cpu].cfs.util_est += ewma;
         // the PELT update below may not reach cpufreq: a task back from an I/O wait
-        // calls it here with SCHED_CPUFREQ_IOWAIT
-        if self.tasks[t as usize].in_iowait {
+        // calls it here with SCHED_CPUFREQ_IOWAIT (on the Pixel's kernel only a task whose
+        // uclamp.min is above 0: rvh_set_iowait_pixel_mod())
+        let task = &self.tasks[t as usize];
+        if task.in_iowait && (!self.profile.pixel() || task.uclamp[0] > 0) {
             self.cpufreq_update_util(cpu, crate::cpufreq::schedutil::SCHED_CPUFREQ_IOWAIT);
         }
         self.update_curr(cpu);

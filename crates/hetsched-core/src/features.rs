@@ -199,6 +199,18 @@ knobs! {
         "msm-4.14 cpufreq_schedutil.c down_rate_limit_us", "-1 = schedutil.down_rate_limit_us."),
     SchedutilDownRateLimitUsCluster3 = ("schedutil.down_rate_limit_us.cluster3", -1.0, -1.0, 10_000_000.0, "us",
         "msm-4.14 cpufreq_schedutil.c down_rate_limit_us", "-1 = schedutil.down_rate_limit_us."),
+    SchedutilDownRateLimitScalePowCluster0 = ("schedutil.down_rate_limit_scale_pow.cluster0", 1.0, 1.0, 8.0, "",
+        "Google sched_pixel (gs101) sugov_up_down_rate_limit(): down_rate_limit_scale_pow; the Pixel 6 init.gs101.rc writes 2 on policy0",
+        "pixel-5.10 profile: a cut from f to f' waits down_rate_limit_us x (f'/f)^pow on cluster 0: a deep cut waits less."),
+    SchedutilDownRateLimitScalePowCluster1 = ("schedutil.down_rate_limit_scale_pow.cluster1", 1.0, 1.0, 8.0, "",
+        "Google sched_pixel (gs101) sugov_up_down_rate_limit(): down_rate_limit_scale_pow; the Pixel 6 init.gs101.rc writes 2 on policy0",
+        "pixel-5.10 profile: a cut from f to f' waits down_rate_limit_us x (f'/f)^pow on cluster 1: a deep cut waits less."),
+    SchedutilDownRateLimitScalePowCluster2 = ("schedutil.down_rate_limit_scale_pow.cluster2", 1.0, 1.0, 8.0, "",
+        "Google sched_pixel (gs101) sugov_up_down_rate_limit(): down_rate_limit_scale_pow; the Pixel 6 init.gs101.rc writes 2 on policy0",
+        "pixel-5.10 profile: a cut from f to f' waits down_rate_limit_us x (f'/f)^pow on cluster 2: a deep cut waits less."),
+    SchedutilDownRateLimitScalePowCluster3 = ("schedutil.down_rate_limit_scale_pow.cluster3", 1.0, 1.0, 8.0, "",
+        "Google sched_pixel (gs101) sugov_up_down_rate_limit(): down_rate_limit_scale_pow; the Pixel 6 init.gs101.rc writes 2 on policy0",
+        "pixel-5.10 profile: a cut from f to f' waits down_rate_limit_us x (f'/f)^pow on cluster 3: a deep cut waits less."),
     StuneRootBoost = ("schedtune.root.boost", 0.0, -100.0, 100.0, "%",
         "Android kernel/sched/tune.c (4.14): /dev/stune/schedtune.boost, 0 by default",
         "msm-4.14 profile: boost of the root group (tasks with no `stune`)."),
@@ -506,6 +518,8 @@ pub struct Derived {
     pub rt_runtime_ns: u64,
     /// msm-4.14 schedutil, per cluster: hispeed_freq (kHz, 0 none), up and down rate limits
     pub hispeed_khz: [u64; 4],
+    /// sched_pixel's down_rate_limit_scale_pow per cluster
+    pub down_rate_scale_pow: [u32; 4],
     pub up_rate_ns: [u64; 4],
     pub down_rate_ns: [u64; 4],
     /// the up/down rate limits of a cluster with no knob of its own (a fifth one): the
@@ -651,6 +665,13 @@ impl Knobs {
                 Knob::SchedutilHispeedFreqCluster3,
             ]
             .map(|k| g(k) as u64),
+            down_rate_scale_pow: [
+                Knob::SchedutilDownRateLimitScalePowCluster0,
+                Knob::SchedutilDownRateLimitScalePowCluster1,
+                Knob::SchedutilDownRateLimitScalePowCluster2,
+                Knob::SchedutilDownRateLimitScalePowCluster3,
+            ]
+            .map(|k| g(k) as u32),
             up_rate_ns: [0; 4],
             up_rate_global_ns: 0,
             down_rate_global_ns: 0,

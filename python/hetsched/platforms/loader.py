@@ -157,7 +157,8 @@ BUILTIN_DEVICE_INIT: dict[str, dict[str, Any]] = {
         "source": ("the Pixel 6 device tree's init script on Android 13, conf/init.gs101.rc of "
                    "LineageOS/android_device_google_gs101 branch lineage-20 (commit 97f25ec), lines 162-174 "
                    "and 751-787, the values in force once boot has completed: sched_pixel up_rate_limit_us 500 "
-                   "on policy0, 4 and 6, down_rate_limit_us 5000 / 20000 / 20000; "
+                   "on policy0, 4 and 6, down_rate_limit_us 5000 / 20000 / 20000, down_rate_limit_scale_pow 2 on "
+                   "policy0; "
                    "sched_util_clamp_min_rt_default 0; vendor groups ta uclamp_min 1 and prefer_idle 1, fg "
                    "prefer_idle 1 and uclamp_min 0, sys prefer_idle 0, bg uclamp_max 512, rt uclamp_min 161 "
                    "and prefer_idle 1. CFS's latency 10 ms, minimum granularity 3 ms and wakeup granularity "
@@ -166,6 +167,7 @@ BUILTIN_DEVICE_INIT: dict[str, dict[str, Any]] = {
         "knobs": {
             "schedutil.up_rate_limit_us": 500, "schedutil.down_rate_limit_us.cluster0": 5000,
             "schedutil.down_rate_limit_us.cluster1": 20_000, "schedutil.down_rate_limit_us.cluster2": 20_000,
+            "schedutil.down_rate_limit_scale_pow.cluster0": 2,
             "uclamp.min_rt_default": 0,
             "vendor_sched.ta.uclamp_min": 1, "vendor_sched.ta.prefer_idle": 1,
             "vendor_sched.fg.prefer_idle": 1, "vendor_sched.bg.uclamp_max": 512,

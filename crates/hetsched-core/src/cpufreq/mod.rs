@@ -71,8 +71,9 @@ pub trait Governor: Send {
     /// The msm-4.14 profile: Qualcomm's variant of the governor, on WALT (`walt`) or, in
     /// the tree built without it (sched_walt=0), on PELT.
     fn set_msm(&mut self, _walt: bool) {}
-    /// The Pixel's sched_pixel governor: schedutil with separate up and down rate limits.
-    fn set_up_down_rate_limits(&mut self) {}
+    /// The Pixel's sched_pixel governor (pixel-5.10): schedutil with separate up and down
+    /// rate limits and mainline's utilisation forms on a 5.10 OPP table.
+    fn set_sched_pixel(&mut self) {}
     /// msm-4.14 schedutil: how often sugov_walt_adjust() raised a CPU's util by hispeed,
     /// by the new tasks' load, by the predicted load.
     fn walt_raises(&self) -> [u64; 3] {

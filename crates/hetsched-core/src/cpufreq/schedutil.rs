@@ -142,6 +142,9 @@ pub struct Schedutil {
     /// which file's schedutil runs: the kernel.org one, or Qualcomm's of msm-4.14
     msm: MsmBuild,
     /// sched_pixel (pixel-5.10): a raise waits up_rate_limit_us, a cut down_rate_limit_us
+    /// (sched_pixel_rate_limited()); its util is mainline's (schedutil_cpu_util_pixel_mod():
+    /// the 1.25 headroom on the util, then uclamp; f_max · util / capacity; iowait boost from
+    /// IOWAIT_BOOST_MIN) on 5.10's table, which flags no inefficient OPP
     up_down: bool,
     /// sugov_walt_adjust()'s raises: hispeed, nl, pl
     pub walt_raises: [u64; 3],
@@ -461,6 +464,27 @@ pub fn raw_freq(cluster: &Cluster, util: u64, legacy: bool, target_load_permyria
     }
 }
 
+/// sched_pixel's sugov_up_down_rate_limit(): a raise from `cur` to `next` kHz waits
+/// up_rate_limit_us after the last change; a cut waits down_rate_limit_us scaled by
+/// (next / cur)^down_rate_limit_scale_pow, computed in the kernel's integer steps, so a deep
+/// cut comes sooner.
+pub fn sched_pixel_rate_limited(cur: u64, next: u64, now: u64, last: Option<u64>, ci: usize, knobs: &Knobs) -> bool {
+    let Some(last) = last else { return false };
+    let since = now - last;
+    if next > cur {
+        return since < knobs.up_rate_ns(ci);
+    }
+    if next < cur && cur > 0 {
+        let pow = knobs.derived.down_rate_scale_pow.get(ci).copied().unwrap_or(1);
+        let mut comp = knobs.down_rate_ns(ci) as u128 * next as u128;
+        for _ in 1..pow {
+            comp = comp / cur as u128 * next as u128;
+        }
+        return (since as u128) * (cur as u128) < comp;
+    }
+    false
+}
+
 /// cpufreq_driver_resolve_freq() with CPUFREQ_RELATION_LE (cpufreq_table_find_index_al()
 /// over the efficient entries): the lowest efficient table frequency >= khz, else the
 /// highest efficient one. Plain RELATION_L when no OPP is flagged.
@@ -498,8 +522,11 @@ impl Governor for Schedutil {
         self.msm = if walt { MsmBuild::Walt } else { MsmBuild::Pelt };
     }
 
-    fn set_up_down_rate_limits(&mut self) {
+    fn set_sched_pixel(&mut self) {
         self.up_down = true;
+        for pol in self.policies.iter_mut() {
+            pol.boost_floor = IOWAIT_BOOST_MIN;
+        }
     }
 
     fn walt_raises(&self) -> [u64; 3] {
@@ -558,7 +585,8 @@ impl Governor for Schedutil {
         if self.msm == MsmBuild::Walt {
             return self.msm_update(ci, now, cluster, utils, knobs);
         }
-        let legacy = self.legacy;
+        // sched_pixel computes its util as mainline does (the up_down field)
+        let legacy = self.legacy && !self.up_down;
         let pol = &mut self.policies[ci];
         if pol.next_freq == 0 {
             pol.next_freq = cluster.opps[0].khz;
@@ -609,15 +637,10 @@ impl Governor for Schedutil {
         if f == pol.next_freq {
             return None;
         }
-        if self.up_down {
-            // sched_pixel's sugov_up_down_rate_limit(): too soon for this direction
-            let since = pol.last_freq_update_time.map_or(u64::MAX, |t| now - t);
-            if (f > pol.next_freq && since < knobs.up_rate_ns(ci))
-                || (f < pol.next_freq && since < knobs.down_rate_ns(ci))
-            {
-                pol.cached_raw_freq = 0;
-                return None;
-            }
+        if self.up_down && sched_pixel_rate_limited(pol.next_freq, f, now, pol.last_freq_update_time, ci, knobs) {
+            // sugov_update_next_freq(): the cached request goes back to the one before
+            pol.cached_raw_freq = cached;
+            return None;
         }
         pol.next_freq = f;
         pol.last_freq_update_time = Some(now);
@@ -1064,6 +1087,29 @@ mod msm_tests {
         // span 500 + 100 ms: 5.12e10 / 6e8 = 85, times 512 >> 10 = 42
         assert_eq!(a.rt_util(600_000_000, 512), 42);
         assert_eq!(a.age_stamp, 500_000_000);
+    }
+
+    #[test]
+    fn sched_pixel_scales_the_down_rate_limit_by_the_depth_of_the_cut() {
+        // gs101 little: up 500 us, down 5 ms, scale_pow 2
+        let mut k = Knobs::default();
+        k.set("schedutil.up_rate_limit_us", 500.0).unwrap();
+        k.set("schedutil.down_rate_limit_us.cluster0", 5000.0).unwrap();
+        k.set("schedutil.down_rate_limit_scale_pow.cluster0", 2.0).unwrap();
+        let last = Some(0);
+        // a raise waits 500 us
+        assert!(sched_pixel_rate_limited(300_000, 574_000, 499_999, last, 0, &k));
+        assert!(!sched_pixel_rate_limited(300_000, 574_000, 500_000, last, 0, &k));
+        // 1,803 -> 1,401 MHz: 5 ms x (1401/1803)^2 = 3,018,942 ns
+        assert!(sched_pixel_rate_limited(1_803_000, 1_401_000, 3_018_000, last, 0, &k));
+        assert!(!sched_pixel_rate_limited(1_803_000, 1_401_000, 3_019_000, last, 0, &k));
+        // 1,803 -> 300 MHz: 5 ms x (300/1803)^2 = 138,427 ns
+        assert!(sched_pixel_rate_limited(1_803_000, 300_000, 138_000, last, 0, &k));
+        assert!(!sched_pixel_rate_limited(1_803_000, 300_000, 139_000, last, 0, &k));
+        // the default pow 1 on the mid cluster: 20 ms x 1024/2253 = 9,090,102 ns
+        k.set("schedutil.down_rate_limit_us.cluster1", 20_000.0).unwrap();
+        assert!(sched_pixel_rate_limited(2_253_000, 1_024_000, 9_090_000, last, 1, &k));
+        assert!(!sched_pixel_rate_limited(2_253_000, 1_024_000, 9_091_000, last, 1, &k));
     }
 
     #[test]
