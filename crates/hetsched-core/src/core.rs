@@ -577,7 +577,8 @@ impl Sim {
         if delta == 0 {
             return;
         }
-        let busy = self.rqs[cpu].curr.is_some() && !self.legacy;
+        // 4.19 scales each contribution instead (pelt_scale())
+        let busy = self.rqs[cpu].curr.is_some() && !self.profile.pelt_4_19();
         let cap = self.platform.capacity_orig(cpu);
         let fs = self.freq_scale(cpu);
         let rq = &mut self.rqs[cpu];

@@ -871,15 +871,16 @@ impl Sim {
         self.update_curr(cpu);
         self.policy.dequeue_task(&view!(self), cpu, t, sleep);
         let cap = self.platform.capacity_orig(cpu);
-        if !self.legacy {
+        if !self.legacy || self.profile.pixel() {
             let rq = &mut self.rqs[cpu];
             let task = &mut self.tasks[t as usize];
             // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update;
-            // a delayed task's estimate left at its sleep
+            // a delayed task's estimate left at its sleep. 5.10 leaves the rq's sum first too
+            // but samples at the end (below).
             if !task.se.sched_delayed {
                 rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
             }
-            if sleep {
+            if sleep && !self.legacy {
                 pelt::util_est_update(&mut task.se.avg, cap);
             }
         }
@@ -922,11 +923,13 @@ impl Sim {
             // util_avg that update has just recomputed (clearing the flag)
             let rq = &mut self.rqs[cpu];
             let task = &mut self.tasks[t as usize];
-            rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
-            if sleep {
-                if self.profile.pixel() {
+            if self.profile.pixel() {
+                if sleep {
                     pelt::util_est_update_v5_10(&mut task.se.avg, task.uclamp[1], cap);
-                } else {
+                }
+            } else {
+                rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
+                if sleep {
                     pelt::util_est_dequeue_v4_19(&mut task.se.avg);
                 }
             }

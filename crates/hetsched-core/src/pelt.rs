@@ -289,20 +289,23 @@ pub fn util_est_dequeue_v4_19(se: &mut SchedAvg) {
 }
 
 /// util_est_update() of the Pixel's 5.10 kernel (the vendor hook
-/// rvh_util_est_update_pixel_mod() replaces the GKI's; 4.19's order, at the end of the
-/// dequeue): the sample is task_util at most the task's uclamp.max; an ewma below it jumps
-/// to it (UTIL_EST_FASTUP, 5.7); within 1 % nothing is written; a task whose util exceeds
-/// the CPU's capacity_orig (no idle time to measure it by) is not sampled; otherwise the
-/// ewma moves a quarter of the way down, at most uclamp.max.
+/// rvh_util_est_update_pixel_mod() replaces the GKI's; at the end of the dequeue, as 4.19):
+/// nothing until util_avg has been recomputed since the last sample; the sample is task_util
+/// at most the task's uclamp.max; an ewma below it jumps to it (UTIL_EST_FASTUP, 5.7);
+/// within 1 % nothing is written; a task whose util exceeds the CPU's capacity_orig (no idle
+/// time to measure it by) is not sampled; otherwise the ewma moves a quarter of the way down,
+/// at most uclamp.max. The flag is kept out of the value (the module reads
+/// `enqueued & ~UTIL_AVG_UNCHANGED`): here in the ewma word's top bit, which ewma() masks, with
+/// `enqueued` stored bare.
 pub fn util_est_update_v5_10(se: &mut SchedAvg, uclamp_max: u64, capacity_orig: u64) {
-    if se.util_est_enqueued & UTIL_AVG_UNCHANGED_V4_19 != 0 {
+    if se.util_est & UTIL_AVG_UNCHANGED != 0 {
         return;
     }
     let enqueued = se.util_avg.min(uclamp_max) as u32;
     let ewma = se.util_est as i64;
     if ewma < enqueued as i64 {
-        se.util_est = enqueued;
-        se.util_est_enqueued = enqueued | UTIL_AVG_UNCHANGED_V4_19;
+        se.util_est = enqueued | UTIL_AVG_UNCHANGED;
+        se.util_est_enqueued = enqueued;
         return;
     }
     let last_ewma_diff = enqueued as i64 - ewma;
@@ -310,8 +313,8 @@ pub fn util_est_update_v5_10(se: &mut SchedAvg, uclamp_max: u64, capacity_orig: 
         return;
     }
     let ewma = (((ewma << 2) + last_ewma_diff) >> 2).min(uclamp_max as i64);
-    se.util_est = ewma as u32;
-    se.util_est_enqueued = enqueued | UTIL_AVG_UNCHANGED_V4_19;
+    se.util_est = ewma as u32 | UTIL_AVG_UNCHANGED;
+    se.util_est_enqueued = enqueued;
 }
 
 #[cfg(test)]
@@ -334,32 +337,33 @@ mod tests {
 
     #[test]
     fn util_est_v5_10_jumps_up_and_decays_a_quarter_under_the_clamp() {
-        // fast-up: ewma 100, sample 300 -> ewma 300 at once
+        let f = UTIL_AVG_UNCHANGED;
+        // fast-up: ewma 100, sample 300 -> ewma 300 at once; the flag is not in the value
         let mut se = SchedAvg {
             util_avg: 300,
             util_est: 100,
             ..Default::default()
         };
         util_est_update_v5_10(&mut se, 1024, 1024);
-        assert_eq!((se.util_est, se.util_est_enqueued), (300, 301));
+        assert_eq!((se.util_est, se.util_est_enqueued, se.ewma()), (300 | f, 300, 300));
         // flagged: no new sample until PELT recomputes util_avg
         se.util_avg = 100;
         util_est_update_v5_10(&mut se, 1024, 1024);
-        assert_eq!(se.util_est, 300);
-        // down: (300 * 4 + (100 - 300)) / 4 = 250
-        se.util_est_enqueued &= !UTIL_AVG_UNCHANGED_V4_19;
+        assert_eq!(se.ewma(), 300);
+        // down: (300 * 4 + (100 - 300)) / 4 = 250; _task_util_est = max(250, 100)
+        se.util_est &= !f;
         util_est_update_v5_10(&mut se, 1024, 1024);
-        assert_eq!((se.util_est, se.util_est_enqueued), (250, 101));
+        assert_eq!((se.util_est, se.util_est_enqueued, se.ewma()), (250 | f, 100, 250));
         // uclamp.max 200: the sample is 200 and the ewma at most 200: (250*4 - 50) / 4 = 237 -> 200
-        se.util_est_enqueued = 0;
+        se.util_est &= !f;
         se.util_avg = 900;
         util_est_update_v5_10(&mut se, 200, 1024);
-        assert_eq!((se.util_est, se.util_est_enqueued), (200, 201));
-        // within 1 %: nothing written
-        se.util_est_enqueued = 0;
+        assert_eq!((se.util_est, se.util_est_enqueued), (200 | f, 200));
+        // within 1 %: nothing written (the flag stays clear)
+        se.util_est &= !f;
         se.util_avg = 195;
         util_est_update_v5_10(&mut se, 1024, 1024);
-        assert_eq!((se.util_est, se.util_est_enqueued), (200, 0));
+        assert_eq!((se.util_est, se.util_est_enqueued), (200, 200));
     }
 
     #[test]

@@ -266,7 +266,13 @@ fn task_fits_capacity(v: &SchedView, caps: &Caps, t: &Task, cpu: usize, sync_boo
     if sync_boost && cpu < caps.mid {
         return false;
     }
-    v.util_fits_cpu(t.util_est, t.uclamp[0], t.uclamp[1], cpu) != 0
+    fits(v, t.util_est, t.uclamp[0], t.uclamp[1], cpu)
+}
+
+/// The module's util_fits_cpu() (sched_priv.h): a bool, false where the util fits but a
+/// uclamp.min above the CPU's capacity cannot be met (the engine's -1).
+fn fits(v: &SchedView, util: u64, umin: u64, umax: u64, cpu: usize) -> bool {
+    v.util_fits_cpu(util, umin, umax, cpu) == 1
 }
 
 /// rvh_select_task_rq_fair_pixel_mod(): the CPU for fair task `p`, or None for the GKI's
@@ -350,9 +356,13 @@ fn find_energy_efficient_cpu(
     let mut most_spare_cap_cpu = None;
     let mut idle_target_found = false;
     let mut importance_target_found = false;
-    for pd in &v.platform.clusters {
+    // rd->pd lists the perf domains in the reverse of their creation (build_perf_domains()
+    // prepends each): the biggest CPUs' first
+    for pd in v.platform.clusters.iter().rev() {
         let mut pick = PdPick::default();
         let mut pd_least_importance = 1024 << 2;
+        // per domain: a CPU whose clamps are idle keeps the values the CPU before it set
+        let (mut util_min, mut util_max) = (t.uclamp[0], t.uclamp[1]);
         for &i in &pd.cpus {
             if i >= n || t.allowed & (1u64 << i) == 0 || v.isolated & (1u64 << i) != 0 {
                 continue;
@@ -366,12 +376,11 @@ fn find_energy_efficient_cpu(
             let task_fits = task_fits_capacity(v, caps, t, i, sync_boost);
             pick.task_fits = task_fits;
             let exit_lat = if is_idle { exit_latency_us(v, i).unwrap_or(0) } else { 0 };
-            let (mut util_min, mut util_max) = (t.uclamp[0], t.uclamp[1]);
             if v.uclamp_used && !v.rqs[i].uclamp.idle {
-                util_min = util_min.max(rq_uclamp[0]);
-                util_max = util_max.max(rq_uclamp[1]);
+                util_min = t.uclamp[0].max(rq_uclamp[0]);
+                util_max = t.uclamp[1].max(rq_uclamp[1]);
             }
-            let util_fits = v.util_fits_cpu(cpu_util(v, i), util_min, util_max, i) != 0;
+            let util_fits = fits(v, cpu_util(v, i), util_min, util_max, i);
             if t.prefer_idle {
                 if is_idle {
                     // one idle CPU per cluster, the shallowest; an even waking CPU keeps the
@@ -479,22 +488,23 @@ fn find_energy_efficient_cpu(
             max_spare_cap.push(c);
         }
     }
-    // the search order; an unfit choice takes the biggest CPU (the last)
-    let (candidates, kind): (Vec<usize>, &mut u64) = if !idle_fit.is_empty() {
+    // the search order; an unfit choice takes the biggest CPU (cpumask_last()); candidates
+    // are a cpumask, visited in CPU order
+    let (mut candidates, kind): (Vec<usize>, &mut u64) = if !idle_fit.is_empty() {
         (idle_fit, &mut counters.idle)
-    } else if let Some(&c) = idle_unfit.last() {
+    } else if let Some(&c) = idle_unfit.iter().max() {
         (vec![c], &mut counters.idle)
     } else if !unimportant_fit.is_empty() {
         (unimportant_fit, &mut counters.unimportant)
-    } else if let Some(&c) = unimportant_unfit.last() {
+    } else if let Some(&c) = unimportant_unfit.iter().max() {
         (vec![c], &mut counters.unimportant)
     } else if !packing.is_empty() {
         (packing, &mut counters.packing)
     } else {
-        max_spare_cap.sort_unstable();
-        max_spare_cap.dedup();
         (max_spare_cap, &mut counters.spare_capacity)
     };
+    candidates.sort_unstable();
+    candidates.dedup();
     match candidates.len() {
         0 => return (most_spare_cap_cpu, 0),
         1 => {

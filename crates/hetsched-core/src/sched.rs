@@ -436,7 +436,13 @@ impl<'a> SchedView<'a> {
             return o; // vendor.migration_margins
         }
         let [umin, umax] = self.rqs[cpu].uclamp.value;
-        self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu) == 0
+        let fits = self.util_fits_cpu(self.cpu_util_cfs(cpu), umin, umax, cpu);
+        if self.pixel.is_some() {
+            // rvh_cpu_overutilized_pixel_mod(): the module's util_fits_cpu() is false where
+            // uclamp_min cannot be met
+            return fits != 1;
+        }
+        fits == 0
     }
     /// util_fits_cpu() on this CPU: 1 fits, 0 not, -1 fits but uclamp_min is not met.
     pub fn util_fits_cpu(&self, util: u64, umin: u64, umax: u64, cpu: usize) -> i32 {

@@ -453,6 +453,24 @@ pub fn cpu_util_v4_19(u: &CpuUtil, capacity_orig: u64, boost: u64) -> u64 {
     util.max(boost)
 }
 
+/// sched_pixel's schedutil_cpu_util_pixel_mod(FREQUENCY_UTIL) and sugov_iowait_apply():
+/// cfs + rt with the 1.25 headroom, then the rq's clamps (all of the capacity while an RT
+/// task is runnable and uclamp is unused); the I/O-wait boost, clamped alike, without the
+/// headroom; at most the capacity.
+#[inline]
+pub fn cpu_util_sched_pixel(u: &CpuUtil, capacity_orig: u64, target_load_permyriad: u64, boost: u64) -> u64 {
+    let s = capacity_orig;
+    let clamp = |x: u64| match u.uclamp {
+        None => x,
+        Some([umin, umax]) => x.clamp(umin, umax.max(umin)),
+    };
+    let util = match u.uclamp {
+        None if u.rt_runnable => s,
+        _ => clamp(apply_headroom(u.cfs + u.rt, target_load_permyriad)),
+    };
+    util.max(clamp(boost)).min(s)
+}
+
 /// get_next_freq()'s raw request: f_ref · util / capacity (v6.12, the headroom being in
 /// the util already); 4.19's map_util_freq() puts the 1.25 on the frequency.
 #[inline]
@@ -596,11 +614,14 @@ impl Governor for Schedutil {
         }
         let tl = knobs.target_load_permyriad_for(ci); // Learning EAS: a per-cluster override
         let (cap, floor, tick) = (cluster.capacity_orig, pol.boost_floor, knobs.derived.tick_ns);
+        let sched_pixel = self.up_down;
         let mut util = 0;
         for (j, u) in utils.iter().enumerate() {
             let boost = pol.cpus[j].iowait_apply(now, cap, floor, tick);
             let perf = if legacy {
                 cpu_util_v4_19(u, cap, boost)
+            } else if sched_pixel {
+                cpu_util_sched_pixel(u, cap, tl, boost)
             } else {
                 effective_cpu_perf(u, cap, tl, boost)
             };
@@ -621,7 +642,7 @@ impl Governor for Schedutil {
             // sugov_cpu_is_busy() without the uclamp exception)
             let u = &utils[idx.min(utils.len() - 1)];
             let sg = &mut pol.cpus[idx.min(utils.len() - 1)];
-            let hold = if !legacy && u.uclamp_capped {
+            let hold = if !legacy && !sched_pixel && u.uclamp_capped {
                 false
             } else {
                 let busy = u.idle_calls == sg.saved_idle_calls;
