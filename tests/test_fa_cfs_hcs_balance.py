@@ -135,8 +135,14 @@ def _doc() -> dict:
     }
 
 
-def test_metrics_004_formulas():
-    m = hetsched.metrics_004(_doc())
+def test_the_metrics_old_name_still_answers_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="core_assignment_metrics"):
+        f = hetsched.metrics_004
+    assert f is hetsched.core_assignment_metrics
+
+
+def test_core_assignment_metrics_formulas():
+    m = hetsched.core_assignment_metrics(_doc())
     # fractions (1/2, 1/2), (1, 0), (0, 1): CAB_J = population std = 0, 1/2, 1/2
     assert [m["jobs"][n]["cab"] for n in "abc"] == [0.0, 0.5, 0.5]
     assert m["cab_system_pct"] == pytest.approx(100 / 3)
@@ -146,10 +152,10 @@ def test_metrics_004_formulas():
     assert m["rtf_pct"] == pytest.approx(100 / 3)
     # IPC: 3 s of reference work at 2 GHz over 2 s x 2 GHz + 2 s x 1 GHz of cycles
     assert m["system_ipc"] == pytest.approx(3.0 * 2e6 / (2.0 * 2e6 + 2.0 * 1e6))
-    m2 = hetsched.metrics_004(_doc(), eps=0.5, F=4.0)
+    m2 = hetsched.core_assignment_metrics(_doc(), eps=0.5, F=4.0)
     assert m2["cab_system_pct"] == 100.0 and m2["rtf_pct"] == 100.0
     # jitter: CV of each group's completion times
-    m3 = hetsched.metrics_004(_doc(), groups={"a": "x", "b": "x", "c": "y"},
+    m3 = hetsched.core_assignment_metrics(_doc(), groups={"a": "x", "b": "x", "c": "y"},
                               runs={"a": [1.0, 3.0], "b": [2.0], "c": [5.0, 5.0]})
     x = np.array([1.0, 3.0, 2.0])
     assert m3["jitter_cv_mean"] == pytest.approx((x.std() / x.mean() + 0.0) / 2)

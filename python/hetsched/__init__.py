@@ -24,7 +24,7 @@ __all__ = [
     "OutputError",
     "EngineError",
     "PolicyError",
-    "metrics_004",
+    "core_assignment_metrics",
     "__version__",
 ]
 
@@ -45,10 +45,18 @@ def __getattr__(name: str):
         from hetsched.energy_model import EnergyModel
 
         return EnergyModel
-    if name == "metrics_004":  # balanced core assignment's CAB / RTF / IPC / jitter
-        from hetsched.metrics004 import metrics_004
+    if name == "core_assignment_metrics":  # balanced core assignment's CAB / RTF / IPC / jitter
+        from hetsched.core_assignment import core_assignment_metrics
 
-        return metrics_004
+        return core_assignment_metrics
+    if name == "metrics_004":  # the name it had before; kept for one release
+        import warnings
+
+        warnings.warn("hetsched.metrics_004 is now hetsched.core_assignment_metrics", DeprecationWarning,
+                      stacklevel=2)
+        from hetsched.core_assignment import core_assignment_metrics
+
+        return core_assignment_metrics
     if name in ("Simulation", "Result", "run", "knob_table"):
         from hetsched import sim
 

@@ -689,7 +689,7 @@ def compare(
     from hetsched.runner import Runner, RunSpec
     from hetsched.sim import SCHEDULERS, SWITCHER_SCHEDULERS
 
-    # paper 001: a switcher platform runs its own schedulers under ondemand, others the rest
+    # the big.LITTLE switcher study (Kim et al.): a switcher platform runs its own schedulers under ondemand, others the rest
     sw = load_platform(platform).switcher
     scheds = scheduler or [s for s in SCHEDULERS if (s in SWITCHER_SCHEDULERS) == sw]
     govs = governor or (["ondemand"] if sw else ["schedutil"])

@@ -39,7 +39,7 @@ POLICIES: dict[str, dict] = {p["name"]: p for p in _engine.policies()}
 # the policies the engine runs alone, and those a userspace controller steps beside it
 SCHEDULERS: dict[str, str] = {n: p["summary"] for n, p in POLICIES.items() if not p["controller"]}
 CONTROLLER_SCHEDULERS: dict[str, str] = {n: p["summary"] for n, p in POLICIES.items() if p["controller"]}
-# the policies of a switcher platform, and only of one (paper 001)
+# the policies of a switcher platform, and only of one (the big.LITTLE switcher study, Kim et al.)
 SWITCHER_SCHEDULERS: tuple[str, ...] = tuple(n for n, p in POLICIES.items() if p["switcher_platform"])
 GOVERNORS: dict[str, str] = dict(_engine.governors())
 #: the hooks a Python policy may define, and every hook of the engine's policies
@@ -203,7 +203,7 @@ def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
         if name not in table:
             raise UnknownNameError(source, "knob", name, table)
         k = table[name]
-        if name == "util_aware.estimator":  # paper 001: E_A (eq. 2) = a = 0, E_B (eq. 3) = b = 1
+        if name == "util_aware.estimator":  # Kim et al.: E_A (eq. 2) = a = 0, E_B (eq. 3) = b = 1
             est = {"a": 0, "b": 1, "0": 0, "1": 1, "0.0": 0, "1.0": 1}.get(str(value).strip().lower())
             if est is None:
                 raise InputError(source, name, "a or b (E_A, eq. 2, or E_B, eq. 3)", got=value)

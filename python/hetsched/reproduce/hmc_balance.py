@@ -190,7 +190,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     ``B.std_n`` normalised to the mean; ``B.mean_s`` ... in seconds; ``B.n`` runs), the
     share of its CPU time on the fast CPU (``B.fast``), and Fedorova et al.'s system metrics
     over the experiment's completed runs (``ipc``, ``cab_pct``, ``rtf_pct``, ...)."""
-    from hetsched.metrics004 import F_MARGIN, metrics_004
+    from hetsched.core_assignment import F_MARGIN, core_assignment_metrics
     from hetsched.platforms import load_platform
     from hetsched.sim import Simulation
     from hetsched.workloads.builtin import resolve_workloads
@@ -250,7 +250,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
     # Fedorova et al.'s metrics (§4): one job per process (one run of a benchmark), those that
     # completed within the experiment; F for the 8 (or 4) jobs that share the CPUs at any time
     ended = [task for t, task, mark in marks if mark == "job.end" and t <= t_end]
-    m = metrics_004(doc, tasks=ended, F=F_MARGIN * n / len(cpus))
+    m = core_assignment_metrics(doc, tasks=ended, F=F_MARGIN * n / len(cpus))
     out.update({"cab_mean": m["cab_mean"], "cab_pct": m["cab_system_pct"], "rtf_pct": m["rtf_pct"],
                 "slowdown_mean": m["slowdown_mean"], "ipc": system_ipc(doc, ended),
                 "throughput": len(ended) / (t_end / 1e9), "migrations": doc["counters"]["migrations"]})
@@ -272,7 +272,7 @@ def simulate(seed: int, platform: str, scheduler: str, jobs: str = "spec2000", n
         per = [t.get("cpu_time_s") or {} for t in doc["tasks"] if bench_of(t["name"]) == b]
         tot = sum(sum(p.values()) for p in per)
         out[f"{b}.fast"] = sum(p.get(str(FAST_CPU), 0.0) for p in per) / tot if tot > 0 else math.nan
-    # completion-time jitter (metrics004's jitter_cv_mean) over the experiment's runs
+    # completion-time jitter (core_assignment.py's jitter_cv_mean) over the experiment's runs
     out["jitter_cv"] = float(np.mean(cvs))
     return out
 
@@ -294,9 +294,9 @@ def run_share_cv(doc: dict, tasks: Sequence[str]) -> float:
 
 def system_ipc(doc: dict, tasks: Sequence[str]) -> float:
     """§4.1's system-wide instruction rate per cycle of the completed processes ``tasks``,
-    relative to the capacity-1024 core at its f_max (metrics004's unit): their invariant
+    relative to the capacity-1024 core at its f_max (core_assignment.py's unit): their invariant
     work over the cycles they ran (their CPU time on each CPU times its clock).
-    metrics004 divides by every busy cycle of the run, which would count the cycles of the
+    core_assignment.py divides by every busy cycle of the run, which would count the cycles of the
     runs still under way when the simulation stops but not their work."""
     fref = max(max(int(k) for k in c["freq_residency_s"]) for c in doc["cpus"] if c["capacity"] == 1024)
     fcpu = {}
@@ -1086,7 +1086,7 @@ def _notes(rows: list[Row], sp: dict, nc: dict, scale_ms: float, k: int, n_seeds
         f"{m('fig5', 'jitter_cv')} / {m('td', 'jitter_cv')}; migrations {m('fig2', 'migrations')} / "
         f"{m('fig5', 'migrations')} / {m('td', 'migrations')}. A job is one run of a benchmark (one process), "
         "so CAB and RTF are over all the experiment's runs; F = 1.1 × 8 jobs / 2 CPUs = 4.4 and ε = 0.05 are "
-        "metrics004's assumptions (the paper leaves both open). The two CPUs are one core type at two clocks, "
+        "core_assignment.py's assumptions (the paper leaves both open). The two CPUs are one core type at two clocks, "
         "so a compute-bound job retires the same work per cycle on either (the platform's 384 / 1024 capacity "
         "is its 1.05 / 2.8 GHz clock ratio): system IPC moves only with where the memory-bound jobs run (they "
         "lose fewer cycles to memory at the lower clock) and with cold caches after migrations. hcs-balance's "

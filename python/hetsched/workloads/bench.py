@@ -438,13 +438,13 @@ def spec_repeat_metric(d: dict, view: RunView) -> dict:
 
 
 def _hcs_metrics(doc: dict, names: list[str], groups: dict[str, str], runs: dict[str, list[float]]) -> dict:
-    """Fedorova et al.'s metrics (hetsched.metrics004) as flat ``hcs.*`` keys, the per-job
+    """Fedorova et al.'s metrics (hetsched.core_assignment) as flat ``hcs.*`` keys, the per-job
     detail under ``hcs_jobs``; nothing for a document without per-CPU results."""
     if "cpus" not in doc:
         return {}
-    from hetsched.metrics004 import metrics_004
+    from hetsched.core_assignment import core_assignment_metrics
 
-    m = metrics_004(doc, tasks=names, groups=groups, runs=runs)
+    m = core_assignment_metrics(doc, tasks=names, groups=groups, runs=runs)
     jobs = m.pop("jobs")
     return {**{f"hcs.{k}": v for k, v in m.items()}, "hcs_jobs": jobs}
 

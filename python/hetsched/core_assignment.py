@@ -20,7 +20,7 @@ IPC and completion-time jitter, computed from ``result.json``.
 
 The ``spec-repeat`` and ``job-stream`` workload metrics report them as ``hcs.*`` keys
 (``metrics["spec-repeat"]["hcs.cab_mean"]``, ...; per job under ``hcs_jobs``), so
-``hetsched compare`` shows them; :func:`metrics_004` computes them from any result.
+``hetsched compare`` shows them; :func:`core_assignment_metrics` computes them from any result.
 
 ``eps`` and ``F`` are the paper's open constants ("determined experimentally"). Defaults
 (assumptions): ``eps = 0.05`` (a two-core job split no worse than 45/55), and
@@ -36,7 +36,7 @@ from typing import Iterable, Optional
 import numpy as np
 
 
-__all__ = ["metrics_004", "DEFAULT_EPS", "F_MARGIN"]
+__all__ = ["core_assignment_metrics", "DEFAULT_EPS", "F_MARGIN"]
 
 DEFAULT_EPS = 0.05
 F_MARGIN = 1.1
@@ -50,7 +50,7 @@ def _job_fractions(task: dict, ncpu: int) -> list[float]:
     return [per.get(str(c), 0.0) / tot for c in range(ncpu)]
 
 
-def metrics_004(doc: dict, tasks: Optional[Iterable[str]] = None, eps: float = DEFAULT_EPS,
+def core_assignment_metrics(doc: dict, tasks: Optional[Iterable[str]] = None, eps: float = DEFAULT_EPS,
                 F: Optional[float] = None, groups: Optional[dict[str, str]] = None,
                 runs: Optional[dict[str, list[float]]] = None) -> dict:
     """The balanced-core-assignment metrics (Fedorova et al.) of a result document (``Result.doc``).
