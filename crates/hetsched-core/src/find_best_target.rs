@@ -522,9 +522,6 @@ pub fn find_energy_efficient_cpu(
 mod tests {
     use super::*;
     use crate::policies::{PolicyCtx, WakeKind};
-    use crate::sched::TaskState;
-    use crate::testutils::{costs_off, three_cluster_platform};
-    use crate::{PolicyConfig, Sim, WorkloadSpec};
     use serde_json::json;
 
     #[test]
@@ -547,23 +544,7 @@ mod tests {
         group: &str,
         knobs: serde_json::Value,
     ) -> (usize, serde_json::Value) {
-        let idle_task = |n: &str| json!({"name": n, "phases": [{"events": [{"run": 1_000_000}]}]});
-        let mut tasks = vec![json!({"name": "P", "stune": group, "phases": [{"events": [{"run": 1_000_000}]}]})];
-        tasks.extend((0..8).map(|c| idle_task(&format!("filler{c}"))));
-        let w = json!({"name": "fbt", "duration_ns": null, "tasks": tasks});
-        let pol: PolicyConfig = costs_off(
-            serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil",
-                "idle_governor": "menu", "kernel": "msm-4.14", "knobs": knobs}))
-            .unwrap(),
-        );
-        let mut s = Sim::new(
-            three_cluster_platform(),
-            WorkloadSpec::from_json(&w.to_string()).unwrap(),
-            pol,
-        )
-        .unwrap();
-        s.tasks[0].state = TaskState::Sleeping;
-        s.tasks[0].cpu = prev;
+        let mut s = crate::testutils::waking_task_on_three_clusters("msm-4.14", group, prev, knobs);
         let walt = s.walt.as_mut().unwrap();
         walt.tasks[0].demand_scaled = demand;
         for &(c, load) in busy {

@@ -542,9 +542,8 @@ fn find_energy_efficient_cpu(
 mod tests {
     use super::*;
     use crate::policies::WakeKind;
-    use crate::sched::{TaskState, WakeCtx};
-    use crate::testutils::{costs_off, three_cluster_platform};
-    use crate::{PolicyConfig, Sim, WorkloadSpec};
+    use crate::sched::WakeCtx;
+    use crate::Sim;
     use serde_json::json;
 
     /// test-4-3-1 (little 0-3 capacity 256, WFI 1 µs and cluster-sleep 300 µs; mid 4-6
@@ -559,23 +558,7 @@ mod tests {
         deep: &[usize],
         knobs: serde_json::Value,
     ) -> Sim {
-        let filler = |n: String| json!({"name": n, "phases": [{"events": [{"run": 1_000_000}]}]});
-        let mut tasks = vec![json!({"name": "P", "stune": group, "phases": [{"events": [{"run": 1_000_000}]}]})];
-        tasks.extend((0..8).map(|c| filler(format!("filler{c}"))));
-        let w = json!({"name": "pixel", "duration_ns": null, "tasks": tasks});
-        let pol: PolicyConfig = costs_off(
-            serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil",
-                "idle_governor": "menu", "kernel": "pixel-5.10", "knobs": knobs}))
-            .unwrap(),
-        );
-        let mut s = Sim::new(
-            three_cluster_platform(),
-            WorkloadSpec::from_json(&w.to_string()).unwrap(),
-            pol,
-        )
-        .unwrap();
-        s.tasks[0].state = TaskState::Sleeping;
-        s.tasks[0].cpu = prev;
+        let mut s = crate::testutils::waking_task_on_three_clusters("pixel-5.10", group, prev, knobs);
         s.tasks[0].se.avg.util_avg = util;
         for c in 0..8 {
             s.rqs[c].idle_state = Some(0);

@@ -216,3 +216,28 @@ pub fn run_sleep_mix(
     let w = serde_json::json!({"name": "mix", "duration_ns": null, "timers": 0, "tasks": tasks});
     crate::workload::WorkloadSpec::from_json(&w.to_string()).expect("a valid workload")
 }
+
+/// test-4-3-1 under `kernel` with eas, schedutil and menu, costs off: task 0 ("P", in
+/// workload group `group`) asleep on `prev`, and a filler task per CPU (tasks 1-8) that a
+/// test may set running.
+pub fn waking_task_on_three_clusters(kernel: &str, group: &str, prev: usize, knobs: serde_json::Value) -> crate::Sim {
+    use serde_json::json;
+    let filler = |n: String| json!({"name": n, "phases": [{"events": [{"run": 1_000_000}]}]});
+    let mut tasks = vec![json!({"name": "P", "stune": group, "phases": [{"events": [{"run": 1_000_000}]}]})];
+    tasks.extend((0..8).map(|c| filler(format!("filler{c}"))));
+    let w = json!({"name": "placement", "duration_ns": null, "tasks": tasks});
+    let pol: crate::PolicyConfig = costs_off(
+        serde_json::from_value(json!({"scheduler": "eas", "governor": "schedutil",
+            "idle_governor": "menu", "kernel": kernel, "knobs": knobs}))
+        .unwrap(),
+    );
+    let mut s = crate::Sim::new(
+        three_cluster_platform(),
+        crate::WorkloadSpec::from_json(&w.to_string()).unwrap(),
+        pol,
+    )
+    .unwrap();
+    s.tasks[0].state = crate::sched::TaskState::Sleeping;
+    s.tasks[0].cpu = prev;
+    s
+}

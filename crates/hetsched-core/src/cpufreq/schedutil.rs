@@ -1026,7 +1026,7 @@ mod msm_tests {
             [walt(mig0), walt(mig1)]
         };
         let flags = crate::cpufreq::SCHED_CPUFREQ_WALT | crate::cpufreq::SCHED_CPUFREQ_INTERCLUSTER_MIG;
-        let mut run = |utils: &[CpuUtil]| {
+        let run = |utils: &[CpuUtil]| {
             let mut g = Schedutil::new(&p, true);
             g.set_msm(true);
             if g.hook(0, 1, 1_000_000, flags, &k) {
