@@ -235,6 +235,38 @@ def test_hodges_lehmann_eight_differences_by_hand():
     assert hl["low"] == pytest.approx(0.3) and hl["high"] == pytest.approx(6.25)
 
 
+def test_ties_take_the_normal_approximation_with_both_corrections_as_r_does():
+    """d = 1, 1, 2, 3: the magnitudes tie, so R leaves the exact distribution. Ranks 1.5,
+    1.5, 3, 4, all positive: W+ = 10 against its mean 4 * 5 / 4 = 5; moved 0.5 toward the
+    mean, 4.5; the variance 4 * 5 * 9 / 24 = 7.5 less (2^3 - 2) / 48 = 0.125 for the tied
+    pair: z = 4.5 / sqrt(7.375) = 1.657, two-sided p = 2 (1 - Phi(1.657)) = 0.0975."""
+    import math
+
+    from scipy import stats
+
+    from hetsched.compare_stats import hodges_lehmann, signed_rank_z, wilcoxon_p
+
+    d = [1.0, 1.0, 2.0, 3.0]
+    z = 4.5 / math.sqrt(7.375)
+    assert signed_rank_z(d, 0.0) == pytest.approx(z)
+    assert wilcoxon_p(d) == pytest.approx(2 * stats.norm.sf(z))
+    assert wilcoxon_p(d) == pytest.approx(0.0975, abs=5e-4)
+    # without ties the exact test stays: scipy's exact p for 1, 2, 3, 4 is 2 / 16
+    assert wilcoxon_p([1.0, 2.0, 3.0, 4.0]) == pytest.approx(0.125)
+    # ten differences, two tied: the interval's ends are where the standardised statistic
+    # crosses +-1.96, the estimate where it crosses 0, by root-finding over the range
+    d = [1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    hl = hodges_lehmann(d)
+    assert hl["method"] == "normal" and hl["level"] == pytest.approx(0.95) and hl["n"] == 10
+    zq = stats.norm.isf(0.025)
+    eps = 1e-6
+    for end, target in ((hl["low"], zq), (hl["high"], -zq), (hl["estimate"], 0.0)):
+        assert signed_rank_z(d, end - eps) - target >= 0 >= signed_rank_z(d, end + eps) - target
+    assert hl["low"] < hl["estimate"] < hl["high"]
+    # at the range's ends the statistic is as far as it goes: z(1) = 22 / sqrt(71.125)
+    assert signed_rank_z(d, 1.0) == pytest.approx(22 / math.sqrt(71.125))
+
+
 def test_signed_rank_distribution_and_k_against_enumeration():
     """The dynamic programme's counts equal a count over every sign pattern, and k is the
     largest k with 2 P(W+ <= k - 1) <= 0.05 read off that enumeration (at least 1)."""

@@ -73,20 +73,101 @@ def paired_t(d: Sequence[float]) -> tuple[float | None, float | None]:
 
 
 def wilcoxon_p(d: Sequence[float]) -> float | None:
-    """Two-sided p of Wilcoxon's signed-rank test on the differences ``d`` (zeros dropped,
-    as scipy.stats.wilcoxon's default); None with fewer than two; 1 when every difference
-    is 0 (identical runs)."""
+    """Two-sided p of Wilcoxon's signed-rank test on the differences ``d``, zero differences
+    dropped, as R's wilcox.test(d) computes it: from the exact null distribution (scipy's
+    exact test) for at most WILCOXON_EXACT_MAX nonzero differences without ties among their
+    magnitudes, else from the normal approximation with the tie and continuity corrections
+    (signed_rank_z). None with fewer than two; 1 when every difference is 0 (identical
+    runs)."""
+    import numpy as np
     from scipy import stats
 
     d = _clean(d)
     if len(d) < 2:
         return None
-    if all(v == 0 for v in d):
+    nz = np.array([v for v in d if v != 0], dtype=float)
+    if len(nz) == 0:
         return 1.0
-    with warnings.catch_warnings():  # few nonzero differences: scipy warns of its approximation
-        warnings.simplefilter("ignore")
-        p = float(stats.wilcoxon(d).pvalue)
-    return None if math.isnan(p) else p
+    if _exact(nz):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = float(stats.wilcoxon(nz, method="exact").pvalue)
+        return None if math.isnan(p) else p
+    z = signed_rank_z(nz, 0.0)
+    return None if math.isnan(z) else float(2 * stats.norm.sf(abs(z)))
+
+
+def _exact(nz) -> bool:
+    """R's choice for the nonzero differences ``nz``: the exact distribution below 50 of
+    them without ties among their magnitudes, else the normal approximation."""
+    import numpy as np
+
+    return len(nz) <= WILCOXON_EXACT_MAX and len(np.unique(np.abs(nz))) == len(nz)
+
+
+def signed_rank_z(d, mu: float) -> float:
+    """The signed-rank statistic of centre ``mu`` standardised as R's wilcox.test does under
+    the normal approximation: the differences d - mu, zeros dropped, ranked by magnitude
+    with midranks for ties; W+ (the sum of the positive ones' ranks) less its mean
+    n(n+1)/4, moved 0.5 toward 0 (continuity correction), over its standard deviation with
+    the tie correction, sqrt(n(n+1)(2n+1)/24 - sum(t^3 - t)/48) over the groups of t tied
+    ranks. NaN when every remaining magnitude ties with zero spread left."""
+    import numpy as np
+    from scipy.stats import rankdata
+
+    x = np.asarray(d, dtype=float) - mu
+    x = x[x != 0]
+    n = len(x)
+    if n == 0:
+        return 0.0
+    r = rankdata(np.abs(x))
+    z = float(r[x > 0].sum()) - n * (n + 1) / 4
+    z -= math.copysign(0.5, z) if z != 0 else 0.0
+    _, t = np.unique(r, return_counts=True)
+    var = n * (n + 1) * (2 * n + 1) / 24 - float(np.sum(t.astype(float) ** 3 - t)) / 48
+    return z / math.sqrt(var) if var > 0 else math.nan
+
+
+def _root(f, lo: float, hi: float) -> float | None:
+    """Where the step function ``f`` changes sign between ``lo`` and ``hi`` (R's uniroot);
+    None without a change of sign."""
+    from scipy.optimize import brentq
+
+    flo, fhi = f(lo), f(hi)
+    if flo == 0:
+        return lo
+    if fhi == 0:
+        return hi
+    if math.isnan(flo) or math.isnan(fhi) or (flo > 0) == (fhi > 0):
+        return None
+    return float(brentq(f, lo, hi, xtol=1e-12 * max(1.0, abs(lo), abs(hi)), maxiter=500))
+
+
+def _hodges_lehmann_normal(nz, level: float) -> tuple[float, float | None, float | None, float]:
+    """R's wilcox.test(conf.int = TRUE) where it leaves the exact distribution (ties among
+    the magnitudes, or more than WILCOXON_EXACT_MAX differences): the estimate is the centre
+    whose standardised statistic (signed_rank_z) is 0, the interval the centres where it
+    crosses the normal quantiles of ``level``, all found by root-finding over the range of
+    the differences; where the quantiles lie beyond the statistic's reach, alpha doubles
+    until they do, as R does, and the achieved level is what is left. Returns estimate,
+    low, high, achieved level."""
+    import numpy as np
+    from scipy import stats
+
+    lo, hi = float(min(nz)), float(max(nz))
+    est = _root(lambda mu: signed_rank_z(nz, mu), lo, hi)
+    alpha = 1 - level
+    while alpha < 1:
+        zq = float(stats.norm.isf(alpha / 2))
+        if signed_rank_z(nz, lo) - zq >= 0 and signed_rank_z(nz, hi) + zq <= 0:
+            break
+        alpha *= 2
+    if alpha >= 1:
+        return (est if est is not None else float(np.median(nz))), None, None, 0.0
+    zq = float(stats.norm.isf(alpha / 2))
+    low = _root(lambda mu: signed_rank_z(nz, mu) - zq, lo, hi)
+    high = _root(lambda mu: signed_rank_z(nz, mu) + zq, lo, hi)
+    return (est if est is not None else float(np.median(nz))), low, high, 1 - alpha
 
 
 #: up to this many nonzero differences the interval's k comes from the exact null
@@ -149,8 +230,10 @@ def hodges_lehmann(d: Sequence[float], level: float = 0.95) -> dict | None:
     (identical runs): estimate and interval 0, level None (no distribution to take it
     from). One nonzero difference: the estimate, no interval (its level would be 0).
 
-    Ties among |d| (counters can tie) leave the Walsh averages as they are, but k still
-    comes from the distribution without ties, so the achieved level is then approximate."""
+    Ties among |d| (counters can tie), or more than WILCOXON_EXACT_MAX of them: the
+    estimate and the interval come from the normal approximation with the tie and
+    continuity corrections, by root-finding, as R's do (_hodges_lehmann_normal; method
+    "normal", the achieved level the nominal one)."""
     import numpy as np
 
     d = _clean(d)
@@ -165,6 +248,10 @@ def hodges_lehmann(d: Sequence[float], level: float = 0.95) -> dict | None:
     est = float(np.median(walsh))
     if n == 1:
         return {"estimate": est, "low": None, "high": None, "level": None, "n": 1, "method": None}
+    if not _exact(nz):
+        est, low, high, achieved = _hodges_lehmann_normal(nz, level)
+        return {"estimate": est, "low": low, "high": high, "level": achieved if low is not None else None,
+                "n": n, "method": "normal"}
     k, achieved, method = _interval_rank(n, level)
     return {"estimate": est, "low": float(walsh[k - 1]), "high": float(walsh[len(walsh) - k]),
             "level": achieved, "n": n, "method": method}
