@@ -67,7 +67,8 @@ RTAPP_DIRS = [REPO / "tests" / "data" / "rtapp", SHARED / "realdata" / "rtapp"]
 TRACE_DIR = SHARED / "realdata" / "traces"
 
 CLEAN = ("ok", "refused")
-BAD = ("traceback", "abort", "hang", "files-left", "refused-badly", "accepted-invalid")
+BAD = ("traceback", "exit-1", "several-lines", "refused-badly", "stray-temporaries", "files-left", "process-left",
+       "abort", "hang", "accepted-invalid")
 CLASSES = CLEAN + BAD
 KINDS = {
     # kind: share of the cases (every knob and every option is covered once the share allows)
@@ -78,7 +79,12 @@ KINDS = {
     "workload-param": 0.12,
     "knob": 0.18,
     "cli-option": 0.10,
+    "policies": 0.08,
+    "traces": 0.08,
+    "full-disk": 0.05,
 }
+#: the classes that need root (a tmpfs is mounted for each case)
+NEEDS_ROOT = ("full-disk",)
 
 # Values no loader may take whole: the line that refuses them must quote a few characters.
 HUGE_DIGITS = "1234567890" * 10_000          # 100 KB; as a JSON number, past int's 4,300 digits
@@ -164,6 +170,7 @@ class Case:
     invalid: bool = False                     # exit 0 would be accepting garbage
     about: str = ""                           # what was mutated, for the signature
     note: list[str] = field(default_factory=list)   # every mutation, in order
+    mount: str = ""                           # tmpfs options of a file system mounted at {dir}/tiny
 
 
 
@@ -1044,6 +1051,416 @@ def gen_cli_option(rng: random.Random, cat: Catalogue, case: Case, j: int) -> No
         case.note.append("repeated")
 
 
+# ----------------------------------------------------------------------------- Python policies
+
+POLICY_CLASS = "P"
+POLICY_HOOKS = {
+    "select_task_rq": "self, view, task, prev_cpu, wake_flags",
+    "task_tick": "self, view, cpu, curr",
+    "balance": "self, view",
+    "counters": "self",
+}
+# What a hook's body may be: (code, certainly refused when the hook is called). The
+# bodies that move tasks pick a real task and CPU of the view, so that a valid answer is
+# one the engine takes.
+POLICY_BODIES: dict[str, list[tuple[str, bool]]] = {
+    "select_task_rq": [
+        ("return None", False), ("return prev_cpu", False),
+        ("return min(view.cpus_allowed(task))", False),
+        ("return str(prev_cpu)", True), ("return 1.5", True), ("return -1", True), ("return 999", True),
+        ("return 10 ** 30", True), ("return float('nan')", True), ("return [prev_cpu]", True),
+        ("return object()", True), ("return True", False), ("return view", True),
+    ],
+    "task_tick": [
+        ("return None", False), ("return []", False), ("return [(curr, cpu)]", False),
+        ("return 5", True), ("return [(curr,)]", True), ("return [(curr, cpu, 0)]", True),
+        ("return [('a', cpu)]", True), ("return [(curr, 999)]", True), ("return [(10 ** 9, cpu)]", True),
+        ("return [(curr, -1)]", True), ("return {curr: cpu}", False), ("return 'ab'", True),
+        ("return itertools.repeat((curr, cpu))", True), ("return itertools.count()", True),
+        ("return ((curr, cpu) for _ in itertools.count())", True), ("return [(curr, cpu)] * 40000", True),
+        ("return [(curr, cpu)] * 32768", False), ("return range(10 ** 12)", True),
+        ("return iter(lambda: (curr, cpu), None)", True),
+    ],
+    "balance": [
+        ("return None", False), ("return []", False),
+        ("return [(t, view.task_cpu(t)) for t in range(view.nr_tasks)]", False),
+        ("return [(0, 0)] * 40000", True), ("return itertools.repeat((0, 0))", True),
+        ("return ((0, c % view.nr_cpus) for c in itertools.count())", True), ("return [(0, 0)] * 32768", False),
+        ("return [(0, 2 ** 64)]", True), ("return [(-1, 0)]", True), ("return [None]", True),
+        ("return (x for x in [(0, 0), 'bad'])", True), ("return 0", True), ("return b'ab'", True),
+    ],
+    "counters": [
+        ("return {}", False), ("return {'mine': 1}", False), ("return {'mine': 1.5, 'flag': True}", False),
+        ("return []", True), ("return {1: 2}", True), ("return {'x': 'text'}", True),
+        ("return {'x': float('nan')}", True), ("return {'migrations': 1}", True), ("return {'x' * 1000: 1}", False),
+        ("return {'x': 10 ** 30}", True), ("return {f'c{i}': i for i in range(40000)}", True),
+        ("return None", True), ("return {'x': None}", True),
+    ],
+}
+RAISES = ["raise ValueError('hook failed')", "raise SystemExit(3)", "raise SystemExit", "raise KeyboardInterrupt",
+          "1 / 0", "raise RecursionError", "return self.{hook}(*args)", "raise StopIteration",
+          "raise GeneratorExit", "import no_such_module_here", "sys.exit('bye')", "raise BaseException('odd')",
+          "raise MemoryError"]
+IMPORT_ERRORS = ["raise RuntimeError('at import')", "import no_such_module_here", "sys.exit(0)", "sys.exit(5)",
+                 "sys.exit('a message\\nover two lines')", "raise SystemExit", "raise KeyboardInterrupt",
+                 "def (:", "class P(", "\x00", "raise BaseException('odd')", "1 / 0",
+                 "raise ImportError('no', name='x')", "import sys; sys.setrecursionlimit(10); x = [[[[[[[[1]]]]]]]]",
+                 "raise GeneratorExit", "x = 1 +", "\tindented = 1"]
+POLICY_NAMES = [("'mine'", False), ("'x' * 64", False), ("'x' * 65", True), ("'x' * 100_000", True),
+                ("'a\\nb'", True), ("'\\x1b[31mred'", True), ("'tab\\there'", True), ("'nul\\x00'", True),
+                ("''", True), ("5", True), ("None", True), ("'cfs'", True), ("'\\u202eevil'", True),
+                ("' '", True), ("b'bytes'", True), ("'caf\\u00e9'", False)]
+POLICY_BASES = [("'cfs'", False), ("'eas'", False), ("'gts'", False), ("'eass'", True), ("'learning-eas'", True),
+                ("5", True), ("''", True), ("None", False), ("'x' * 100_000", True)]
+MISSPELT = ["balanc", "select_task_rq_fair", "task_tikc", "countres", "selecttaskrq", "balancee", "task_tick_fair",
+            "migrate_task_rq", "dequeue_task", "needs_hmp_load"]
+
+
+def gen_policy(rng: random.Random, cat: Catalogue, case: Case) -> None:
+    """A Python policy file (a hetsched.Policy subclass) with one to three mutations: a hook
+    that raises, returns a wrong type, a huge or endless iterator, has the wrong arity, a
+    misspelled hook, a bad name or base, an error or sys.exit() at import."""
+    hooks = {h: rng.choice([b for b, bad in POLICY_BODIES[h] if not bad])
+             for h in rng.sample(list(POLICY_HOOKS), rng.randint(1, 4))}
+    arity = {h: POLICY_HOOKS[h] for h in hooks}
+    name, base = "'mine'", "'cfs'"
+    header: list[str] = []
+    extra: list[str] = []                    # in the class body
+    tail: list[str] = []                     # after the class
+    cls_line = f"class {POLICY_CLASS}(hetsched.Policy):"
+    spec_cls = POLICY_CLASS
+    hook_bad: dict[str, bool] = {}          # whether each hook as it ends up is certainly refused
+    name_bad = base_bad = other_bad = False
+    ops = ["body", "body", "body", "raise", "raise", "arity", "misspelt", "name", "base", "import", "init",
+           "class", "property", "view-kept"]
+    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        op = rng.choice(ops)
+        if op == "body":
+            h = rng.choice(list(POLICY_HOOKS))
+            body, b = rng.choice(POLICY_BODIES[h])
+            hooks[h], arity[h] = body, POLICY_HOOKS[h]
+            hook_bad[h] = b and h != "task_tick"  # a tick may never come to a fair task
+            case.note.append(f"{h}: {body}")
+            case.about = case.about or f"{h} {body[:30]}"
+        elif op == "raise":
+            h = rng.choice(list(POLICY_HOOKS))
+            body = rng.choice(RAISES).format(hook=h)
+            hooks[h] = body
+            arity[h] = "self, *args" if "*args" in body else POLICY_HOOKS[h]
+            hook_bad[h] = h != "task_tick"
+            case.note.append(f"{h} raises: {body}")
+            case.about = case.about or f"{h}: {body[:30]}"
+        elif op == "arity":
+            h = rng.choice(list(POLICY_HOOKS))
+            a = rng.choice(["self", "self, view", "self, a, b, c, d, e, f", "view, task", "self, *args, **kw",
+                            "self, view, task, prev_cpu, wake_flags, extra", "", "self, *, view"])
+            hooks.setdefault(h, rng.choice([b for b, x in POLICY_BODIES[h] if not x]))
+            if "*args" in a:
+                hooks[h] = "return None" if h != "counters" else "return {}"
+            elif any(w not in a for w in ("view", "task", "cpu", "curr", "prev_cpu") if w in hooks[h]):
+                hooks[h] = "return None" if h != "counters" else "return {}"
+            arity[h] = a
+            hook_bad[h] = "*args" not in a and a != POLICY_HOOKS[h] and h != "task_tick"
+            case.note.append(f"def {h}({a})")
+            case.about = case.about or f"{h} arity ({a[:20]})"
+        elif op == "misspelt":
+            m = rng.choice(MISSPELT)
+            extra += [f"    def {m}(self, *args):", "        return None"]
+            other_bad = True
+            case.note.append(f"a method {m}")
+            case.about = case.about or f"method {m}"
+        elif op == "name":
+            name, name_bad = rng.choice(POLICY_NAMES)
+            case.note.append(f"name = {name}")
+            case.about = case.about or f"name = {name[:20]}"
+        elif op == "base":
+            base, base_bad = rng.choice(POLICY_BASES)
+            case.note.append(f"base = {base}")
+            case.about = case.about or f"base = {base[:20]}"
+        elif op == "import":
+            e = rng.choice(IMPORT_ERRORS)
+            (header if rng.random() < 0.5 else tail).append(e)
+            other_bad = other_bad or e != "sys.exit(0)"
+            case.note.append(f"at import: {e!r}")
+            case.about = case.about or f"import: {e[:30]}"
+        elif op == "init":
+            init = rng.choice(["def __init__(self, needed):\n        pass",
+                               "def __init__(self):\n        raise RuntimeError('no')",
+                               "def __init__(self):\n        sys.exit(4)",
+                               "def __new__(cls):\n        return 5"])
+            extra.append("    " + init)
+            other_bad = True
+            case.note.append(init.splitlines()[0].strip())
+            case.about = case.about or init.splitlines()[0].strip()[:30]
+        elif op == "class":
+            how = rng.choice(["missing", "not-a-policy", "function", "empty-name"])
+            if how == "missing":
+                spec_cls = "Q"
+            elif how == "not-a-policy":
+                cls_line = f"class {POLICY_CLASS}:"
+            elif how == "function":
+                tail.append(f"{POLICY_CLASS} = len")
+            else:
+                spec_cls = ""
+            other_bad = True
+            case.note.append(f"class {how}")
+            case.about = case.about or f"class {how}"
+        elif op == "property":
+            attr = rng.choice(["name", "base"])
+            extra += ["    @property", f"    def {attr}(self):", "        raise RuntimeError('unreadable')"]
+            other_bad = True
+            case.note.append(f"{attr} property raises")
+            case.about = case.about or f"{attr} raises"
+        else:
+            hooks["balance"] = "self.kept = view\n        return None"
+            hooks["counters"] = "return {'cpus': self.kept.nr_cpus} if hasattr(self, 'kept') else {}"
+            arity["balance"], arity["counters"] = POLICY_HOOKS["balance"], POLICY_HOOKS["counters"]
+            hook_bad["balance"] = hook_bad["counters"] = False
+            case.note.append("a view kept past its call")
+            case.about = case.about or "view kept"
+    lines = ["import itertools", "import sys", "", "import hetsched", "", *header, "", cls_line,
+             f"    name = {name}", f"    base = {base}"]
+    for h, body in hooks.items():
+        lines += ["", f"    def {h}({arity.get(h, POLICY_HOOKS[h])}):", f"        {body}"]
+    lines += ["", *extra, "", *tail, ""]
+    case.files["pol.py"] = "\n".join(lines).encode("utf-8", "surrogatepass")
+    kept_view = hooks.get("balance", "").startswith("self.kept") and "self.kept" in hooks.get("counters", "")
+    case.invalid = any(hook_bad.values()) or name_bad or base_bad or other_bad or kept_view
+    spec = "{dir}/pol.py:" + spec_cls
+    plat = rng.choice([PLATFORM, "gs101"])
+    r = rng.random()
+    if r < 0.7:
+        case.command = "run"
+        case.args = ["run", "--platform", plat, "--workload", RUN_WORKLOAD, "--duration", rng.choice(["0.2", "0.5"]),
+                     "--no-lower-bound", "--scheduler", spec, "--out", "{dir}/out"]
+    elif r < 0.85:
+        case.command = "compare"
+        case.args = ["compare", "--platform", plat, "--workload", RUN_WORKLOAD, "--scheduler", "cfs",
+                     "--scheduler", spec, "--seeds", "1", "--duration", "0.2", "--out", "{dir}/out"]
+    else:
+        case.command = "replay"
+        case.files["trace.txt"] = synthetic_trace(3, 40).encode()
+        case.args = ["replay", "{dir}/trace.txt", "--platform", plat, "--duration", "0.3", "--scheduler", spec,
+                     "--out", "{dir}/out"]
+
+
+# ----------------------------------------------------------------------------- impossible traces
+
+def small_traces() -> list[Path]:
+    """The small real traces this script mutates (under 400 KB), and the tests' own."""
+    out = [p for p in sorted(TRACE_DIR.glob("*")) if p.is_file() and p.stat().st_size < 400_000
+           and p.suffix in (".txt", ".html", ".trace")]
+    out += sorted((REPO / "tests" / "data" / "fuzz_corpus").glob("*.trace"))
+    out += sorted((REPO / "tests" / "data" / "systrace").glob("*.html"))
+    return out
+
+
+SWITCH_RE = re.compile(r"^(?P<pre>.*?\[)(?P<cpu>\d+)(?P<mid>\].*?\s)(?P<ts>\d+\.\d+)(?P<post>:\s.*)$")
+
+
+def switch_line(cpu: int, ts: float, prev: tuple[int, str], nxt: tuple[int, str], state: str = "S") -> str:
+    return (f"     {prev[1]}-{prev[0]}   [{cpu:03d}] d..3 {ts:.6f}: sched_switch: prev_comm={prev[1]} "
+            f"prev_pid={prev[0]} prev_prio=120 prev_state={state} ==> next_comm={nxt[1]} next_pid={nxt[0]} "
+            "next_prio=120")
+
+
+def mutate_kernel_trace(rng: random.Random, lines: list[str], case: Case) -> list[str]:
+    """One edit the kernel cannot have made, or plain damage."""
+    ev = [i for i, ln in enumerate(lines) if SWITCH_RE.match(ln) and ": sched_" in ln]
+    op = rng.choice(["backwards", "backwards", "two-cpus", "two-cpus", "cpu-beyond", "cpu-beyond", "garbage",
+                     "binary", "truncate", "swap", "header"])
+    if not ev and op in ("backwards", "two-cpus", "cpu-beyond", "swap"):
+        op = "garbage"
+    if op == "backwards":
+        i = rng.choice(ev)
+        m = SWITCH_RE.match(lines[i])
+        ts = float(m["ts"]) - rng.choice([0.000001, 0.001, 1.0, 1e6])
+        lines[i] = f"{m['pre']}{m['cpu']}{m['mid']}{max(ts, 0):.6f}{m['post']}"
+        case.note.append(f"line {i + 1}: time back to {max(ts, 0):.6f}")
+        case.about = case.about or "time backwards"
+    elif op == "two-cpus":
+        i = rng.choice(ev)
+        m = SWITCH_RE.match(lines[i])
+        nxt = re.search(r"next_comm=(\S*) next_pid=(\d+)", lines[i])
+        if nxt:
+            other = (int(m["cpu"]) + 1) % 2
+            ts = float(m["ts"]) + 0.000001
+            lines.insert(i + 1, switch_line(other, ts, (0, f"swapper/{other}"), (int(nxt[2]), nxt[1] or "x"), "R"))
+            case.note.append(f"line {i + 2}: pid {nxt[2]} also switched in on CPU {other}")
+            case.about = case.about or "a pid on two CPUs"
+    elif op == "cpu-beyond":
+        i = rng.choice(ev)
+        m = SWITCH_RE.match(lines[i])
+        cpu = rng.choice([2, 4, 8, 63, 64, 1023, 4096, 99999])
+        lines[i] = f"{m['pre']}{cpu:03d}{m['mid']}{m['ts']}{m['post']}"
+        if rng.random() < 0.5:
+            lines.insert(0, rng.choice(["cpus=2", "# entries-in-buffer/entries-written: 10/10   #P:2"]))
+            case.note.append("a header of 2 CPUs")
+        case.note.append(f"line {i + 1}: CPU {cpu}")
+        case.about = case.about or "a CPU beyond the header"
+    elif op == "garbage":
+        k = rng.randrange(len(lines) + 1)
+        g = rng.choice(["garbage", "\x00" * 50, "\ufffd\ufffd", "[000] 1.0: sched_switch:", "-" * 9000,
+                        "x-1 [000] d..3 1.000000: sched_switch: prev_comm=x prev_pid=1 ==> next_pid=",
+                        "x-1 [000] d..3 nan: sched_wakeup: comm=x pid=1", "<script>", "version = 6"])
+        lines[k:k] = [g] * rng.choice([1, 1, 10, 1000])
+        case.note.append(f"garbage lines at {k + 1}: {g[:30]!r}")
+    elif op == "binary":
+        k = rng.randrange(len(lines) + 1)
+        lines.insert(k, bytes(rng.randrange(256) for _ in range(200)).decode("latin-1"))
+        case.note.append(f"binary line at {k + 1}")
+    elif op == "truncate":
+        k = rng.randrange(len(lines) + 1)
+        cut = lines[:k]
+        if cut:
+            cut[-1] = cut[-1][:rng.randrange(len(cut[-1]) + 1)]
+        lines = cut
+        case.note.append(f"cut at line {k}")
+    elif op == "swap":
+        i, j = rng.choice(ev), rng.choice(ev)
+        lines[i], lines[j] = lines[j], lines[i]
+        case.note.append(f"lines {i + 1} and {j + 1} swapped")
+        case.about = case.about or "two events swapped"
+    else:
+        lines.insert(0, rng.choice(["version = 6", "cpus=0", "cpus=-1", "cpus=99999999999", "cpus=abc",
+                                    "# entries-in-buffer/entries-written: 0/0   #P:0", "# tracer: nop",
+                                    "# hetsched-record: {\"cpus\": 1, \"platform\": \"host\"}"]))
+        case.note.append(f"header {lines[0][:40]!r}")
+    return lines
+
+
+def gen_kernel_trace(rng: random.Random, cat: Catalogue, case: Case) -> None:
+    """A small trace (real or synthetic) with what the kernel cannot write (time back on a
+    CPU, a pid on two CPUs, a CPU past the header's count), damage (garbage, binary,
+    truncation), gzip of it or of garbage, or a small gzip bomb; replayed or measured
+    (trace-stats), with or without --repair."""
+    srcs = small_traces()
+    if srcs and rng.random() < 0.6:
+        src = rng.choice(srcs)
+        text = src.read_text(errors="replace")
+        lines = text.splitlines()
+        if len(lines) > 600 and not src.name.endswith(".html"):
+            lines = lines[:600]
+        name = src.name
+    else:
+        lines = synthetic_trace(rng.randint(2, 6), rng.randint(10, 120)).splitlines()
+        if rng.random() < 0.5:
+            lines.insert(0, rng.choice(["cpus=2", "version = 6\ncpus=2"]))
+        name = "synthetic"
+    case.note.append(f"from {name}")
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        lines = mutate_kernel_trace(rng, lines, case)
+    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+    fname = "trace.html" if name.endswith(".html") else "trace.txt"
+    r = rng.random()
+    if r < 0.08:
+        data = gzip.compress(bytes(rng.randrange(256) for _ in range(rng.choice([10, 1000, 50_000]))), mtime=0)
+        fname = "trace.txt.gz"
+        case.note.append("gzip of garbage")
+        case.about = case.about or "gzip of garbage"
+    elif r < 0.16:
+        # a small bomb: a few MB expanded from a few KB (never more than 8 MB here)
+        unit = rng.choice([b"\x00", b"\n", b"a", (lines[-1] + "\n").encode("utf-8", "replace") if lines else b"x\n"])
+        size = rng.choice([1 << 20, 4 << 20, 8 << 20])
+        data = gzip.compress(unit * (size // len(unit)), compresslevel=9, mtime=0)
+        fname = "trace.txt.gz"
+        case.note.append(f"gzip bomb of {size >> 20} MB of {unit[:10]!r}")
+        case.about = case.about or "gzip bomb"
+    elif r < 0.28:
+        data = gzip.compress(data, mtime=0)
+        how = rng.choice(["whole", "cut", "trailing garbage", "two members"])
+        if how == "cut":
+            data = data[:rng.randrange(1, len(data))]
+        elif how == "trailing garbage":
+            data += b"\x1f\x8b" + bytes(rng.randrange(256) for _ in range(20))
+        elif how == "two members":
+            data += data
+        fname = "trace.txt.gz"
+        case.note.append(f"gzip, {how}")
+    case.files[fname] = data
+    repair = rng.random() < 0.5
+    if repair:
+        case.note.append("--repair")
+    f = "{dir}/" + fname
+    if rng.random() < 0.55:
+        case.command = "replay"
+        case.args = ["replay", f, "--platform", rng.choice([PLATFORM, "gs101"]), "--duration",
+                     rng.choice(["0.2", "0.5"]), "--out", "{dir}/out"]
+        for opt in ("--trace", "--write-spec", "--figures"):
+            if rng.random() < 0.1:
+                case.args.append(opt)
+    else:
+        case.command = "trace-stats"
+        case.args = ["trace-stats", f]
+        if rng.random() < 0.2:
+            case.files["ok.txt"] = synthetic_trace(3, 30).encode()
+            case.args.append("{dir}/ok.txt")
+        if rng.random() < 0.3:
+            case.args += ["--format", rng.choice(["json", "csv", "table"])]
+        if rng.random() < 0.2:
+            case.args += ["--platform", rng.choice([PLATFORM, "gs101"])]
+    if repair:
+        case.args.append("--repair")
+
+
+# ----------------------------------------------------------------------------- a full disk
+
+TINY_SIZES = ["4k", "16k", "32k", "64k", "64k", "128k", "256k", "1m"]
+
+
+def gen_full_disk(rng: random.Random, cat: Catalogue, case: Case) -> None:
+    """Outputs written to a tiny tmpfs mounted at the case's ``tiny`` (root only): run,
+    replay or compare with --trace, --timeseries, --plot, --write-spec; the disk sometimes
+    out of inodes, read-only, partly filled, or holding an earlier run's files."""
+    opts = f"size={rng.choice(TINY_SIZES)}"
+    r = rng.random()
+    if r < 0.1:
+        opts = f"size=1m,nr_inodes={rng.choice([2, 3, 5, 8])}"
+    elif r < 0.15:
+        opts += ",ro"
+    case.mount = opts
+    case.note.append(f"tmpfs {opts}")
+    case.about = opts
+    out = rng.choice(["{dir}/tiny/o", "{dir}/tiny/o", "{dir}/tiny", "{dir}/tiny/a/b/o"])
+    if "ro" not in opts.split(","):
+        if rng.random() < 0.25:
+            fill = rng.choice([1, 2, 8, 14, 30]) * 1024
+            case.files["tiny/filler"] = b"f" * fill
+            case.note.append(f"{fill >> 10} KB already used")
+        if rng.random() < 0.2 and out.endswith("/o"):
+            # an earlier run's files in OUT, which this run replaces or removes
+            rel = out[len("{dir}/"):]
+            case.files[f"{rel}/result.json"] = b"{}\n"
+            case.files[f"{rel}/trace.txt"] = b"old\n"
+            case.files[f"{rel}/timeseries.csv"] = b"t\n"
+            case.note.append("an earlier run's files in OUT")
+    cmd = rng.choice(["run", "run", "run", "replay", "compare"])
+    case.command = cmd
+    if cmd == "run":
+        args = ["run", "--platform", PLATFORM, "--workload", RUN_WORKLOAD, "--duration",
+                rng.choice(["0.2", "0.5", "1"]), "--no-lower-bound", "--out", out]
+        if rng.random() < 0.5:
+            args += ["--trace", "--trace-format", rng.choice(["perfetto", "ftrace", "json"])]
+        if rng.random() < 0.5:
+            args.append("--timeseries")
+        if rng.random() < 0.3:
+            args.append("--plot")
+    elif cmd == "replay":
+        case.files["trace.txt"] = synthetic_trace(4, 80).encode()
+        args = ["replay", "{dir}/trace.txt", "--platform", PLATFORM, "--duration", "0.3", "--out", out]
+        for opt in ("--trace", "--write-spec", "--figures"):
+            if rng.random() < 0.3:
+                args.append(opt)
+    else:
+        args = ["compare", "--platform", PLATFORM, "--workload", RUN_WORKLOAD, "--scheduler", "cfs", "--scheduler",
+                "eas", "--seeds", "1", "--duration", "0.2", "--out", out]
+        if rng.random() < 0.3:
+            args.append("--plot")
+    case.args = args
+    case.note.append(" ".join([cmd] + [a for a in args if a in ("--trace", "--timeseries", "--plot", "--write-spec",
+                                                                "--figures")]))
+
+
 GENERATORS: dict[str, Callable[..., None]] = {
     "platform-json": lambda rng, cat, case, j: gen_platform(rng, cat, case),
     "rtapp-json": lambda rng, cat, case, j: gen_rtapp(rng, cat, case),
@@ -1052,6 +1469,9 @@ GENERATORS: dict[str, Callable[..., None]] = {
     "workload-param": gen_workload_param,
     "knob": gen_knob,
     "cli-option": gen_cli_option,
+    "policies": lambda rng, cat, case, j: gen_policy(rng, cat, case),
+    "traces": lambda rng, cat, case, j: gen_kernel_trace(rng, cat, case),
+    "full-disk": lambda rng, cat, case, j: gen_full_disk(rng, cat, case),
 }
 
 
@@ -1132,6 +1552,9 @@ def names_a_source(msg: str, case: Case, argv: list[str], d: Path) -> bool:
     return any(c in msg for c in cands)
 
 
+PROGRESS_RE = re.compile(r"^compare: \d+/\d+ runs, \S+ seed \d+ done$")
+
+
 def classify(case: Case, rc: int | None, stderr: str, timed_out: bool, left: set[str], argv: list[str],
              d: Path) -> tuple[str, str]:
     """(class, why) of one finished case."""
@@ -1144,17 +1567,30 @@ def classify(case: Case, rc: int | None, stderr: str, timed_out: bool, left: set
             return "abort", f"killed by signal {-rc}"
     if rc > 128:
         return "abort", f"exit status {rc}"
-    if "Traceback" in stderr or rc == 1:
-        return "traceback", "a traceback" if "Traceback" in stderr else "exit status 1"
+    if "Traceback" in stderr:
+        return "traceback", "a traceback"
+    if rc == 1:
+        return "exit-1", "exit status 1"
+    stray = sorted(f for f in left if ".tmp-" in Path(f).name)
+    if stray:
+        return "stray-temporaries", "left " + ", ".join(stray[:5])
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    # the one line, beside warnings and compare's progress lines
+    errors = [ln for ln in lines if not ln.startswith("hetsched: warning: ") and not PROGRESS_RE.match(ln)]
     if rc != 0 and left:
-        return "files-left", "left " + ", ".join(sorted(left)[:5])
+        # what the one line says it kept (an earlier step's files) may stay
+        kept = errors[0].partition("; kept ")[2] if len(errors) == 1 else ""
+        left = {f for f in left if not (kept and str(d / f) in kept)
+                and not any(str(d / g).startswith(str(d / f) + "/") and str(d / g) in kept for g in left)}
+        if left:
+            return "files-left", "left " + ", ".join(sorted(left)[:5])
     if rc == 0:
         return ("accepted-invalid", "exit 0 for an invalid value") if case.invalid else ("ok", "")
-    lines = [ln for ln in stderr.splitlines() if ln.strip()]
     if rc != 2:
         return "refused-badly", f"exit status {rc}"
-    if len(lines) != 1:
-        return "refused-badly", f"{len(lines)} lines on stderr"
+    if len(errors) != 1:
+        return "several-lines", f"{len(errors)} lines on stderr"
+    lines = errors
     line = lines[0]
     if not line.startswith("hetsched: error: "):
         return "refused-badly", "not a 'hetsched: error:' line"
@@ -1197,8 +1633,12 @@ def signature(cls: str, why: str, case: Case, stderr: str, d: Path) -> str:
         return f"files-left: {case.command} {normalise(why, d)}"
     if cls == "accepted-invalid":
         return f"accepted-invalid: {case.kind} {normalise(case.about)}"
-    line = lines[0] if lines else ""
-    return f"refused-badly ({normalise(why)}): {case.command}: {normalise(line, d)[:100]}"
+    if cls in ("stray-temporaries", "process-left"):
+        return f"{cls}: {case.command} {case.kind} {normalise(why, d)}"
+    if cls == "exit-1":
+        return f"exit-1: {case.command}: {normalise(lines[-1] if lines else '', d)[:100]}"
+    line = " | ".join(lines[:3]) if cls == "several-lines" else lines[0] if lines else ""
+    return f"{cls} ({normalise(why)}): {case.command}: {normalise(line, d)[:100]}"
 
 
 @dataclass
@@ -1215,17 +1655,57 @@ class Outcome:
     input_bytes: int = 0
 
 
+def mount_tiny(d: Path, opts: str) -> str:
+    """A tmpfs of ``opts`` at ``d/tiny`` (a read-only one is mounted writable, filled,
+    then remounted); '' or why it could not be mounted."""
+    (d / "tiny").mkdir(parents=True, exist_ok=True)
+    rw = ",".join(o for o in opts.split(",") if o != "ro")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", rw, "tmpfs", str(d / "tiny")], capture_output=True, text=True)
+    return r.stderr.strip() or ("" if r.returncode == 0 else f"mount exit status {r.returncode}")
+
+
+def unmount_tiny(d: Path) -> None:
+    t = d / "tiny"
+    if subprocess.run(["umount", str(t)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(t)], capture_output=True)
+    try:
+        t.rmdir()
+    except OSError:
+        pass
+
+
 def prepare(case: Case, d: Path) -> list[str]:
     d.mkdir(parents=True, exist_ok=True)
     for name, data in case.files.items():
-        (d / name).write_bytes(data)
+        try:
+            (d / name).parent.mkdir(parents=True, exist_ok=True)
+            (d / name).write_bytes(data)
+        except OSError:
+            if not name.startswith("tiny/"):
+                raise
+            # a tiny file system filled before the command: what fitted stays
     for name in case.dirs:
         (d / name).mkdir(exist_ok=True)
     return [a.replace("{dir}", str(d)) for a in case.args]
 
 
 def run_case(case: Case, d: Path, timeout: float, mem: int, env: dict[str, str]) -> Outcome:
+    if case.mount:
+        d.mkdir(parents=True, exist_ok=True)
+        why = mount_tiny(d, case.mount)
+        if why:
+            return Outcome(case, "ok", f"not run: {why}", None, 0.0, [], "", "")
+    try:
+        return _run_case(case, d, timeout, mem, env)
+    finally:
+        if case.mount:
+            unmount_tiny(d)
+
+
+def _run_case(case: Case, d: Path, timeout: float, mem: int, env: dict[str, str]) -> Outcome:
     argv = prepare(case, d)
+    if "ro" in case.mount.split(","):
+        subprocess.run(["mount", "-o", "remount,ro", str(d / "tiny")], capture_output=True)
     before = tree_listing(d)
     t0 = time.monotonic()
     timed_out = False
@@ -1245,16 +1725,30 @@ def run_case(case: Case, d: Path, timeout: float, mem: int, env: dict[str, str])
             pass
         out, err = proc.communicate()
     wall = time.monotonic() - t0
+    left_running = False
     if not timed_out:
-        try:  # a sweep's workers may outlive it for a moment
-            os.killpg(proc.pid, 0)
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        # a sweep's workers may outlive it for a moment; one still there after a second
+        # is left behind
+        deadline = time.monotonic() + 1.0
+        while True:
+            try:
+                os.killpg(proc.pid, 0)
+            except (ProcessLookupError, PermissionError):
+                break
+            if time.monotonic() > deadline:
+                left_running = True
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                break
+            time.sleep(0.02)
     stderr = err.decode("utf-8", "replace")
     stdout = out.decode("utf-8", "replace")
     left = tree_listing(d) - before
     cls, why = classify(case, proc.returncode, stderr, timed_out, left, argv, d)
+    if left_running and cls in CLEAN:
+        cls, why = "process-left", "a process of its group still ran a second after it ended"
     o = Outcome(case, cls, why, proc.returncode, wall, argv, stderr, stdout,
                 input_bytes=sum(len(v) for v in case.files.values()))
     if cls not in CLEAN:
@@ -1282,6 +1776,20 @@ def summary_table(rows: list[Outcome], key: Callable[[Outcome], str], title: str
     return "\n".join(out)
 
 
+def class_table(rows: list[Outcome]) -> str:
+    """Per input class: cases, passes (ok or refused), and the failures by kind."""
+    kinds = [c for c in BAD if any(o.cls == c for o in rows)]
+    head = ["class", "cases", "passes", *kinds] if kinds else ["class", "cases", "passes", "failures"]
+    body = []
+    for k in sorted({o.case.kind for o in rows}) + ["all"]:
+        sel = [o for o in rows if k in ("all", o.case.kind)]
+        body.append([k, len(sel), sum(o.cls in CLEAN for o in sel)]
+                    + ([sum(o.cls == c for o in sel) for c in kinds] if kinds else [0]))
+    widths = [max(len(str(r[i])) for r in [head, *body]) + 2 for i in range(len(head))]
+    fmt = lambda r: str(r[0]).ljust(widths[0]) + "".join(str(v).rjust(w) for v, w in zip(r[1:], widths[1:]))
+    return "\n".join(["by input class: cases, passes and failures by kind", fmt(head), *map(fmt, body)])
+
+
 def reproducer(o: Outcome) -> str:
     import shlex
 
@@ -1298,8 +1806,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=20.0, help="wall seconds a case may take: past it, hang [20]")
     ap.add_argument("--mem-mb", type=int, default=2048, help="address-space limit of a case, MB [2048]")
     ap.add_argument("--out", type=Path, default=Path("/tmp/hetsched-fuzz"), help="results directory")
+    ap.add_argument("--classes", metavar="CLASS,...",
+                    help=f"input classes to run, comma-separated [all: {','.join(KINDS)}; full-disk only as root]")
     ap.add_argument("--only", choices=sorted(KINDS), action="append",
-                    help="only cases of this input kind (repeatable)")
+                    help="only cases of this input class (repeatable; as --classes)")
     ap.add_argument("--case", action="append", default=[], metavar="KIND-J",
                     help="run only this case (repeatable); with -v its stderr is printed whole")
     ap.add_argument("--keep", action="store_true", help="keep the directory of every case, clean ones too")
@@ -1308,6 +1818,19 @@ def main(argv: list[str] | None = None) -> int:
     ns = ap.parse_args(argv)
 
     cat = load_catalogue()
+    classes = list(ns.only or [])
+    for c in (ns.classes or "").split(","):
+        if c.strip() and c.strip() not in KINDS:
+            ap.error(f"--classes {ns.classes}: {c.strip()!r} is not one of {', '.join(KINDS)}")
+        if c.strip() and c.strip() not in classes:
+            classes.append(c.strip())
+    root = os.geteuid() == 0 and shutil.which("mount") is not None
+    if not classes:
+        classes = [k for k in KINDS if root or k not in NEEDS_ROOT]
+        if not root:
+            print(f"not root: {', '.join(NEEDS_ROOT)} left out (a tmpfs is mounted for each case)", file=sys.stderr)
+    elif not root and any(k in NEEDS_ROOT for k in classes):
+        ap.error(f"--classes {', '.join(k for k in classes if k in NEEDS_ROOT)}: needs root (mounts a tmpfs)")
     if ns.case:
         plan = []
         for c in ns.case:
@@ -1316,7 +1839,7 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error(f"--case {c}: expected KIND-J, KIND one of {', '.join(KINDS)}")
             plan.append((kind, int(j)))
     else:
-        plan = schedule(ns.cases, ns.only or list(KINDS))
+        plan = schedule(ns.cases, classes)
     if ns.list:
         import shlex
 
@@ -1398,6 +1921,7 @@ def main(argv: list[str] | None = None) -> int:
             "  ".join(f"{c} {sum(o.cls == c for o in results)}" for c in CLASSES), "",
             summary_table(results, lambda o: o.case.command, "command"), "",
             summary_table(results, lambda o: o.case.kind, "input kind"), "",
+            class_table(results), "",
             f"{len(sigs)} distinct failure signatures (count, first case, smallest reproducer):"]
     for sig, os_ in sorted(sigs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         small = min(os_, key=lambda o: (o.input_bytes + sum(map(len, o.argv)), o.case.name))
