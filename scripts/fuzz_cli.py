@@ -4,6 +4,7 @@
     python scripts/fuzz_cli.py                          # 1,200 cases, seed 0, 2 at a time
     python scripts/fuzz_cli.py --cases 300 --only rtapp-json --out /tmp/fuzz-rtapp
     python scripts/fuzz_cli.py --case knob-17 -v        # one case again, its stderr in full
+    python scripts/fuzz_cli.py --classes policies,traces --cases 300 --out /tmp/fuzz-new
 
 Every case is one ``hetsched`` invocation (run, compare, sweep, replay, em, platforms,
 knobs, workloads, schedulers, record, reproduce) with a mutated input: a built-in platform
@@ -12,7 +13,14 @@ integers, deletions, duplicated keys, 1,000-level nesting, truncation, bytes tha
 UTF-8, 100 KB strings), an edge value for one parameter of a built-in workload, for one
 knob, or for one option of one command. The catalogue (workloads, knobs, commands and
 their options) is read from the installed hetsched itself, so a new knob or option is
-fuzzed without a change here.
+fuzzed without a change here. Three more classes: ``policies`` (a Python policy file,
+``--scheduler FILE.py:CLASS``, mutated: hooks that raise, return the wrong type or an
+endless iterator, wrong arities, misspelt hooks, bad names or bases, errors or sys.exit()
+at import), ``traces`` (what the kernel cannot write: time back on a CPU, a pid on two CPUs,
+a CPU past the header; garbage, truncation, gzip of garbage, a gzip bomb of at most 8 MB;
+replay and trace-stats, with and without --repair) and ``full-disk`` (outputs of run,
+replay and compare on a tmpfs of 4 KB to 1 MB mounted for the case, out of inodes or
+read-only: root only).
 
 Each case runs in a subprocess of its own session, in a fresh directory (its ``--out``
 is a fresh ``out`` inside it), with a wall-time limit (a case past it is killed: hang) and
@@ -23,20 +31,27 @@ an address-space limit (RLIMIT_AS). How it ends is one class:
                    option or file the value came from
   refused-badly    exit 2 (or another status) but several lines, no source named, or the
                    line echoes a 100 KB value
-  traceback        ``Traceback`` on stderr, or exit 1
+  traceback        ``Traceback`` on stderr
+  exit-1           exit status 1 without a traceback
+  several-lines    exit 2 with more than one line (warnings and compare's progress aside)
+  stray-temporaries  a ``.tmp-`` file or directory left, whatever the exit status
+  process-left     a process of the case's session still there a second after it ended
   abort            killed by a signal (not the driver's), or exit > 128
   hang             still running at the time limit
-  files-left       a non-zero exit that left files in its directory (its --out)
+  files-left       a non-zero exit that left files in its directory (its --out) that its
+                   line does not say it kept
   accepted-invalid exit 0 for a value that is certainly invalid (NaN, inf, outside the
                    declared range of a workload parameter or knob, a name not registered)
 
+``--classes`` runs some of the input classes (default: all; full-disk only as root), and
+the summary has a table per class: cases, passes (ok or refused), failures by kind.
 Cases are named KIND-J and seeded by (seed, KIND, J) alone, so ``--case`` regenerates
 one exactly, whatever ``--cases`` or ``--only``. The results directory gets summary.txt
 (counts per class, per command and per input kind, and the distinct failure
 signatures), cases.jsonl (every case), failures.jsonl (every case not ok/refused: the
 command line, the kept input files, the stderr tail) and cases/KIND-J/ (the inputs, stdout
 and stderr of each of those). Exit status 1 if any case is traceback, abort, hang,
-files-left, refused-badly or accepted-invalid. docs/robustness.md has the budgets.
+anything but ok or refused. docs/robustness.md has the budgets.
 """
 
 from __future__ import annotations
