@@ -95,7 +95,15 @@ def test_the_corpus_files_and_the_manifest_agree():
     assert {p.name for p in CORPUS.iterdir()} - {"manifest.json"} == named
 
 
-@pytest.mark.parametrize("case", MANIFEST, ids=[c["name"] for c in MANIFEST])
+def _param(case: dict):
+    """A case, or one the product still fails (``known_failure``: why), expected to fail
+    until it is fixed: strict, so that the fix shows and the mark is taken off."""
+    if case.get("known_failure"):
+        return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=case["known_failure"]))
+    return case
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in MANIFEST], ids=[c["name"] for c in MANIFEST])
 def test_corpus_case_ends_as_expected(case, corpus_runs):
     rc, stdout, stderr, d = corpus_runs[case["name"]]
     assert rc is not None, f"still running after {CASE_TIMEOUT_S} s (a hang); stderr so far: {stderr[-500:]}"

@@ -1,0 +1,6 @@
+import hetsched
+
+
+class P(hetsched.Policy):
+    def select_task_rq(self, view, task, prev_cpu, wake_flags):
+        raise BaseException("odd")
