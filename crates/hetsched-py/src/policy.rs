@@ -31,7 +31,9 @@ use hetsched_core::features::Knobs;
 use hetsched_core::policies::{SchedPolicy, WakeKind};
 use hetsched_core::workload::Policy as SchedClass;
 use hetsched_core::{SchedView, Sim, TaskId, TaskState};
-use pyo3::exceptions::{PyException, PyGeneratorExit, PyIndexError, PyRuntimeError, PySystemExit, PyTypeError};
+use pyo3::exceptions::{
+    PyException, PyGeneratorExit, PyIndexError, PyKeyboardInterrupt, PyRuntimeError, PySystemExit, PyTypeError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -479,11 +481,7 @@ impl PyPolicy {
             }
         };
         let err = match raised {
-            Some(e)
-                if !e.is_instance_of::<PyException>(py)
-                    && !e.is_instance_of::<PySystemExit>(py)
-                    && !e.is_instance_of::<PyGeneratorExit>(py) =>
-            {
+            Some(e) if is_interruption(py, &e) => {
                 let what = e
                     .get_type(py)
                     .name()
@@ -506,6 +504,38 @@ impl PyPolicy {
             raised: err,
         }
     }
+}
+
+/// Whether what a hook raised is an interruption of the run rather than the policy's own
+/// failure: the CLI's `Interrupted` (its signal handlers raise it), or a KeyboardInterrupt
+/// while SIGINT still has Python's default handler (Ctrl-C's). A KeyboardInterrupt raised
+/// while the CLI's handler is installed, and any other BaseException that is not an
+/// Exception, SystemExit or GeneratorExit, came from the policy's code.
+fn is_interruption(py: Python<'_>, e: &PyErr) -> bool {
+    if e.is_instance_of::<PyException>(py)
+        || e.is_instance_of::<PySystemExit>(py)
+        || e.is_instance_of::<PyGeneratorExit>(py)
+    {
+        return false;
+    }
+    let value = e.value(py);
+    let interrupted = py
+        .import("hetsched.runner")
+        .and_then(|m| m.getattr("Interrupted"))
+        .and_then(|cls| value.is_instance(&cls))
+        .unwrap_or(false);
+    if interrupted {
+        return true;
+    }
+    if e.is_instance_of::<PyKeyboardInterrupt>(py) {
+        let default_handler = || -> PyResult<bool> {
+            let sig = py.import("signal")?;
+            let handler = sig.getattr("getsignal")?.call1((sig.getattr("SIGINT")?,))?;
+            Ok(handler.is(&sig.getattr("default_int_handler")?))
+        };
+        return default_handler().unwrap_or(true);
+    }
+    false
 }
 
 /// A short repr of a value a hook returned, for an error message.
