@@ -40,8 +40,9 @@ struct SdState {
     last_balance: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 enum GroupType {
+    #[default]
     HasSpare = 0,
     FullyBusy = 1,
     MisfitTask = 2,
@@ -79,6 +80,40 @@ struct Sg<'a> {
     max_cap: u64,
     misfit_load: u64,
     avg_load: u64,
+    group_type: GroupType,
+}
+
+/// sd_lb_stats: one domain's statistics in a sched_balance_rq() pass.
+struct SdLbStats<'a> {
+    /// the busiest of the other groups, by update_sd_pick_busiest()
+    busiest: Option<Sg<'a>>,
+    local: Sg<'a>,
+    total_load: u64,
+    total_capacity: u64,
+    /// the domain's load per capacity (set by sched_balance_find_src_group())
+    avg_load: u64,
+    /// rd->overutilized as this pass leaves it
+    overutilized: bool,
+}
+
+/// lb_env: the state of one sched_balance_rq() call, handed from step to step.
+struct LbEnv<'a> {
+    sd: &'a SchedDomain,
+    dst_cpu: usize,
+    idle: IdleType,
+    /// idle != CPU_NOT_IDLE
+    dst_idle: bool,
+    /// the busiest runqueue's CPU, once sched_balance_find_src_rq() found it
+    src_cpu: usize,
+    /// what is left to move, in the unit of `migration_type`
+    imbalance: i64,
+    migration_type: MigrationType,
+    /// this CPU's state at the domain (the kernel keeps it in the sched_domain)
+    st: SdState,
+    /// task_hot()'s window, sysctl_sched_migration_cost
+    migration_cost_ns: u64,
+    /// tasks examined (the domain's `attempts`)
+    attempts: u64,
 }
 
 pub const IMBALANCE_PCT: u64 = 117;
@@ -245,9 +280,12 @@ impl KernelLb {
         task.se.avg.load_avg.max(1)
     }
 
-    /// update_sg_lb_stats(). The group's capacities are capacity_of(), as
-    /// update_cpu_capacity() stores them in sgc (min/max over the group's CPUs).
-    fn group_stats<'a>(v: &SchedView, cpus: &'a [usize], asym: bool, local: bool, dst_idle: bool) -> Sg<'a> {
+    /// update_sg_lb_stats(): one group's load, utilization, runnable and task sums, its
+    /// idle CPUs and capacities, its misfit load, then its group_classify() type and, for
+    /// an overloaded group only, its avg_load. The capacities are capacity_of(), as
+    /// update_cpu_capacity() stores them in sgc (min/max over the group's CPUs). The local
+    /// group's misfit load stays 0: only a remote group's misfit task can be pulled.
+    fn update_sg_lb_stats<'a>(v: &SchedView, cpus: &'a [usize], asym: bool, local: bool, dst_idle: bool) -> Sg<'a> {
         let mut g = Sg {
             cpus,
             min_cap: u64::MAX,
@@ -279,10 +317,16 @@ impl KernelLb {
                 g.misfit_load = g.misfit_load.max(rq.cfs.avg.load_avg);
             }
         }
+        g.group_type = Self::group_classify(&g);
+        if g.group_type == GroupType::Overloaded {
+            g.avg_load = g.load * 1024 / g.cap.max(1); // computed for overloaded groups only
+        }
         g
     }
 
-    fn has_capacity(g: &Sg<'_>) -> bool {
+    /// group_has_capacity(): fewer tasks than CPUs, or neither runnable nor util above
+    /// the capacity by imbalance_pct.
+    fn group_has_capacity(g: &Sg<'_>) -> bool {
         let w = g.cpus.len() as u64;
         if g.nr < w {
             return true;
@@ -293,51 +337,179 @@ impl KernelLb {
         g.cap * 100 > g.util * IMBALANCE_PCT
     }
 
-    fn classify(g: &Sg<'_>) -> GroupType {
+    /// group_classify(): overloaded, misfit, fully busy or with spare capacity (no asym
+    /// packing, no `imbalanced` type; see the module doc).
+    fn group_classify(g: &Sg<'_>) -> GroupType {
         let w = g.cpus.len() as u64;
         let overloaded = g.nr > w && (g.cap * 100 < g.util * IMBALANCE_PCT || g.cap * IMBALANCE_PCT < g.runnable * 100);
         if overloaded {
             GroupType::Overloaded
         } else if g.misfit_load > 0 {
             GroupType::MisfitTask
-        } else if !Self::has_capacity(g) {
+        } else if !Self::group_has_capacity(g) {
             GroupType::FullyBusy
         } else {
             GroupType::HasSpare
         }
     }
 
-    /// sched_balance_rq() for `dst` at domain `d`: the actions and whether an imbalance
-    /// was found and acted on.
-    fn balance_domain(&mut self, v: &SchedView, dst: usize, li: usize, idle: IdleType) -> Vec<LbAction> {
-        let (d, mut st) = self.levels[dst][li];
+    /// should_we_balance(): a newly idle CPU always balances; otherwise only the first
+    /// idle CPU of the local group does, or its first CPU when none is idle, so that one
+    /// CPU per group does the work.
+    #[inline]
+    fn should_we_balance(v: &SchedView, local_cpus: &[usize], dst: usize, idle: IdleType) -> bool {
+        if idle == IdleType::NewlyIdle {
+            return true;
+        }
+        let first = local_cpus
+            .iter()
+            .copied()
+            .find(|&c| v.idle_cpu(c))
+            .unwrap_or(local_cpus[0]);
+        first == dst
+    }
+
+    /// sched_balance_rq() (load_balance() before v6.10) for `dst` at its domain level
+    /// `li`: should_we_balance(), the busiest group and its imbalance, the busiest runqueue,
+    /// detach_tasks(), and an active balance when nothing could be detached; then the
+    /// domain's nr_balance_failed and balance_interval, and its attempts and successes.
+    /// Returns the migrations, none when the domain was found balanced.
+    fn sched_balance_rq(&mut self, v: &SchedView, dst: usize, li: usize, idle: IdleType) -> Vec<LbAction> {
+        let (d, st) = self.levels[dst][li];
         let sd = &self.domains[d];
-        let (mut attempts, mut successes) = (0u64, 0u64);
-        let mut actions = Vec::new();
-        // should_we_balance(): the first idle CPU of the local group, else its first CPU
         let local_cpus: &[usize] = sd.groups.iter().find(|g| g.contains(&dst)).unwrap();
-        if idle != IdleType::NewlyIdle {
-            let first = local_cpus
-                .iter()
-                .copied()
-                .find(|&c| v.idle_cpu(c))
-                .unwrap_or(local_cpus[0]);
-            if first != dst {
-                return actions;
-            }
+        if !Self::should_we_balance(v, local_cpus, dst, idle) {
+            return Vec::new();
         }
         // update_sd_lb_stats() reads every CPU of the span: the pass's cost (costs.rs)
         self.pass_cpus += sd.span.len() as u64;
-        let dst_idle = idle != IdleType::NotIdle;
-        let mut local = Self::group_stats(v, local_cpus, sd.asym, true, dst_idle);
-        let local_ty = Self::classify(&local);
-        if local_ty == GroupType::Overloaded {
-            local.avg_load = local.load * 1024 / local.cap.max(1);
+        let mut env = LbEnv {
+            sd,
+            dst_cpu: dst,
+            idle,
+            dst_idle: idle != IdleType::NotIdle,
+            src_cpu: 0,
+            imbalance: 0,
+            migration_type: MigrationType::Load,
+            st,
+            migration_cost_ns: self.migration_cost_ns,
+            attempts: 0,
+        };
+        let src = Self::sched_balance_find_src_group(v, &mut env, local_cpus, &mut self.rd)
+            .and_then(|busiest| Self::sched_balance_find_src_rq(v, &env, &busiest));
+        let Some(src) = src else {
+            Self::out_balanced(&mut env);
+            self.levels[dst][li].1 = env.st;
+            return Vec::new();
+        };
+        env.src_cpu = src;
+        let mut actions = Vec::new();
+        Self::detach_tasks(v, &mut env, &mut actions);
+        let span_w = sd.span.len() as u64;
+        if actions.is_empty() {
+            if idle != IdleType::NewlyIdle && env.migration_type != MigrationType::Misfit {
+                env.st.nr_balance_failed += 1;
+            }
+            if Self::need_active_balance(v, &env) {
+                let curr = v.rqs[src].curr.map(|t| &v.tasks[t as usize]);
+                if curr.is_some_and(|c| c.allowed & (1u64 << dst) == 0) {
+                    // out_one_pinned: the running task cannot come here; no reset, and the
+                    // interval backs off except for newidle and misfit
+                    if idle != IdleType::NewlyIdle
+                        && env.migration_type != MigrationType::Misfit
+                        && env.st.balance_interval_ms < 2 * span_w
+                    {
+                        env.st.balance_interval_ms *= 2;
+                    }
+                    self.levels[dst][li].1 = env.st;
+                    let attempts = env.attempts;
+                    self.stat(sd.name).attempts += attempts;
+                    return actions;
+                }
+                if let Some(t) = Self::active_load_balance_cpu_stop(v, &env) {
+                    env.attempts += 1;
+                    actions.push(LbAction::Active(Migration { task: t, src, dst }));
+                    env.st.nr_balance_failed = 0;
+                }
+            }
+        } else {
+            env.st.nr_balance_failed = 0;
         }
-        // update_sd_lb_stats(): with EAS, the root domain's pass sets or clears
-        // rd->overutilized from its CPUs; a lower level's can only set it
+        // an imbalance was found and acted on: back to the minimum interval
+        env.st.balance_interval_ms = span_w;
+        self.levels[dst][li].1 = env.st;
+        let attempts = env.attempts;
+        let s = self.stat(sd.name);
+        s.attempts += attempts;
+        s.successes += actions.len() as u64;
+        actions
+    }
+
+    /// The out_balanced exit of sched_balance_rq(): the domain is balanced, so
+    /// nr_balance_failed resets and, except for a newly idle CPU, the balance interval
+    /// doubles, up to twice the domain's weight in ms.
+    #[inline]
+    fn out_balanced(env: &mut LbEnv<'_>) {
+        env.st.nr_balance_failed = 0;
+        if env.idle != IdleType::NewlyIdle && env.st.balance_interval_ms < 2 * env.sd.span.len() as u64 {
+            env.st.balance_interval_ms *= 2;
+        }
+    }
+
+    /// sched_balance_find_src_group() (find_busiest_group() before v6.10): the domain's
+    /// statistics, then whether it needs balancing. A group with a misfit task always
+    /// does; otherwise not when EAS runs and the root domain is not overutilized, nor when
+    /// the local group's type is above the busiest's, nor when both are overloaded and the
+    /// local group's average load is not below the busiest's, the domain's, or within
+    /// imbalance_pct of the busiest's, nor, the busiest not overloaded, when this CPU is
+    /// busy or the idle CPUs are nearly even or the busiest has one fair task. Then
+    /// calculate_imbalance(). Returns the busiest group, with `env.imbalance` and
+    /// `env.migration_type` set, or None when the domain is balanced.
+    fn sched_balance_find_src_group<'a>(
+        v: &SchedView,
+        env: &mut LbEnv<'a>,
+        local_cpus: &'a [usize],
+        rd: &mut RdFlags,
+    ) -> Option<Sg<'a>> {
+        let mut sds = Self::update_sd_lb_stats(v, env, local_cpus, rd);
+        let busiest = sds.busiest.take()?;
+        sds.avg_load = sds.total_load * 1024 / sds.total_capacity.max(1);
+        let (bty, local) = (busiest.group_type, &sds.local);
+        if bty != GroupType::MisfitTask {
+            let eas_balanced = v.eas && !sds.overutilized;
+            let not_needed = eas_balanced
+                || local.group_type > bty
+                || (local.group_type == GroupType::Overloaded
+                    && (local.avg_load >= busiest.avg_load
+                        || local.avg_load >= sds.avg_load
+                        || 100 * busiest.avg_load <= IMBALANCE_PCT * local.avg_load))
+                || (bty != GroupType::Overloaded
+                    && (!env.dst_idle
+                        || (busiest.cpus.len() > 1 && local.idle_cpus <= busiest.idle_cpus + 1)
+                        || busiest.h_nr == 1));
+            if not_needed {
+                return None;
+            }
+        }
+        Self::calculate_imbalance(env, &mut sds, &busiest);
+        (env.imbalance > 0).then_some(busiest)
+    }
+
+    /// update_sd_lb_stats(): the local group's statistics, and with EAS the root domain's
+    /// overutilized flag (a root pass sets or clears it, a lower level's can only set it)
+    /// and at the root its overloaded flag; then each other group's statistics in the
+    /// domain's order, keeping the busiest by update_sd_pick_busiest() and summing the
+    /// domain's load and capacity.
+    fn update_sd_lb_stats<'a>(
+        v: &SchedView,
+        env: &LbEnv<'a>,
+        local_cpus: &'a [usize],
+        rd: &mut RdFlags,
+    ) -> SdLbStats<'a> {
+        let (sd, dst) = (env.sd, env.dst_cpu);
+        let local = Self::update_sg_lb_stats(v, local_cpus, sd.asym, true, env.dst_idle);
         let root = sd.span.len() == v.nr_cpus();
-        let mut overutilized = self.rd.overutilized.unwrap_or(v.overutilized);
+        let mut overutilized = rd.overutilized.unwrap_or(v.overutilized);
         if v.eas {
             let any = sd.span.iter().any(|&c| v.cpu_overutilized(c));
             if root {
@@ -345,7 +517,7 @@ impl KernelLb {
             } else {
                 overutilized |= any;
             }
-            self.rd.overutilized = Some(overutilized);
+            rd.overutilized = Some(overutilized);
         }
         if root {
             // rd->overloaded: a runqueue with more than one task, or a misfit task
@@ -353,90 +525,95 @@ impl KernelLb {
                 .span
                 .iter()
                 .any(|&c| v.rqs[c].nr_running() > 1 || Self::misfit_load(v, c) > 0);
-            self.rd.overloaded = Some(overloaded);
+            rd.overloaded = Some(overloaded);
         }
-        // update_sd_pick_busiest() over the other groups; the domain's totals
         let dst_cap = v.capacity_of(dst);
-        let (mut total_load, mut total_cap) = (local.load, local.cap);
-        let mut busiest: Option<(GroupType, Sg)> = None;
+        let (mut total_load, mut total_capacity) = (local.load, local.cap);
+        let mut busiest: Option<Sg<'a>> = None;
         for g in sd.groups.iter().filter(|g| !g.contains(&dst)) {
-            let mut s = Self::group_stats(v, g, sd.asym, false, dst_idle);
-            let ty = Self::classify(&s);
-            if ty == GroupType::Overloaded {
-                s.avg_load = s.load * 1024 / s.cap.max(1); // computed for overloaded groups only
-            }
-            total_load += s.load;
-            total_cap += s.cap;
-            if s.h_nr == 0 {
-                continue; // no fair task to pull
-            }
-            if sd.asym
-                && ty == GroupType::MisfitTask
-                && !(capacity_greater(dst_cap, s.max_cap) && local_ty == GroupType::HasSpare)
-            {
-                continue; // a misfit this CPU cannot help
-            }
-            let better = match &busiest {
-                None => true,
-                Some((bt, b)) => {
-                    ty > *bt
-                        || (ty == *bt
-                            && match ty {
-                                GroupType::Overloaded => s.avg_load > b.avg_load,
-                                GroupType::MisfitTask => s.misfit_load > b.misfit_load,
-                                // avg_load is 0 for both: the later group is taken
-                                GroupType::FullyBusy => s.avg_load >= b.avg_load,
-                                GroupType::HasSpare => {
-                                    s.idle_cpus < b.idle_cpus || (s.idle_cpus == b.idle_cpus && s.nr > b.nr)
-                                }
-                            })
-                }
-            };
-            // no big-to-little pull of a group with at most one task per CPU
-            let veto = sd.asym && ty <= GroupType::FullyBusy && capacity_greater(s.min_cap, dst_cap);
-            if better && !veto {
-                busiest = Some((ty, s));
+            let sg = Self::update_sg_lb_stats(v, g, sd.asym, false, env.dst_idle);
+            total_load += sg.load;
+            total_capacity += sg.cap;
+            if Self::update_sd_pick_busiest(sd, local.group_type, dst_cap, busiest.as_ref(), &sg) {
+                busiest = Some(sg);
             }
         }
-        // sched_balance_find_src_group()
-        let balanced = |st: &mut SdState, doubling: bool| {
-            st.nr_balance_failed = 0;
-            if doubling && st.balance_interval_ms < 2 * sd.span.len() as u64 {
-                st.balance_interval_ms *= 2;
-            }
-        };
-        let Some((bty, b)) = busiest else {
-            balanced(&mut st, idle != IdleType::NewlyIdle);
-            self.levels[dst][li].1 = st;
-            return actions;
-        };
-        let sds_avg_load = total_load * 1024 / total_cap.max(1);
-        let force = bty == GroupType::MisfitTask;
-        if !force {
-            let eas_balanced = v.eas && !overutilized;
-            let not_needed = eas_balanced
-                || local_ty > bty
-                || (local_ty == GroupType::Overloaded
-                    && (local.avg_load >= b.avg_load
-                        || local.avg_load >= sds_avg_load
-                        || 100 * b.avg_load <= IMBALANCE_PCT * local.avg_load))
-                || (bty != GroupType::Overloaded
-                    && (!dst_idle || (b.cpus.len() > 1 && local.idle_cpus <= b.idle_cpus + 1) || b.h_nr == 1));
-            if not_needed {
-                balanced(&mut st, idle != IdleType::NewlyIdle);
-                self.levels[dst][li].1 = st;
-                return actions;
-            }
+        SdLbStats {
+            busiest,
+            local,
+            total_load,
+            total_capacity,
+            avg_load: 0,
+            overutilized,
         }
-        // calculate_imbalance()
-        let (mtype, mut imbalance): (MigrationType, i64) = if bty == GroupType::MisfitTask {
+    }
+
+    /// update_sd_pick_busiest(): whether `sg` replaces `busiest`: a higher group type,
+    /// or the same type and, by type, a higher average load (overloaded), a higher misfit
+    /// load, a later group (fully busy: both average loads are 0), fewer idle CPUs or as
+    /// many and more tasks (spare capacity). A group without fair tasks never does; under
+    /// asymmetric capacities neither does a misfit group this CPU cannot help (not
+    /// noticeably bigger, or the local group has no spare capacity) nor a group of
+    /// noticeably bigger CPUs with at most one task each.
+    #[inline]
+    fn update_sd_pick_busiest(
+        sd: &SchedDomain,
+        local_type: GroupType,
+        dst_cap: u64,
+        busiest: Option<&Sg<'_>>,
+        sg: &Sg<'_>,
+    ) -> bool {
+        let ty = sg.group_type;
+        if sg.h_nr == 0 {
+            return false; // no fair task to pull
+        }
+        if sd.asym
+            && ty == GroupType::MisfitTask
+            && !(capacity_greater(dst_cap, sg.max_cap) && local_type == GroupType::HasSpare)
+        {
+            return false; // a misfit this CPU cannot help
+        }
+        let better = match busiest {
+            None => true,
+            Some(b) => {
+                ty > b.group_type
+                    || (ty == b.group_type
+                        && match ty {
+                            GroupType::Overloaded => sg.avg_load > b.avg_load,
+                            GroupType::MisfitTask => sg.misfit_load > b.misfit_load,
+                            // avg_load is 0 for both: the later group is taken
+                            GroupType::FullyBusy => sg.avg_load >= b.avg_load,
+                            GroupType::HasSpare => {
+                                sg.idle_cpus < b.idle_cpus || (sg.idle_cpus == b.idle_cpus && sg.nr > b.nr)
+                            }
+                        })
+            }
+        };
+        // no big-to-little pull of a group with at most one task per CPU
+        let veto = sd.asym && ty <= GroupType::FullyBusy && capacity_greater(sg.min_cap, dst_cap);
+        better && !veto
+    }
+
+    /// calculate_imbalance(): the migration type and the amount to move. A misfit group:
+    /// its task (or, without asymmetric capacities, the load of a fair task on a CPU
+    /// whose capacity RT pressure reduced). A local group with spare capacity: its spare
+    /// utilization from an overloaded group of another LLC, else half the tasks that even
+    /// out single-CPU groups (sibling_imbalance()), else half the difference in idle CPUs.
+    /// Otherwise load: the smaller of the busiest group's excess over the domain's average
+    /// load and the local group's shortfall, scaled by their capacities; none when the
+    /// local group is not below both.
+    #[inline]
+    fn calculate_imbalance(env: &mut LbEnv<'_>, sds: &mut SdLbStats<'_>, busiest: &Sg<'_>) {
+        let (sd, dst_idle, local) = (env.sd, env.dst_idle, &mut sds.local);
+        let (bty, b) = (busiest.group_type, busiest);
+        let (migration_type, imbalance): (MigrationType, i64) = if bty == GroupType::MisfitTask {
             if sd.asym {
                 (MigrationType::Misfit, 1)
             } else {
                 // a fair task on a CPU with reduced capacity: move its load
                 (MigrationType::Load, b.misfit_load as i64)
             }
-        } else if local_ty == GroupType::HasSpare {
+        } else if local.group_type == GroupType::HasSpare {
             if bty > GroupType::FullyBusy && !sd.share_llc {
                 // fill the local spare capacity from an overloaded group in another LLC
                 let room = local.cap.max(local.util) - local.util;
@@ -447,7 +624,7 @@ impl KernelLb {
                 }
             } else if b.cpus.len() == 1 {
                 // spread the tasks evenly (sibling_imbalance), halved: tasks to move
-                (MigrationType::Task, sibling_imbalance(dst_idle, &b, &local) >> 1)
+                (MigrationType::Task, sibling_imbalance(dst_idle, b, local) >> 1)
             } else {
                 // even out the idle CPUs, halved
                 (
@@ -456,10 +633,11 @@ impl KernelLb {
                 )
             }
         } else {
-            if local_ty < GroupType::Overloaded {
+            if local.group_type < GroupType::Overloaded {
                 // local becomes overloaded: its avg_load is needed now
                 local.avg_load = local.load * 1024 / local.cap.max(1);
             }
+            let sds_avg_load = sds.avg_load;
             if local.avg_load >= b.avg_load || local.avg_load >= sds_avg_load {
                 (MigrationType::Load, 0)
             } else {
@@ -469,15 +647,22 @@ impl KernelLb {
                 (MigrationType::Load, imb as i64)
             }
         };
-        if imbalance <= 0 {
-            balanced(&mut st, idle != IdleType::NewlyIdle);
-            self.levels[dst][li].1 = st;
-            return actions;
-        }
-        // sched_balance_find_src_rq(): runqueues with fair tasks; on ties the first CPU
+        env.migration_type = migration_type;
+        env.imbalance = imbalance;
+    }
+
+    /// sched_balance_find_src_rq() (find_busiest_queue() before v6.10): of the busiest
+    /// group's runqueues with fair tasks, the one with the most of what is to move: load
+    /// per capacity, utilization (more than one task), fair tasks, or misfit load; on ties
+    /// the first CPU. Under asymmetric capacities a runqueue with one task is skipped
+    /// unless this CPU is noticeably bigger, and for load one whose single task's load
+    /// exceeds the imbalance unless its capacity is reduced.
+    fn sched_balance_find_src_rq(v: &SchedView, env: &LbEnv<'_>, busiest: &Sg<'_>) -> Option<usize> {
+        let (sd, imbalance) = (env.sd, env.imbalance);
+        let dst_cap = v.capacity_of(env.dst_cpu);
         let mut src: Option<usize> = None;
         let (mut busiest_load, mut busiest_cap, mut busiest_util, mut busiest_nr) = (0u64, 1u64, 0u64, 0u64);
-        for &c in b.cpus {
+        for &c in busiest.cpus {
             let rq = &v.rqs[c];
             let nr = rq.cfs.nr_running as u64;
             if nr == 0 {
@@ -487,7 +672,7 @@ impl KernelLb {
             if sd.asym && !capacity_greater(dst_cap, cap) && nr == 1 {
                 continue; // would end in an active balance towards a CPU no bigger
             }
-            match mtype {
+            match env.migration_type {
                 MigrationType::Load => {
                     let load = rq.cfs.avg.load_avg;
                     if nr == 1 && load as i64 > imbalance && !check_cpu_capacity(v, c) {
@@ -524,14 +709,18 @@ impl KernelLb {
                 }
             }
         }
-        let Some(src) = src else {
-            balanced(&mut st, idle != IdleType::NewlyIdle);
-            self.levels[dst][li].1 = st;
-            return actions;
-        };
-        // detach_tasks(): queued fair tasks, least recently run first, if src has more
-        // than one task
-        // a delayed (sleeping) task stays where its timer is: see fair.md, Differences
+        src
+    }
+
+    /// detach_tasks(): from the source runqueue, if it has more than one task, its queued
+    /// fair tasks least recently run first (at most sysctl_sched_nr_migrate) that
+    /// can_migrate_task() allows and whose load or utilization, halved for each failed
+    /// balance, fits the remaining imbalance (a task counts one; a misfit task must not
+    /// fit the source CPU), until the imbalance is met; a newly idle CPU takes one task,
+    /// and an idle one never empties the source. A delayed (sleeping) task stays where its
+    /// timer is: see fair.md, Differences.
+    fn detach_tasks(v: &SchedView, env: &mut LbEnv<'_>, actions: &mut Vec<LbAction>) {
+        let (src, dst) = (env.src_cpu, env.dst_cpu);
         let mut src_nr = v.rqs[src].nr_running();
         let loop_max = if src_nr > 1 { NR_MIGRATE.min(src_nr as usize) } else { 0 };
         // the loop_max least recently run (the kernel walks that many from cfs_tasks' tail)
@@ -543,112 +732,92 @@ impl KernelLb {
             .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
             .take(loop_max)
             .collect();
-        let (stat_name, span_w) = (sd.name, sd.span.len() as u64);
         for &t in &cands {
-            if dst_idle && src_nr <= 1 {
+            if env.dst_idle && src_nr <= 1 {
                 break; // never empty the source for an idle CPU
             }
+            env.attempts += 1;
+            if !Self::can_migrate_task(v, env, t) {
+                continue;
+            }
             let task = &v.tasks[t as usize];
-            attempts += 1;
-            if task.allowed & (1u64 << dst) == 0 {
-                continue;
-            }
-            let hot = v.now.saturating_sub(task.se.exec_start) < self.migration_cost_ns;
-            if hot && st.nr_balance_failed <= CACHE_NICE_TRIES {
-                continue;
-            }
-            match mtype {
+            let nr_balance_failed = env.st.nr_balance_failed;
+            match env.migration_type {
                 MigrationType::Load => {
                     let l = task.se.avg.load_avg.max(1) as i64;
-                    if (l >> st.nr_balance_failed) > imbalance {
+                    if (l >> nr_balance_failed) > env.imbalance {
                         continue;
                     }
-                    imbalance -= l;
+                    env.imbalance -= l;
                 }
                 MigrationType::Util => {
                     let u = v.task_util_est(t) as i64;
-                    if (u >> st.nr_balance_failed) > imbalance {
+                    if (u >> nr_balance_failed) > env.imbalance {
                         continue;
                     }
-                    imbalance -= u;
+                    env.imbalance -= u;
                 }
-                MigrationType::Task => imbalance -= 1,
+                MigrationType::Task => env.imbalance -= 1,
                 MigrationType::Misfit => {
                     let [umin, umax] = task.uclamp;
                     if v.util_fits_cpu(v.task_util_est(t), umin, umax, src) > 0 {
                         continue;
                     }
-                    imbalance = 0;
+                    env.imbalance = 0;
                 }
             }
-            successes += 1;
             actions.push(LbAction::Move(Migration { task: t, src, dst }));
             src_nr -= 1;
-            if idle == IdleType::NewlyIdle || imbalance <= 0 {
+            if env.idle == IdleType::NewlyIdle || env.imbalance <= 0 {
                 break;
             }
         }
-        if actions.is_empty() {
-            if idle != IdleType::NewlyIdle && mtype != MigrationType::Misfit {
-                st.nr_balance_failed += 1;
-            }
-            // need_active_balance(), from any idle type and to a busy CPU too
-            let src_rq = &v.rqs[src];
-            let reduced = dst_idle
-                && src_rq.cfs.nr_running == 1
-                && check_cpu_capacity(v, src)
-                && v.capacity_of(src) * IMBALANCE_PCT < v.capacity_of(dst) * 100;
-            let need_active = mtype == MigrationType::Misfit
-                || (mtype == MigrationType::Task && st.nr_balance_failed > CACHE_NICE_TRIES + 2)
-                || reduced;
-            if need_active {
-                let curr = src_rq.curr.map(|t| &v.tasks[t as usize]);
-                if curr.is_some_and(|c| c.allowed & (1u64 << dst) == 0) {
-                    // out_one_pinned: the running task cannot come here; no reset, and the
-                    // interval backs off except for newidle and misfit
-                    if idle != IdleType::NewlyIdle
-                        && mtype != MigrationType::Misfit
-                        && st.balance_interval_ms < 2 * span_w
-                    {
-                        st.balance_interval_ms *= 2;
-                    }
-                    self.levels[dst][li].1 = st;
-                    let s = self.stat(stat_name);
-                    s.attempts += attempts;
-                    return actions;
-                }
-                // active_load_balance_cpu_stop(): the stopper preempts src's task, then
-                // detach_one_task() takes the least recently run fair task allowed here,
-                // hot or not (the preempted one was picked last)
-                let mut fair: Vec<TaskId> = src_rq
-                    .cfs
-                    .timeline
-                    .iter()
-                    .map(|&(_, t)| t)
-                    .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
-                    .collect();
-                fair.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
-                fair.extend(src_rq.curr.filter(|&t| v.tasks[t as usize].policy == Policy::Other));
-                if let Some(t) = fair
-                    .into_iter()
-                    .find(|&t| v.tasks[t as usize].allowed & (1u64 << dst) != 0)
-                {
-                    attempts += 1;
-                    successes += 1;
-                    actions.push(LbAction::Active(Migration { task: t, src, dst }));
-                    st.nr_balance_failed = 0;
-                }
-            }
-        } else {
-            st.nr_balance_failed = 0;
+    }
+
+    /// can_migrate_task(): the task is allowed on the destination CPU and, by task_hot(),
+    /// not cache hot (it ran less than migration_cost_ns ago) unless the domain has failed
+    /// to balance more than cache_nice_tries times.
+    #[inline]
+    fn can_migrate_task(v: &SchedView, env: &LbEnv<'_>, t: TaskId) -> bool {
+        let task = &v.tasks[t as usize];
+        if task.allowed & (1u64 << env.dst_cpu) == 0 {
+            return false;
         }
-        // an imbalance was found and acted on: back to the minimum interval
-        st.balance_interval_ms = span_w;
-        self.levels[dst][li].1 = st;
-        let s = self.stat(stat_name);
-        s.attempts += attempts;
-        s.successes += successes;
-        actions
+        let hot = v.now.saturating_sub(task.se.exec_start) < env.migration_cost_ns;
+        !(hot && env.st.nr_balance_failed <= CACHE_NICE_TRIES)
+    }
+
+    /// need_active_balance(), from any idle type and to a busy CPU too: a misfit task; a
+    /// task count that failed more than cache_nice_tries + 2 times; or an idle CPU facing
+    /// one fair task on a CPU whose capacity RT pressure reduced below this CPU's.
+    #[inline]
+    fn need_active_balance(v: &SchedView, env: &LbEnv<'_>) -> bool {
+        let (src, dst) = (env.src_cpu, env.dst_cpu);
+        let reduced = env.dst_idle
+            && v.rqs[src].cfs.nr_running == 1
+            && check_cpu_capacity(v, src)
+            && v.capacity_of(src) * IMBALANCE_PCT < v.capacity_of(dst) * 100;
+        env.migration_type == MigrationType::Misfit
+            || (env.migration_type == MigrationType::Task && env.st.nr_balance_failed > CACHE_NICE_TRIES + 2)
+            || reduced
+    }
+
+    /// active_load_balance_cpu_stop(): the stopper preempts the source CPU's task, then
+    /// detach_one_task() takes the least recently run fair task allowed on the destination,
+    /// hot or not (the preempted one was picked last).
+    fn active_load_balance_cpu_stop(v: &SchedView, env: &LbEnv<'_>) -> Option<TaskId> {
+        let src_rq = &v.rqs[env.src_cpu];
+        let mut fair: Vec<TaskId> = src_rq
+            .cfs
+            .timeline
+            .iter()
+            .map(|&(_, t)| t)
+            .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
+            .collect();
+        fair.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
+        fair.extend(src_rq.curr.filter(|&t| v.tasks[t as usize].policy == Policy::Other));
+        fair.into_iter()
+            .find(|&t| v.tasks[t as usize].allowed & (1u64 << env.dst_cpu) != 0)
     }
 
     /// sched_balance_domains() for one CPU at its tick: each domain bottom-up whose
@@ -662,7 +831,7 @@ impl KernelLb {
                 continue;
             }
             let idle = if busy { IdleType::NotIdle } else { IdleType::Idle };
-            let acts = self.balance_domain(v, cpu, li, idle);
+            let acts = self.sched_balance_rq(v, cpu, li, idle);
             self.levels[cpu][li].1.last_balance = v.now;
             let moved = !acts.is_empty();
             out.extend(acts);
@@ -709,7 +878,7 @@ impl KernelLb {
             curr_cost += sd_cost;
             // an active balance counts as a pull too (sched_balance_rq starts the
             // stopper from any idle type)
-            let acts = self.balance_domain(v, cpu, li, IdleType::NewlyIdle);
+            let acts = self.sched_balance_rq(v, cpu, li, IdleType::NewlyIdle);
             if !acts.is_empty() {
                 return acts;
             }
