@@ -193,6 +193,211 @@ pub(crate) fn select_fallback_rq(t: &Task) -> usize {
     t.allowed.trailing_zeros() as usize
 }
 
+/// The knobs as the device boots, and WALT's tunables when the kernel is built with it.
+/// No one kernel function: the profile's defaults, what the device's init scripts write
+/// on the kernel they ran on, then the policy's knobs, with the checks the kernel makes
+/// on these writes: CONFIG_SCHED_WALT exists only in the msm-4.14 tree,
+/// sched_rt_global_validate() (kernel/sched/rt.c) refuses an RT runtime longer than its
+/// period, and sched_fair_server_write() (kernel/sched/debug.c) a fair server's.
+fn boot_knobs(
+    platform: &Platform,
+    policy: &PolicyConfig,
+    profile: KernelProfile,
+) -> Result<(Knobs, Option<crate::walt::WaltTunables>)> {
+    let msm = profile.msm();
+    let mut knobs = Knobs::default();
+    knobs.set_legacy(profile.android_forms());
+    // what the device's init scripts write at boot, on the kernel they ran on
+    if let Some(init) = platform.device_init.as_ref().filter(|d| d.kernel == profile.name()) {
+        for (k, v) in &init.knobs {
+            knobs.set(k, *v)?;
+        }
+    }
+    for (k, v) in &policy.knobs {
+        knobs.set(k, *v)?;
+    }
+    // sched_walt selects how the msm-4.14 tree was built; no other profile has WALT to
+    // leave out, and a build option is either set or not
+    let sched_walt = knobs.get(Knob::SchedWalt);
+    if (sched_walt != 0.0 && sched_walt != 1.0) || (sched_walt == 0.0 && !msm) {
+        return Err(crate::error::config(
+            "policy",
+            "knobs.sched_walt",
+            format!("1, or 0 under kernel=msm-4.14 (its build without WALT), got {sched_walt}"),
+        ));
+    }
+    // CONFIG_SCHED_WALT: WALT's signals, and core_ctl, which comes with them
+    let walt_tun = if msm && sched_walt == 1.0 {
+        Some(crate::walt::tunables(&knobs)?)
+    } else {
+        None
+    };
+    // sched_rt_global_validate() refuses an RT runtime longer than the period
+    let rt_runtime = knobs.get(Knob::SchedRtRuntimeUs);
+    if rt_runtime > knobs.get(Knob::SchedRtPeriodUs) {
+        return Err(crate::error::config(
+            "policy",
+            "knobs.sched_rt_runtime_us",
+            format!(
+                "-1 or at most sched_rt_period_us ({}), got {rt_runtime}",
+                knobs.get(Knob::SchedRtPeriodUs)
+            ),
+        ));
+    }
+    // sched_fair_server_write() refuses a runtime longer than the period
+    if knobs.get(Knob::FairServerRuntimeUs) > knobs.get(Knob::FairServerPeriodUs) {
+        return Err(crate::error::config(
+            "policy",
+            "knobs.fair_server.runtime_us",
+            format!(
+                "at most fair_server.period_us ({}), got {}",
+                knobs.get(Knob::FairServerPeriodUs),
+                knobs.get(Knob::FairServerRuntimeUs)
+            ),
+        ));
+    }
+    Ok((knobs, walt_tun))
+}
+
+/// The scheduler policy from the registry (policies/mod.rs), handed to `wrap`, and
+/// whether the fair class runs as EEVDF. No kernel counterpart: a kernel has its classes
+/// built in. The idle governor's name, the switcher's conditions and the policy's own
+/// conditions on the platform are checked first.
+fn select_policy(
+    platform: &Platform,
+    policy: &PolicyConfig,
+    knobs: &Knobs,
+    legacy: bool,
+    nr_tasks: usize,
+    wrap: impl FnOnce(Box<dyn SchedPolicy>) -> Box<dyn SchedPolicy>,
+) -> Result<(Box<dyn SchedPolicy>, bool)> {
+    let info = crate::policies::lookup(&policy.scheduler)?;
+    if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
+        return Err(Error::Unknown {
+            field: "idle_governor".into(),
+            kind: "idle governor",
+            name: policy.idle_governor.clone(),
+            choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
+        });
+    }
+    crate::switcher::check(platform, policy)?;
+    let fair_eevdf = crate::policies::fair_variant(info, knobs.get(Knob::FairEevdf), legacy);
+    crate::policies::check(info, platform, fair_eevdf)?;
+    let sched_policy = (info.build)(&crate::policies::PolicyCtx {
+        platform,
+        governor: &policy.governor,
+        knobs,
+        legacy,
+        nr_tasks,
+    });
+    Ok((wrap(sched_policy), fair_eevdf))
+}
+
+/// sched_fork() for each task of the workload (kernel/sched/core.c): the task from its
+/// spec (workload/rtapp.rs make_task), then its clamps. An RT task that asks for no
+/// uclamp_min gets sysctl_sched_uclamp_util_min_rt_default
+/// (__uclamp_sync_util_min_rt_default()); msm-4.14 has no uclamp (schedtune boosts
+/// instead), so no clamp applies there; on pixel-5.10 the vendor groups restrict each
+/// task's clamps, and are returned.
+fn fork_tasks(
+    workload: &WorkloadSpec,
+    platform: &Platform,
+    knobs: &Knobs,
+    profile: KernelProfile,
+) -> Result<(Vec<Task>, Option<Box<crate::pixel_sched::VendorGroups>>)> {
+    let mut tasks = Vec::with_capacity(workload.tasks.len());
+    for (i, t) in workload.tasks.iter().enumerate() {
+        tasks.push(make_task(i as TaskId, t, platform, format!("tasks[{i}]"))?);
+    }
+    // __uclamp_sync_util_min_rt_default(): an RT task that asks for no uclamp_min gets
+    // sysctl_sched_uclamp_util_min_rt_default (make_task gave it the kernel's 1024)
+    for (t, spec) in tasks.iter_mut().zip(&workload.tasks) {
+        if matches!(t.policy, Policy::Fifo | Policy::Rr) && spec.util_min.is_none() {
+            t.uclamp[0] = knobs.derived.uclamp_min_rt_default;
+            t.uclamp_req[0] = t.uclamp[0];
+        }
+    }
+    // 4.14 has no uclamp (schedtune boosts instead): the clamps a workload asks for
+    // are not applied under msm-4.14
+    if profile.msm() {
+        for t in tasks.iter_mut() {
+            t.uclamp = [0, 1024];
+            t.uclamp_req = t.uclamp;
+        }
+    }
+    let vendor_groups = if profile.pixel() {
+        let vg = crate::pixel_sched::VendorGroups::new(crate::schedtune::task_groups(workload)?, knobs);
+        for t in tasks.iter_mut() {
+            t.uclamp = vg.restrict_task(t);
+        }
+        Some(Box::new(vg))
+    } else {
+        None
+    };
+    Ok((tasks, vendor_groups))
+}
+
+/// Whether the sched_uclamp_used static key is on from the start (kernel/sched/core.c):
+/// the kernel enables it at the first clamp written, by a task (sched_setattr()) or by
+/// the RT default's sysctl (sysctl_sched_uclamp_handler()). The Pixel's init scripts
+/// write vendor group clamps and the RT default at boot; msm-4.14 has no uclamp.
+fn uclamp_used(workload: &WorkloadSpec, knobs: &Knobs, profile: KernelProfile) -> bool {
+    // writing the sysctl enables sched_uclamp_used (sysctl_sched_uclamp_handler)
+    let rt_default_written = knobs.derived.uclamp_min_rt_default != 1024;
+    profile.pixel()
+        || (!profile.msm()
+            && (rt_default_written
+                || workload.tasks.iter().any(|t| {
+                    t.util_min.is_some()
+                        || t.util_max.is_some()
+                        || t.phases.iter().flat_map(|p| &p.events).any(|e| {
+                            matches!(
+                                e,
+                                Ev::Setattr(SetAttr { util_min: Some(_), .. })
+                                    | Ev::Setattr(SetAttr { util_max: Some(_), .. })
+                            )
+                        })
+                })))
+}
+
+/// sched_init()'s per-CPU part (kernel/sched/core.c): an empty runqueue for `cpu`, its
+/// avg_idle at twice sysctl_sched_migration_cost as the kernel starts it, the CPU in its
+/// shallowest idle state.
+fn sched_init_rq(cpu: usize, knobs: &Knobs) -> Rq {
+    Rq {
+        cpu,
+        curr: None,
+        cfs: CfsRq::default(),
+        rt_queue: RtRq::default(),
+        clock: 0,
+        clock_pelt: 0,
+        lost_idle_time: 0,
+        avg_rt: SchedAvg::default(),
+        uclamp: UclampRq::default(),
+        misfit_task_load: 0,
+        dl_bw: 0,
+        avg_idle: 2 * knobs.derived.migration_cost_ns,
+        idle_stamp: None,
+        menu: Menu::default(),
+        idle_since: 0,
+        idle_state: Some(0),
+        waking_until: None,
+        gen: 0,
+        pending: Vec::new(),
+        expired_timers: Vec::new(),
+        timers: SortedVec::default(),
+        nr_switches: 0,
+        idle_calls: 0,
+        tick_stopped: false,
+        idle_tick_wakeup: false,
+        nohz_idle_balance: false,
+        work_done: 0,
+        slice_start: 0,
+        yield_skip: None,
+        overhead_left: 0,
+    }
+}
+
 /// Events between two polls of a stoppable run (`Sim::run_until_polled`): a caller's Ctrl-C
 /// waits for at most this many (0.1 ms of hackbench at 10 M events a second, 1.4 ms of the
 /// balanced core assignment study's tick-bound runs at 0.7 M).
@@ -207,6 +412,12 @@ impl Sim {
     /// As `new`, with the registry's policy for `policy.scheduler` handed to `wrap`, whose
     /// result runs instead: a policy defined outside the registry (a Python class) that
     /// keeps the base policy's behaviour for the hooks it does not define.
+    ///
+    /// A run boots as the kernel does, in order: the knobs (`boot_knobs`), the policy
+    /// (`select_policy`) and the cpufreq governor, the tasks (`fork_tasks`), each CPU's
+    /// runqueue (`sched_init_rq`, sched_init()), the vendor modules (`init_extensions`),
+    /// then the CPUs go idle and the domains are built (`sched_init_smp`) and the first
+    /// events are queued (`queue_first_events`). Invalid input fails in that order.
     pub fn with_policy(
         platform: Platform,
         workload: WorkloadSpec,
@@ -216,80 +427,10 @@ impl Sim {
         let profile = KernelProfile::from_name(&policy.kernel)?;
         let msm = profile.msm();
         let legacy = profile.android_forms();
-        let mut knobs = Knobs::default();
-        knobs.set_legacy(legacy);
-        // what the device's init scripts write at boot, on the kernel they ran on
-        if let Some(init) = platform.device_init.as_ref().filter(|d| d.kernel == profile.name()) {
-            for (k, v) in &init.knobs {
-                knobs.set(k, *v)?;
-            }
-        }
-        for (k, v) in &policy.knobs {
-            knobs.set(k, *v)?;
-        }
-        // sched_walt selects how the msm-4.14 tree was built; no other profile has WALT to
-        // leave out, and a build option is either set or not
-        let sched_walt = knobs.get(Knob::SchedWalt);
-        if (sched_walt != 0.0 && sched_walt != 1.0) || (sched_walt == 0.0 && !msm) {
-            return Err(crate::error::config(
-                "policy",
-                "knobs.sched_walt",
-                format!("1, or 0 under kernel=msm-4.14 (its build without WALT), got {sched_walt}"),
-            ));
-        }
+        let (knobs, walt_tun) = boot_knobs(&platform, &policy, profile)?;
         // CONFIG_SCHED_WALT: WALT's signals, and core_ctl, which comes with them
-        let walt_built = msm && sched_walt == 1.0;
-        let walt_tun = if walt_built {
-            Some(crate::walt::tunables(&knobs)?)
-        } else {
-            None
-        };
-        let rt_runtime_ns = knobs.derived.rt_runtime_ns;
-        // sched_rt_global_validate() refuses an RT runtime longer than the period
-        let rt_runtime = knobs.get(Knob::SchedRtRuntimeUs);
-        if rt_runtime > knobs.get(Knob::SchedRtPeriodUs) {
-            return Err(crate::error::config(
-                "policy",
-                "knobs.sched_rt_runtime_us",
-                format!(
-                    "-1 or at most sched_rt_period_us ({}), got {rt_runtime}",
-                    knobs.get(Knob::SchedRtPeriodUs)
-                ),
-            ));
-        }
-        // sched_fair_server_write() refuses a runtime longer than the period
-        if knobs.get(Knob::FairServerRuntimeUs) > knobs.get(Knob::FairServerPeriodUs) {
-            return Err(crate::error::config(
-                "policy",
-                "knobs.fair_server.runtime_us",
-                format!(
-                    "at most fair_server.period_us ({}), got {}",
-                    knobs.get(Knob::FairServerPeriodUs),
-                    knobs.get(Knob::FairServerRuntimeUs)
-                ),
-            ));
-        }
-        let info = crate::policies::lookup(&policy.scheduler)?;
-        if !IDLE_GOVERNORS.iter().any(|g| g.0 == policy.idle_governor) {
-            return Err(Error::Unknown {
-                field: "idle_governor".into(),
-                kind: "idle governor",
-                name: policy.idle_governor.clone(),
-                choices: IDLE_GOVERNORS.iter().map(|g| g.0).collect::<Vec<_>>().join(", "),
-            });
-        }
-        crate::switcher::check(&platform, &policy)?;
-        let fair_eevdf = crate::policies::fair_variant(info, knobs.get(Knob::FairEevdf), legacy);
-        crate::policies::check(info, &platform, fair_eevdf)?;
-        let nclusters = platform.clusters.len();
-        let sched_policy = (info.build)(&crate::policies::PolicyCtx {
-            platform: &platform,
-            governor: &policy.governor,
-            knobs: &knobs,
-            legacy,
-            nr_tasks: workload.tasks.len(),
-        });
-        let sched_policy = wrap(sched_policy);
+        let walt_built = walt_tun.is_some();
+        let (sched_policy, fair_eevdf) = select_policy(&platform, &policy, &knobs, legacy, workload.tasks.len(), wrap)?;
         let eas_status = sched_policy.energy_aware();
         let mut governor = make_governor(&policy.governor, &platform, legacy)?;
         if msm {
@@ -299,52 +440,9 @@ impl Sim {
             governor.set_sched_pixel();
         }
         let n = platform.nr_cpus();
-        let mut tasks = Vec::with_capacity(workload.tasks.len());
-        for (i, t) in workload.tasks.iter().enumerate() {
-            tasks.push(make_task(i as TaskId, t, &platform, format!("tasks[{i}]"))?);
-        }
-        // __uclamp_sync_util_min_rt_default(): an RT task that asks for no uclamp_min gets
-        // sysctl_sched_uclamp_util_min_rt_default (make_task gave it the kernel's 1024)
-        for (t, spec) in tasks.iter_mut().zip(&workload.tasks) {
-            if matches!(t.policy, Policy::Fifo | Policy::Rr) && spec.util_min.is_none() {
-                t.uclamp[0] = knobs.derived.uclamp_min_rt_default;
-                t.uclamp_req[0] = t.uclamp[0];
-            }
-        }
-        // writing the sysctl enables sched_uclamp_used (sysctl_sched_uclamp_handler)
-        let rt_default_written = knobs.derived.uclamp_min_rt_default != 1024;
-        // 4.14 has no uclamp (schedtune boosts instead): the clamps a workload asks for
-        // are not applied under msm-4.14
-        if msm {
-            for t in tasks.iter_mut() {
-                t.uclamp = [0, 1024];
-                t.uclamp_req = t.uclamp;
-            }
-        }
-        let vendor_groups = if profile.pixel() {
-            let vg = crate::pixel_sched::VendorGroups::new(crate::schedtune::task_groups(&workload)?, &knobs);
-            for t in tasks.iter_mut() {
-                t.uclamp = vg.restrict_task(t);
-            }
-            Some(Box::new(vg))
-        } else {
-            None
-        };
-        // the Pixel's init scripts write vendor group clamps and the RT default at boot
-        let uclamp_used = profile.pixel()
-            || (!msm
-                && (rt_default_written
-                    || workload.tasks.iter().any(|t| {
-                        t.util_min.is_some()
-                            || t.util_max.is_some()
-                            || t.phases.iter().flat_map(|p| &p.events).any(|e| {
-                                matches!(
-                                    e,
-                                    Ev::Setattr(SetAttr { util_min: Some(_), .. })
-                                        | Ev::Setattr(SetAttr { util_max: Some(_), .. })
-                                )
-                            })
-                    })));
+        let nclusters = platform.clusters.len();
+        let (tasks, vendor_groups) = fork_tasks(&workload, &platform, &knobs, profile)?;
+        let uclamp_used = uclamp_used(&workload, &knobs, profile);
         let stune = if msm {
             let mut st = crate::schedtune::SchedTune::new(n, crate::schedtune::task_groups(&workload)?);
             st.read_knobs(&knobs)?;
@@ -361,40 +459,7 @@ impl Sim {
             .map(|c| governor.initial_opp(c, &knobs))
             .collect();
         let meter = EnergyMeter::new(&platform, &initial_opp);
-        let rqs = (0..n)
-            .map(|cpu| Rq {
-                cpu,
-                curr: None,
-                cfs: CfsRq::default(),
-                rt_queue: RtRq::default(),
-                clock: 0,
-                clock_pelt: 0,
-                lost_idle_time: 0,
-                avg_rt: SchedAvg::default(),
-                uclamp: UclampRq::default(),
-                misfit_task_load: 0,
-                dl_bw: 0,
-                avg_idle: 2 * knobs.derived.migration_cost_ns,
-                idle_stamp: None,
-                menu: Menu::default(),
-                idle_since: 0,
-                idle_state: Some(0),
-                waking_until: None,
-                gen: 0,
-                pending: Vec::new(),
-                expired_timers: Vec::new(),
-                timers: SortedVec::default(),
-                nr_switches: 0,
-                idle_calls: 0,
-                tick_stopped: false,
-                idle_tick_wakeup: false,
-                nohz_idle_balance: false,
-                work_done: 0,
-                slice_start: 0,
-                yield_skip: None,
-                overhead_left: 0,
-            })
-            .collect();
+        let rqs = (0..n).map(|cpu| sched_init_rq(cpu, &knobs)).collect();
         let tunables = CfsTunables::from_knobs(n, &knobs);
         let clusters = initial_opp
             .iter()
@@ -410,15 +475,11 @@ impl Sim {
             &platform,
             workload.tasks.iter().map(|t| t.perf.as_ref()),
         );
-        let trace = if policy.trace {
-            Some(Trace::new(&platform, policy.trace_format))
-        } else {
-            None
-        };
-        let timeseries = if policy.timeseries {
-            Some(TimeSeries::default())
-        } else {
-            None
+        let trace = policy.trace.then(|| Trace::new(&platform, policy.trace_format));
+        let timeseries = policy.timeseries.then(TimeSeries::default);
+        let rt_bw = crate::rt::RtBandwidth {
+            rt_runtime: knobs.derived.rt_runtime_ns,
+            ..Default::default()
         };
         let mut sim = Sim {
             platform,
@@ -448,13 +509,7 @@ impl Sim {
             pending_khz: vec![0; nclusters],
             rt_seq: 0,
             rt_left: vec![None; n],
-            rt_bw: vec![
-                crate::rt::RtBandwidth {
-                    rt_runtime: rt_runtime_ns,
-                    ..Default::default()
-                };
-                n
-            ],
+            rt_bw: vec![rt_bw; n],
             rt_period_at: None,
             fair_server: vec![crate::deadline::FairServer::default(); n],
             nr_to_exit: workload.tasks.iter().filter(|t| t.start && !t.daemon).count(),
@@ -496,51 +551,73 @@ impl Sim {
                 Vec::new()
             },
         };
+        sim.init_extensions();
+        sim.sched_init_smp();
+        sim.queue_first_events();
+        Ok(sim)
+    }
+
+    /// The vendor modules' init, which the kernel runs after the scheduler's: the HMP
+    /// tracked load for a policy that places by it or for hps, the hps hotplug driver
+    /// (extensions/hotplug.rs), and the extensions the knobs enable (extensions/mod.rs).
+    fn init_extensions(&mut self) {
         // hps counts heavy tasks by the HMP tracked load (hotplug.rs), as GTS places by it
-        let hps = sim.knobs.get(Knob::HotplugHps) > 0.0;
-        if sim.policy.needs_hmp_load() || hps {
-            sim.hmp_load = vec![SchedAvg::default(); sim.tasks.len()];
+        let hps = self.knobs.get(Knob::HotplugHps) > 0.0;
+        if self.policy.needs_hmp_load() || hps {
+            self.hmp_load = vec![SchedAvg::default(); self.tasks.len()];
         }
         if hps {
-            let user = sim.tasks.iter().map(|t| t.allowed).collect();
-            sim.hotplug = Some(crate::extensions::hotplug::Hotplug::new(
-                &sim.platform,
-                &sim.knobs,
+            let user = self.tasks.iter().map(|t| t.allowed).collect();
+            self.hotplug = Some(crate::extensions::hotplug::Hotplug::new(
+                &self.platform,
+                &self.knobs,
                 user,
             ));
         }
-        sim.extensions = crate::extensions::REGISTRY
+        self.extensions = crate::extensions::REGISTRY
             .iter()
-            .filter(|x| (x.enabled)(&sim.knobs))
-            .map(|x| (x.build)(&sim.knobs))
+            .filter(|x| (x.enabled)(&self.knobs))
+            .map(|x| (x.build)(&self.knobs))
             .collect();
-        for cpu in 0..n {
-            sim.enter_idle(cpu);
+    }
+
+    /// After sched_init_smp() (kernel/sched/core.c): every CPU runs its idle task, the
+    /// policy's load balancer builds its scheduling domains (sched_init_domains()), and the
+    /// trace records each cluster's starting frequency.
+    fn sched_init_smp(&mut self) {
+        for cpu in 0..self.platform.nr_cpus() {
+            self.enter_idle(cpu);
         }
-        sim.balancer = sim.policy.load_balancer(&sim.view());
-        for ci in 0..sim.platform.clusters.len() {
-            let khz = sim.platform.clusters[ci].opps[sim.clusters[ci].opp].khz;
-            sim.trace_frequency(ci, khz);
+        self.balancer = self.policy.load_balancer(&self.view());
+        for ci in 0..self.platform.clusters.len() {
+            let khz = self.platform.clusters[ci].opps[self.clusters[ci].opp].khz;
+            self.trace_frequency(ci, khz);
         }
-        for t in 0..sim.tasks.len() {
-            if sim.tasks[t].state == TaskState::Template {
+    }
+
+    /// The run's first events, in this order (their sequence numbers order ties): each
+    /// task's first wakeup at its delay (wake_up_new_task(); templates wait for a fork),
+    /// the first tick, the switcher's start or the governor's first samples, and the
+    /// first time-series sample.
+    fn queue_first_events(&mut self) {
+        for t in 0..self.tasks.len() {
+            if self.tasks[t].state == TaskState::Template {
                 continue;
             }
-            let delay = sim.tasks[t].spec.delay_ns;
-            sim.events.push(delay, EventKind::Wakeup { task: t as TaskId });
+            let delay = self.tasks[t].spec.delay_ns;
+            self.events.push(delay, EventKind::Wakeup { task: t as TaskId });
         }
-        sim.events.push(0, EventKind::Tick);
-        if sim.platform.switcher {
-            sim.switcher_start();
-        } else if let Some(first) = sim.governor.first_sample_ns(&sim.knobs) {
-            for ci in 0..nclusters {
-                sim.events.push(first, EventKind::GovSample { cluster: ci as u32 });
+        self.events.push(0, EventKind::Tick);
+        if self.platform.switcher {
+            self.switcher_start();
+        } else if let Some(first) = self.governor.first_sample_ns(&self.knobs) {
+            for ci in 0..self.platform.clusters.len() {
+                self.events.push(first, EventKind::GovSample { cluster: ci as u32 });
             }
         }
-        if sim.timeseries.is_some() {
-            sim.events.push(0, EventKind::Sample);
+        if self.timeseries.is_some() {
+            self.events.push(0, EventKind::Sample);
         }
-        Ok(sim)
     }
 
     pub(crate) fn view(&self) -> SchedView<'_> {
