@@ -71,12 +71,63 @@ impl Sim {
         out
     }
 
+    /// The document's sections, each from its own function below; then the policy's and
+    /// the extensions' sections.
     fn result_base(&self) -> Value {
-        let p = &self.platform;
         let dur = self.now;
         let total_fj = self.meter.total_fj();
         let energy_j = total_fj as f64 * 1e-15;
-        let cpus: Vec<Value> = (0..p.nr_cpus())
+        let popped = &self.events.popped_by_class;
+        let mut r = json!({
+            "sim_duration_s": dur as f64 / NS,
+            "events": self.events.popped,
+            "events_by_class": {
+                "freq_commit": popped[0],
+                "complete": popped[1],
+                "cpu_ready": popped[2],
+                "wakeup": popped[3],
+                "tick": popped[4],
+                "governor_sample": popped[5],
+                "sample": popped[6],
+                "max_queue_len": self.events.max_len,
+            },
+            "energy_j": energy_j,
+            "energy_fj": total_fj.to_string(),
+            "avg_power_mw": if dur > 0 { energy_j / (dur as f64 / NS) * 1e3 } else { 0.0 },
+            "clusters": self.clusters_doc(),
+            "cpus": self.cpus_doc(),
+            "tasks": self.tasks_doc(),
+            "_lower_bound": self.lower_bound_doc(),
+            "marks": null,
+            "counters": self.counters_doc(),
+            "metrics": self.metrics_doc(),
+            "eas": match &self.eas_status {
+                None => Value::Null,
+                Some(Ok(())) => json!({"enabled": true}),
+                Some(Err(why)) => json!({"enabled": false, "reason": why}),
+            },
+            "policy": {
+                "name": self.config.scheduler,
+                "placement": self.placement_name(),
+                "balancer": self.balancer_name(),
+                "fair_class": if self.fair_eevdf { "eevdf" } else { "cfs" },
+                "governor": self.governor_name(),
+                "idle_governor": self.config.idle_governor,
+            },
+        });
+        self.result_policy(&mut r);
+        for e in &self.extensions {
+            e.result(self, &mut r);
+        }
+        r
+    }
+
+    /// `cpus`: per CPU, its busy time, energy, and residencies per OPP and per idle
+    /// state (what cpufreq's stats and cpuidle's per-state `time` report), and its
+    /// context switches.
+    fn cpus_doc(&self) -> Vec<Value> {
+        let p = &self.platform;
+        (0..p.nr_cpus())
             .map(|cpu| {
                 let c = p.cluster_of(cpu);
                 let m = &self.meter.cpus[cpu];
@@ -99,8 +150,13 @@ impl Sim {
                     "nr_switches": self.rqs[cpu].nr_switches,
                 })
             })
-            .collect();
-        let clusters: Vec<Value> = p
+            .collect()
+    }
+
+    /// `clusters`: per cluster, its CPUs' energy with the cluster's own term, that term
+    /// alone, and its time in each OPP (cpufreq's `time_in_state`).
+    fn clusters_doc(&self) -> Vec<Value> {
+        self.platform
             .clusters
             .iter()
             .enumerate()
@@ -120,14 +176,13 @@ impl Sim {
                     "time_in_state_s": tis,
                 })
             })
-            .collect();
-        // every task's wakeups, as (latency, wakeups)
-        let mut all_lat: Vec<(u64, u64)> = Vec::new();
-        let (mut lat_n, mut lat_sum) = (0u64, 0u64);
-        let (mut act, mut missed) = (0u64, 0u64);
-        let mut slack: i128 = 0;
-        let tasks: Vec<Value> = self
-            .tasks
+            .collect()
+    }
+
+    /// `tasks`: per task, its CPU time per CPU, waits, migrations, wakeups, the rt-app
+    /// metrics of its activations, and per phase of its program.
+    fn tasks_doc(&self) -> Vec<Value> {
+        self.tasks
             .iter()
             .enumerate()
             .map(|(i, t)| {
@@ -139,12 +194,6 @@ impl Sim {
                     }
                 }
                 let s = &t.stats;
-                all_lat.extend(s.wakeup_latency_ns.iter());
-                lat_n += s.wakeup_latency_ns.len();
-                lat_sum += s.wakeup_latency_ns.sum();
-                act += s.activations;
-                missed += s.missed_activations;
-                slack += s.slack_sum_ns;
                 json!({
                     "name": t.name,
                     "pid": i + 1,
@@ -174,87 +223,80 @@ impl Sim {
                     })).collect::<Vec<_>>(),
                 })
             })
-            .collect();
+            .collect()
+    }
+
+    /// `metrics`: the rt-app metrics over every task: activations missed, mean slack,
+    /// and the wakeup latency's mean, nearest-rank p50 and p99, and maximum over all of
+    /// the tasks' wakeups.
+    fn metrics_doc(&self) -> Value {
+        // every task's wakeups, as (latency, wakeups)
+        let mut all_lat: Vec<(u64, u64)> = Vec::new();
+        let (mut lat_n, mut lat_sum) = (0u64, 0u64);
+        let (mut act, mut missed) = (0u64, 0u64);
+        let mut slack: i128 = 0;
+        for t in &self.tasks {
+            let s = &t.stats;
+            all_lat.extend(s.wakeup_latency_ns.iter());
+            lat_n += s.wakeup_latency_ns.len();
+            lat_sum += s.wakeup_latency_ns.sum();
+            act += s.activations;
+            missed += s.missed_activations;
+            slack += s.slack_sum_ns;
+        }
         all_lat.sort_unstable();
         let mean_lat = if lat_n == 0 {
             0.0
         } else {
             lat_sum as f64 / lat_n as f64 / 1e3
         };
+        json!({
+            "activations": act,
+            "missed_activations": missed,
+            "missed_activation_pct": if act > 0 { 100.0 * missed as f64 / act as f64 } else { 0.0 },
+            "slack_us_mean": if act > 0 { slack as f64 / act as f64 / 1e3 } else { 0.0 },
+            "wakeup_latency_us_mean": mean_lat,
+            "wakeup_latency_us_p50": percentile(&all_lat, lat_n, 0.5) as f64 / 1e3,
+            "wakeup_latency_us_p99": percentile(&all_lat, lat_n, 0.99) as f64 / 1e3,
+            "wakeup_latency_us_max": all_lat.last().map_or(0, |&(v, _)| v) as f64 / 1e3,
+        })
+    }
+
+    /// `counters`: the core's counters and the balancer's attempts and successes (by
+    /// kind and, for the kernel's balancer, by domain, as schedstat's lb_count and
+    /// lb_balanced are kept per domain); the scheduler's modelled cost when costs are
+    /// on; WALT's and schedtune's activity under msm-4.14. `counters.policy` is
+    /// `result_policy`'s.
+    fn counters_doc(&self) -> Value {
         let c = &self.counters;
         let lb = self.balancer.as_ref().map(|b| b.stats()).unwrap_or_default();
-        let mut r = json!({
-            "sim_duration_s": dur as f64 / NS,
-            "events": self.events.popped,
-            "events_by_class": {
-                "freq_commit": self.events.popped_by_class[0],
-                "complete": self.events.popped_by_class[1],
-                "cpu_ready": self.events.popped_by_class[2],
-                "wakeup": self.events.popped_by_class[3],
-                "tick": self.events.popped_by_class[4],
-                "governor_sample": self.events.popped_by_class[5],
-                "sample": self.events.popped_by_class[6],
-                "max_queue_len": self.events.max_len,
-            },
-            "energy_j": energy_j,
-            "energy_fj": total_fj.to_string(),
-            "avg_power_mw": if dur > 0 { energy_j / (dur as f64 / NS) * 1e3 } else { 0.0 },
-            "clusters": clusters,
-            "cpus": cpus,
-            "tasks": tasks,
-            "_lower_bound": self.lower_bound_doc(),
-            "marks": null,
-            "counters": {
-                "wakeups": c.wakeups,
-                "context_switches": c.context_switches,
-                "migrations": c.migrations,
-                "freq_changes": c.freq_changes,
-                "balance_attempts": lb.totals().attempts,
-                "balance_successes": lb.totals().successes,
-                "balance_domains": lb.domains.as_ref().map(|d| {
-                    d.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
-                }),
-                "overutilized_set": c.overutilized_set,
-                "delayed_dequeues": c.delayed_dequeues,
-                "delayed_requeues": c.delayed_requeues,
-                "preempt_short": c.preempt_short,
-                "sync_misuse": self.sync.misuse,
-                "misfit_balance_attempts": lb.misfit.attempts,
-                "misfit_balance_successes": lb.misfit.successes,
-                "periodic_balance_attempts": lb.periodic.attempts,
-                "idle_ticks": c.idle_ticks,
-                "periodic_balance_successes": lb.periodic.successes,
-                "newidle_balance_attempts": lb.newidle.attempts,
-                "newidle_balance_successes": lb.newidle.successes,
-            },
-            "metrics": {
-                "activations": act,
-                "missed_activations": missed,
-                "missed_activation_pct": if act > 0 { 100.0 * missed as f64 / act as f64 } else { 0.0 },
-                "slack_us_mean": if act > 0 { slack as f64 / act as f64 / 1e3 } else { 0.0 },
-                "wakeup_latency_us_mean": mean_lat,
-                "wakeup_latency_us_p50": percentile(&all_lat, lat_n, 0.5) as f64 / 1e3,
-                "wakeup_latency_us_p99": percentile(&all_lat, lat_n, 0.99) as f64 / 1e3,
-                "wakeup_latency_us_max": all_lat.last().map_or(0, |&(v, _)| v) as f64 / 1e3,
-            },
-            "eas": match &self.eas_status {
-                None => Value::Null,
-                Some(Ok(())) => json!({"enabled": true}),
-                Some(Err(why)) => json!({"enabled": false, "reason": why}),
-            },
-            "policy": {
-                "name": self.config.scheduler,
-                "placement": self.placement_name(),
-                "balancer": self.balancer_name(),
-                "fair_class": if self.fair_eevdf { "eevdf" } else { "cfs" },
-                "governor": self.governor_name(),
-                "idle_governor": self.config.idle_governor,
-            },
+        let mut counters = json!({
+            "wakeups": c.wakeups,
+            "context_switches": c.context_switches,
+            "migrations": c.migrations,
+            "freq_changes": c.freq_changes,
+            "balance_attempts": lb.totals().attempts,
+            "balance_successes": lb.totals().successes,
+            "balance_domains": lb.domains.as_ref().map(|d| {
+                d.iter().map(|(name, s)| (name.to_string(), json!({"attempts": s.attempts, "successes": s.successes}))).collect::<Map<String, Value>>()
+            }),
+            "overutilized_set": c.overutilized_set,
+            "delayed_dequeues": c.delayed_dequeues,
+            "delayed_requeues": c.delayed_requeues,
+            "preempt_short": c.preempt_short,
+            "sync_misuse": self.sync.misuse,
+            "misfit_balance_attempts": lb.misfit.attempts,
+            "misfit_balance_successes": lb.misfit.successes,
+            "periodic_balance_attempts": lb.periodic.attempts,
+            "idle_ticks": c.idle_ticks,
+            "periodic_balance_successes": lb.periodic.successes,
+            "newidle_balance_attempts": lb.newidle.attempts,
+            "newidle_balance_successes": lb.newidle.successes,
         });
         if c.cost_work > 0 {
             // the scheduler's own work (costs.rs), as ns on a capacity-1024 CPU at f_max;
             // absent when every cost is 0, as before costs were modelled
-            r["counters"]["sched_cost_ns"] = json!({
+            counters["sched_cost_ns"] = json!({
                 "total": c.cost_work,
                 "context_switch": c.cost_context_switch,
                 "migration": c.cost_migration,
@@ -265,7 +307,7 @@ impl Sim {
         if let Some(w) = self.walt.as_ref() {
             // the msm-4.14 profile built with WALT: its activity
             let wc = &w.counters;
-            r["counters"]["walt"] = json!({
+            counters["walt"] = json!({
                 "sched_ravg_window_ns": w.tun.window,
                 "windows": wc.windows,
                 "inter_cluster_fixups": wc.inter_cluster_fixups,
@@ -289,16 +331,12 @@ impl Sim {
                     )
                 })
                 .collect();
-            r["counters"]["schedtune"] = json!({
+            counters["schedtune"] = json!({
                 "groups": groups,
                 "prefer_idle_placements": self.policy_counter("schedtune.prefer_idle"),
             });
         }
-        self.result_policy(&mut r);
-        for e in &self.extensions {
-            e.result(self, &mut r);
-        }
-        r
+        counters
     }
 
     /// The policy's counters (`SchedPolicy::counters`) under one key, `counters.policy`
