@@ -451,10 +451,29 @@ impl WindowProgram {
     /// The simplex is the revised form: it keeps the basis inverse (rows x rows, a dozen at
     /// most) and prices each column from its three non-zeros (its cluster's budget row, its
     /// part's work row, its part's limit row), rather than carrying the whole tableau.
+    /// The steps: the program (`columns`), its starting basis (`start_basis`), the
+    /// iterations (`DualSimplex`), the bound (`lagrangian_bound`).
     fn solve(&self, l: f64, parts: &[(usize, f64, usize)], warm: &mut Option<Basis>) -> f64 {
-        // rows: the time budgets (one per cluster; one in all in switcher mode), one work
-        // row per part, one limit row per limited part, all of the form A x <= b; columns:
-        // (part, hull OPP), then a slack per row
+        let (cols, b) = self.columns(l, parts);
+        let shape: Vec<(usize, bool)> = parts.iter().map(|p| (p.0, p.2 > 0)).collect();
+        let basis = start_basis(&cols, b.len(), shape, warm.take());
+        let mut simplex = DualSimplex::new(&cols, &b, basis);
+        simplex.run();
+        let basis = simplex.basis;
+        // the multipliers y (each row's slack has reduced cost -y; every row is a <= row,
+        // so y <= 0), and the bound min over the box of c'x + y'(b - Ax), from the data
+        let nt = cols.len();
+        let y: Vec<f64> = (0..b.len()).map(|r| (-basis.d[nt + r]).min(0.0)).collect();
+        *warm = Some(basis);
+        lagrangian_bound(&cols, &y, &b).max(0.0) * self.p_unit
+    }
+
+    /// The window's program as the simplex takes it: its columns (part, hull OPP), each
+    /// with its non-zeros, cost and upper bound, and the right-hand side of its rows, all
+    /// of the form A x <= b: the time budgets (one per cluster; one in all in switcher
+    /// mode), one work row per part (-(delivered) <= -(work), in windows of CPU time),
+    /// one limit row per limited part.
+    fn columns(&self, l: f64, parts: &[(usize, f64, usize)]) -> (Vec<Column>, Vec<f64>) {
         let nbudget = if self.switcher { 1 } else { self.ncpu.len() };
         let mut nrow = nbudget + parts.len();
         let mut limit_row = Vec::with_capacity(parts.len());
@@ -485,8 +504,6 @@ impl WindowProgram {
                 });
             }
         }
-        let nt = cols.len();
-        let ncol = nt + nrow;
         let mut b = vec![0.0; nrow];
         for (r, br) in b.iter_mut().enumerate().take(nbudget) {
             *br = if self.switcher { self.ncpu[0] } else { self.ncpu[r] };
@@ -497,161 +514,234 @@ impl WindowProgram {
                 b[limit_row[pi]] = p.2 as f64;
             }
         }
-        // the start: the last window's optimal basis when this window's program has the same
-        // columns. B^-1 and the reduced costs depend on the costs and the matrix, not on the
-        // work, so they carry over as they are (still dual feasible, usually a pivot or two
-        // from optimal) and only x_B = B^-1 b is new; every REFACTOR_AFTER windows they are
-        // computed afresh from the basis, against the drift of repeated pivots. Otherwise
-        // the slack basis: B^-1 = I, x_B = b, reduced costs = costs (all >= 0).
-        let shape: Vec<(usize, bool)> = parts.iter().map(|p| (p.0, p.2 > 0)).collect();
-        let mut reuses = 0;
-        let carried = warm
-            .take()
-            .filter(|w| w.shape == shape && w.basic.len() == nrow)
-            .and_then(|w| {
-                if w.reuses < REFACTOR_AFTER {
-                    reuses = w.reuses + 1;
-                    Some((w.basic, w.binv, w.d))
-                } else {
-                    factor_basis(&cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
-                }
-            });
-        let (mut basic, mut binv, mut d) = carried.unwrap_or_else(|| {
-            let mut binv = vec![0.0; nrow * nrow];
-            for r in 0..nrow {
-                binv[r * nrow + r] = 1.0;
+        (cols, b)
+    }
+}
+
+/// The simplex's starting basis for a program of `cols` and `nrow` rows whose parts have
+/// `shape`: the last window's optimal basis `warm` when this window's program has the
+/// same columns. B^-1 and the reduced costs depend on the costs and the matrix, not on
+/// the work, so they carry over as they are (still dual feasible, usually a pivot or two
+/// from optimal) and only x_B = B^-1 b is new; every REFACTOR_AFTER windows they are
+/// computed afresh from the basis, against the drift of repeated pivots. Otherwise the
+/// slack basis: B^-1 = I, x_B = b, reduced costs = costs (all >= 0).
+fn start_basis(cols: &[Column], nrow: usize, shape: Vec<(usize, bool)>, warm: Option<Basis>) -> Basis {
+    let nt = cols.len();
+    let mut reuses = 0;
+    let carried = warm
+        .filter(|w| w.shape == shape && w.basic.len() == nrow)
+        .and_then(|w| {
+            if w.reuses < REFACTOR_AFTER {
+                reuses = w.reuses + 1;
+                Some((w.basic, w.binv, w.d))
+            } else {
+                factor_basis(cols, nt, &w.basic).map(|(binv, d)| (w.basic, binv, d))
             }
-            let d = cols
-                .iter()
-                .map(|c| c.cost)
-                .chain(std::iter::repeat(0.0).take(nrow))
-                .collect();
-            ((nt..ncol).collect(), binv, d)
         });
-        let mut xb: Vec<f64> = (0..nrow)
+    let (basic, binv, d) = carried.unwrap_or_else(|| {
+        let mut binv = vec![0.0; nrow * nrow];
+        for r in 0..nrow {
+            binv[r * nrow + r] = 1.0;
+        }
+        let d = cols
+            .iter()
+            .map(|c| c.cost)
+            .chain(std::iter::repeat(0.0).take(nrow))
+            .collect();
+        ((nt..nt + nrow).collect(), binv, d)
+    });
+    Basis {
+        shape,
+        basic,
+        binv,
+        d,
+        reuses,
+    }
+}
+
+/// The min over the box 0 <= x <= ub of c'x + y'(b - Ax) for multipliers `y` <= 0,
+/// evaluated from the program's data (weak duality: a lower bound on its optimum
+/// whatever the rounding of the iterations that gave `y`).
+fn lagrangian_bound(cols: &[Column], y: &[f64], b: &[f64]) -> f64 {
+    let mut bound: f64 = y.iter().zip(b).map(|(y, b)| y * b).sum();
+    for c in cols {
+        let mut dj = c.cost - y[c.budget] + y[c.work] * c.speed;
+        if c.limit != usize::MAX {
+            dj -= y[c.limit];
+        }
+        if dj < 0.0 {
+            bound += dj * c.ub;
+        }
+    }
+    bound
+}
+
+/// The revised dual simplex at work on one window's program: the basis (its columns,
+/// B^-1, the reduced costs), x_B = B^-1 b, and the current iteration's pivot row
+/// (`alpha`, over every column) and entering column (`u`, over the rows). The work
+/// vectors are allocated once per window.
+struct DualSimplex<'a> {
+    cols: &'a [Column],
+    nrow: usize,
+    /// structural columns; the slacks follow, one per row
+    nt: usize,
+    basis: Basis,
+    xb: Vec<f64>,
+    is_basic: Vec<bool>,
+    alpha: Vec<f64>,
+    u: Vec<f64>,
+}
+
+impl<'a> DualSimplex<'a> {
+    fn new(cols: &'a [Column], b: &[f64], basis: Basis) -> Self {
+        let (nt, nrow) = (cols.len(), b.len());
+        let ncol = nt + nrow;
+        let binv = &basis.binv;
+        let xb: Vec<f64> = (0..nrow)
             .map(|i| (0..nrow).map(|k| binv[i * nrow + k] * b[k]).sum())
             .collect();
         let mut is_basic = vec![false; ncol];
-        basic.iter().for_each(|&j| is_basic[j] = true);
-        let mut alpha = vec![0.0; ncol];
-        let mut u = vec![0.0; nrow];
-        // a row no column can repair is set aside: its work exceeds what the CPUs give at
-        // full speed, which a run does only by the rounding of its integer work (parts in
-        // 1e10); the others are still brought to their optimum
+        basis.basic.iter().for_each(|&j| is_basic[j] = true);
+        DualSimplex {
+            cols,
+            nrow,
+            nt,
+            basis,
+            xb,
+            is_basic,
+            alpha: vec![0.0; ncol],
+            u: vec![0.0; nrow],
+        }
+    }
+
+    /// Pivots until no row is violated (primal and dual feasible: optimal), at most 50
+    /// times per column: the most violated row leaves, the ratio test picks the entering
+    /// column. A row no column can repair is set aside: its work exceeds what the CPUs
+    /// give at full speed, which a run does only by the rounding of its integer work
+    /// (parts in 1e10); the others are still brought to their optimum.
+    fn run(&mut self) {
+        let nrow = self.nrow;
         let mut set_aside = vec![false; nrow];
-        for _ in 0..50 * ncol {
+        for _ in 0..50 * (self.nt + nrow) {
             // leaving: the most violated row
+            let xb = &self.xb;
             let violated = (0..nrow).filter(|&r| xb[r] < -FEAS_TOL && !set_aside[r]);
             let Some(r) = violated.min_by(|&a, &c| xb[a].total_cmp(&xb[c])) else {
                 break; // primal feasible and dual feasible: optimal
             };
-            // the pivot row alpha = (row r of B^-1) A, from each column's non-zeros
-            let rho = &binv[r * nrow..(r + 1) * nrow];
-            for (j, c) in cols.iter().enumerate() {
-                let mut a = rho[c.budget] - rho[c.work] * c.speed;
-                if c.limit != usize::MAX {
-                    a += rho[c.limit];
-                }
-                alpha[j] = a;
-            }
-            alpha[nt..].copy_from_slice(rho);
-            // entering: the ratio test keeps every reduced cost non-negative; among ties,
-            // the largest pivot
-            let mut best: Option<(usize, f64, f64)> = None;
-            for j in 0..ncol {
-                let a = alpha[j];
-                if is_basic[j] || a >= -PIVOT_TOL {
-                    continue;
-                }
-                let ratio = d[j].max(0.0) / -a;
-                let better = match best {
-                    None => true,
-                    Some((_, br, ba)) => ratio < br || (ratio == br && -a > ba),
-                };
-                if better {
-                    best = Some((j, ratio, -a));
-                }
-            }
-            let Some((e, _, _)) = best else {
+            self.pivot_row(r);
+            let Some(e) = self.ratio_test() else {
                 set_aside[r] = true;
                 continue;
             };
-            // the entering column in the current basis: u = B^-1 A_e
-            if e < nt {
-                let c = &cols[e];
-                for (i, ui) in u.iter_mut().enumerate() {
-                    let row = &binv[i * nrow..(i + 1) * nrow];
-                    let mut v = row[c.budget] - row[c.work] * c.speed;
-                    if c.limit != usize::MAX {
-                        v += row[c.limit];
-                    }
-                    *ui = v;
-                }
-            } else {
-                for (i, ui) in u.iter_mut().enumerate() {
-                    *ui = binv[i * nrow + (e - nt)];
-                }
-            }
-            let piv = u[r];
-            // reduced costs: d_j -= (d_e / alpha_e) alpha_j; the leaving column gets
-            // -d_e / alpha_e, the entering one 0
-            let step = d[e] / alpha[e];
-            if step != 0.0 {
-                for j in 0..ncol {
-                    d[j] -= step * alpha[j];
-                }
-            }
-            d[e] = 0.0;
-            for i in 0..nrow {
-                if i != r {
-                    d[basic[i]] = 0.0;
-                }
-            }
-            // x_B and B^-1: row r divided by the pivot, eliminated from the others
-            let theta = xb[r] / piv;
-            for i in 0..nrow {
-                if i != r {
-                    xb[i] -= theta * u[i];
-                }
-            }
-            xb[r] = theta;
-            for k in 0..nrow {
-                binv[r * nrow + k] /= piv;
-            }
-            for i in 0..nrow {
-                let f = u[i];
-                if i == r || f == 0.0 {
-                    continue;
-                }
-                for k in 0..nrow {
-                    binv[i * nrow + k] -= f * binv[r * nrow + k];
-                }
-            }
-            is_basic[basic[r]] = false;
-            basic[r] = e;
-            is_basic[e] = true;
+            self.entering_column(e);
+            self.pivot(r, e);
         }
-        // the multipliers y (each row's slack has reduced cost -y; every row is a <= row,
-        // so y <= 0), and the bound min over the box of c'x + y'(b - Ax), from the data
-        let y: Vec<f64> = (0..nrow).map(|r| (-d[nt + r]).min(0.0)).collect();
-        *warm = Some(Basis {
-            shape,
-            basic,
-            binv,
-            d,
-            reuses,
-        });
-        let mut bound: f64 = y.iter().zip(&b).map(|(y, b)| y * b).sum();
-        for c in &cols {
-            let mut dj = c.cost - y[c.budget] + y[c.work] * c.speed;
+    }
+
+    /// The pivot row alpha = (row r of B^-1) A, from each column's non-zeros.
+    #[inline]
+    fn pivot_row(&mut self, r: usize) {
+        let nrow = self.nrow;
+        let rho = &self.basis.binv[r * nrow..(r + 1) * nrow];
+        for (j, c) in self.cols.iter().enumerate() {
+            let mut a = rho[c.budget] - rho[c.work] * c.speed;
             if c.limit != usize::MAX {
-                dj -= y[c.limit];
+                a += rho[c.limit];
             }
-            if dj < 0.0 {
-                bound += dj * c.ub;
+            self.alpha[j] = a;
+        }
+        self.alpha[self.nt..].copy_from_slice(rho);
+    }
+
+    /// The entering column: the ratio test keeps every reduced cost non-negative; among
+    /// ties, the largest pivot. None when no column can enter.
+    #[inline]
+    fn ratio_test(&self) -> Option<usize> {
+        let (alpha, is_basic, d) = (&self.alpha, &self.is_basic, &self.basis.d);
+        let mut best: Option<(usize, f64, f64)> = None;
+        for j in 0..self.nt + self.nrow {
+            let a = alpha[j];
+            if is_basic[j] || a >= -PIVOT_TOL {
+                continue;
+            }
+            let ratio = d[j].max(0.0) / -a;
+            let better = match best {
+                None => true,
+                Some((_, br, ba)) => ratio < br || (ratio == br && -a > ba),
+            };
+            if better {
+                best = Some((j, ratio, -a));
             }
         }
-        bound.max(0.0) * self.p_unit
+        best.map(|(e, _, _)| e)
+    }
+
+    /// The entering column in the current basis: u = B^-1 A_e.
+    #[inline]
+    fn entering_column(&mut self, e: usize) {
+        let (nrow, nt, binv) = (self.nrow, self.nt, &self.basis.binv);
+        if e < nt {
+            let c = &self.cols[e];
+            for (i, ui) in self.u.iter_mut().enumerate() {
+                let row = &binv[i * nrow..(i + 1) * nrow];
+                let mut v = row[c.budget] - row[c.work] * c.speed;
+                if c.limit != usize::MAX {
+                    v += row[c.limit];
+                }
+                *ui = v;
+            }
+        } else {
+            for (i, ui) in self.u.iter_mut().enumerate() {
+                *ui = binv[i * nrow + (e - nt)];
+            }
+        }
+    }
+
+    /// Column `e` enters the basis in row `r`: the reduced costs, x_B and B^-1 updated.
+    #[inline]
+    fn pivot(&mut self, r: usize, e: usize) {
+        let (nrow, ncol) = (self.nrow, self.nt + self.nrow);
+        let Basis { basic, binv, d, .. } = &mut self.basis;
+        let (alpha, u, xb) = (&self.alpha, &self.u, &mut self.xb);
+        let piv = u[r];
+        // reduced costs: d_j -= (d_e / alpha_e) alpha_j; the leaving column gets
+        // -d_e / alpha_e, the entering one 0
+        let step = d[e] / alpha[e];
+        if step != 0.0 {
+            for j in 0..ncol {
+                d[j] -= step * alpha[j];
+            }
+        }
+        d[e] = 0.0;
+        for i in 0..nrow {
+            if i != r {
+                d[basic[i]] = 0.0;
+            }
+        }
+        // x_B and B^-1: row r divided by the pivot, eliminated from the others
+        let theta = xb[r] / piv;
+        for i in 0..nrow {
+            if i != r {
+                xb[i] -= theta * u[i];
+            }
+        }
+        xb[r] = theta;
+        for k in 0..nrow {
+            binv[r * nrow + k] /= piv;
+        }
+        for i in 0..nrow {
+            let f = u[i];
+            if i == r || f == 0.0 {
+                continue;
+            }
+            for k in 0..nrow {
+                binv[i * nrow + k] -= f * binv[r * nrow + k];
+            }
+        }
+        self.is_basic[basic[r]] = false;
+        basic[r] = e;
+        self.is_basic[e] = true;
     }
 }
 
