@@ -1098,14 +1098,7 @@ impl Sim {
             self.finish_delayed_dequeue(prev, t);
         }
         if !fork && self.tasks[t as usize].se.sched_delayed {
-            // ttwu_runnable(): still queued (DELAY_DEQUEUE), so no select_task_rq(): it is
-            // requeued where it is and may preempt
-            self.counters.wakeups += 1;
-            self.counters.delayed_requeues += 1;
-            self.tasks[t as usize].stats.nr_wakeups += 1;
-            self.requeue_delayed(prev, t);
-            self.trace_wakeup(this_cpu.unwrap_or(prev), t, prev, false);
-            self.check_preempt(prev, t);
+            self.ttwu_runnable(t, prev, this_cpu);
             return;
         }
         let kind = if fork { WakeKind::Fork } else { WakeKind::Wakeup };
@@ -1135,31 +1128,60 @@ impl Sim {
         } else {
             self.tasks[t as usize].stats.nr_wakeups += 1;
             if cpu != prev {
-                self.trace_migrate(this_cpu.unwrap_or(prev), t, prev, cpu);
-                self.walt_migrate(t, prev, cpu);
-                self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
-                self.detach_pelt_for_migration(prev, t, Detach::Removed);
-                let task = &mut self.tasks[t as usize];
-                task.se.vruntime =
-                    task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
-                task.stats.migrations += 1;
-                self.counters.migrations += 1;
+                self.set_task_cpu(t, prev, cpu, this_cpu);
             }
         }
         if fork {
             self.tasks[t as usize].wake_due = Some(self.now);
         }
-        // ttwu_do_activate(): the wakeup ends an idle period begun at newidle; fold it into
-        // avg_idle (a 1/8 average, capped at 2 x max_idle_balance_cost = 2 x migration cost)
+        self.ttwu_queue(t, cpu, fork, this_cpu);
+    }
+
+    /// ttwu_runnable(): the task is still queued (DELAY_DEQUEUE), so there is no
+    /// select_task_rq(): it is requeued where it is and may preempt.
+    #[inline]
+    fn ttwu_runnable(&mut self, t: TaskId, prev: usize, this_cpu: Option<usize>) {
+        self.counters.wakeups += 1;
+        self.counters.delayed_requeues += 1;
+        self.tasks[t as usize].stats.nr_wakeups += 1;
+        self.requeue_delayed(prev, t);
+        self.trace_wakeup(this_cpu.unwrap_or(prev), t, prev, false);
+        self.check_preempt(prev, t);
+    }
+
+    /// set_task_cpu() for a waking task that select_task_rq() moved from `prev` to `cpu`:
+    /// the class's migrate_task_rq() (WALT's and the policy's, then the fair class's
+    /// removal of its PELT contribution from `prev`), its vruntime carried over relative
+    /// to the two runqueues' min_vruntime, and the migration counted.
+    #[inline]
+    fn set_task_cpu(&mut self, t: TaskId, prev: usize, cpu: usize, this_cpu: Option<usize>) {
+        self.trace_migrate(this_cpu.unwrap_or(prev), t, prev, cpu);
+        self.walt_migrate(t, prev, cpu);
+        self.policy.migrate_task_rq(&view!(self), t, prev, cpu);
+        self.detach_pelt_for_migration(prev, t, Detach::Removed);
+        let task = &mut self.tasks[t as usize];
+        task.se.vruntime =
+            task.se.vruntime.saturating_sub(self.rqs[prev].cfs.min_vruntime) + self.rqs[cpu].cfs.min_vruntime;
+        task.stats.migrations += 1;
+        self.counters.migrations += 1;
+    }
+
+    /// ttwu_queue() onto `cpu`. First the avg_idle fold of ttwu_do_activate(), done here at
+    /// the wakeup. A CPU in an idle state handles the wakeup only once it is out of that
+    /// state (the timer interrupt or IPI waits for the exit latency), so the task is not
+    /// runnable, for PELT or anyone else, before then: it waits on the CPU's pending list
+    /// (the wake list of ttwu_queue_wakelist()) and the CPU is kicked; otherwise
+    /// ttwu_do_activate() now.
+    #[inline]
+    fn ttwu_queue(&mut self, t: TaskId, cpu: usize, fork: bool, this_cpu: Option<usize>) {
+        // the wakeup ends an idle period begun at newidle; fold it into avg_idle (a 1/8
+        // average, capped at 2 x max_idle_balance_cost = 2 x migration cost)
         if let Some(stamp) = self.rqs[cpu].idle_stamp.take() {
             let rq = &mut self.rqs[cpu];
             let sample = (self.now - stamp) as i64;
             let avg = rq.avg_idle as i64 + (sample - rq.avg_idle as i64) / 8;
             rq.avg_idle = (avg.max(0) as u64).min(2 * self.knobs.derived.migration_cost_ns);
         }
-        // A CPU in an idle state handles the wakeup only once it is out of that state (the
-        // timer interrupt or IPI waits for the exit latency), so the task is not runnable,
-        // for PELT or anyone else, before then.
         let rq = &self.rqs[cpu];
         let exiting = rq.waking_until.is_some()
             || (rq.curr.is_none() && rq.idle_state.is_some() && self.wake_latency_ns(cpu) > 0);
@@ -1171,6 +1193,14 @@ impl Sim {
             self.kick_idle_cpu(cpu);
             return;
         }
+        self.ttwu_do_activate(t, cpu, fork, this_cpu);
+    }
+
+    /// ttwu_do_activate(): activate_task() (a fork enqueues as a new task, a wakeup with
+    /// ENQUEUE_WAKEUP), wakeup_preempt() against the running task, and the RT class's
+    /// task_woken() (push the task if it cannot preempt).
+    #[inline]
+    fn ttwu_do_activate(&mut self, t: TaskId, cpu: usize, fork: bool, this_cpu: Option<usize>) {
         self.enqueue_task(cpu, t, !fork, fork);
         self.trace_wakeup(this_cpu.unwrap_or(cpu), t, cpu, fork);
         self.check_preempt(cpu, t);
