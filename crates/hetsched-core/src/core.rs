@@ -1209,9 +1209,11 @@ impl Sim {
 
     // ------------------------------------------------------------------ events
 
-    /// sched_tick() (scheduler_tick() before 6.10) for every busy CPU at one jiffy, then
-    /// the periodic balance of each CPU whose interval has passed (SCHED_SOFTIRQ) and the
-    /// NOHZ blocked-load decay of idle CPUs.
+    /// The jiffy's tick: the extensions' tick, then for each CPU sched_tick() and, for a
+    /// busy one, sched_balance_trigger() (`sched_tick_cpu`); nohz_balancer_kick() when a
+    /// runqueue had two or more tasks or a misfit task as the tick began; the policy's own
+    /// migrations; the lower bound's window; the NOHZ blocked-load decay of idle CPUs
+    /// (`update_nohz_stats`); the utilization trace; the next tick.
     pub(crate) fn sched_tick(&mut self) {
         let mut extensions = std::mem::take(&mut self.extensions);
         for e in extensions.iter_mut() {
@@ -1228,51 +1230,7 @@ impl Sim {
             .iter()
             .any(|rq| rq.nr_running() >= 2 || rq.misfit_task_load > 0);
         for cpu in 0..n {
-            if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
-                continue; // offline: no tick, no balancing
-            }
-            let busy = self.rqs[cpu].curr.is_some();
-            if !busy {
-                let rq = &self.rqs[cpu];
-                // an idle CPU whose tick runs (menu kept it) takes this tick; one that entered
-                // idle at this very instant took it while still busy
-                if !rq.tick_stopped && rq.idle_state.is_some() && rq.waking_until.is_none() && rq.idle_since < now {
-                    self.idle_tick(cpu);
-                    continue;
-                }
-                if !rq.tick_stopped {
-                    continue; // between a block and the next pick, or leaving an idle state
-                }
-            }
-            if busy && !self.hmp_load.is_empty() {
-                let t = self.rqs[cpu].curr.unwrap();
-                self.hmp_track(t, true);
-            }
-            if busy {
-                self.update_rq_clock(cpu);
-                self.update_curr(cpu);
-                self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
-                let t = self.rqs[cpu].curr.unwrap();
-                if self.tasks[t as usize].is_rt() {
-                    self.task_tick_rt(cpu, t);
-                } else {
-                    self.task_tick_fair(cpu, t);
-                }
-            }
-            // A tickless idle CPU does not balance at this tick: the idle load balancer
-            // kicked below does it on its behalf once out of its idle state. An idle CPU
-            // whose tick runs balanced itself above (idle_tick).
-            if !busy {
-                continue;
-            }
-            let Some(lb) = self.balancer.as_ref() else { continue };
-            if lb.periodic_due(cpu, now) {
-                let lb = self.balancer.as_mut().unwrap();
-                let acts = lb.periodic(&view!(self), cpu, busy, tick_ns);
-                self.charge_balance_pass(cpu, true);
-                self.update_rd_flags();
-                self.apply_lb(acts, true);
-            }
+            self.sched_tick_cpu(cpu, now, tick_ns);
         }
         if nohz_kick {
             self.nohz_balancer_kick();
@@ -1285,19 +1243,7 @@ impl Sim {
             self.lb.next = now + self.knobs.derived.lb_window_ns;
         }
         if now >= self.next_blocked_update {
-            // NOHZ stats kick: idle CPUs decay their blocked load
-            self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
-            for cpu in 0..n {
-                if self.rqs[cpu].curr.is_none() {
-                    // update_blocked_averages(): one cpufreq call if anything decayed
-                    self.update_rq_clock(cpu);
-                    let others = self.update_rt_avg_decayed(cpu, false);
-                    let fair = self.update_load_avg_nohook(cpu, None, false);
-                    if others || fair {
-                        self.cpufreq_update_util(cpu, 0);
-                    }
-                }
-            }
+            self.update_nohz_stats(now);
         }
         if let Some(tr) = self.trace.as_mut() {
             for cpu in 0..n {
@@ -1307,6 +1253,87 @@ impl Sim {
             }
         }
         self.events.push(now + tick_ns, EventKind::Tick);
+    }
+
+    /// sched_tick() (scheduler_tick() before 6.10) on one CPU: none when it is offline; an
+    /// idle CPU whose tick still runs takes the idle tick (idle.rs); a busy one updates
+    /// its clock and the running task's runtime and calls its class's task_tick(), then
+    /// sched_balance_trigger(): its periodic balance (SCHED_SOFTIRQ) when the balancer's
+    /// interval has passed. A tickless idle CPU does neither: the idle load balancer
+    /// balances on its behalf once it is out of its idle state.
+    #[inline]
+    fn sched_tick_cpu(&mut self, cpu: usize, now: u64, tick_ns: u64) {
+        if self.hotplug.as_ref().is_some_and(|h| !h.is_online(cpu)) {
+            return; // offline: no tick, no balancing
+        }
+        let busy = self.rqs[cpu].curr.is_some();
+        if !busy {
+            let rq = &self.rqs[cpu];
+            // an idle CPU whose tick runs (menu kept it) takes this tick; one that entered
+            // idle at this very instant took it while still busy
+            if !rq.tick_stopped && rq.idle_state.is_some() && rq.waking_until.is_none() && rq.idle_since < now {
+                self.idle_tick(cpu);
+                return;
+            }
+            if !rq.tick_stopped {
+                return; // between a block and the next pick, or leaving an idle state
+            }
+        }
+        if busy && !self.hmp_load.is_empty() {
+            let t = self.rqs[cpu].curr.unwrap();
+            self.hmp_track(t, true);
+        }
+        if busy {
+            self.update_rq_clock(cpu);
+            self.update_curr(cpu);
+            self.walt_update_curr(cpu, crate::walt::RavgEvent::TaskUpdate);
+            let t = self.rqs[cpu].curr.unwrap();
+            if self.tasks[t as usize].is_rt() {
+                self.task_tick_rt(cpu, t);
+            } else {
+                self.task_tick_fair(cpu, t);
+            }
+        }
+        // A tickless idle CPU does not balance at this tick: the idle load balancer
+        // kicked by sched_tick() does it on its behalf once out of its idle state. An idle
+        // CPU whose tick runs balanced itself above (idle_tick).
+        if busy {
+            self.sched_balance_trigger(cpu, now, tick_ns);
+        }
+    }
+
+    /// sched_balance_trigger() (trigger_load_balance() before 6.10) for a busy CPU: the
+    /// periodic balance when the balancer says its interval has passed, charged as a
+    /// balance pass, then the root domain's flags and the migrations.
+    #[inline]
+    fn sched_balance_trigger(&mut self, cpu: usize, now: u64, tick_ns: u64) {
+        let Some(lb) = self.balancer.as_ref() else { return };
+        if lb.periodic_due(cpu, now) {
+            let lb = self.balancer.as_mut().unwrap();
+            let acts = lb.periodic(&view!(self), cpu, true, tick_ns);
+            self.charge_balance_pass(cpu, true);
+            self.update_rd_flags();
+            self.apply_lb(acts, true);
+        }
+    }
+
+    /// The NOHZ stats kick (_nohz_idle_balance() with NOHZ_STATS_KICK, every
+    /// LOAD_AVG_PERIOD ms): each idle CPU decays its blocked load, as
+    /// update_nohz_stats() has sched_balance_update_blocked_averages()
+    /// (update_blocked_averages() before 6.10) do, with one cpufreq call if anything
+    /// decayed.
+    fn update_nohz_stats(&mut self, now: u64) {
+        self.next_blocked_update = now + NOHZ_BLOCKED_PERIOD_NS;
+        for cpu in 0..self.rqs.len() {
+            if self.rqs[cpu].curr.is_none() {
+                self.update_rq_clock(cpu);
+                let others = self.update_rt_avg_decayed(cpu, false);
+                let fair = self.update_load_avg_nohook(cpu, None, false);
+                if others || fair {
+                    self.cpufreq_update_util(cpu, 0);
+                }
+            }
+        }
     }
 
     /// Process one event (and the reschedules and cpufreq updates it causes). Returns
