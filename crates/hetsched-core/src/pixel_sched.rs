@@ -324,13 +324,172 @@ pub fn select_task_rq_fair(
 }
 
 /// A perf domain's picks (the module's pd_* locals).
-#[derive(Default)]
 struct PdPick {
     best_idle: Option<(usize, u64)>,
     unimportant: Option<(usize, u64, u64)>,
+    least_importance: u64,
     packing: Option<(usize, u64)>,
     max_spare: Option<(usize, u64, u64)>,
     task_fits: bool,
+}
+
+impl PdPick {
+    fn new() -> PdPick {
+        PdPick {
+            best_idle: None,
+            unimportant: None,
+            least_importance: 1024 << 2,
+            packing: None,
+            max_spare: None,
+            task_fits: false,
+        }
+    }
+}
+
+/// What the search reads of one CPU.
+struct CpuSample {
+    i: usize,
+    is_idle: bool,
+    importance: u64,
+    spare_cap: u64,
+    task_fits: bool,
+    exit_lat: u64,
+    util_fits: bool,
+}
+
+/// The search's state across perf domains: the candidate masks, the backup and the flags
+/// that, once set in one domain, hold for the domains after it.
+#[derive(Default)]
+struct Search {
+    idle_fit: Vec<usize>,
+    idle_unfit: Vec<usize>,
+    unimportant_fit: Vec<usize>,
+    unimportant_unfit: Vec<usize>,
+    packing: Vec<usize>,
+    max_spare_cap: Vec<usize>,
+    target_max_spare_cap: u64,
+    most_spare_cap_cpu: Option<usize>,
+    idle_target_found: bool,
+    importance_target_found: bool,
+}
+
+impl Search {
+    /// A CPU for a prefer_idle task: the shallowest idle CPU of the domain; before any idle
+    /// CPU is found anywhere, the least important CPU, else the backup of most spare
+    /// capacity (a tie clearing the others when the task's util_est is odd).
+    fn prefer_idle_cpu(&mut self, pick: &mut PdPick, c: &CpuSample, t: &Task, prev: usize, this_cpu: usize) {
+        let i = c.i;
+        if c.is_idle {
+            // an even waking CPU keeps the first of a tie, an odd one the last, and prev_cpu
+            // wins one
+            match pick.best_idle {
+                Some((_, lat)) if c.exit_lat > lat => {}
+                Some((b, lat)) if c.exit_lat == lat => {
+                    if i == prev || (b != prev && this_cpu % 2 == 1) {
+                        pick.best_idle = Some((i, lat));
+                    }
+                }
+                _ => pick.best_idle = Some((i, c.exit_lat)),
+            }
+            self.idle_target_found = true;
+        }
+        if self.idle_target_found {
+            return;
+        }
+        if t.importance > c.importance {
+            match pick.unimportant {
+                Some((_, imp, spare)) if c.importance == imp => {
+                    if c.spare_cap >= spare {
+                        pick.unimportant = Some((i, imp, c.spare_cap));
+                        self.importance_target_found = true;
+                    }
+                }
+                _ if c.importance < pick.least_importance => {
+                    pick.least_importance = c.importance;
+                    pick.unimportant = Some((i, c.importance, c.spare_cap));
+                    self.importance_target_found = true;
+                }
+                _ => {}
+            }
+        }
+        if self.importance_target_found || !c.util_fits {
+            return;
+        }
+        if c.spare_cap > self.target_max_spare_cap {
+            self.target_max_spare_cap = c.spare_cap;
+            self.max_spare_cap.clear();
+            self.max_spare_cap.push(i);
+        } else if c.spare_cap == self.target_max_spare_cap {
+            if t.util_est % 2 == 1 {
+                self.max_spare_cap.clear();
+            }
+            self.max_spare_cap.push(i);
+        }
+    }
+
+    /// A CPU for another task: the busy CPU that packs it (vendor_sched_npi_packing, on:
+    /// unimportant, its current capacity holding it with the task by the 1.25 margin), else
+    /// the CPU of most spare capacity, a shallower idle state winning a tie.
+    #[allow(clippy::too_many_arguments)]
+    fn other_cpu(&mut self, pick: &mut PdPick, c: &CpuSample, v: &SchedView, t: &Task, prev: usize, this_cpu: usize) {
+        let i = c.i;
+        if !c.util_fits {
+            return;
+        }
+        if c.spare_cap >= self.target_max_spare_cap {
+            self.target_max_spare_cap = c.spare_cap;
+            self.most_spare_cap_cpu = Some(i);
+        }
+        if !c.task_fits || c.spare_cap < t.util_est {
+            return;
+        }
+        if !c.is_idle
+            && c.importance <= DEFAULT_IMPORTANCE_THRESHOLD
+            && c.spare_cap > pick.packing.map_or(0, |p| p.1)
+            && capacity_curr_of(v, i) >= (cpu_util_with(v, t, i) + v.rqs[i].avg_rt.util_avg) * CAPACITY_MARGIN >> 10
+        {
+            pick.packing = Some((i, c.spare_cap));
+        }
+        if pick.packing.is_some() {
+            return;
+        }
+        match pick.max_spare {
+            Some((_, spare, _)) if c.spare_cap < spare => {}
+            Some((b, spare, lat)) if c.spare_cap == spare => {
+                if c.exit_lat < lat {
+                    pick.max_spare = Some((i, spare, c.exit_lat));
+                } else if c.exit_lat == lat && (i == prev || (b != prev && this_cpu % 2 == 1)) {
+                    pick.max_spare = Some((i, spare, lat));
+                }
+            }
+            _ => pick.max_spare = Some((i, c.spare_cap, c.exit_lat)),
+        }
+    }
+
+    /// The domain's picks into the masks: its idle and unimportant CPUs as fitting or not
+    /// (by the task's fit to the domain), its packing and spare-capacity CPUs.
+    fn close_domain(&mut self, pick: PdPick) {
+        if let Some((c, _)) = pick.best_idle {
+            if pick.task_fits {
+                self.idle_fit.push(c);
+            } else {
+                self.idle_unfit.push(c);
+            }
+        }
+        if let Some((c, _, _)) = pick.unimportant {
+            if pick.task_fits {
+                self.unimportant_fit.push(c);
+            } else {
+                self.unimportant_unfit.push(c);
+            }
+        }
+        if let Some((c, _)) = pick.packing {
+            self.packing.push(c);
+        }
+        if let Some((c, _, _)) = pick.max_spare {
+            self.max_spare_cap.push(c);
+        }
+    }
 }
 
 /// The module's find_energy_efficient_cpu() (5.10 form, described at the top).
@@ -342,25 +501,15 @@ fn find_energy_efficient_cpu(
     prev: usize,
     this_cpu: usize,
     sync_boost: bool,
-    mut energy: impl FnMut(usize) -> u64,
+    energy: impl FnMut(usize) -> u64,
     counters: &mut PixelCounters,
 ) -> (Option<usize>, u32) {
     let n = v.nr_cpus();
-    let mut idle_fit = Vec::new();
-    let mut idle_unfit = Vec::new();
-    let mut unimportant_fit = Vec::new();
-    let mut unimportant_unfit = Vec::new();
-    let mut packing = Vec::new();
-    let mut max_spare_cap = Vec::new();
-    let mut target_max_spare_cap = 0;
-    let mut most_spare_cap_cpu = None;
-    let mut idle_target_found = false;
-    let mut importance_target_found = false;
+    let mut search = Search::default();
     // rd->pd lists the perf domains in the reverse of their creation (build_perf_domains()
     // prepends each): the biggest CPUs' first
     for pd in v.platform.clusters.iter().rev() {
-        let mut pick = PdPick::default();
-        let mut pd_least_importance = 1024 << 2;
+        let mut pick = PdPick::new();
         // per domain: a CPU whose clamps are idle keeps the values the CPU before it set
         let (mut util_min, mut util_max) = (t.uclamp[0], t.uclamp[1]);
         for &i in &pd.cpus {
@@ -370,124 +519,38 @@ fn find_energy_efficient_cpu(
             let capacity = v.capacity_of(i);
             let is_idle = cpu_is_idle(v, i);
             let rq_uclamp = v.rqs[i].uclamp.value;
-            let cpu_importance = rq_uclamp[0] + rq_uclamp[1];
-            let wake_util = cpu_util_without(v, t, i, capacity);
-            let spare_cap = capacity - wake_util;
-            let task_fits = task_fits_capacity(v, caps, t, i, sync_boost);
-            pick.task_fits = task_fits;
-            let exit_lat = if is_idle { exit_latency_us(v, i).unwrap_or(0) } else { 0 };
             if v.uclamp_used && !v.rqs[i].uclamp.idle {
                 util_min = t.uclamp[0].max(rq_uclamp[0]);
                 util_max = t.uclamp[1].max(rq_uclamp[1]);
             }
-            let util_fits = fits(v, cpu_util(v, i), util_min, util_max, i);
+            let c = CpuSample {
+                i,
+                is_idle,
+                importance: rq_uclamp[0] + rq_uclamp[1],
+                spare_cap: capacity - cpu_util_without(v, t, i, capacity),
+                task_fits: task_fits_capacity(v, caps, t, i, sync_boost),
+                exit_lat: if is_idle { exit_latency_us(v, i).unwrap_or(0) } else { 0 },
+                util_fits: fits(v, cpu_util(v, i), util_min, util_max, i),
+            };
+            pick.task_fits = c.task_fits;
             if t.prefer_idle {
-                if is_idle {
-                    // one idle CPU per cluster, the shallowest; an even waking CPU keeps the
-                    // first of a tie, an odd one the last, and prev_cpu wins one
-                    match pick.best_idle {
-                        Some((_, lat)) if exit_lat > lat => {}
-                        Some((c, lat)) if exit_lat == lat => {
-                            if i == prev || (c != prev && this_cpu % 2 == 1) {
-                                pick.best_idle = Some((i, lat));
-                            }
-                        }
-                        _ => pick.best_idle = Some((i, exit_lat)),
-                    }
-                    idle_target_found = true;
-                }
-                if idle_target_found {
-                    continue;
-                }
-                if t.importance > cpu_importance {
-                    match pick.unimportant {
-                        Some((_, imp, spare)) if cpu_importance == imp => {
-                            if spare_cap >= spare {
-                                pick.unimportant = Some((i, imp, spare_cap));
-                                importance_target_found = true;
-                            }
-                        }
-                        _ if cpu_importance < pd_least_importance => {
-                            pd_least_importance = cpu_importance;
-                            pick.unimportant = Some((i, cpu_importance, spare_cap));
-                            importance_target_found = true;
-                        }
-                        _ => {}
-                    }
-                }
-                if importance_target_found || !util_fits {
-                    continue;
-                }
-                // the backup: the CPUs of most spare capacity, a tie clearing the others
-                // when the task's util_est is odd
-                if spare_cap > target_max_spare_cap {
-                    target_max_spare_cap = spare_cap;
-                    max_spare_cap.clear();
-                    max_spare_cap.push(i);
-                } else if spare_cap == target_max_spare_cap {
-                    if t.util_est % 2 == 1 {
-                        max_spare_cap.clear();
-                    }
-                    max_spare_cap.push(i);
-                }
+                search.prefer_idle_cpu(&mut pick, &c, t, prev, this_cpu);
             } else {
-                if !util_fits {
-                    continue;
-                }
-                if spare_cap >= target_max_spare_cap {
-                    target_max_spare_cap = spare_cap;
-                    most_spare_cap_cpu = Some(i);
-                }
-                if !task_fits || spare_cap < t.util_est {
-                    continue;
-                }
-                // vendor_sched_npi_packing (on): a busy, unimportant CPU whose current
-                // capacity holds it with the task, by the 1.25 margin
-                if !is_idle
-                    && cpu_importance <= DEFAULT_IMPORTANCE_THRESHOLD
-                    && spare_cap > pick.packing.map_or(0, |p| p.1)
-                    && capacity_curr_of(v, i)
-                        >= (cpu_util_with(v, t, i) + v.rqs[i].avg_rt.util_avg) * CAPACITY_MARGIN >> 10
-                {
-                    pick.packing = Some((i, spare_cap));
-                }
-                if pick.packing.is_some() {
-                    continue;
-                }
-                match pick.max_spare {
-                    Some((_, spare, _)) if spare_cap < spare => {}
-                    Some((c, spare, lat)) if spare_cap == spare => {
-                        if exit_lat < lat {
-                            pick.max_spare = Some((i, spare, exit_lat));
-                        } else if exit_lat == lat && (i == prev || (c != prev && this_cpu % 2 == 1)) {
-                            pick.max_spare = Some((i, spare, lat));
-                        }
-                    }
-                    _ => pick.max_spare = Some((i, spare_cap, exit_lat)),
-                }
+                search.other_cpu(&mut pick, &c, v, t, prev, this_cpu);
             }
         }
-        if let Some((c, _)) = pick.best_idle {
-            if pick.task_fits {
-                idle_fit.push(c);
-            } else {
-                idle_unfit.push(c);
-            }
-        }
-        if let Some((c, _, _)) = pick.unimportant {
-            if pick.task_fits {
-                unimportant_fit.push(c);
-            } else {
-                unimportant_unfit.push(c);
-            }
-        }
-        if let Some((c, _)) = pick.packing {
-            packing.push(c);
-        }
-        if let Some((c, _, _)) = pick.max_spare {
-            max_spare_cap.push(c);
-        }
+        search.close_domain(pick);
     }
+    let Search {
+        idle_fit,
+        idle_unfit,
+        unimportant_fit,
+        unimportant_unfit,
+        packing,
+        max_spare_cap,
+        most_spare_cap_cpu,
+        ..
+    } = search;
     // the search order; an unfit choice takes the biggest CPU (cpumask_last()); candidates
     // are a cpumask, visited in CPU order
     let (mut candidates, kind): (Vec<usize>, &mut u64) = if !idle_fit.is_empty() {
@@ -514,8 +577,24 @@ fn find_energy_efficient_cpu(
         _ => *kind += 1,
     }
     counters.energy_compared += 1;
+    (
+        lowest_energy(v, &candidates, prev, this_cpu, energy),
+        candidates.len() as u32,
+    )
+}
+
+/// The energy comparison over the candidates (visited in CPU order): the lowest
+/// compute_energy(); at equal energy the shallower idle state, then prev_cpu, then the
+/// waking CPU.
+fn lowest_energy(
+    v: &SchedView,
+    candidates: &[usize],
+    prev: usize,
+    this_cpu: usize,
+    mut energy: impl FnMut(usize) -> u64,
+) -> Option<usize> {
     let mut best: Option<(usize, u64, u64)> = None;
-    for &i in &candidates {
+    for &i in candidates {
         let lat = if cpu_is_idle(v, i) {
             exit_latency_us(v, i).unwrap_or(0)
         } else {
@@ -535,7 +614,7 @@ fn find_energy_efficient_cpu(
             keep => keep,
         };
     }
-    (best.map(|b| b.0), candidates.len() as u32)
+    best.map(|b| b.0)
 }
 
 #[cfg(test)]
