@@ -335,6 +335,11 @@ def run(
                      if d.get("energy_over_bound") else "")
                   + f", avg power {d['avg_power_mw']:.1f} mW "
                   f"(power model: {d['power_model']}, idle power: {d['idle_power_model']})")
+    if d.get("deadlock"):  # the run stopped where its tasks deadlocked (hetsched.deadlock)
+        from hetsched.deadlock import warning
+
+        err_console.print(f"hetsched: warning: {warning(d['deadlock'], sim.workload_spec)}", markup=False,
+                          highlight=False, soft_wrap=True)
     from hetsched.sim import flat_metrics
     from hetsched.workloads.builtin import headline_metrics
 

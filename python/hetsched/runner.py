@@ -344,12 +344,13 @@ def run_stepped(sim: Any, duration_s: float | None = None,
         wall = time.perf_counter() - t0
         if on_step is not None:
             on_step(sim.now_ns - start, None if until_exit else total)
-        if sim.now_ns >= end or sim.now_ns == now:
+        if sim.now_ns >= end or sim.now_ns == now or sim.deadlocked:
             break
         # the next step at this step's pace, growing at most fourfold (a quiet stretch
         # says little about the busy one that may follow)
         step = max(_MIN_STEP_NS, min(4 * step, _MAX_STEP_NS, int(step * step_wall_s / max(wall, 1e-6))))
-    # the stop reason Simulation.run gives (each step set its own)
+    # the stop reason Simulation.run gives (each step set its own; a deadlock's is read
+    # from the engine)
     sim._stop_reason = ("all tasks exited" if ended else f"limit of {UNTIL_EXIT_LIMIT_S:g} s") if until_exit \
         else "duration"
     return sim.result()

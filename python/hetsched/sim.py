@@ -418,6 +418,13 @@ class Simulation:
         with errors_located(self.workload_spec):
             return self._engine.run_until(int(t_ns))
 
+    @property
+    def deadlocked(self) -> bool:
+        """Whether a deadlock stopped the run (hetsched.deadlock): the clock stays where
+        it formed, later steps run nothing, and the result's ``deadlock`` says which tasks
+        and objects."""
+        return self._engine.deadlocked
+
     def runs_until_exit(self, duration_s: float | None = None) -> bool:
         """True when a run with this ``duration_s`` goes until every task has ended: no
         duration given, none in the workload (rt-app's ``duration: -1``), and every task's
@@ -536,9 +543,13 @@ class Simulation:
             "idle_power_model": self.platform.idle_power_model,
             "platform_notes": list(self.platform.notes),
             "wall_s": self._wall_s,
-            "stop_reason": self._stop_reason,
+            "stop_reason": "deadlock" if self._engine.deadlocked else self._stop_reason,
         }
         doc = {**head, **doc}
+        if "deadlock" in doc:  # named as the workload names its tasks' objects and events
+            from hetsched.deadlock import describe
+
+            doc["deadlock"] = describe(doc["deadlock"], self.workload_spec)
         # the least energy any schedule could have spent on the same work (lower_bound.py)
         lb = None
         bound = doc.pop("_lower_bound")

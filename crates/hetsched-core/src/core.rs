@@ -80,6 +80,16 @@ pub struct Sim {
     /// started tasks, daemons aside (TaskSpec::daemon), that have not exited: what a run
     /// until every task ends waits for
     pub(crate) nr_to_exit: usize,
+    /// tasks started or to start (templates aside) that have not exited, and how many of
+    /// them, and of those that are not daemons, are queued on a synchronisation object
+    /// (deadlock.rs)
+    pub(crate) nr_alive: usize,
+    pub(crate) nr_sync_blocked: usize,
+    pub(crate) nr_sync_blocked_workers: usize,
+    /// inside `run_until_exited`: tasks blocked for good then stop the run (deadlock.rs)
+    pub(crate) until_exit: bool,
+    /// the deadlock that stopped the run (deadlock.rs); nothing runs once it is set
+    pub deadlock: Option<Box<crate::deadlock::Deadlock>>,
     /// sampling governors: each CPU's busy time at its cluster's last sample, and when
     pub(crate) gov_busy_mark: Vec<u64>,
     pub(crate) gov_last_sample: Vec<u64>,
@@ -513,6 +523,11 @@ impl Sim {
             rt_period_at: None,
             fair_server: vec![crate::deadline::FairServer::default(); n],
             nr_to_exit: workload.tasks.iter().filter(|t| t.start && !t.daemon).count(),
+            nr_alive: workload.tasks.iter().filter(|t| t.start).count(),
+            nr_sync_blocked: 0,
+            nr_sync_blocked_workers: 0,
+            until_exit: false,
+            deadlock: None,
             gov_busy_mark: vec![0; n],
             gov_last_sample: vec![0; nclusters],
             gov_speed_mark: vec![0; n],
@@ -1010,8 +1025,11 @@ impl Sim {
         if !self.tasks[t as usize].spec.daemon {
             self.nr_to_exit -= 1;
         }
+        self.nr_alive -= 1;
         self.policy.task_dead(t);
         self.resched_cpu(cpu);
+        // the tasks left may be blocked for good now (a consumer whose producer ended)
+        self.check_blocked();
     }
 
     /// A Wakeup event: a sleeping task's timer expires (hrtimer_wakeup()), or a task starts,
@@ -1084,6 +1102,10 @@ impl Sim {
         if !fork && task.state != TaskState::Sleeping {
             return;
         }
+        if task.sync_blocked {
+            self.sync_unblocked(t);
+        }
+        let task = &self.tasks[t as usize];
         let prev = task.cpu;
         let due = task.wake_due;
         if !fork {
@@ -1427,7 +1449,7 @@ impl Sim {
             }
         }
         self.run_deferred();
-        self.stop.is_none()
+        self.stop.is_none() && self.deadlock.is_none()
     }
 
     /// What the event left to do at this instant: WALT's rollover irq_work and the
@@ -1463,7 +1485,8 @@ impl Sim {
     }
 
     /// Run every event strictly before `t_ns`, then stop the clock at `t_ns`. A run a
-    /// limit stopped (`stopped()`) stays where it stopped.
+    /// limit stopped (`stopped()`) or a deadlock stopped (`deadlock`) stays where it
+    /// stopped.
     pub fn run_until(&mut self, t_ns: u64) {
         self.run_until_polled(t_ns, || true);
     }
@@ -1473,7 +1496,7 @@ impl Sim {
     /// the last one left it: a later call goes on as if the run had never stopped. Returns
     /// false if `poll` stopped it.
     pub fn run_until_polled(&mut self, t_ns: u64, mut poll: impl FnMut() -> bool) -> bool {
-        if self.stop.is_some() {
+        if self.stop.is_some() || self.deadlock.is_some() {
             return true;
         }
         // what a caller's change between runs asked for (a knob, an affinity) happens now,
@@ -1482,7 +1505,9 @@ impl Sim {
         let mut since_poll = 0u32;
         while let Some(ev) = self.events.pop_before(t_ns) {
             if !self.handle_event(ev) {
-                return true; // a limit stopped the run
+                // a limit stopped the run, or a deadlock: the result is the run's up to it
+                self.meter.sync(&self.platform, self.now);
+                return true;
             }
             if !self.go_on(&mut since_poll, &mut poll) {
                 return false;
@@ -1504,8 +1529,18 @@ impl Sim {
     }
 
     /// `run_until_exited` with `run_until_polled`'s `poll`: None if `poll` stopped it.
-    pub fn run_until_exited_polled(&mut self, limit_ns: u64, mut poll: impl FnMut() -> bool) -> Option<bool> {
-        if self.stop.is_some() {
+    /// Tasks blocked for good stop it too (deadlock.rs), as a run that could never end.
+    pub fn run_until_exited_polled(&mut self, limit_ns: u64, poll: impl FnMut() -> bool) -> Option<bool> {
+        self.until_exit = true;
+        // blocked for good since a run of a given duration left them so
+        self.check_blocked();
+        let ended = self.run_until_exited_inner(limit_ns, poll);
+        self.until_exit = false;
+        ended
+    }
+
+    fn run_until_exited_inner(&mut self, limit_ns: u64, mut poll: impl FnMut() -> bool) -> Option<bool> {
+        if self.stop.is_some() || self.deadlock.is_some() {
             return Some(false);
         }
         self.run_deferred();
@@ -1514,7 +1549,9 @@ impl Sim {
             match self.events.pop_before(limit_ns) {
                 Some(ev) => {
                     if !self.handle_event(ev) {
-                        return Some(false); // a limit stopped the run
+                        // a limit stopped the run, or a deadlock
+                        self.meter.sync(&self.platform, self.now);
+                        return Some(false);
                     }
                     if !self.go_on(&mut since_poll, &mut poll) {
                         return None;

@@ -13,6 +13,7 @@ pub mod core;
 pub mod costs;
 pub mod cpufreq;
 pub mod deadline;
+pub mod deadlock;
 pub mod energy;
 pub mod energy_model;
 pub mod error;

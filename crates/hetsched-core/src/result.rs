@@ -68,6 +68,10 @@ impl Sim {
     fn result_doc(&self) -> Value {
         let mut out = self.result_base();
         self.switcher_result(&mut out); // the big.LITTLE switcher study (Kim et al.)
+                                        // only in a run a deadlock stopped: the others' documents are as before
+        if let Some(d) = self.deadlock_doc() {
+            out["deadlock"] = d;
+        }
         out
     }
 

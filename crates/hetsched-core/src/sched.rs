@@ -186,6 +186,8 @@ pub struct Task {
     /// there or last ticked running there; core_ctl's big-task count reads it
     /// (extensions/core_ctl.rs)
     pub(crate) misfit: bool,
+    /// queued on a synchronisation object (deadlock.rs counts these)
+    pub(crate) sync_blocked: bool,
 }
 
 impl Task {

@@ -8,6 +8,10 @@
 //! default mutex lets a running task barge in instead); a woken condition waiter is moved
 //! to the mutex's wait queue when the mutex is held (FUTEX_CMP_REQUEUE's wait morphing).
 //! No priority inheritance.
+//!
+//! Each task's mutex wait is indexed (`waiting_for`), so that a lock that blocks can follow
+//! the chain owner -> the mutex it waits for -> its owner ... and see whether it closes a
+//! cycle (a deadlock, deadlock.rs), at the cost of the chain's length.
 
 use std::collections::VecDeque;
 
@@ -37,9 +41,26 @@ struct Barrier {
     waiting: Vec<TaskId>,
 }
 
+/// What a blocked task waits for: the object it is queued on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Waits {
+    Mutex(u32),
+    Cond(u32),
+    Sem(u32),
+    Barrier(u32),
+}
+
+/// `waiting_for`'s "no mutex"
+const NO_MUTEX: u32 = u32::MAX;
+
 #[derive(Debug, Clone, Default)]
 pub struct SyncObjects {
     mutexes: Vec<Mutex>,
+    /// per task id (grown on demand): the mutex it is queued on, NO_MUTEX if none
+    waiting_for: Vec<u32>,
+    /// a task whose queueing on a held mutex closed a cycle of mutex waits (lock, or a
+    /// condition waiter requeued by a signal); taken by the caller (deadlock.rs)
+    pub closed_cycle: Option<TaskId>,
     /// waiters of each condition variable, with the mutex each must retake
     conds: Vec<VecDeque<(TaskId, u32)>>,
     sems: Vec<Sem>,
@@ -68,6 +89,51 @@ impl SyncObjects {
                 })
                 .collect(),
             misuse: 0,
+            waiting_for: Vec::new(),
+            closed_cycle: None,
+        }
+    }
+
+    fn set_waiting_for(&mut self, t: TaskId, m: u32) {
+        let i = t as usize;
+        if i >= self.waiting_for.len() {
+            if m == NO_MUTEX {
+                return;
+            }
+            self.waiting_for.resize(i + 1, NO_MUTEX);
+        }
+        self.waiting_for[i] = m;
+    }
+
+    /// The mutex task `t` is queued on, if any.
+    pub fn mutex_waited(&self, t: TaskId) -> Option<u32> {
+        self.waiting_for.get(t as usize).copied().filter(|&m| m != NO_MUTEX)
+    }
+
+    /// `t` has just queued on mutex `m`: whether the owners' chain (owner of m, the mutex it
+    /// waits for, that one's owner, ...) comes back to `t`. Each task waits for one mutex at
+    /// most, so the chain has no fork; a chain longer than the waiting tasks has a cycle not
+    /// through `t`, which was found when it closed.
+    fn closes_cycle(&self, t: TaskId, m: u32) -> bool {
+        let mut owner = self.mutexes[m as usize].owner;
+        for _ in 0..=self.waiting_for.len() {
+            match owner {
+                Some(o) if o == t => return true,
+                Some(o) => match self.mutex_waited(o) {
+                    Some(next) => owner = self.mutexes[next as usize].owner,
+                    None => return false,
+                },
+                None => return false,
+            }
+        }
+        false
+    }
+
+    fn queue_on_mutex(&mut self, m: u32, t: TaskId) {
+        self.mutexes[m as usize].waiters.push_back(t);
+        self.set_waiting_for(t, m);
+        if self.closed_cycle.is_none() && self.closes_cycle(t, m) {
+            self.closed_cycle = Some(t);
         }
     }
 
@@ -79,8 +145,9 @@ impl SyncObjects {
                 Go::On
             }
             Some(_) => {
-                // a task relocking its own (non-recursive) mutex deadlocks, as in pthreads
-                mx.waiters.push_back(t);
+                // a task relocking its own (non-recursive) mutex deadlocks, as in pthreads:
+                // a cycle of one
+                self.queue_on_mutex(m, t);
                 Go::Block
             }
         }
@@ -94,6 +161,7 @@ impl SyncObjects {
         }
         mx.owner = mx.waiters.pop_front();
         if let Some(w) = mx.owner {
+            self.set_waiting_for(w, NO_MUTEX);
             wake.push(w);
         }
     }
@@ -122,7 +190,7 @@ impl SyncObjects {
                 mx.owner = Some(w);
                 wake.push(w);
             } else {
-                mx.waiters.push_back(w);
+                self.queue_on_mutex(m, w);
             }
         }
     }
@@ -164,6 +232,37 @@ impl SyncObjects {
 
     pub fn mutex_owner(&self, m: u32) -> Option<TaskId> {
         self.mutexes[m as usize].owner
+    }
+
+    /// The mutexes `t` holds, in id order (a scan of every mutex: for a report).
+    pub fn mutexes_held(&self, t: TaskId) -> Vec<u32> {
+        (0..self.mutexes.len() as u32)
+            .filter(|&m| self.mutexes[m as usize].owner == Some(t))
+            .collect()
+    }
+
+    /// Every queued task and what it waits for (a scan of every object: for a report).
+    pub fn waiters(&self) -> Vec<(TaskId, Waits)> {
+        let mut out = Vec::new();
+        for (m, mx) in self.mutexes.iter().enumerate() {
+            out.extend(mx.waiters.iter().map(|&t| (t, Waits::Mutex(m as u32))));
+        }
+        for (c, q) in self.conds.iter().enumerate() {
+            out.extend(q.iter().map(|&(t, _)| (t, Waits::Cond(c as u32))));
+        }
+        for (s, sem) in self.sems.iter().enumerate() {
+            out.extend(sem.waiters.iter().map(|&t| (t, Waits::Sem(s as u32))));
+        }
+        for (b, br) in self.barriers.iter().enumerate() {
+            out.extend(br.waiting.iter().map(|&t| (t, Waits::Barrier(b as u32))));
+        }
+        out
+    }
+
+    /// Barrier `b`'s arrivals so far and the number it needs.
+    pub fn barrier_arrivals(&self, b: u32) -> (u32, u32) {
+        let br = &self.barriers[b as usize];
+        (br.waiting.len() as u32, br.need)
     }
 }
 

@@ -41,6 +41,7 @@ impl Sim {
         if !spec.daemon {
             self.nr_to_exit += 1;
         }
+        self.nr_alive += 1;
         self.tasks.push(task);
         self.trace_fork(parent, id);
         self.walt_fork(k, id);

@@ -204,6 +204,12 @@ impl Engine {
         self.sim.workload_is_finite()
     }
 
+    /// Whether a deadlock stopped the run (the result's `deadlock` says which).
+    #[getter]
+    fn deadlocked(&self) -> bool {
+        self.sim.deadlock.is_some()
+    }
+
     #[getter]
     fn now_ns(&self) -> u64 {
         self.sim.now

@@ -260,8 +260,8 @@ class LearningEAS:
                 return r
             if self.sim.now_ns >= t_ns:
                 return r
-            if nxt is not None and self.sim.now_ns < nxt:
-                return r  # the engine stopped early (nothing more to run)
+            if self.sim.now_ns < target:
+                return r  # the engine stopped early (nothing more to run, or a deadlock)
 
     # -- state ------------------------------------------------------------------------
     def state(self) -> dict:

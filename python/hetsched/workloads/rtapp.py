@@ -988,7 +988,9 @@ def _origin(source: str, defs: list[_TaskDef], task_defs: list[_TaskDef],
             origins: dict[str, list[list[_Ev | None]]]) -> dict:
     """The spec's "origin" key (ignored by the engine): for each task, where it is in the
     user's file, so that an engine error about ``tasks[i].phases[j].events[k]`` can name
-    the file, task, phase and event as the user wrote them (:func:`locate_engine_error`)."""
+    the file, task, phase and event as the user wrote them (:func:`locate_engine_error`);
+    the caller adds the names of the mutexes, conditions, semaphores and barriers by id
+    (``names``, :meth:`SpecBuilder.names`), with which a deadlock is reported."""
     index = {d.key: i for i, d in enumerate(d for d in defs if d.key in origins)}
     out_defs = []
     for d in defs:
@@ -1015,20 +1017,32 @@ def locate_engine_error(err: InputError, spec: dict) -> InputError:
     re-addressed to the rt-app file and field the value came from
     (``my.json: tasks.video.phases.p1.timer.period``), when ``spec`` came from
     :func:`load_rtapp` (alone or merged); else ``err`` itself."""
-    origin = spec.get("origin") if isinstance(spec, dict) else None
-    if err.source != "workload" or not isinstance(origin, dict) \
-            or len(origin.get("tasks", ())) != len(spec.get("tasks", ())):
-        return err   # not from a file, or its tasks were changed since
-    m = _ENGINE_FIELD.fullmatch(err.field or "")
-    if not m:
+    if err.source != "workload":
         return err
+    located = user_field(spec, err.field or "")
+    if located is None:
+        return err
+    return InputError(located[0], located[1], err.expected, got=err.got)
+
+
+def user_field(spec: dict, field: str) -> tuple[str, str] | None:
+    """The engine's ``field`` of ``spec`` (``tasks[3].phases[0].events[2]...``) as the
+    rt-app file and the field there it came from (``my.json``,
+    ``tasks.video.phases.p1.lock``), when ``spec`` came from :func:`load_rtapp` (alone or
+    merged); else None."""
+    origin = spec.get("origin") if isinstance(spec, dict) else None
+    if not isinstance(origin, dict) or len(origin.get("tasks", ())) != len(spec.get("tasks", ())):
+        return None   # not from a file, or its tasks were changed since
+    m = _ENGINE_FIELD.fullmatch(field)
+    if not m:
+        return None
     try:
         i = int(m.group(1))
         d = origin["defs"][origin["tasks"][i]]
     except (IndexError, KeyError, TypeError):
-        return err
+        return None
     if d is None:
-        return err
+        return None
     rest = [k for k in m.group(4).split(".") if k]
     if m.group(2) is None:
         field = d["task"]
@@ -1046,7 +1060,7 @@ def locate_engine_error(err: InputError, spec: dict) -> InputError:
             inner = [_USER_EVENT_KEYS[k] for k in rest if k in _USER_EVENT_KEYS]
             if inner and field != phase_path:
                 field = _path(field, inner[-1])
-    return InputError(d["source"], field, err.expected, got=err.got)
+    return d["source"], field
 
 
 @contextmanager
@@ -1225,6 +1239,7 @@ def _resolve(source: str, name: str, root: Any) -> dict:
     _check_zero_time_loops(source, defs, programs)
     spec = b.build()
     spec["origin"] = _origin(source, defs, task_defs, origins)
+    spec["origin"]["names"] = b.names()
     return spec
 
 

@@ -97,6 +97,12 @@ class SpecBuilder:
     def set_barrier_count(self, ref: str, count: int) -> None:
         self.barriers[self._barrier_ids[ref]] = int(count)
 
+    def names(self) -> dict[str, list[str]]:
+        """The names of the mutexes, condition variables, semaphores and barriers, each
+        list indexed by id (how a deadlock names them)."""
+        return {"mutexes": list(self._mutexes), "conds": list(self._conds),
+                "sems": list(self._sem_ids), "barriers": list(self._barrier_ids)}
+
     def mark(self, name: str) -> int:
         if name not in self.marks:
             self.marks.append(name)
@@ -135,6 +141,10 @@ class SpecBuilder:
         if self.metric_defs:
             spec["metric_defs"] = list(self.metric_defs)
         return spec
+
+
+#: the id spaces whose objects have names a deadlock is reported with (SpecBuilder.names)
+_NAMED_SPACES = ("mutexes", "conds", "sems", "barriers")
 
 
 def _shift_event(ev: dict, off: dict[str, int]) -> dict:
@@ -229,14 +239,21 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
     # where the tasks of rt-app files came from (rtapp.locate_engine_error), None elsewhere
     origin_defs: list = []
     origin_tasks: list = []
+    # and the names of their synchronisation objects by id (None for the other specs')
+    origin_names: dict[str, list] = {s: [] for s in _NAMED_SPACES}
     for k, spec in enumerate(specs):
         o = spec.get("origin")
+        counts = {s: _count(spec, s) for s in off}
         if isinstance(o, dict) and len(o.get("tasks", ())) == len(spec["tasks"]):
             origin_tasks += [None if i is None else i + len(origin_defs) for i in o["tasks"]]
             origin_defs += o["defs"]
         else:
             origin_tasks += [None] * len(spec["tasks"])
-        counts = {s: _count(spec, s) for s in off}
+        names = o.get("names") if isinstance(o, dict) else None
+        for space in _NAMED_SPACES:
+            given = names.get(space) if isinstance(names, dict) else None
+            ok = isinstance(given, list) and len(given) == counts[space]
+            origin_names[space] += list(given) if ok else [None] * counts[space]
         for space, ids in _ids_used(spec).items():
             bad = [i for i in ids if not (isinstance(i, int) and 0 <= i < counts[space])]
             if bad:
@@ -281,7 +298,7 @@ def merge_workloads(specs: Sequence[dict], name: str | None = None, duration_ns:
     if defs:
         out["metric_defs"] = defs
     if origin_defs:
-        out["origin"] = {"defs": origin_defs, "tasks": origin_tasks}
+        out["origin"] = {"defs": origin_defs, "tasks": origin_tasks, "names": origin_names}
     if system is not None:
         out[SYSTEM_KEY] = system
     if noise is not None and not has_kernel_workers(tasks):

@@ -123,7 +123,7 @@ impl Sim {
                 }
                 Ev::Lock(m) => {
                     if self.sync.lock(m, t) == Go::Block {
-                        self.block_sync(cpu, t);
+                        self.block_wait(cpu, t);
                         return;
                     }
                 }
@@ -134,27 +134,29 @@ impl Sim {
                 Ev::Wait(c) => {
                     self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
                     self.wake_released(cpu);
-                    self.block_sync(cpu, t);
+                    self.block_wait(cpu, t);
                     return;
                 }
                 ref ev @ (Ev::Signal(c) | Ev::Broad(c)) => {
                     let broadcast = matches!(ev, Ev::Broad(_));
                     self.sync.signal(c, broadcast, &mut self.wake_buf);
                     self.wake_released(cpu);
+                    // a waiter requeued on a held mutex may close a cycle
+                    self.check_mutex_cycle();
                 }
                 Ev::Sync(c) => {
                     // rt-app's sig_and_wait: signal, then wait with the mutex it holds
                     self.sync.signal(c.cond, false, &mut self.wake_buf);
                     self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
                     self.wake_released(cpu);
-                    self.block_sync(cpu, t);
+                    self.block_wait(cpu, t);
                     return;
                 }
                 Ev::Barrier(b) => {
                     let go = self.sync.barrier(b, t, &mut self.wake_buf);
                     self.wake_released(cpu);
                     if go == Go::Block {
-                        self.block_sync(cpu, t);
+                        self.block_wait(cpu, t);
                         return;
                     }
                 }
@@ -164,7 +166,7 @@ impl Sim {
                 }
                 Ev::SemWait(x) => {
                     if self.sync.sem_wait(x, t) == Go::Block {
-                        self.block_sync(cpu, t);
+                        self.block_wait(cpu, t);
                         return;
                     }
                 }
@@ -417,6 +419,7 @@ pub(crate) fn make_task(id: TaskId, t: &TaskSpec, platform: &Platform, field: St
         forks: 0,
         timer_wake: false,
         misfit: false,
+        sync_blocked: false,
     })
 }
 
