@@ -11,6 +11,7 @@ import json
 
 from hetsched import Simulation
 from hetsched.deadlock import warning
+from hetsched.mechanisms import silent_mechanisms
 from hetsched.workloads import load_rtapp
 from hetsched.workloads.spec import merge_workloads
 
@@ -58,6 +59,16 @@ def test_abba_stops_at_the_deadlock_and_names_it(tmp_path):
     assert sim.result().doc["sim_duration_s"] == d["sim_duration_s"]
 
 
+def test_the_eas_note_gives_the_cause_its_counters_show(tmp_path):
+    d = Simulation(platform="gs101", workload=str(_file(tmp_path, "abba.json", ABBA)),
+                   scheduler="eas", governor="schedutil").run().doc
+    assert d["counters"]["overutilized_set"] == 0
+    (line,) = [x for x in silent_mechanisms(d) if x.startswith("eas:")]
+    assert "overutilized at" not in line
+    assert "wakeups of fair tasks placed = 0" in line and "no fair task woke up" in line
+    assert "deadlock of A-0, B-1" in line
+
+
 def test_the_cli_prints_one_warning_line_and_writes_the_deadlock(tmp_path, tools):
     path = _file(tmp_path, "abba.json", ABBA)
     out = tmp_path / "out"
@@ -70,6 +81,7 @@ def test_the_cli_prints_one_warning_line_and_writes_the_deadlock(tmp_path, tools
     assert lines[0].endswith("the run stopped there (result.json: deadlock)")
     doc = json.loads((out / "result.json").read_text())
     assert doc["stop_reason"] == "deadlock" and doc["deadlock"]["tasks"] == ["A-0", "B-1"]
+    assert "overutilized at" not in proc.stdout
 
 
 def test_a_wait_for_an_ended_task_stops_a_run_until_exit_only(tmp_path):

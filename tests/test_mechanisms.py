@@ -126,6 +126,17 @@ def test_eas_always_overutilized_never_calls_feec():
     assert d["counters"]["policy"]["feec_calls"] == 0
     (line,) = lines_of(d, "eas")
     assert "(counters.policy.feec_calls = 0, counters.overutilized_set = " in line
+    woken = sum(t["nr_wakeups"] for t in d["tasks"]) - d["counters"]["delayed_requeues"]
+    assert f"wakeups of fair tasks placed = {woken}): the root domain was overutilized at each of the {woken}" in line
+    # the cause follows the counters it cites: never overutilized, nothing else counted
+    never = {**d, "counters": {**d["counters"], "overutilized_set": 0}}
+    (line,) = lines_of(never, "eas")
+    assert "never overutilized" in line and "do not say why" in line and "overutilized at" not in line
+    # schedtune's prefer_idle placing the wakeups instead
+    idle = {**never, "counters": {**never["counters"],
+                                  "policy": {**d["counters"]["policy"], "schedtune.prefer_idle": woken}}}
+    (line,) = lines_of(idle, "eas")
+    assert f"schedtune's prefer_idle placed {woken} of the {woken} fair wakeups" in line
 
 
 def test_vendor_knob_on_cfs_says_it_never_acted():

@@ -87,6 +87,14 @@ class Mechanism:
     context: tuple[str, ...] = field(default=())
     #: the registered schedulers the mechanism belongs to (empty: any, `expected` decides)
     policies: tuple[str, ...] = field(default=())
+    #: figures shown beside `context` that no single path holds: (name, function of the
+    #: document giving a number, or None where it cannot)
+    derived: tuple[tuple[str, Callable[[Mapping], Any]], ...] = field(default=())
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """What a line shows beside the counters, summed over runs: `context`, `derived`."""
+        return self.context + tuple(name for name, _ in self.derived)
 
     def observe(self, doc: Mapping) -> dict[str, Any] | None:
         """The counters of one run, or None when the mechanism is not expected to act
@@ -100,6 +108,11 @@ class Mechanism:
                 out[path] = v
             else:
                 return None
+        for name, fn in self.derived:
+            v = fn(doc)
+            if v is None:
+                return None
+            out[name] = v
         return out
 
     def silent(self, values: Mapping[str, Any]) -> bool:
@@ -119,6 +132,52 @@ def _hcs_td_why(doc: Mapping, v: Mapping[str, Any]) -> str:
     else:
         cause = f"eq. 4's margin was positive for none of its {evaluations} candidate moves"
     return f"{cause}; TD(0) learning alone moves nothing, so the run is cfs's by construction"
+
+
+#: `derived`'s name for the figure _fair_wakeups gives
+FAIR_WAKEUPS = "wakeups of fair tasks placed"
+
+
+def _fair_wakeups(doc: Mapping) -> int | None:
+    """The wakeups of fair tasks that went through select_task_rq(), the only path that
+    calls find_energy_efficient_cpu(): the tasks' nr_wakeups (a start is not one) of those
+    whose policy is SCHED_OTHER at the end, less the delayed tasks requeued where they were
+    (ttwu_runnable(), counters.delayed_requeues). None where the document lacks them."""
+    tasks, requeued = doc.get("tasks"), _get(doc, "counters.delayed_requeues")
+    if not isinstance(tasks, list) or not isinstance(requeued, int):
+        return None
+    woken = sum(t.get("nr_wakeups", 0) for t in tasks
+                if isinstance(t, Mapping) and t.get("policy") == "other" and isinstance(t.get("nr_wakeups"), int))
+    return max(woken - requeued, 0)
+
+
+def _feec_why(doc: Mapping, v: Mapping[str, Any]) -> str:
+    """Why feec never ran, from the figures the line cites: no fair wakeup to place, the
+    root domain overutilized at each, or another path placing them."""
+    woken, overutilized = v[FAIR_WAKEUPS], v["counters.overutilized_set"]
+    own = _get(doc, "counters.policy") or {}  # the policy's counters have dotted names
+    prefer_idle, fastpath = own.get("schedtune.prefer_idle") or 0, own.get("vendor.prev_cpu_fastpath") or 0
+    if woken == 0:
+        stopped = doc.get("deadlock")
+        why = ("no fair task woke up, and feec places only wakeups: each task was placed when it started "
+               "(an RT task by its class), as cfs places it")
+        if isinstance(stopped, Mapping) and isinstance(stopped.get("time_s"), (int, float)):
+            how = "in a deadlock of" if stopped.get("cycle") else "with these tasks blocked for good:"
+            why += (f"; the run stopped at {_g(stopped['time_s'])} s {how} "
+                    f"{', '.join(map(str, stopped.get('tasks', [])))} (result.json: deadlock)")
+        return why
+    others = [f"schedtune's prefer_idle placed {prefer_idle}"] if prefer_idle else []
+    if fastpath:
+        others.append(f"the vendor prev_cpu fast path placed {fastpath}")
+    if overutilized:
+        times = "once" if overutilized == 1 else f"{overutilized} times"
+        why = f"the root domain was overutilized at each of the {woken} fair wakeups (it became so {times})"
+        return why + (f", unless {' and '.join(others)}" if others else "") + ", so every placement was cfs's"
+    if others:
+        return (f"the root domain was never overutilized, but {' and '.join(others)} of the {woken} fair "
+                "wakeups, so feec had none left to place")
+    return (f"the root domain was never overutilized and nothing counted placed the {woken} fair wakeups "
+            "otherwise: these counters do not say why")
 
 
 def _gts_why(doc: Mapping, v: Mapping[str, Any]) -> str:
@@ -221,10 +280,8 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism(
         "eas", lambda d: _scheduler(d) in EAS_SCHEDULERS and _get(d, "eas.enabled") is True,
         ("counters.policy.feec_calls",),
-        "find_energy_efficient_cpu() never ran",
-        lambda d, v: ("the root domain was overutilized at every wakeup (or schedtune's prefer_idle placed the "
-                      "task), so every placement was cfs's"),
-        context=("counters.overutilized_set",)),
+        "find_energy_efficient_cpu() never ran", _feec_why,
+        context=("counters.overutilized_set",), derived=((FAIR_WAKEUPS, _fair_wakeups),)),
     _vendor("vendor.task_packing", "task_packing", "no wakeup was packed onto an active CPU",
             "whenever feec chose an idle CPU, no active CPU as small or smaller took the task without "
             "raising its domain's OPP"),
@@ -312,7 +369,7 @@ def silent_mechanisms(result_doc: dict) -> list[str]:
         values = m.observe(doc)
         if values is None or not m.silent(values):
             continue
-        shown = ", ".join(f"{p} = {_shown(values[p])}" for p in m.counters + m.context)
+        shown = ", ".join(f"{p} = {_shown(values[p])}" for p in m.counters + m.shown)
         lines.append(f"{m.name}: {m.never} ({shown}): {m.why(doc, values)}")
     return lines
 
@@ -331,10 +388,10 @@ def silent_in_all(result_docs: Sequence[dict]) -> list[str]:
         runs = [m.observe(d) for d in docs]
         if any(v is None or not m.silent(v) for v in runs):
             continue
-        totals = {p: sum(v[p] for v in runs) for p in m.context}
+        totals = {p: sum(v[p] for v in runs) for p in m.shown}
         totals.update({p: runs[0][p] for p in m.counters})
         zero = ", ".join(f"{p} = {_shown(runs[0][p])}" for p in m.counters)
-        ctx = "".join(f"; {p} = {_shown(totals[p])} over the runs" for p in m.context)
+        ctx = "".join(f"; {p} = {_shown(totals[p])} over the runs" for p in m.shown)
         lines.append(f"{m.name}: {m.never} in any of the {len(docs)} runs ({zero} in each{ctx}): "
                      f"{m.why(docs[0], totals)}")
     return lines
