@@ -566,36 +566,37 @@ def _text_lines(text: str, start: int, end: int, lineno: int) -> Iterator[tuple[
 
 
 def _gzip_lines(data: bytes, source: str, where: str) -> Iterator[tuple[int, str]]:
-    """The lines of a gzip stream's UTF-8 text (numbered from 1), decompressed a few MB at
-    a time; MAX_TRACE_BYTES at most, as a gzipped trace file."""
+    """The lines of a gzip stream's UTF-8 text (numbered from 1), decompressed a chunk at
+    a time once its size is known to be at most MAX_TRACE_BYTES (:func:`_gunzipped_size`).
+    A line longer than MAX_LINE_CHARS is given as its first MAX_LINE_CHARS + 1 characters:
+    a reader skips it as too long (it is no line the kernel wrote) and the rest of it is
+    never held, a JSON block being read whole (:func:`_gunzip`) instead."""
     import codecs
-    import zlib
 
+    _gunzipped_size([data], source, where)
     decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
-    lineno, rest, size = 1, "", 0
-    while data:  # one member after the other, as gzip(1) writes them
-        d = zlib.decompressobj(wbits=31)
-        while not d.eof:
-            try:
-                out = d.decompress(data, 1 << 22)
-            except zlib.error as e:
-                raise InputError(source, where, f"a complete gzip stream ({e})") from None
-            data = d.unconsumed_tail
-            size += len(out)
-            if size > MAX_TRACE_BYTES:
-                raise InputError(source, where, f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once decompressed")
-            *done, rest = (rest + decode(out)).split("\n")
-            for line in done:
-                yield lineno, line
-                lineno += 1
-            if not out and not data:
+    lineno, rest, rest_len = 1, [], 0   # the line so far, in pieces, and its length
+    for out in _gunzip_chunks([data], source, where):
+        text = decode(out)
+        start = 0
+        while True:
+            nl = text.find("\n", start)
+            piece = text[start:] if nl < 0 else text[start:nl]
+            if rest_len <= MAX_LINE_CHARS:
+                piece = piece[:MAX_LINE_CHARS + 1 - rest_len]
+                rest.append(piece)
+                rest_len += len(piece)
+            if nl < 0:
                 break
-        if not d.eof:
-            raise InputError(source, where, "a complete gzip stream (it ends early: the file may be truncated)")
-        data = d.unused_data.lstrip(b"\0")
-    rest += decode(b"", final=True)
-    if rest:
-        yield lineno, rest
+            yield lineno, "".join(rest)
+            lineno += 1
+            rest, rest_len = [], 0
+            start = nl + 1
+    tail = decode(b"", final=True)
+    if tail and rest_len <= MAX_LINE_CHARS:
+        rest.append(tail[:MAX_LINE_CHARS + 1 - rest_len])
+    if rest and any(rest):
+        yield lineno, "".join(rest)
 
 
 # One JavaScript escape after its backslash (ECMAScript's EscapeSequence and
@@ -717,7 +718,7 @@ def _viewer_part(text: str, start: int, end: int, where: str, source: str) -> _E
 
     def whole() -> str:
         data = raw()
-        return (_gunzip(data, source) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", errors="replace")
+        return (_gunzip(data, source, where) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", errors="replace")
 
     return _Embedded(where, lines, whole)
 
@@ -1241,7 +1242,9 @@ class _FileBytes:
                              got=_input.Shown(e.strerror or type(e).__name__)) from None
         self.gzipped = magic == b"\x1f\x8b"
         if self.gzipped:
-            self.size = None  # known once decompressed
+            # measured before anything is read: a gzip bomb is refused at MAX_TRACE_BYTES
+            # having kept nothing (then every pass reads at most that much)
+            self.size = _gunzipped_size(self._raw(), source)
 
     def _raw(self) -> Iterator[bytes]:
         if self.data is not None:
@@ -1310,17 +1313,20 @@ class _Reader:
 
 def _line_chunks(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """The same bytes re-cut to end at a newline (but the last): UTF-8 never has a
-    newline byte inside a character, so each decodes as it would in the whole."""
-    rest = b""
+    newline byte inside a character, so each decodes as it would in the whole. A line
+    that spans chunks is gathered in pieces and joined once (a page's base64 block is one
+    line of tens of MB; added to chunk by chunk it was copied again at every chunk)."""
+    rest: list[bytes] = []
     for chunk in chunks:
         nl = chunk.rfind(b"\n")
         if nl < 0:
-            rest += chunk
+            rest.append(chunk)
             continue
-        yield rest + chunk[:nl + 1] if rest else chunk[:nl + 1]
-        rest = chunk[nl + 1:]
+        rest.append(chunk[:nl + 1])
+        yield b"".join(rest) if len(rest) > 1 else rest[0]
+        rest = [chunk[nl + 1:]] if nl + 1 < len(chunk) else []
     if rest:
-        yield rest
+        yield b"".join(rest)
 
 
 def _decoded(chunks: Iterator[bytes], bad: list) -> Iterator[str]:
@@ -1350,10 +1356,12 @@ def _split_lines(first: str, rest: Iterator[str]) -> Iterator[str]:
     yield from chunk.split("\n")
 
 
-def _gunzip_chunks(raw: Iterator[bytes], source: str) -> Iterator[bytes]:
-    """A gzip stream's content, decompressed a chunk at a time, at most MAX_TRACE_BYTES of
-    it (a small file may expand to any size); as :func:`_gunzip`, one member after the
-    other, zero padding after a member allowed."""
+def _gunzip_chunks(raw: Iterable[bytes], source: str, field: str = "gzip") -> Iterator[bytes]:
+    """A gzip stream's content, decompressed at most CHUNK_BYTES at a time and refused once
+    it passes MAX_TRACE_BYTES (a small file may expand to any size); one member after the
+    other, zero padding after a member allowed, as gzip(1) reads them. Each chunk is
+    handed on, none kept: a caller that keeps them checks the size first
+    (:func:`_gunzipped_size`)."""
     import zlib
 
     size = 0
@@ -1377,11 +1385,12 @@ def _gunzip_chunks(raw: Iterator[bytes], source: str) -> Iterator[bytes]:
             try:
                 out = d.decompress(data, CHUNK_BYTES)
             except zlib.error as e:
-                raise InputError(source, "gzip", f"a complete gzip stream ({e})") from None
+                raise InputError(source, field, f"a complete gzip stream ({e})") from None
             size += len(out)
             if size > MAX_TRACE_BYTES:
-                raise InputError(source, "gzip", f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once "
-                                 "decompressed", got=_input.Shown(f"more than {MAX_TRACE_BYTES} bytes"))
+                raise InputError(source, field, f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once "
+                                 "decompressed", got=_input.Shown(f"more than {MAX_TRACE_BYTES} bytes "
+                                                                  "(decompression stopped there)"))
             if out:
                 yield out
             if d.eof:
@@ -1390,34 +1399,25 @@ def _gunzip_chunks(raw: Iterator[bytes], source: str) -> Iterator[bytes]:
             if not data:
                 data = more()
                 if not data:
-                    raise InputError(source, "gzip", "a complete gzip stream (it ends early)")
+                    raise InputError(source, field, "a complete gzip stream (it ends early)")
         pending = d.unused_data.lstrip(b"\0")
         while not pending and not at_end:
             pending = more().lstrip(b"\0")
 
 
-def _gunzip(data: bytes, source: str) -> bytes:
-    """A gzip stream's content, at most MAX_TRACE_BYTES of it (a small file may expand to
-    any size)."""
-    import zlib
+def _gunzipped_size(raw: Iterable[bytes], source: str, field: str = "gzip") -> int:
+    """The size a gzip stream expands to, measured by decompressing it a chunk at a time
+    and keeping nothing; refused past MAX_TRACE_BYTES. Every reader measures first, so
+    that a gzip bomb (a few MB expanding to gigabytes) costs the time of decompressing
+    MAX_TRACE_BYTES (about 2 s) and no memory, before anything of it is kept."""
+    return sum(len(chunk) for chunk in _gunzip_chunks(raw, source, field))
 
-    parts: list[bytes] = []
-    size, rest = 0, data
-    while rest:  # one member after the other, as gzip.decompress reads them
-        d = zlib.decompressobj(wbits=31)  # a gzip header and trailer
-        try:
-            out = d.decompress(rest, MAX_TRACE_BYTES + 1 - size)
-        except zlib.error as e:
-            raise InputError(source, "gzip", f"a complete gzip stream ({e})") from None
-        size += len(out)
-        parts.append(out)
-        if size > MAX_TRACE_BYTES or d.unconsumed_tail:
-            raise InputError(source, "gzip", f"a trace of at most {MAX_TRACE_BYTES >> 20} MB once decompressed",
-                             got=_input.Shown(f"more than {MAX_TRACE_BYTES} bytes"))
-        if not d.eof:
-            raise InputError(source, "gzip", "a complete gzip stream (it ends early)")
-        rest = d.unused_data.lstrip(b"\0")  # gzip(1) allows zero padding after a member
-    return b"".join(parts)
+
+def _gunzip(data: bytes, source: str, field: str = "gzip") -> bytes:
+    """A gzip stream's content whole, once its size is known to be at most
+    MAX_TRACE_BYTES."""
+    _gunzipped_size([data], source, field)
+    return b"".join(_gunzip_chunks([data], source, field))
 
 
 def iter_tasks(trace: Trace) -> Iterator[tuple[int, str]]:

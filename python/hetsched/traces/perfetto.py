@@ -41,6 +41,7 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
+from hetsched import _input
 from hetsched.errors import InputError
 from hetsched.traces import check as _check
 from hetsched.traces import store as _st
@@ -53,6 +54,10 @@ PERFETTO_SUFFIXES = (".perfetto-trace", ".pftrace", ".pb", ".perfetto")
 
 #: Trace.packet is field 1, length-delimited: its tag byte
 _PACKET_TAG = 0x0A
+#: the longest message protozero writes (include/perfetto/protozero/proto_utils.h,
+#: kMaxMessageLength: a length of four 7-bit varint bytes, 2^28 - 1 = 256 MiB): a TracePacket
+#: said to be longer is refused before it is read, not gathered in memory first
+MAX_PACKET_BYTES = (1 << 28) - 1
 
 # kernel/trace/trace.h enum trace_flag_type: the event was written in hard irq, soft irq
 # or NMI context (so not by the task the CPU was running)
@@ -143,6 +148,9 @@ def _packets_stream(read: Callable[[int], bytes], source: str) -> Iterator[tuple
         if size > 10:
             raise InputError(source, f"byte {pos}", "a Perfetto trace: a packet length (varint) after the tag "
                              "(the file ends inside it: truncated?)")
+        if n > MAX_PACKET_BYTES:
+            raise InputError(source, f"byte {pos}", f"a Perfetto trace: a packet of at most {MAX_PACKET_BYTES} "
+                             "bytes (the most protozero writes)", got=_input.Shown(f"a length of {n} bytes"))
         got = read(n)
         if len(got) < n:
             raise InputError(source, f"byte {pos}", f"a Perfetto trace whose packets are whole: this one says "
