@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -214,7 +215,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_sweep_through_a_local_ray_cluster(tmp_path, tools):
+@contextmanager
+def _ray_head():
+    """A Ray head on loopback started for a test, in a session of its own; (port, its
+    Popen). Stopped with its whole session at the end."""
     pytest.importorskip("ray", reason="the Ray test needs `pip install 'hetsched[ray]'`")
     ray_bin = shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
     if not os.path.exists(ray_bin):
@@ -233,8 +237,6 @@ def test_sweep_through_a_local_ray_cluster(tmp_path, tools):
          "--disable-usage-stats", f"--temp-dir={temp}"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        grid = _write(tmp_path, GRID)
-        out = tmp_path / "out"
         deadline = time.monotonic() + 90
         while True:  # the GCS port answers once the head is up
             assert head.poll() is None, "ray start --head exited"
@@ -244,6 +246,27 @@ def test_sweep_through_a_local_ray_cluster(tmp_path, tools):
             except OSError:
                 assert time.monotonic() < deadline, "the Ray head did not come up"
                 time.sleep(0.5)
+        yield port, head
+    finally:
+        # stop the cluster we started: its whole session (ray start --block and its children)
+        try:
+            os.killpg(head.pid, signal.SIGTERM)
+            try:
+                head.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+            time.sleep(1)
+            os.killpg(head.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_sweep_through_a_local_ray_cluster(tmp_path, tools):
+    with _ray_head() as (port, _head):
+        grid = _write(tmp_path, GRID)
+        out = tmp_path / "out"
         proc = tools.run_cli(["sweep", grid, "--out", out, "--ray", f"127.0.0.1:{port}"], timeout=180)
         assert proc.returncode == 0, proc.stderr
         assert f"Ray cluster 127.0.0.1:{port}" in proc.stdout
@@ -268,17 +291,40 @@ def test_sweep_through_a_local_ray_cluster(tmp_path, tools):
         rep = tools.run_cli(["reproduce", "fa-cfs", "--smoke", "--out", tmp_path / "rep", "--ray", addr], timeout=300)
         assert rep.returncode == 0, rep.stderr
         assert "fa-cfs: " in rep.stdout and (tmp_path / "rep" / "fa-cfs.md").exists()
-    finally:
-        # stop the cluster we started: its whole session (ray start --block and its children)
+
+
+def test_a_sweep_whose_ray_head_dies_ends_at_once_keeping_its_rows(tmp_path):
+    # 300 cells, about 0.1 s each on the cluster's two CPUs: the head is killed (its whole
+    # session, as `ray stop --force` would) once the first rows are written. Before, the
+    # sweep waited 60 s for the head, then Ray ended it from C++ (exit status 1, Ray's own
+    # log line alone, the lock left, the rows since the last write lost)
+    grid = _write(tmp_path, "platforms: [juno-r0]\nworkloads: [periodic:n=4]\nschedulers: [cfs, eas]\n"
+                            "governors: [schedutil]\nseeds: 150\nduration: 0.5\n")
+    out = tmp_path / "out"
+    with _ray_head() as (port, head):
+        proc = subprocess.Popen([sys.executable, "-m", "hetsched.cli", "sweep", str(grid), "--out", str(out),
+                                 "--ray", f"127.0.0.1:{port}", "--flush-every", "0"], env=_env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            os.killpg(head.pid, signal.SIGTERM)
-            try:
-                head.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
-            time.sleep(1)
+            deadline = time.monotonic() + 180
+            while not (out / SWEEP_FILE).exists():
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "no row written"
+                time.sleep(0.2)
             os.killpg(head.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        head.wait()
-        shutil.rmtree(temp, ignore_errors=True)
+            killed = time.monotonic()
+            stdout, stderr = proc.communicate(timeout=120)
+            ended = time.monotonic() - killed
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    n = len(_rows(out))
+    assert proc.returncode == 2, stderr
+    assert ended < 20, ended  # 3 s without a GCS, the polls, the driver's shutdown: 4-5 s here
+    assert stderr.splitlines() == [
+        f"hetsched: error: --ray: address: expected the Ray cluster at 127.0.0.1:{port} to keep running, got no "
+        f"connection to its GCS for 3 s (the head stopped?); kept {n} rows in {out / SWEEP_FILE} "
+        "(continue with --resume)"], stderr
+    assert 1 <= n < 300 and stdout == ""
+    assert [p.name for p in out.iterdir()] == [SWEEP_FILE]  # the lock released, no temporaries

@@ -5,7 +5,8 @@ published device trees) running a Linux-like scheduler (CFS, RT, PELT, schedutil
 workloads, reporting energy and performance. See README.md and docs/.
 """
 
-from hetsched.errors import EngineError, HetschedError, InputError, OutputError, PolicyError, UnknownNameError
+from hetsched.errors import (ClusterError, EngineError, HetschedError, InputError, OutputError, PolicyError,
+                             UnknownNameError)
 
 __version__ = "0.1.0"
 
@@ -22,6 +23,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "OutputError",
+    "ClusterError",
     "EngineError",
     "PolicyError",
     "core_assignment_metrics",

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from hetsched import _input
-from hetsched.errors import HetschedError, InputError, OutputError, UnknownNameError, shorten
+from hetsched.errors import ClusterError, HetschedError, InputError, OutputError, UnknownNameError, shorten
 from hetsched.outputs import OutputSet, describe, recording
 from hetsched.runner import Interrupted, interrupting_signal, run_stepped, stop_on_signals, uninterrupted
 
@@ -1290,16 +1290,20 @@ def reproduce(
                       f"{res.runs} runs{resumed} in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}",
                       markup=False, highlight=False)
 
+    def journaled() -> int:
+        journal = out / JOURNAL
+        try:
+            return sum(1 for _ in journal.open()) if journal.is_file() else 0
+        except OSError:
+            return 0
+
     def kept() -> str:
         order = list(STUDIES) if study == "all" else [study]
         if len(done) == len(order):
             return f"reproduce complete; {len(done)} studies written to {out}"
         stopped = f"reproduce stopped during {order[len(done)]}, whose files are not written"
         journal = out / JOURNAL
-        try:
-            n = sum(1 for _ in journal.open()) if journal.is_file() else 0
-        except OSError:
-            n = 0
+        n = journaled()
         runs = f"; {n} completed runs kept in {journal} (continue with --resume)" if n else ""
         if not done:
             return f"{stopped}; no study files written in {out}{runs}"
@@ -1315,10 +1319,16 @@ def reproduce(
             err_console.print(f"hetsched: this engine is a plain build; {build_pgo} rebuilds it profile-guided, "
                               "with the same results about 12 % sooner (docs/speed.md)",
                               markup=False, highlight=False, soft_wrap=True)
-    run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
-                  progress=err_console.is_terminal, resume=resume, on_study=on_study,
-                  warn=lambda m: err_console.print(f"hetsched: warning: {m}", markup=False, highlight=False,
-                                                   soft_wrap=True))
+    try:
+        run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
+                      progress=err_console.is_terminal, resume=resume, on_study=on_study,
+                      warn=lambda m: err_console.print(f"hetsched: warning: {m}", markup=False, highlight=False,
+                                                       soft_wrap=True))
+    except ClusterError as e:  # the cluster died: what the journal keeps, for the line
+        n = journaled()
+        if e.kept is None and n:
+            e.kept = f"{n} completed runs in {out / JOURNAL} (continue with --resume)"
+        raise
     console.print(f"  wrote {out / 'report.html'}")
 
 
@@ -1385,8 +1395,11 @@ def _main() -> int:
 
 def _kept(e: HetschedError) -> str:
     """What an error leaves, for its line: the files the command had renamed into place
-    before it (a run's, when its plots fail), what an output error's writer kept elsewhere
-    (journaled runs, a store's last rows), or that an output error wrote nothing."""
+    before it (a run's, when its plots fail), what an output error's writer or a command
+    whose cluster died kept elsewhere (journaled runs, a store's last rows), or that an
+    output error wrote nothing."""
+    if isinstance(e, ClusterError) and e.kept:
+        return "; kept " + e.kept  # the rows' file, also among the files written: said once
     kept = [describe(_written)] if _written else []
     if isinstance(e, OutputError) and e.kept:
         kept.append(e.kept)

@@ -25,6 +25,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "OutputError",
+    "ClusterError",
     "EngineError",
     "PolicyError",
     "did_you_mean",
@@ -123,6 +124,24 @@ class OutputError(InputError):
 
 def _output_error(source, field, expected, got, directory, kept) -> OutputError:
     return OutputError(source, field, expected, got, directory=directory, kept=kept)
+
+
+class ClusterError(InputError):
+    """The Ray cluster a command ran on stopped answering while it ran (its head died, the
+    network went): ``source`` is the option that named it, ``got`` what was seen;
+    ``kept`` what the command kept (a sweep's rows), for its line. Exit status 2, as an
+    OutputError: the fix is in the user's environment."""
+
+    def __init__(self, source: str, field: str, expected: str, got: object = None, *, kept: str | None = None):
+        super().__init__(source, field, expected, got)
+        self.kept = kept
+
+    def __reduce__(self):
+        return (_cluster_error, (self.source, self.field, self.expected, self.got, self.kept))
+
+
+def _cluster_error(source, field, expected, got, kept) -> ClusterError:
+    return ClusterError(source, field, expected, got, kept=kept)
 
 
 class EngineError(HetschedError):

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from hetsched.errors import HetschedError, InputError, OutputError
+from hetsched import _input
+from hetsched.errors import ClusterError, HetschedError, InputError, OutputError
 from hetsched.outputs import OutputSet, remove_dead_temporaries
 
 __all__ = ["RunSpec", "Runner", "RunStore", "RunFailed", "parse_cell", "run_hash", "knob_key", "flat_result",
@@ -675,6 +676,12 @@ class RunStore:
     def failed(self) -> set[str]:
         return {h for h, r in self.rows.items() if r.get("error") is not None}
 
+    def kept(self) -> str:
+        """What the store keeps, for the line of a command that stops short: its rows
+        (written at the latest when the store is closed) and how to go on."""
+        n = len(self.rows)
+        return f"{n} row{'s' * (n != 1)} in {self.path} (continue with --resume)"
+
     def completed(self, retry_failed: bool = False) -> set[str]:
         """The hashes not to run again: the successes, and the failures unless retried."""
         return self.done() | (set() if retry_failed else self.failed())
@@ -869,9 +876,44 @@ def _check_reachable(address: str) -> None:
                          f"(`ray start --head` prints it; {e.strerror or e})", got=address) from None
 
 
+def _runtime_gcs_address(ray: Any) -> str:
+    """The connected driver's GCS address ("" if Ray does not say)."""
+    try:
+        return str(ray.get_runtime_context().gcs_address or "")
+    except Exception:
+        return ""
+
+
+def _gcs_endpoint(address: str) -> tuple[str, int] | None:
+    """(host, port) of a cluster's GCS from a ``host:port`` address, else None."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
 class RayCluster:
     """Runs as Ray tasks on the cluster at ``address`` (``ray start --head`` prints it).
-    Every node must be able to import hetsched (installed there, or on its PYTHONPATH)."""
+    Every node must be able to import hetsched (installed there, or on its PYTHONPATH).
+
+    A cluster that dies while it runs (its head killed, ``ray stop``, the network gone)
+    ends the batch within seconds with a :class:`ClusterError`. Ray's own driver would wait
+    for the head for 60 s (``gcs_rpc_server_reconnect_timeout_s``) and then end the process
+    from C++, exit status 1, printing only its own log line: no row written, the output
+    directory left locked. Here ``ray.wait`` returns every POLL_S seconds, and when
+    nothing has come back, or Ray raised, the head's GCS port is tried: a cluster whose
+    GCS accepts no connection for LOST_AFTER_S seconds is taken for dead, and the runs in
+    flight stay undone (not failed), for ``--resume``."""
+
+    #: seconds ray.wait waits for a result before the cluster is looked at
+    POLL_S = 1.0
+    #: seconds the GCS may refuse connections before the cluster is taken for dead (a
+    #: head that restarts takes longer: it is then a new cluster, which the runs in
+    #: flight did not survive either)
+    LOST_AFTER_S = 3.0
+    #: what Ray raises when the cluster, not the run, failed
+    _SYSTEM_ERRORS = ("RaySystemError", "GetTimeoutError", "RayActorError", "LocalRayletDiedError",
+                      "NodeDiedError", "WorkerCrashedError", "ObjectLostError", "OwnerDiedError")
 
     def __init__(self, address: str):
         host = address.rpartition(":")[0].strip("[]")
@@ -880,6 +922,9 @@ class RayCluster:
             # the interface address, which `ray start --node-ip-address=127.0.0.1` does
             # not listen on (read when ray is imported: before the import)
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        # what this driver's ray.shutdown() waits for its task events to reach the GCS: 5 s
+        # by default, all of it spent when the head has died (read when the driver starts)
+        os.environ.setdefault("RAY_task_events_shutdown_flush_timeout_ms", "500")
         try:
             import ray
         except ImportError:
@@ -905,6 +950,40 @@ class RayCluster:
         self.remote = ray.remote(num_cpus=1, max_retries=1)(_work)
         self.inflight: dict[Any, RunSpec] = {}
         self.connected = True
+        self.lost = False
+        # the GCS to try: the address given, or the one "auto" found; none through a Ray
+        # client ("ray://"), whose cluster-side address this driver may not reach
+        self.gcs = None if "://" in address else _gcs_endpoint(address) or _gcs_endpoint(_runtime_gcs_address(ray))
+
+    def _gcs_answers(self) -> bool:
+        if self.gcs is None:  # not known ("ray://" client mode): Ray's own errors decide
+            return True
+        try:
+            socket.create_connection(self.gcs, timeout=1.0).close()
+            return True
+        except OSError:
+            return False
+
+    def _lost(self) -> bool:
+        """Whether the cluster is gone: its GCS refused connections for LOST_AFTER_S."""
+        if self._gcs_answers():
+            return False
+        since = time.monotonic()
+        while time.monotonic() - since < self.LOST_AFTER_S:
+            time.sleep(0.25)
+            if self._gcs_answers():
+                return False
+        self.lost = True
+        return True
+
+    def _error(self, raised: BaseException | None) -> ClusterError:
+        after = f" after Ray's {type(raised).__name__}" if raised is not None else ""
+        return ClusterError("--ray", "address", f"the Ray cluster at {self.address} to keep running{after}",
+                            got=_input.Shown(f"no connection to its GCS for {self.LOST_AFTER_S:g} s "
+                                             "(the head stopped?)"))
+
+    def _system_error(self, e: BaseException) -> bool:
+        return isinstance(e, ConnectionError) or type(e).__name__ in self._SYSTEM_ERRORS
 
     def run(self, specs: Iterable[RunSpec], extended: bool, catch_all: bool) -> Iterator[tuple[RunSpec, Outcome]]:
         ray = self.ray
@@ -919,25 +998,44 @@ class RayCluster:
                 inflight[self.remote.remote(s, extended, catch_all)] = s
             if not inflight:
                 break
-            ready, _ = ray.wait(list(inflight), num_returns=1)
+            try:
+                ready, _ = ray.wait(list(inflight), num_returns=1, timeout=self.POLL_S)
+            except Exception as e:
+                if self._lost():
+                    raise self._error(e) from None
+                raise
+            if not ready:  # nothing back within POLL_S: is there still a cluster?
+                if self._lost():
+                    raise self._error(None)
+                continue
             for ref in ready:
-                s = inflight.pop(ref)
                 try:
-                    yield s, ray.get(ref)
+                    out = ray.get(ref)
                 except Exception as e:  # RayTaskError, WorkerCrashedError, ...
+                    # a run the cluster's death took with it stays undone, for --resume
+                    if self._system_error(e) and self._lost():
+                        raise self._error(e) from None
+                    s = inflight.pop(ref)
                     if not catch_all:
                         raise
                     yield s, (None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", None, None)
+                    continue
+                yield inflight.pop(ref), out
 
     def close(self) -> None:
-        for ref in list(self.inflight):  # interrupted: the runs in flight are not waited for
-            try:
-                self.ray.cancel(ref, force=True)
-            except Exception:
-                pass
+        if not self.lost:  # a dead cluster has nothing left to cancel
+            for ref in list(self.inflight):  # interrupted: the runs in flight are not waited for
+                try:
+                    self.ray.cancel(ref, force=True)
+                except Exception:
+                    pass
         self.inflight.clear()
         if self.connected:
-            self.ray.shutdown()  # disconnects this driver; the cluster keeps running
+            # disconnects this driver; the cluster keeps running. Without it a driver whose
+            # cluster died crashes (SIGSEGV) on its way out; with it, it waits for its
+            # task events to reach the dead GCS, task_events_shutdown_flush_timeout_ms
+            # (set below 1 s in __init__)
+            self.ray.shutdown()
             self.connected = False
 
 
@@ -1031,6 +1129,10 @@ class Runner:
                         last_flush = time.monotonic()
                 yield spec, result
             finished = True
+        except ClusterError as e:  # the cluster died: the rows so far are written below
+            if store is not None and e.kept is None:
+                e.kept = store.kept()
+            raise
         finally:
             if not finished:  # interrupted or failed: stop the runs in flight at once
                 executor.close()
