@@ -140,17 +140,8 @@ impl SimplePull {
             .filter(|&(n, _)| n >= 2 && n >= nr_dst + need)
             .max()?;
         let src = busiest.1 .0;
-        let rq = &v.rqs[src];
         // least recently run first, like detach_tasks() walking cfs_tasks from the tail
-        let mut cands: Vec<TaskId> = rq
-            .cfs
-            .timeline
-            .iter()
-            .map(|&(_, t)| t)
-            .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
-            .collect();
-        cands.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
-        for t in cands {
+        for t in v.queued_fair_least_recent_first(src) {
             let task = &v.tasks[t as usize];
             if task.policy != Policy::Other {
                 continue;

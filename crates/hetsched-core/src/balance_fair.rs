@@ -807,14 +807,7 @@ impl KernelLb {
     /// hot or not (the preempted one was picked last).
     fn active_load_balance_cpu_stop(v: &SchedView, env: &LbEnv<'_>) -> Option<TaskId> {
         let src_rq = &v.rqs[env.src_cpu];
-        let mut fair: Vec<TaskId> = src_rq
-            .cfs
-            .timeline
-            .iter()
-            .map(|&(_, t)| t)
-            .filter(|&t| !v.tasks[t as usize].se.sched_delayed)
-            .collect();
-        fair.sort_by_key(|&t| (v.tasks[t as usize].se.exec_start, t));
+        let mut fair = v.queued_fair_least_recent_first(env.src_cpu);
         fair.extend(src_rq.curr.filter(|&t| v.tasks[t as usize].policy == Policy::Other));
         fair.into_iter()
             .find(|&t| v.tasks[t as usize].allowed & (1u64 << env.dst_cpu) != 0)

@@ -457,6 +457,19 @@ impl<'a> SchedView<'a> {
             self.uclamp_used,
         )
     }
+    /// The fair tasks queued on `cpu` (not the running one, not sched_delayed), least
+    /// recently run first: the order detach_tasks() walks rq->cfs_tasks from its tail in.
+    pub fn queued_fair_least_recent_first(&self, cpu: usize) -> Vec<TaskId> {
+        let mut fair: Vec<TaskId> = self.rqs[cpu]
+            .cfs
+            .timeline
+            .iter()
+            .map(|&(_, t)| t)
+            .filter(|&t| !self.tasks[t as usize].se.sched_delayed)
+            .collect();
+        fair.sort_by_key(|&t| (self.tasks[t as usize].se.exec_start, t));
+        fair
+    }
     /// cpupri level of what runs on `cpu`: 0 idle, 1 fair, 1 + rt_priority for RT.
     pub fn rq_prio_level(&self, cpu: usize) -> u32 {
         let rq = &self.rqs[cpu];
