@@ -508,9 +508,10 @@ impl PyPolicy {
 
 /// Whether what a hook raised is an interruption of the run rather than the policy's own
 /// failure: the CLI's `Interrupted` (its signal handlers raise it), or a KeyboardInterrupt
-/// while SIGINT still has Python's default handler (Ctrl-C's). A KeyboardInterrupt raised
-/// while the CLI's handler is installed, and any other BaseException that is not an
-/// Exception, SystemExit or GeneratorExit, came from the policy's code.
+/// unless the CLI's SIGINT handler is installed (then Ctrl-C would have raised
+/// Interrupted). A KeyboardInterrupt raised under the CLI's handler, and any other
+/// BaseException that is not an Exception, SystemExit or GeneratorExit, came from the
+/// policy's code.
 fn is_interruption(py: Python<'_>, e: &PyErr) -> bool {
     if e.is_instance_of::<PyException>(py)
         || e.is_instance_of::<PySystemExit>(py)
@@ -528,12 +529,14 @@ fn is_interruption(py: Python<'_>, e: &PyErr) -> bool {
         return true;
     }
     if e.is_instance_of::<PyKeyboardInterrupt>(py) {
-        let default_handler = || -> PyResult<bool> {
+        // under the CLI, SIGINT raises Interrupted (runner._on_signal): a KeyboardInterrupt
+        // then came from the hook's own code; elsewhere it is Ctrl-C's
+        let cli_handles_sigint = || -> PyResult<bool> {
             let sig = py.import("signal")?;
             let handler = sig.getattr("getsignal")?.call1((sig.getattr("SIGINT")?,))?;
-            Ok(handler.is(&sig.getattr("default_int_handler")?))
+            Ok(handler.is(&py.import("hetsched.runner")?.getattr("_on_signal")?))
         };
-        return default_handler().unwrap_or(true);
+        return !cli_handles_sigint().unwrap_or(false);
     }
     false
 }
