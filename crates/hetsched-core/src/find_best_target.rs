@@ -521,7 +521,7 @@ pub fn find_energy_efficient_cpu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policies::{PolicyCtx, WakeKind};
+    use crate::policies::WakeKind;
     use serde_json::json;
 
     #[test]
@@ -555,14 +555,7 @@ mod tests {
         }
         // the root domain overutilized: mainline would take the CFS path, msm-4.14 does not
         s.overutilized = true;
-        let ctx = PolicyCtx {
-            platform: &s.platform,
-            governor: "schedutil",
-            knobs: &s.knobs,
-            legacy: true,
-            nr_tasks: s.tasks.len(),
-        };
-        let mut pol = crate::policies::eas::build(&ctx);
+        let mut pol = crate::testutils::eas_policy(&s);
         let cpu = pol.select_task_rq(&s.sched_view(), 0, prev, WakeKind::Wakeup);
         let counters = pol
             .counters()

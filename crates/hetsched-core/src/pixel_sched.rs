@@ -773,14 +773,7 @@ mod tests {
     #[test]
     fn eas_under_pixel_5_10_counts_the_hook_and_falls_back_on_a_fork() {
         let s = sim("root", 50, 1, &[(0, 100)], &[], json!({}));
-        let ctx = crate::policies::PolicyCtx {
-            platform: &s.platform,
-            governor: "schedutil",
-            knobs: &s.knobs,
-            legacy: true,
-            nr_tasks: s.tasks.len(),
-        };
-        let mut pol = crate::policies::eas::build(&ctx);
+        let mut pol = crate::testutils::eas_policy(&s);
         assert_eq!(pol.select_task_rq(&s.sched_view(), 0, 1, WakeKind::Wakeup), 1);
         // a fork: the prev check fails on a busy parent CPU (0), then the GKI's own path
         pol.select_task_rq(&s.sched_view(), 0, 0, WakeKind::Fork);

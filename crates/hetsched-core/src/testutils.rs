@@ -241,3 +241,16 @@ pub fn waking_task_on_three_clusters(kernel: &str, group: &str, prev: usize, kno
     s.tasks[0].cpu = prev;
     s
 }
+
+/// The registry's eas policy for `s`'s platform and knobs (android forms on), as a test
+/// calls its select_task_rq() directly.
+pub fn eas_policy(s: &crate::Sim) -> Box<dyn crate::policies::SchedPolicy> {
+    let ctx = crate::policies::PolicyCtx {
+        platform: &s.platform,
+        governor: "schedutil",
+        knobs: &s.knobs,
+        legacy: true,
+        nr_tasks: s.tasks.len(),
+    };
+    crate::policies::eas::build(&ctx)
+}
