@@ -41,13 +41,17 @@ def test_every_window_posts_what_it_waits_for(variant):
     over and nothing is waited for in vain; with SurfaceFlinger left out too (its wakeups
     became timed sleeps)."""
     spec = _load("pixel6a-launch")["surfaceflinger"][variant]["spec"]
-    post, wait = Counter(), Counter()
+    post, wait, sync = Counter(), Counter(), 0
     for _, ev in _events(spec):
-        if "sem_post" in ev:
-            post[ev["sem_post"]] += 1
+        for kind in ("sem_post", "sem_post_sync"):
+            if kind in ev:
+                post[ev[kind]] += 1
+                sync += kind == "sem_post_sync"
         if "sem_wait" in ev:
             wait[ev["sem_wait"]] += 1
     assert post == wait and sum(post.values()) > 3000
+    # binder's transactions and replies between kept threads wake with WF_SYNC
+    assert sync > 300
     assert all(t["loop"] == -1 and t["daemon"] for t in spec["tasks"])
 
 

@@ -26,7 +26,7 @@ from hetsched.sim import NO_COSTS
 PLATFORMS = ("gs101", "exynos5422")
 MOBILE = ("app-launch", "game", "browsing", "pcmark")
 EVENTS = {"run", "runtime", "sleep", "timer", "lock", "unlock", "wait", "signal", "broad", "sync", "barrier",
-          "sem_post", "sem_wait", "yield", "fork", "memrun", "iowait", "mark", "sleep_until"}
+          "sem_post", "sem_post_sync", "sem_wait", "yield", "fork", "memrun", "iowait", "mark", "sleep_until"}
 MS = 1_000_000
 
 

@@ -526,7 +526,10 @@ def test_simulated_trace_against_the_run(sim_run):
     # as busy (the CPU draws power from its start); the trace leaves the state when the
     # latency is over. So the trace's residency is the engine's plus one wake latency per
     # exit a wakeup paid for, at most one per entry (an exit back into idle, or with
-    # nothing to run, pays none)
+    # nothing to run, pays none). A CPU still in the state at the end may be part way
+    # through an exit: a timer that fired there less than one latency before the end
+    # wakes its task only once out, so the trace has no event of it yet, while the
+    # engine counts the CPU busy from the expiry: the part done is the remainder
     states = {cpu: cl.idle_states for cl in load_platform("gs101").clusters for cpu in cl.cpus}
     got = {(s.cpu, s.state): (s.residency_ns, s.entries) for s in f.idle}
     paid = 0
@@ -537,8 +540,14 @@ def test_simulated_trace_against_the_run(sim_run):
             residency, entries = got.get((c["cpu"], k), (0, 0))
             lat = states[c["cpu"]][k].measured_wakeup_ns
             exits = round((residency - expect) / lat)
+            in_exit = residency - expect - exits * lat
+            if last.get(c["cpu"]) == k and abs(in_exit) > 2:
+                exits = int((residency - expect) // lat)
+                in_exit = residency - expect - exits * lat
+                assert 0 < in_exit < lat, (c["cpu"], st)
+                in_exit = 0
             assert 0 <= exits <= entries, (c["cpu"], st, residency, expect)
-            assert residency - expect == pytest.approx(exits * lat, abs=2), (c["cpu"], st)
+            assert in_exit == pytest.approx(0, abs=2), (c["cpu"], st)
             paid += exits
     assert paid > 0
     # so a task woken onto a CPU in a state runs once that state's measured latency is over,

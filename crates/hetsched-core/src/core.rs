@@ -183,6 +183,7 @@ macro_rules! view {
             uclamp_used: $s.uclamp_used,
             eas: $s.eas_status == Some(Ok(())),
             legacy: $s.legacy,
+            profile: $s.profile,
             isolated: $s.cpu_isolated,
             hmp_load: &$s.hmp_load,
             clusters: &$s.clusters,

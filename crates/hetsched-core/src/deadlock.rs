@@ -137,7 +137,7 @@ impl Sim {
         while let Some(s) = todo.pop() {
             for ev in self.tasks[s].spec.phases.iter().flat_map(|p| &p.events) {
                 match *ev {
-                    Ev::SemPost(x) => {
+                    Ev::SemPost(x) | Ev::SemPostSync(x) => {
                         out.insert(Waits::Sem(x));
                     }
                     Ev::Signal(c) | Ev::Broad(c) => {

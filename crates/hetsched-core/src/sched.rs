@@ -290,8 +290,11 @@ pub struct SchedView<'a> {
     pub uclamp_used: bool,
     /// EAS runs (sched_energy_enabled)
     pub eas: bool,
-    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19 and msm-4.14)
+    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19, msm-4.14
+    /// and pixel-5.10)
     pub legacy: bool,
+    /// the kernel profile, where a path differs between them beyond the forms above
+    pub profile: KernelProfile,
     /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
     pub isolated: u64,
     /// GTS: each task's tracked load (runnable, wall-clock; `util_avg` of 1024), empty

@@ -143,7 +143,30 @@ class Idle:
 #: cpu_idle's state on leaving idle: PWR_EVENT_EXIT
 IDLE_EXIT = -1
 
-Event = Union[Switch, Wakeup, Fork, Exit, Exec, Freq, Idle]
+
+@dataclass(slots=True)
+class Binder:
+    """binder_transaction: task ``pid``, running on ``cpu``, sends a transaction (or, with
+    ``reply``, the reply to one) to process ``to_proc``, thread ``to_thread`` (0: any of
+    its binder threads). binder then wakes the thread that takes it, in the same context:
+    with WF_SYNC for a reply and for a two-way transaction (``wake_up_interruptible_sync()``,
+    the sender waits for the answer), without for a one-way one (TF_ONE_WAY)."""
+    ts: int
+    cpu: int
+    pid: int
+    comm: str
+    reply: bool
+    one_way: bool
+    to_proc: int
+    to_thread: int
+
+    @property
+    def sync(self) -> bool:
+        """The wakeup it makes carries WF_SYNC."""
+        return self.reply or not self.one_way
+
+
+Event = Union[Switch, Wakeup, Fork, Exit, Exec, Freq, Idle, Binder]
 
 
 @dataclass
@@ -226,11 +249,17 @@ _EXEC = re.compile(r"^filename=(?P<f>.*?) pid=(?P<p>\d+) old_pid=\d+$")
 _FREQ = re.compile(r"^state=(?P<s>\d+) cpu_id=(?P<c>\d+)$")
 # devlib logs the frequencies at the start of a LISA trace as trace_marker text:
 #   print: 0xffff00000819ff24s: cpu_frequency_devlib:        state=950000 cpu_id=0
+# binder_trace.h's binder_transaction: "transaction=%d dest_node=%d dest_proc=%d
+# dest_thread=%d reply=%d flags=0x%x code=0x%x"
+_BINDER = re.compile(r"^transaction=\d+ dest_node=\d+ dest_proc=(?P<p>\d+) dest_thread=(?P<t>\d+) "
+                     r"reply=(?P<r>[01]) flags=0x(?P<f>[0-9a-fA-F]{1,8})\b")
+#: binder's TF_ONE_WAY transaction flag (uapi/linux/android/binder.h)
+TF_ONE_WAY = 0x01
 _DEVLIB_FREQ = re.compile(r"cpu_frequency_devlib:\s+state=(?P<s>\d+)\s+cpu_id=(?P<c>\d+)\s*$")
 
 #: events read here; every other event name is skipped and counted by name
 USED_EVENTS = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
-               "sched_process_exit", "sched_process_exec", "cpu_frequency", "cpu_idle")
+               "sched_process_exit", "sched_process_exec", "cpu_frequency", "cpu_idle", "binder_transaction")
 
 # kernel task-state letters (task_state_to_char / TASK_REPORT) and what a switch-out means
 _LETTERS = {"R": "R", "S": "S", "D": "D", "T": "T", "t": "T", "X": "X", "Z": "X", "x": "X",
@@ -464,6 +493,14 @@ class _Parser:
             state = _n(f.group("s"), KHZ_MAX)
             out = (ts, _n(f.group("c"), NR_CPUS_MAX - 1), _st.IDLE, 0, "", 0, 0, "", 0, 0,
                    IDLE_EXIT if state == KHZ_MAX else state, 0)
+        elif ev == "binder_transaction":
+            f = _BINDER.match(body)
+            if f is None:
+                self.bad(lineno, f"malformed {ev}")
+                return None
+            out = (ts, cpu, _st.BINDER, pid, comm, 0, _n(f.group("t"), PID_MAX), "", 0, 0, _n(f.group("p"), PID_MAX),
+                   (_st.REPLY if f.group("r") == "1" else 0) | (_st.ONE_WAY if int(f.group("f"), 16) & TF_ONE_WAY
+                                                                else 0))
         elif ev == "print" and "cpu_frequency_devlib" in body:
             f = _DEVLIB_FREQ.search(body)
             if f is None:

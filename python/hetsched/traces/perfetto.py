@@ -45,7 +45,7 @@ from hetsched import _input
 from hetsched.errors import InputError
 from hetsched.traces import check as _check
 from hetsched.traces import store as _st
-from hetsched.traces.parse import IDLE_EXIT, KHZ_MAX, NR_CPUS_MAX, PID_MAX, PRIO_MAX, Trace, parse_state
+from hetsched.traces.parse import IDLE_EXIT, KHZ_MAX, NR_CPUS_MAX, PID_MAX, PRIO_MAX, TF_ONE_WAY, Trace, parse_state
 
 __all__ = ["PERFETTO_SUFFIXES", "looks_like_perfetto", "read_perfetto", "read_perfetto_stream",
            "prev_state_letter"]
@@ -181,10 +181,12 @@ def _packets(data: bytes, source: str) -> Iterator[tuple[int, memoryview]]:
 
 # what the reader keeps of each event of a CPU until it walks the CPU in time order: a
 # code, then up to five numbers and two comms (as indices into the trace's comm table)
-_CSWITCH, _CWAKING, _SWITCH, _WAKING, _WAKEUP, _WAKEUP_NEW, _FORK, _NEWTASK, _RENAME, _EXIT, _FREQ, _IDLE = range(12)
+(_CSWITCH, _CWAKING, _SWITCH, _WAKING, _WAKEUP, _WAKEUP_NEW, _FORK, _NEWTASK, _RENAME, _EXIT, _FREQ, _IDLE,
+ _BINDER) = range(13)
 _CODES = {"sched_switch": _SWITCH, "sched_waking": _WAKING, "sched_wakeup": _WAKEUP,
           "sched_wakeup_new": _WAKEUP_NEW, "sched_process_fork": _FORK, "task_newtask": _NEWTASK,
-          "task_rename": _RENAME, "sched_process_exit": _EXIT, "cpu_frequency": _FREQ, "cpu_idle": _IDLE}
+          "task_rename": _RENAME, "sched_process_exit": _EXIT, "cpu_frequency": _FREQ, "cpu_idle": _IDLE,
+          "binder_transaction": _BINDER}
 _NAMES = {v: k for k, v in _CODES.items()}
 
 
@@ -360,6 +362,8 @@ class _Reader:
             out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.newcomm), 0, self.pkt)
         elif code == _EXIT:
             out.add(ts, code, ev.pid, irq, f.pid, 0, 0, 0, 0, i(f.comm), 0, self.pkt)
+        elif code == _BINDER:
+            out.add(ts, code, ev.pid, irq, f.to_proc, f.to_thread, f.reply, f.flags, 0, 0, 0, self.pkt)
         else:  # cpu_frequency, cpu_idle
             out.add(ts, code, ev.pid, irq, f.cpu_id, f.state, 0, 0, 0, 0, 0, self.pkt)
 
@@ -480,6 +484,13 @@ class _Reader:
             return None
         if code == _EXIT:
             return (ts, cpu, _st.EXIT, v0, c0, 0, 0, "", 0, 0, 0, 0)
+        if code == _BINDER:
+            to_proc, to_thread, reply, flags = v0, v1, v2, v3
+            if not (0 <= to_proc <= PID_MAX and 0 <= to_thread <= PID_MAX and common_pid > 0):
+                self.bad(f"malformed {kind}")
+                return None
+            return (ts, cpu, _st.BINDER, common_pid, names.get(common_pid, cur_comm), 0, to_thread, "", 0, 0, to_proc,
+                    (_st.REPLY if reply else 0) | (_st.ONE_WAY if flags & TF_ONE_WAY else 0))
         cpu_id, state = v0, v1
         if code == _FREQ:
             if not 0 <= cpu_id < NR_CPUS_MAX or not 0 <= state <= KHZ_MAX:
@@ -494,7 +505,8 @@ class _Reader:
 
 _STATE_CODE = {c: i for i, c in enumerate(_st.STATES)}
 _USED = frozenset(("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_fork",
-                   "sched_process_exit", "task_newtask", "task_rename", "cpu_frequency", "cpu_idle"))
+                   "sched_process_exit", "task_newtask", "task_rename", "cpu_frequency", "cpu_idle",
+                   "binder_transaction"))
 
 
 def _packet(i: int) -> str:

@@ -12,6 +12,9 @@ Per task (pid), in trace order:
   else sched_wakeup; sched_wakeup_new for new tasks) by a traced task A that is running on
   the emitting CPU, A's run is split at the wakeup time and A gets ``sem_post(A>B)`` there,
   B gets ``sem_wait(A>B)`` where it blocked.  One counting semaphore per (A, B) pair.
+  Where A had just sent a binder transaction or reply from that CPU (binder_transaction,
+  two-way or a reply) to B or B's process, the post is ``sem_post_sync``: binder wakes B
+  with WF_SYNC, which the placement of several kernels reads.
 * **wakeups from idle, IRQ context or an excluded/untraced task**: ``sleep_until`` the
   wakeup time (relative to the trace start) for a voluntary sleep (S), ``iowait`` of the
   blocked duration for an uninterruptible one (D); ``relative_sleeps`` makes both plain
@@ -34,7 +37,7 @@ from typing import Optional
 
 from hetsched.errors import InputError
 from hetsched.traces import store as _st
-from hetsched.traces.parse import Exec, Exit, Fork, Freq, Switch, Trace, Wakeup
+from hetsched.traces.parse import Binder, Exec, Exit, Fork, Freq, Switch, Trace, Wakeup
 from hetsched.traces.store import EventStore
 from hetsched.workloads.spec import SpecBuilder, task
 
@@ -128,6 +131,9 @@ class _Builder:
         self.freq: dict[int, int] = {}
         self.cpu_switch: dict[int, int] = {}        # cpu -> time of its last traced switch
         self.running_on: dict[int, _T] = {}          # cpu -> included task running there
+        #: cpu -> the binder transaction its task has just sent, whose wakeup is WF_SYNC
+        #: (until that wakeup or the CPU's next switch)
+        self.binder_sync: dict[int, Binder] = {}
         self.cap: dict[int, float] = {}
         self.fmax: dict[int, int] = {}
         self.freq_unknown_ns = 0
@@ -290,6 +296,7 @@ class _Builder:
                 self.stats["blocks"] += 1
         self.cpu_switch[e.cpu] = e.ts
         self.running_on.pop(e.cpu, None)
+        self.binder_sync.pop(e.cpu, None)
         if self.included(e.next_pid, e.next_comm):
             n = self.tasks[e.next_pid]
             n.prio = e.next_prio
@@ -325,7 +332,7 @@ class _Builder:
             b.state = "woken"
             if a is not None:
                 b.start_ns, b.waits_first = e.ts - self.t0, True
-                self._post_wait(a, b, e.ts)
+                self._post_wait(a, b, e.ts, self._binder_wakeup(e))
             else:
                 b.start_ns = e.ts - self.t0
             return
@@ -334,7 +341,7 @@ class _Builder:
             return
         self.flush(b)
         if a is not None:
-            self._post_wait(a, b, e.ts)
+            self._post_wait(a, b, e.ts, self._binder_wakeup(e))
             self.stats["wakeups by a traced task (sem_post/sem_wait)"] += 1
         else:
             gap = e.ts - b.block_ts
@@ -347,11 +354,36 @@ class _Builder:
             self.stats["wakeups from idle/IRQ/untraced tasks (sleep)"] += 1
         b.state = "woken"
 
-    def _post_wait(self, a: _T, b: _T, ts: int) -> None:
+    def _binder_wakeup(self, e: Wakeup) -> bool:
+        """Whether wakeup ``e`` is the one binder makes for the transaction (or reply) its
+        waker has just sent from that CPU, with WF_SYNC: the wakee is the thread the
+        transaction names, or, for one to a process's pool (thread 0), of that process
+        where the trace knows it."""
+        tr = self.binder_sync.get(e.cpu)
+        if tr is None or tr.pid != e.waker_pid:
+            return False
+        if tr.to_thread:
+            to_it = e.pid == tr.to_thread
+        else:
+            tgid = self.tr.tgids.get(e.pid)
+            to_it = tgid is None or tgid == tr.to_proc
+        if to_it:
+            del self.binder_sync[e.cpu]
+        return to_it
+
+    def on_binder(self, e: Binder) -> None:
+        if e.sync:
+            self.binder_sync[e.cpu] = e
+        else:
+            self.binder_sync.pop(e.cpu, None)
+
+    def _post_wait(self, a: _T, b: _T, ts: int, sync: bool = False) -> None:
         self.accumulate(a, ts)
         self.flush(a)
         s = self.b.sem(f"{a.pid}>{b.pid}")
-        a.prog.append({"sem_post": s})
+        a.prog.append({"sem_post_sync" if sync else "sem_post": s})
+        if sync:
+            self.stats["binder's WF_SYNC wakeups (sem_post_sync)"] += 1
         b.prog.append({"sem_wait": s})
 
     def on_freq(self, e: Freq) -> None:
@@ -371,6 +403,8 @@ class _Builder:
                     self.on_wakeup(e)
             elif isinstance(e, Freq):
                 self.on_freq(e)
+            elif isinstance(e, Binder):
+                self.on_binder(e)
             elif isinstance(e, Exec):
                 if e.pid in self.tasks:
                     self.tasks[e.pid].comm = e.comm
@@ -398,10 +432,9 @@ class _Builder:
             # a trailing sleep is the task waiting past the trace's end; a trailing sem_wait
             # (woken, not yet run) is kept when the window repeats: its post is in the program
             # of its waker, and a wait dropped would leave one post more each window
-            while prog and not ("run" in prog[-1] or "sem_post" in prog[-1]
-                                or (self.opt.loop and "sem_wait" in prog[-1])):
+            while prog and not ("run" in prog[-1] or _posts(prog[-1]) or (self.opt.loop and "sem_wait" in prog[-1])):
                 prog.pop()
-            if not any("run" in ev or "sem_post" in ev for ev in prog):
+            if not any("run" in ev or _posts(ev) for ev in prog):
                 self.stats["tasks dropped (no run time)"] += 1
                 continue
             kept.append((t, prog))
@@ -458,6 +491,10 @@ def _forks(events):
     if isinstance(events, EventStore):
         return events.iter_rows(events.indices(_st.FORK))
     return (e for e in events if isinstance(e, Fork))
+
+
+def _posts(ev: dict) -> bool:
+    return "sem_post" in ev or "sem_post_sync" in ev
 
 
 def build_replay(trace: Trace, options: Optional[ReplayOptions] = None) -> Replay:

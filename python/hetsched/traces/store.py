@@ -15,10 +15,11 @@ exit    cpu    pid         comm        -           -           -           -    
 exec    cpu    pid         comm        -           -           -           -           -      -
 freq    cpu_id -           -           -           -           -           -           -      kHz
 idle    cpu_id -           -           -           -           -           -           -      state
+binder  cpu    pid         comm        -           to_thread   -           -           -      to_proc
 ======  =====  ==========  ==========  ==========  ==========  ==========  ==========  =====  =========
 
 (wakeup and wakeup_new as waking; ``flags`` holds a wakeup's irq and success bits, and
-``x`` -1 for a wakeup without a target CPU.) Comms are indices into one table of distinct
+``x`` -1 for a wakeup without a target CPU; a binder_transaction's reply and one-way bits.) Comms are indices into one table of distinct
 names (``comms``), each name held once.
 
 The store is a sequence of the reader's event objects (:class:`~hetsched.traces.parse.Switch`,
@@ -36,18 +37,20 @@ from typing import Iterator
 import numpy as np
 
 __all__ = ["EventStore", "SWITCH", "WAKING", "WAKEUP", "WAKEUP_NEW", "FORK", "EXIT", "EXEC", "FREQ", "IDLE",
-           "STATES"]
+           "BINDER", "STATES"]
 
-SWITCH, WAKING, WAKEUP, WAKEUP_NEW, FORK, EXIT, EXEC, FREQ, IDLE = range(9)
+SWITCH, WAKING, WAKEUP, WAKEUP_NEW, FORK, EXIT, EXEC, FREQ, IDLE, BINDER = range(10)
 #: a wakeup kind's name (Wakeup.kind) by its code
 WAKE_NAMES = {WAKING: "waking", WAKEUP: "wakeup", WAKEUP_NEW: "wakeup_new"}
 WAKE_CODES = {v: k for k, v in WAKE_NAMES.items()}
 #: Trace.counts()'s name of each kind
-KIND_NAMES = ("switch", "waking", "wakeup", "wakeup_new", "fork", "exit", "exec", "freq", "idle")
+KIND_NAMES = ("switch", "waking", "wakeup", "wakeup_new", "fork", "exit", "exec", "freq", "idle", "binder")
 #: the reader's prev_state letters (parse.parse_state, perfetto.prev_state_letter); the column holds the index
 STATES = "RSDTXIPW"
 _STATE_CODE = {c: i for i, c in enumerate(STATES)}
 IRQ, SUCCESS = 1, 2
+#: a binder_transaction row's flags: a reply, a one-way transaction (TF_ONE_WAY)
+REPLY, ONE_WAY = 1, 2
 
 # column name, array typecode while the store is filled, numpy dtype once finished
 _COLUMNS = (("ts", "q", np.int64), ("cpu", "i", np.int32), ("kind", "b", np.int8), ("a_pid", "q", np.int64),
@@ -223,7 +226,7 @@ class EventStore:
         return len(self) > 0
 
     def _objects(self, start: int, stop: int) -> list:
-        Switch, Wakeup, Fork, Exit, Exec, Freq, Idle = _classes()
+        Switch, Wakeup, Fork, Exit, Exec, Freq, Idle, Binder = _classes()
         c = self._cols
         comms, states = self.comms, STATES
         cols = [c[n][start:stop].tolist() for n in _NAMES]
@@ -243,8 +246,10 @@ class EventStore:
                 add(Exec(ts, cpu, ap, comms[ac]))
             elif kind == FREQ:
                 add(Freq(ts, cpu, x))
-            else:
+            elif kind == IDLE:
                 add(Idle(ts, cpu, x))
+            else:
+                add(Binder(ts, cpu, ap, comms[ac], bool(fl & REPLY), bool(fl & ONE_WAY), x, bp))
         return out
 
     def __iter__(self) -> Iterator:
@@ -306,9 +311,9 @@ _CLASSES: tuple = ()
 def _classes() -> tuple:
     global _CLASSES
     if not _CLASSES:
-        from hetsched.traces.parse import Exec, Exit, Fork, Freq, Idle, Switch, Wakeup
+        from hetsched.traces.parse import Binder, Exec, Exit, Fork, Freq, Idle, Switch, Wakeup
 
-        _CLASSES = (Switch, Wakeup, Fork, Exit, Exec, Freq, Idle)
+        _CLASSES = (Switch, Wakeup, Fork, Exit, Exec, Freq, Idle, Binder)
     return _CLASSES
 
 
@@ -331,6 +336,9 @@ def row_of(e) -> tuple:
         return (e.ts, e.cpu, FREQ, 0, "", 0, 0, "", 0, 0, e.khz, 0)
     if name == "Idle":
         return (e.ts, e.cpu, IDLE, 0, "", 0, 0, "", 0, 0, e.state, 0)
+    if name == "Binder":
+        return (e.ts, e.cpu, BINDER, e.pid, e.comm, 0, e.to_thread, "", 0, 0, e.to_proc,
+                (REPLY if e.reply else 0) | (ONE_WAY if e.one_way else 0))
     raise TypeError(f"not a trace event: {e!r}")
 
 

@@ -163,7 +163,10 @@ def _marks_by_name(view: RunView, mark: str, task_prefixes: list[str]) -> list[i
 # system_server, starts a JIT thread (background), optionally loader workers joined at a
 # barrier (the renderer process of Chrome, a game engine's asset loaders), inflates the
 # first activity, records the first frame and hands it to its RenderThread (which
-# syncs, then draws: shader compilation and texture upload) and SurfaceFlinger.
+# syncs, then draws: shader compilation and texture upload) and SurfaceFlinger. The
+# binder calls (the launcher's startActivity, the main thread's round trips and
+# system_server's replies) wake their peer with WF_SYNC (sem_post_sync), as binder does
+# for a two-way transaction and its reply.
 #
 # fields (ms of invariant work, or of I/O wait):
 #   ss          system_server startActivity (ActivityStarter, WM) before the fork
@@ -215,7 +218,7 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
         # the test's pause is a nanosleep(): late by the timer slack
         late = hrtimer_delay_ns(nrng) if nrng is not None else 0
         launcher_ev += [{"sleep": _ms(gap) + late}, {"mark": b.mark(start_m)}, _run(LAUNCH_TOUCH_MS * j()),
-                        {"sem_post": b.sem(req)}, {"sem_wait": b.sem(done)}]
+                        {"sem_post_sync": b.sem(req)}, {"sem_wait": b.sem(done)}]
         # the app's threads for this launch: templates, forked when the process starts
         # named as Android names it ("RenderThread") ahead of what tells the launches apart:
         # the kernel keeps 15 bytes of a name, and a trace is read by what they say
@@ -240,7 +243,7 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
             main_ev += [{"iowait": _ms(io_ms * j())}, _run(cl_ms * j())]
         main_ev += [{"fork": jit_idx}, {"sem_post": b.sem(jit_go)}]
         for _ in range(prof["binder"][0]):
-            main_ev += [{"sem_post": b.sem(breq)}, {"sem_wait": b.sem(brep)}, _run(0.3 * j())]
+            main_ev += [{"sem_post_sync": b.sem(breq)}, {"sem_wait": b.sem(brep)}, _run(0.3 * j())]
         if n_w:
             main_ev += [{"fork": k} for k in worker_idx]
             main_ev += [_run(w_main * j()), {"barrier": b.barrier(f"{app}.loaders")}]
@@ -251,7 +254,7 @@ def _app_launch(p: dict, platform_spec: dict, seed: int) -> dict:
                               perf=PERF_UI, util_min=ta, stune="top-app"))
         ss_ev += [{"sem_wait": b.sem(req)}, _run(prof["ss"] * j()), {"fork": main_idx}]
         ss_ev += [e for _ in range(prof["binder"][0])
-                  for e in ({"sem_wait": b.sem(breq)}, _run(prof["binder"][1] * j()), {"sem_post": b.sem(brep)})]
+                  for e in ({"sem_wait": b.sem(breq)}, _run(prof["binder"][1] * j()), {"sem_post_sync": b.sem(brep)})]
     b.add(task(f"{app}-launcher", [_phase(launcher_ev)], nice=NICE_TOP_APP, perf=PERF_UI, stune="top-app"))
     b.add(task(f"{app}-system_server-binder", [_phase(ss_ev)], nice=NICE_NORMAL, perf=PERF_UI))
     _composer_task(b, f"{app}-surfaceflinger", sfq, LAUNCH_COMPOSE_MS, count=n_launch)

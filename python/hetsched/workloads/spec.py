@@ -21,7 +21,7 @@ __all__ = ["SpecBuilder", "workload", "merge_workloads", "task", "SYNC_EVENTS"]
 SYNC_EVENTS = {
     "timer": "timers", "lock": "mutexes", "unlock": "mutexes", "wait": "cond+mutex",
     "sync": "cond+mutex", "signal": "conds", "broad": "conds", "barrier": "barriers",
-    "sem_post": "sems", "sem_wait": "sems", "mark": "marks", "fork": "tasks",
+    "sem_post": "sems", "sem_post_sync": "sems", "sem_wait": "sems", "mark": "marks", "fork": "tasks",
 }
 
 

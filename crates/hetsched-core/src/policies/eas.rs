@@ -10,6 +10,7 @@
 use super::cfs::{Cfs, SelectIdleSibling};
 use super::{PolicyCtx, PolicyInfo, Requires, SchedPolicy, WakeKind};
 use crate::core::{SchedView, TaskId};
+use crate::sched::KernelProfile;
 use crate::energy_model::{EnergyModel, FeecInput};
 use crate::workload::Policy;
 
@@ -90,6 +91,8 @@ pub struct Eas {
     pub fbt: crate::find_best_target::FbtCounters,
     /// the Pixel's vendor hook (pixel_sched.rs)
     pub pixel: crate::pixel_sched::PixelCounters,
+    /// android-4.19: WF_SYNC wakeups placed on the waking CPU (sysctl_sched_sync_hint_enable)
+    pub sync_wakeups: u64,
 }
 
 impl Eas {
@@ -107,6 +110,7 @@ impl Eas {
             prefer_idle_placements: 0,
             fbt: Default::default(),
             pixel: Default::default(),
+            sync_wakeups: 0,
         }
     }
 
@@ -379,6 +383,15 @@ impl SchedPolicy for Eas {
         }
         // WF_TTWU: the waker records its wakee whichever way the task is placed
         self.fallback.record_wakee(v, p, prev_cpu);
+        if v.profile == KernelProfile::Android419 && v.wake.sync {
+            // android-4.19's find_energy_efficient_cpu() runs overutilized or not and starts
+            // with sysctl_sched_sync_hint_enable (1 by default): a WF_SYNC wakeup goes to
+            // the waking CPU wherever the task may run there, before any fit or energy test
+            if let Some(this) = v.wake.this_cpu.filter(|&c| v.tasks[p as usize].allowed & (1u64 << c) != 0) {
+                self.sync_wakeups += 1;
+                return this;
+            }
+        }
         if !v.overutilized && v.stune.is_some_and(|st| st.prefer_idle(p as usize)) {
             // schedtune.prefer_idle (msm-4.14): find_best_target()'s case A, no energies
             if let Some(c) = crate::schedtune::prefer_idle_target(v, p, 0) {
@@ -418,6 +431,9 @@ impl SchedPolicy for Eas {
         if prefer_idle > 0 {
             c.push(("schedtune.prefer_idle", prefer_idle.into()));
         }
+        if self.sync_wakeups > 0 {
+            c.push(("sync_wakeups", self.sync_wakeups.into()));
+        }
         if self.fbt.calls > 0 {
             c.push(("find_best_target", self.fbt.to_json()));
         }
@@ -426,5 +442,64 @@ impl SchedPolicy for Eas {
         }
         c.extend(self.fallback.counters());
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::WakeCtx;
+    use serde_json::json;
+
+    /// test-4-3-1 under `kernel`: task 0 (util 50) asleep on idle little CPU 1; the waker
+    /// runs alone on big CPU 7 (its filler, task 8) and wakes it, sync or not.
+    fn placed(kernel: &str, sync: bool, overutilized: bool, allowed: u64) -> (usize, u64) {
+        let mut s = crate::testutils::waking_task_on_three_clusters(kernel, "root", 1, json!({}));
+        s.tasks[0].se.avg.util_avg = 50;
+        s.tasks[0].allowed = allowed;
+        s.rqs[7].curr = Some(8);
+        s.rqs[7].cfs.nr_running = 1;
+        s.rqs[7].cfs.avg.util_avg = 300;
+        let ctx = crate::policies::PolicyCtx {
+            platform: &s.platform,
+            governor: "schedutil",
+            knobs: &s.knobs,
+            legacy: kernel != "mainline-6.12",
+            nr_tasks: s.tasks.len(),
+        };
+        let mut pol = build(&ctx);
+        let v = SchedView {
+            wake: WakeCtx { this_cpu: Some(7), sync },
+            overutilized,
+            ..s.sched_view()
+        };
+        let cpu = pol.select_task_rq(&v, 0, 1, WakeKind::Wakeup);
+        let eas = pol.as_any().downcast_ref::<Eas>().unwrap();
+        (cpu, eas.sync_wakeups)
+    }
+
+    #[test]
+    fn android_4_19_places_a_sync_wakeup_on_the_waking_cpu_before_any_fit_or_energy_test() {
+        // 4.19's feec, first thing: sysctl_sched_sync_hint_enable (1) && sync, and the task
+        // may run on the waking CPU -> that CPU, busy big 7, for a task of util 50 that an
+        // idle little CPU would take
+        assert_eq!(placed("android-4.19", true, false, 0xff), (7, 1));
+        // select_task_rq_fair() calls feec overutilized or not; the sync test comes first
+        assert_eq!(placed("android-4.19", true, true, 0xff), (7, 1));
+        // not allowed there: on to the energy search, which keeps it on little CPUs
+        let (cpu, n) = placed("android-4.19", true, false, 0x7f);
+        assert!(cpu < 4 && n == 0, "{cpu}");
+        // without WF_SYNC: the energy search
+        let (cpu, n) = placed("android-4.19", false, false, 0xff);
+        assert!(cpu < 4 && n == 0, "{cpu}");
+    }
+
+    #[test]
+    fn mainline_feec_does_not_read_wf_sync() {
+        // v6.12's find_energy_efficient_cpu() has no sync argument: the same wakeup sync or
+        // not goes where the energy search says
+        let (sync_cpu, n) = placed("mainline-6.12", true, false, 0xff);
+        assert_eq!((sync_cpu, n), (placed("mainline-6.12", false, false, 0xff).0, 0));
+        assert!(sync_cpu < 4, "{sync_cpu}");
     }
 }

@@ -81,6 +81,9 @@ pub enum Ev {
     Sync(CondRef),
     Barrier(u32),
     SemPost(u32),
+    /// a post whose wakeup carries WF_SYNC: the poster is about to sleep, as binder's
+    /// two-way transactions and replies say with wake_up_interruptible_sync()
+    SemPostSync(u32),
     SemWait(u32),
     Yield(Option<serde_json::Value>),
     Fork(u32),
@@ -294,7 +297,9 @@ impl WorkloadSpec {
                         }
                         Ev::Signal(c) | Ev::Broad(c) => check(*c, self.conds, "cond")?,
                         Ev::Barrier(b) => check(*b, self.barriers.len(), "barrier")?,
-                        Ev::SemPost(s) | Ev::SemWait(s) => check(*s, self.sems.len(), "semaphore")?,
+                        Ev::SemPost(s) | Ev::SemPostSync(s) | Ev::SemWait(s) => {
+                            check(*s, self.sems.len(), "semaphore")?
+                        }
                         Ev::Fork(k) => check(*k, self.tasks.len(), "task")?,
                         Ev::Mark(m) => check(*m, self.marks.len(), "mark")?,
                         Ev::Setattr(a) => {

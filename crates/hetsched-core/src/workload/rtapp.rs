@@ -129,18 +129,18 @@ impl Sim {
                 }
                 Ev::Unlock(m) => {
                     self.sync.unlock(m, t, &mut self.wake_buf);
-                    self.wake_released(cpu);
+                    self.wake_released(cpu, false);
                 }
                 Ev::Wait(c) => {
                     self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
-                    self.wake_released(cpu);
+                    self.wake_released(cpu, false);
                     self.block_wait(cpu, t);
                     return;
                 }
                 ref ev @ (Ev::Signal(c) | Ev::Broad(c)) => {
                     let broadcast = matches!(ev, Ev::Broad(_));
                     self.sync.signal(c, broadcast, &mut self.wake_buf);
-                    self.wake_released(cpu);
+                    self.wake_released(cpu, false);
                     // a waiter requeued on a held mutex may close a cycle
                     self.check_mutex_cycle();
                 }
@@ -148,13 +148,13 @@ impl Sim {
                     // rt-app's sig_and_wait: signal, then wait with the mutex it holds
                     self.sync.signal(c.cond, false, &mut self.wake_buf);
                     self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
-                    self.wake_released(cpu);
+                    self.wake_released(cpu, false);
                     self.block_wait(cpu, t);
                     return;
                 }
                 Ev::Barrier(b) => {
                     let go = self.sync.barrier(b, t, &mut self.wake_buf);
-                    self.wake_released(cpu);
+                    self.wake_released(cpu, false);
                     if go == Go::Block {
                         self.block_wait(cpu, t);
                         return;
@@ -162,7 +162,11 @@ impl Sim {
                 }
                 Ev::SemPost(x) => {
                     self.sync.sem_post(x, &mut self.wake_buf);
-                    self.wake_released(cpu);
+                    self.wake_released(cpu, false);
+                }
+                Ev::SemPostSync(x) => {
+                    self.sync.sem_post(x, &mut self.wake_buf);
+                    self.wake_released(cpu, true);
                 }
                 Ev::SemWait(x) => {
                     if self.sync.sem_wait(x, t) == Go::Block {
@@ -218,22 +222,22 @@ impl Sim {
     /// Wake the tasks the synchronisation operation just done released into `wake_buf`
     /// (most release none: a post nobody waits for).
     #[inline]
-    fn wake_released(&mut self, cpu: usize) {
+    fn wake_released(&mut self, cpu: usize, wf_sync: bool) {
         if !self.wake_buf.is_empty() {
-            self.wake_sync(cpu);
+            self.wake_sync(cpu, wf_sync);
         }
     }
 
-    /// Wake the tasks in `wake_buf` (wakeup latency counts from now).
-    fn wake_sync(&mut self, cpu: usize) {
+    /// Wake the tasks in `wake_buf` (wakeup latency counts from now), with WF_SYNC when
+    /// `wf_sync` (futex wakeups, FUTEX_WAKE and FUTEX_CMP_REQUEUE's, pass none).
+    fn wake_sync(&mut self, cpu: usize, wf_sync: bool) {
         let mut wake = std::mem::take(&mut self.wake_buf);
         // the running task on `cpu` does the wakeups: the placement's cost is its CPU's
         self.waker_cpu = Some(cpu);
         for &w in &wake {
             if self.tasks[w as usize].state == TaskState::Sleeping {
                 self.tasks[w as usize].wake_due = Some(self.now);
-                // futex wakeups (FUTEX_WAKE, FUTEX_CMP_REQUEUE's wake) pass no WF_SYNC
-                self.try_to_wake_up(w, Some(cpu), false);
+                self.try_to_wake_up(w, Some(cpu), wf_sync);
             }
         }
         self.waker_cpu = None;
