@@ -57,7 +57,7 @@ def count_ops(spec: dict) -> dict:
         reps = t["loop"]
         for ev in flat_events(t):
             (k, v), = ev.items()
-            if k == "sem_post":
+            if k in ("sem_post", "sem_post_sync"):
                 posts[v] = posts.get(v, 0) + reps
             elif k == "sem_wait":
                 waits[v] = waits.get(v, 0) + reps
@@ -141,8 +141,10 @@ def test_hackbench_structure_conserves_messages(groups, fds, loops, ipc):
     snd = [t for t in spec["tasks"] if t["name"].split("-")[-1].startswith("s")]
     assert len(snd) == groups * fds
     for t in snd:
-        posted = [ev["sem_post"] for ev in flat_events(t) if "sem_post" in ev and ev["sem_post"] != ready]
+        posted = [ev["sem_post_sync"] for ev in flat_events(t) if "sem_post_sync" in ev and ev["sem_post_sync"] != ready]
         assert len(posted) == fds * loops and len(set(posted)) == fds
+    # every wakeup is a pipe's or a socket's, with WF_SYNC: no plain post at all
+    assert not any("sem_post" in ev for t in spec["tasks"] for ev in flat_events(t))
     d, = spec["metric_defs"]
     assert d["params"]["messages"] == groups * fds * fds * loops
     assert len(d["tasks"]) == n

@@ -122,8 +122,12 @@ def _hackbench(p: dict, platform_spec: dict, seed: int) -> dict:
     ready, go = b.sem("ready", 0), b.sem("go", 0)
     m_go, m_end = b.mark("hackbench.go"), b.mark("hackbench.end")
     n_children = groups * fds * 2
-    # the children: write a byte to "ready", poll "wake" (sched-messaging.c ready())
-    start = [{"sem_post": ready}, {"sem_wait": go}]
+    # the children: write a byte to "ready", poll "wake" (sched-messaging.c ready()). Every
+    # wakeup of the benchmark is a pipe's or a socket's, which wake with WF_SYNC
+    # (wake_up_interruptible_sync_poll(): pipe_write() and pipe_read() for the other end,
+    # sock_def_readable() for a reader, unix_write_space() for a writer, and poll's
+    # pollwake() passes the flag on): sem_post_sync throughout
+    start = [{"sem_post_sync": ready}, {"sem_wait": go}]
     names = []
     for g in range(groups):
         slots = [b.sem(f"g{g}.r{r}.slots", cap) for r in range(fds)]
@@ -133,21 +137,21 @@ def _hackbench(p: dict, platform_spec: dict, seed: int) -> dict:
             names.append(nm)
             b.add(task(nm, [{"loop": 1, "events": start},
                             {"loop": fds * loops, "events": [{"sem_wait": items[r]}, {"run": r_ns},
-                                                              {"sem_post": slots[r]}]},
+                                                              {"sem_post_sync": slots[r]}]},
                             {"loop": 1, "events": [{"mark": m_end}]}], perf=HACKBENCH_PERF))
         for s in range(fds):
             nm = f"hackbench-g{g}-s{s}"
             names.append(nm)
             body = []
             for r in range(fds):
-                body += [{"sem_wait": slots[r]}, {"run": w_ns}, {"sem_post": items[r]}]
+                body += [{"sem_wait": slots[r]}, {"run": w_ns}, {"sem_post_sync": items[r]}]
             b.add(task(nm, [{"loop": 1, "events": start}, {"loop": loops, "events": body},
                             {"loop": 1, "events": [{"mark": m_end}]}], perf=HACKBENCH_PERF))
     # the parent: read N ready bytes, start the clock, write the wake byte (one write wakes
     # every poller: N posts at one instant)
     b.add(task("hackbench-main", [{"loop": n_children, "events": [{"sem_wait": ready}]},
                                   {"loop": 1, "events": [{"mark": m_go}]},
-                                  {"loop": n_children, "events": [{"sem_post": go}]}]))
+                                  {"loop": n_children, "events": [{"sem_post_sync": go}]}]))
     b.metric("hackbench", {"messages": groups * fds * fds * loops, "buffer_msgs": cap,
                            "write_ns": w_ns, "read_ns": r_ns, "main": "hackbench-main"},
              tasks=names, marks=["hackbench.go", "hackbench.end"])
