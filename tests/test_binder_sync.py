@@ -11,9 +11,6 @@ from hetsched.sim import Simulation
 from hetsched.traces import build_replay, load_trace
 from hetsched.traces.parse import Binder, parse_text
 
-pb = pytest.importorskip("perfetto.protos.perfetto.trace.perfetto_trace_pb2",
-                         reason="Perfetto's Python protos (pip install perfetto)")
-
 # client a (pid 10, process 10) calls process 20, whose binder thread b (21) replies;
 # then a one-way call, then a call whose sender is switched out before the wakeup
 BINDER_TEXT = """\
@@ -56,6 +53,33 @@ def test_binder_transactions_in_ftrace_text():
     assert tr.counts()["binder"] == 4
 
 
+def test_binder_lines_as_other_tools_print_them():
+    # debug_id and target_node are ints that wrap negative; trace-cmd report -R prints the
+    # struct's own field names, flags in decimal
+    lines = [
+        "  a-10 [000] ...1 1.000000: binder_transaction: transaction=-2147483000 dest_node=-5 dest_proc=20 "
+        "dest_thread=0 reply=0 flags=0x11 code=0x1",
+        "  a-10 [000] ...1 1.000001: binder_transaction: debug_id=7 target_node=3 to_proc=20 to_thread=21 "
+        "reply=1 code=0 flags=16",
+    ]
+    tr = parse_text(lines, "binder")
+    got = [(e.reply, e.one_way, e.to_proc, e.to_thread) for e in tr.events if isinstance(e, Binder)]
+    assert got == [(False, True, 20, 0), (True, False, 20, 21)] and not tr.skipped
+
+
+def test_without_tgids_a_pool_transaction_wakes_a_binder_thread():
+    # no tgid column: a transaction to process 20's pool is taken as woken only in a binder
+    # pool thread (binder:PID_N); a wakeup of another task right after it is a plain post
+    text = "\n".join(line.replace("(   10) ", "").replace("(   20) ", "").replace("(   30) ", "")
+                     .replace("(-----) ", "") for line in BINDER_TEXT.splitlines())
+    spec = build_replay(parse_text(text.splitlines(), "binder")).spec
+    assert _posts(spec, "a-10") == ["sem_post", "sem_post", "sem_post"]
+    assert _posts(spec, "b-21") == ["sem_post_sync"]   # the reply names a's thread
+    named = text.replace("comm=b pid=21", "comm=binder:20_1 pid=21").replace("b-21 ", "binder:20_1-21 ")
+    spec = build_replay(parse_text(named.splitlines(), "binder")).spec
+    assert _posts(spec, "a-10") == ["sem_post_sync", "sem_post", "sem_post"]
+
+
 def test_the_replay_posts_binders_two_way_calls_and_replies_with_wf_sync():
     spec = build_replay(parse_text(BINDER_TEXT.splitlines(), "binder")).spec
     # a: the call (sync), the one-way call (not), the call whose wakeup came after a switch
@@ -66,6 +90,8 @@ def test_the_replay_posts_binders_two_way_calls_and_replies_with_wf_sync():
 
 
 def test_binder_transactions_in_perfetto():
+    pb = pytest.importorskip("perfetto.protos.perfetto.trace.perfetto_trace_pb2",
+                             reason="Perfetto's Python protos (pip install perfetto)")
     trace = pb.Trace()
     b = trace.packet.add().ftrace_events
     b.cpu = 3
@@ -112,6 +138,8 @@ def test_a_sync_post_wakes_the_server_on_the_callers_cpu(kernel):
     assert plain.get("7", 0.0) < 0.1 * sum(plain.values())
 
 
-def test_mainline_placement_does_not_read_wf_sync():
-    # v6.12's find_energy_efficient_cpu() takes no sync flag: the same runs to the byte
+def test_mainline_feec_does_not_read_wf_sync():
+    # v6.12's find_energy_efficient_cpu() takes no sync flag (wake_affine() reads it, on the
+    # path an overutilized root domain takes; this pair never overutilizes it): the same
+    # runs to the byte
     assert _server_cpu_time("mainline-6.12", "sem_post_sync") == _server_cpu_time("mainline-6.12", "sem_post")

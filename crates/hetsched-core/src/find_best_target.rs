@@ -39,8 +39,8 @@
 //! sched-group energy model (capacity states and idle-state power per group); WALT's
 //! cumulative window demand (`cpu_util_cum()`, the tie-breaks and is_packing_eligible())
 //! is the CPU's WALT load here; related thread groups (colocation), sched_boost, the
-//! many-wakeup fast path, IRQ load and reserved CPUs are not modelled; no engine wakeup
-//! carries WF_SYNC, so step 1 does not fire in the built-in workloads.
+//! many-wakeup fast path, IRQ load and reserved CPUs are not modelled; WF_SYNC (step 1)
+//! comes only from a workload's sem_post_sync (binder's calls, hackbench's messages).
 
 use crate::core::SchedView;
 use crate::features::Knob;

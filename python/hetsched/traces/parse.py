@@ -250,9 +250,13 @@ _FREQ = re.compile(r"^state=(?P<s>\d+) cpu_id=(?P<c>\d+)$")
 # devlib logs the frequencies at the start of a LISA trace as trace_marker text:
 #   print: 0xffff00000819ff24s: cpu_frequency_devlib:        state=950000 cpu_id=0
 # binder_trace.h's binder_transaction: "transaction=%d dest_node=%d dest_proc=%d
-# dest_thread=%d reply=%d flags=0x%x code=0x%x"
-_BINDER = re.compile(r"^transaction=\d+ dest_node=\d+ dest_proc=(?P<p>\d+) dest_thread=(?P<t>\d+) "
-                     r"reply=(?P<r>[01]) flags=0x(?P<f>[0-9a-fA-F]{1,8})\b")
+# dest_thread=%d reply=%d flags=0x%x code=0x%x" (debug_id and target_node are ints that
+# wrap to negative), or the struct's own field names as `trace-cmd report -R` prints them
+# ("debug_id= target_node= to_proc= to_thread= reply= code= flags=")
+_BINDER = re.compile(r"^transaction=-?\d+ dest_node=-?\d+ dest_proc=(?P<p>\d+) dest_thread=(?P<t>\d+) "
+                     r"reply=(?P<r>[01]) flags=(?P<f>0x[0-9a-fA-F]{1,8})\b")
+_BINDER_RAW = re.compile(r"^debug_id=-?\d+ target_node=-?\d+ to_proc=(?P<p>\d+) to_thread=(?P<t>\d+) "
+                         r"reply=(?P<r>[01]) code=(?:0x[0-9a-fA-F]+|\d+) flags=(?P<f>0x[0-9a-fA-F]{1,8}|\d+)\b")
 #: binder's TF_ONE_WAY transaction flag (uapi/linux/android/binder.h)
 TF_ONE_WAY = 0x01
 _DEVLIB_FREQ = re.compile(r"cpu_frequency_devlib:\s+state=(?P<s>\d+)\s+cpu_id=(?P<c>\d+)\s*$")
@@ -494,12 +498,12 @@ class _Parser:
             out = (ts, _n(f.group("c"), NR_CPUS_MAX - 1), _st.IDLE, 0, "", 0, 0, "", 0, 0,
                    IDLE_EXIT if state == KHZ_MAX else state, 0)
         elif ev == "binder_transaction":
-            f = _BINDER.match(body)
+            f = _BINDER.match(body) or _BINDER_RAW.match(body)
             if f is None:
                 self.bad(lineno, f"malformed {ev}")
                 return None
             out = (ts, cpu, _st.BINDER, pid, comm, 0, _n(f.group("t"), PID_MAX), "", 0, 0, _n(f.group("p"), PID_MAX),
-                   (_st.REPLY if f.group("r") == "1" else 0) | (_st.ONE_WAY if int(f.group("f"), 16) & TF_ONE_WAY
+                   (_st.REPLY if f.group("r") == "1" else 0) | (_st.ONE_WAY if int(f.group("f"), 0) & TF_ONE_WAY
                                                                 else 0))
         elif ev == "print" and "cpu_frequency_devlib" in body:
             f = _DEVLIB_FREQ.search(body)

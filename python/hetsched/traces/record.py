@@ -35,7 +35,7 @@ __all__ = ["record", "find_tracefs", "EVENTS", "RecordError"]
 
 EVENTS = ("sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup", "sched/sched_wakeup_new",
           "sched/sched_process_fork", "sched/sched_process_exit", "sched/sched_process_exec",
-          "power/cpu_frequency")
+          "power/cpu_frequency", "binder/binder_transaction")
 DEFAULT_MOUNT = Path("/sys/kernel/tracing")
 
 

@@ -326,13 +326,15 @@ class _Builder:
             self.ensure_running(self.tasks[e.waker_pid], e.cpu, e.ts)
             if not e.irq and e.waker_pid != e.pid:
                 a = self.tasks[e.waker_pid]
+        # binder's wakeup is the first its sender makes after the transaction, if any
+        sync = a is not None and self._binder_wakeup(e)
         if b.state in ("new", "blocked"):
             b.ready_ts = e.ts
         if b.state == "new":
             b.state = "woken"
             if a is not None:
                 b.start_ns, b.waits_first = e.ts - self.t0, True
-                self._post_wait(a, b, e.ts, self._binder_wakeup(e))
+                self._post_wait(a, b, e.ts, sync)
             else:
                 b.start_ns = e.ts - self.t0
             return
@@ -341,7 +343,7 @@ class _Builder:
             return
         self.flush(b)
         if a is not None:
-            self._post_wait(a, b, e.ts, self._binder_wakeup(e))
+            self._post_wait(a, b, e.ts, sync)
             self.stats["wakeups by a traced task (sem_post/sem_wait)"] += 1
         else:
             gap = e.ts - b.block_ts
@@ -355,21 +357,22 @@ class _Builder:
         b.state = "woken"
 
     def _binder_wakeup(self, e: Wakeup) -> bool:
-        """Whether wakeup ``e`` is the one binder makes for the transaction (or reply) its
-        waker has just sent from that CPU, with WF_SYNC: the wakee is the thread the
-        transaction names, or, for one to a process's pool (thread 0), of that process
-        where the trace knows it."""
+        """Whether wakeup ``e``, in task context, is the one binder makes with WF_SYNC for
+        the transaction (or reply) its waker has just sent from that CPU: the first wakeup
+        the sender makes after it (binder wakes at most one thread, in the same call; the
+        transaction is spent either way), of the thread the transaction names or, for one
+        to a process's pool (thread 0), of a thread of that process (a binder pool thread,
+        by its name, where the trace has no tgids)."""
         tr = self.binder_sync.get(e.cpu)
         if tr is None or tr.pid != e.waker_pid:
             return False
+        del self.binder_sync[e.cpu]
         if tr.to_thread:
-            to_it = e.pid == tr.to_thread
-        else:
-            tgid = self.tr.tgids.get(e.pid)
-            to_it = tgid is None or tgid == tr.to_proc
-        if to_it:
-            del self.binder_sync[e.cpu]
-        return to_it
+            return e.pid == tr.to_thread
+        tgid = self.tr.tgids.get(e.pid)
+        if tgid is None:
+            return e.comm.startswith(BINDER_POOL_COMMS)
+        return tgid == tr.to_proc
 
     def on_binder(self, e: Binder) -> None:
         if e.sync:
@@ -491,6 +494,11 @@ def _forks(events):
     if isinstance(events, EventStore):
         return events.iter_rows(events.indices(_st.FORK))
     return (e for e in events if isinstance(e, Fork))
+
+
+#: the names of binder's pool threads (binder:PID_N, hwbinder's HwBinder:PID_N), which
+#: take a transaction sent to their process rather than to a thread
+BINDER_POOL_COMMS = ("binder:", "HwBinder:")
 
 
 def _posts(ev: dict) -> bool:

@@ -248,8 +248,10 @@ class EventStore:
                 add(Freq(ts, cpu, x))
             elif kind == IDLE:
                 add(Idle(ts, cpu, x))
-            else:
+            elif kind == BINDER:
                 add(Binder(ts, cpu, ap, comms[ac], bool(fl & REPLY), bool(fl & ONE_WAY), x, bp))
+            else:
+                raise ValueError(f"an EventStore row of unknown kind {kind}")
         return out
 
     def __iter__(self) -> Iterator:

@@ -20,7 +20,7 @@ pub static INFO: PolicyInfo = PolicyInfo {
     source: "Linux v6.12 kernel/sched/fair.c find_energy_efficient_cpu, compute_energy; kernel/power/energy_model.c; Arm's OSPM 2020 talk on vendor EAS changes for the vendor.* knobs",
     knobs: &["vendor.", "schedutil.", "eas."],
     requires: Requires::NONE,
-    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's. Kernel profile `msm-4.14`: that kernel's own path (find_best_target.rs), find_energy_efficient_cpu() with find_best_target() on every fair wakeup and fork whether overutilized or not, its energy comparison estimated with the Energy Model above rather than 4.14's sched-group energy model; `eas.find_best_target=0` gives the mainline path instead. Kernel profile `pixel-5.10`: the Pixel 6/6a's vendor hook (pixel_sched.rs) places each fair task first (a sync wakeup to a waker running alone, an idle prev_cpu in WFI, else Google's find_energy_efficient_cpu() by vendor group), the 5.10 GKI's path (android-4.19's feec, the CFS path while overutilized) only where it names no CPU; binder inheritance, ADPF and the Pixel Energy Model's idle-exit energy are not modelled.",
+    differences: "find_energy_efficient_cpu() as v6.12 (kernel profile `android-4.19`: the EM cost P*f_max/f with the 1.25 headroom inside and feec's 6 % margin, and feec run for every fair wakeup, a WF_SYNC one going to the waking CPU first thing, overutilized or not, as sysctl_sched_sync_hint_enable does). The Energy Model is built from the platform's OPP table. Without asymmetric capacities or without schedutil EAS does not run, as the kernel's sched_is_eas_possible() decides, and the policy is cfs (result.json's `eas` says why). The vendor.* knobs (Arm's OSPM 2020 talk on vendor EAS changes) are off by default; with them off the policy is mainline's. Kernel profile `msm-4.14`: that kernel's own path (find_best_target.rs), find_energy_efficient_cpu() with find_best_target() on every fair wakeup and fork whether overutilized or not, its energy comparison estimated with the Energy Model above rather than 4.14's sched-group energy model; `eas.find_best_target=0` gives the mainline path instead. Kernel profile `pixel-5.10`: the Pixel 6/6a's vendor hook (pixel_sched.rs) places each fair task first (a sync wakeup to a waker running alone, an idle prev_cpu in WFI, else Google's find_energy_efficient_cpu() by vendor group), the 5.10 GKI's path (android-4.19's feec, the CFS path while overutilized) only where it names no CPU; binder inheritance, ADPF and the Pixel Energy Model's idle-exit energy are not modelled.",
     status: "Measured against the papers' phones in docs/studies/ospm2020.md (vendor knobs) and docs/learning.md (Learning EAS runs on it).",
     controller: None,
     build,
@@ -114,6 +114,19 @@ impl Eas {
         }
     }
 
+    /// android-4.19's find_energy_efficient_cpu() runs for every fair wakeup, overutilized
+    /// or not, and starts with sysctl_sched_sync_hint_enable (1 by default): a WF_SYNC
+    /// wakeup goes to the waking CPU wherever the task may run there, before any fit or
+    /// energy test. None on the other profiles, whose feec reads no WF_SYNC.
+    fn sync_hint(&mut self, v: &SchedView, p: TaskId) -> Option<usize> {
+        if v.profile != KernelProfile::Android419 || !v.wake.sync {
+            return None;
+        }
+        let this = v.wake.this_cpu.filter(|&c| v.tasks[p as usize].allowed & (1u64 << c) != 0)?;
+        self.sync_wakeups += 1;
+        Some(this)
+    }
+
     // --- vendor (OSPM 2020 talk) hook: the eas wakeup path with the vendor knobs (vendor.rs) ---
     fn select_vendor(
         &mut self,
@@ -141,7 +154,10 @@ impl Eas {
         } else {
             None
         };
-        let cpu = if let Some(c) = prefer_idle_cpu {
+        let sync_cpu = if ttwu_fair { self.sync_hint(v, p) } else { None };
+        let cpu = if let Some(c) = sync_cpu {
+            c
+        } else if let Some(c) = prefer_idle_cpu {
             self.prefer_idle_placements += 1;
             c
         } else if ttwu_fair && !v.overutilized {
@@ -383,14 +399,8 @@ impl SchedPolicy for Eas {
         }
         // WF_TTWU: the waker records its wakee whichever way the task is placed
         self.fallback.record_wakee(v, p, prev_cpu);
-        if v.profile == KernelProfile::Android419 && v.wake.sync {
-            // android-4.19's find_energy_efficient_cpu() runs overutilized or not and starts
-            // with sysctl_sched_sync_hint_enable (1 by default): a WF_SYNC wakeup goes to
-            // the waking CPU wherever the task may run there, before any fit or energy test
-            if let Some(this) = v.wake.this_cpu.filter(|&c| v.tasks[p as usize].allowed & (1u64 << c) != 0) {
-                self.sync_wakeups += 1;
-                return this;
-            }
+        if let Some(this) = self.sync_hint(v, p) {
+            return this;
         }
         if !v.overutilized && v.stune.is_some_and(|st| st.prefer_idle(p as usize)) {
             // schedtune.prefer_idle (msm-4.14): find_best_target()'s case A, no energies
@@ -454,7 +464,11 @@ mod tests {
     /// test-4-3-1 under `kernel`: task 0 (util 50) asleep on idle little CPU 1; the waker
     /// runs alone on big CPU 7 (its filler, task 8) and wakes it, sync or not.
     fn placed(kernel: &str, sync: bool, overutilized: bool, allowed: u64) -> (usize, u64) {
-        let mut s = crate::testutils::waking_task_on_three_clusters(kernel, "root", 1, json!({}));
+        placed_with(kernel, json!({}), sync, overutilized, allowed)
+    }
+
+    fn placed_with(kernel: &str, knobs: serde_json::Value, sync: bool, overutilized: bool, allowed: u64) -> (usize, u64) {
+        let mut s = crate::testutils::waking_task_on_three_clusters(kernel, "root", 1, knobs);
         s.tasks[0].se.avg.util_avg = 50;
         s.tasks[0].allowed = allowed;
         s.rqs[7].curr = Some(8);
@@ -492,6 +506,8 @@ mod tests {
         // without WF_SYNC: the energy search
         let (cpu, n) = placed("android-4.19", false, false, 0xff);
         assert!(cpu < 4 && n == 0, "{cpu}");
+        // the vendor knobs change what feec does after the sync test, not the test itself
+        assert_eq!(placed_with("android-4.19", json!({"vendor.task_packing": 1}), true, false, 0xff), (7, 1));
     }
 
     #[test]
