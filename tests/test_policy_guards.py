@@ -283,6 +283,28 @@ def test_a_view_used_from_another_thread_raises_a_python_error(capfd):
     assert "panicked" not in capfd.readouterr().err
 
 
+def test_a_simulation_used_from_another_thread_raises_a_python_error(capfd):
+    # the engine holds the run's state unsynchronised: another thread gets one RuntimeError,
+    # not PyO3's panic and backtrace, and the run stays whole for its own thread
+    sim = Simulation(platform="gs101", workload="browsing", lower_bound=False, seed=0)
+    seen = []
+
+    def use():
+        try:
+            sim.run(0.05)
+        except BaseException as e:
+            seen.append(e)
+
+    t = threading.Thread(target=use)
+    t.start()
+    t.join()
+    err, = seen
+    assert type(err) is RuntimeError and "belongs to the thread that made it" in str(err), repr(err)
+    assert "panicked" not in capfd.readouterr().err
+    sim.run(0.05)
+    assert sim.now_ns == 50_000_000
+
+
 def test_a_view_kept_past_its_call_raises_in_any_thread():
     kept = []
 

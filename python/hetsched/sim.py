@@ -17,6 +17,7 @@ import functools
 import hashlib
 import json
 import os
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -196,6 +197,27 @@ def _resolved_workload(args: list[str], platform_spec: dict, seed: int) -> tuple
     return spec, text
 
 
+class _ThreadBound:
+    """The engine, used only from the thread that made it. The engine is a PyO3 class that
+    holds the simulation's Rust state unsynchronised (``unsendable``); PyO3 answers a call
+    from another thread with a panic and a Rust backtrace on stderr. This wrapper answers it
+    with one RuntimeError that says what to do instead, before the engine is touched."""
+
+    __slots__ = ("_engine", "_thread")
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+        self._thread = threading.get_ident()
+
+    def __getattr__(self, name: str) -> Any:
+        if threading.get_ident() != self._thread:
+            raise RuntimeError(
+                f"this Simulation was made in thread {self._thread} and is used from thread "
+                f"{threading.get_ident()}: a Simulation belongs to the thread that made it "
+                "(make one per thread, or hand the work to that thread)")
+        return getattr(self._engine, name)
+
+
 def _check_knobs(knobs: Mapping[str, Any], source: str) -> dict[str, float]:
     table = _knobs_by_name()
     out = {}
@@ -361,9 +383,9 @@ class Simulation:
         py_policy = {} if checked is None else engine_args(checked, self.platform, self.kernel)
         # a workload from rt-app files: the engine's field is re-addressed to the file's
         with errors_located(self.workload_spec), _policy_errors_as_options():
-            self._engine = _engine.Engine(json.dumps(self.platform_spec),
-                                          workload_json or json.dumps(self.workload_spec),
-                                          json.dumps(policy), **py_policy)
+            self._engine = _ThreadBound(_engine.Engine(json.dumps(self.platform_spec),
+                                                       workload_json or json.dumps(self.workload_spec),
+                                                       json.dumps(policy), **py_policy))
         if checked is not None:  # only now: a Simulation that refused its arguments leaves it free
             bind(checked.policy)
         self._wall_s = 0.0
