@@ -291,15 +291,7 @@ fn find_best_target(v: &SchedView, rc: &RootCaps, t: &Task, isolated: u64) -> Fb
     let nc = v.platform.clusters.len();
     let first = v.platform.cpu_cluster[start];
     let order: Vec<usize> = (0..nc).map(|k| (first + k) % nc).collect();
-    let prefer_idle = t.prefer_idle;
-    let mut target_capacity = if prefer_idle && t.boosted { 0 } else { u64::MAX };
-    let (mut best_idle_cstate, mut best_idle_cpu, mut best_idle_cuml) = (i64::MAX, None::<usize>, u64::MAX);
-    let (mut target_max_spare, mut target_cpu) = (0u64, None::<usize>);
-    let (mut min_wake_util, mut best_active_util, mut best_active_cuml, mut best_active_cpu) =
-        (u64::MAX, u64::MAX, u64::MAX, None::<usize>);
-    let (mut most_spare_wake, mut most_spare_cpu) = (0i64, None::<usize>);
-    let mut active_cpus = 0u32;
-    let mut isolated_candidate = None::<usize>;
+    let mut scan = Scan::new(t);
     let allowed = v.tasks[t.p as usize].allowed;
     for (k, &ci) in order.iter().enumerate() {
         let cl = &v.platform.clusters[ci];
@@ -307,130 +299,254 @@ fn find_best_target(v: &SchedView, rc: &RootCaps, t: &Task, isolated: u64) -> Fb
             if allowed & (1u64 << i) == 0 || is_iso(i) {
                 continue;
             }
-            isolated_candidate.get_or_insert(i);
-            let cap = v.capacity_orig(i);
-            let wake_util = cpu_util_without(v, t, i);
-            let spare_wake = cap as i64 - wake_util as i64;
-            if spare_wake > most_spare_wake {
-                (most_spare_wake, most_spare_cpu) = (spare_wake, Some(i));
-            }
-            // WALT's cumulative window demand is not modelled: the CPU's load stands for it
-            let new_util_cuml = wake_util + t.min_util;
-            let new_util = (wake_util + t.util_est).max(t.min_util);
-            if new_util > cap {
-                continue;
-            }
-            let spare = cap - new_util;
-            let idle = v.idle_cpu(i);
-            let idx = if idle { idle_idx(v, i) } else { i64::MAX };
-            if prefer_idle {
-                // case A: an idle CPU of the smallest capacity (biggest when boosted), the
-                // shallowest state first
-                if idle {
-                    if (t.boosted && cap < target_capacity) || (!t.boosted && cap > target_capacity) {
-                        continue;
-                    }
-                    if cap == target_capacity && best_idle_cstate <= idx {
-                        continue;
-                    }
-                    (target_capacity, best_idle_cstate, best_idle_cpu) = (cap, idx, Some(i));
-                    continue;
-                }
-                if best_idle_cpu.is_some() {
-                    continue;
-                }
-                if capacity_curr_of(v, i) > new_util && spare > target_max_spare {
-                    (target_max_spare, target_cpu) = (spare, Some(i));
-                    continue;
-                }
-                if target_cpu.is_some() {
-                    continue;
-                }
-                if wake_util > min_wake_util || new_util > best_active_util {
-                    continue;
-                }
-                if new_util == best_active_util && new_util_cuml > best_active_cuml {
-                    continue;
-                }
-                (min_wake_util, best_active_util, best_active_cuml, best_active_cpu) =
-                    (wake_util, new_util, new_util_cuml, Some(i));
-                continue;
-            }
-            if cap < start_cap {
-                continue;
-            }
-            if idle {
-                // case B: the idle CPU of the smallest capacity, the shallowest state first
-                if cap >= target_capacity && best_idle_cstate < idx {
-                    continue;
-                }
-                if best_idle_cstate == idx
-                    && (best_idle_cpu == Some(prev) || (i != prev && new_util_cuml > best_idle_cuml))
-                {
-                    continue;
-                }
-                (target_capacity, best_idle_cstate, best_idle_cuml, best_idle_cpu) = (cap, idx, new_util_cuml, Some(i));
-                continue;
-            }
-            if t.running {
-                continue; // only idle CPUs for a task that is running (a new one)
-            }
-            // case C: pack on the smallest capacity, the most spare capacity first
-            active_cpus += 1;
-            if cap >= target_capacity && spare < target_max_spare {
-                continue;
-            }
-            (target_max_spare, target_capacity, target_cpu) = (spare, cap, Some(i));
+            scan.visit_cpu(v, t, i, start_cap);
         }
         let next = &v.platform.clusters[order[(k + 1) % nc]];
         let next_higher = v.capacity_orig(cl.cpus[0]) < v.capacity_orig(next.cpus[0]);
-        if !prefer_idle && !t.boosted && (target_cpu.is_some() || best_idle_cpu.is_some()) {
+        if scan.stops_after_group(t, next_higher) {
             break;
         }
-        if (prefer_idle && best_idle_cpu.is_some()) || (t.boosted && (best_idle_cpu.is_some() || target_cpu.is_some()))
-        {
-            if t.boosted != next_higher {
-                break;
-            }
+    }
+    scan.choose(v, t, is_iso(prev))
+}
+
+/// find_best_target()'s locals that outlive one CPU of the scan: the best candidate of
+/// each of the kernel's cases so far, and the fallbacks.
+struct Scan {
+    /// minimised, or maximised for a boosted prefer_idle task (from 0 then)
+    target_capacity: u64,
+    best_idle_cstate: i64,
+    best_idle_cpu: Option<usize>,
+    best_idle_cuml: u64,
+    target_max_spare: u64,
+    target_cpu: Option<usize>,
+    min_wake_util: u64,
+    best_active_util: u64,
+    best_active_cuml: u64,
+    best_active_cpu: Option<usize>,
+    most_spare_wake: i64,
+    most_spare_cpu: Option<usize>,
+    /// case C's candidates, which is_packing_eligible() reads
+    active_cpus: u32,
+    /// the first CPU the task may run on, for a task whose prev_cpu is isolated
+    isolated_candidate: Option<usize>,
+}
+
+/// A CPU the task fits, as the scan sees it with the task on it.
+struct Cand {
+    cpu: usize,
+    cap: u64,
+    wake_util: u64,
+    new_util: u64,
+    new_util_cuml: u64,
+    spare: u64,
+    idle: bool,
+    /// the idle state's index, i64::MAX for a busy CPU
+    idx: i64,
+}
+
+impl Scan {
+    fn new(t: &Task) -> Scan {
+        Scan {
+            target_capacity: if t.prefer_idle && t.boosted { 0 } else { u64::MAX },
+            best_idle_cstate: i64::MAX,
+            best_idle_cpu: None,
+            best_idle_cuml: u64::MAX,
+            target_max_spare: 0,
+            target_cpu: None,
+            min_wake_util: u64::MAX,
+            best_active_util: u64::MAX,
+            best_active_cuml: u64::MAX,
+            best_active_cpu: None,
+            most_spare_wake: 0,
+            most_spare_cpu: None,
+            active_cpus: 0,
+            isolated_candidate: None,
         }
     }
-    if best_idle_cpu.is_some() && !packing_eligible(v, t, target_cpu, active_cpus, best_idle_cstate) {
-        target_cpu = best_idle_cpu.take();
-    }
-    if prefer_idle && best_idle_cpu.is_some() {
-        return Fbt {
-            target: best_idle_cpu,
-            backup: None,
-            prev_fastpath: false,
+
+    /// The loop body for one allowed, unisolated CPU: the most-spare fallback counts every
+    /// such CPU, the cases only those that hold the task at capacity_orig.
+    fn visit_cpu(&mut self, v: &SchedView, t: &Task, i: usize, start_cap: u64) {
+        self.isolated_candidate.get_or_insert(i);
+        let cap = v.capacity_orig(i);
+        let wake_util = cpu_util_without(v, t, i);
+        let spare_wake = cap as i64 - wake_util as i64;
+        if spare_wake > self.most_spare_wake {
+            (self.most_spare_wake, self.most_spare_cpu) = (spare_wake, Some(i));
+        }
+        // WALT's cumulative window demand is not modelled: the CPU's load stands for it
+        let new_util_cuml = wake_util + t.min_util;
+        let new_util = (wake_util + t.util_est).max(t.min_util);
+        if new_util > cap {
+            return;
+        }
+        let idle = v.idle_cpu(i);
+        let c = Cand {
+            cpu: i,
+            cap,
+            wake_util,
+            new_util,
+            new_util_cuml,
+            spare: cap - new_util,
+            idle,
+            idx: if idle { idle_idx(v, i) } else { i64::MAX },
         };
+        if t.prefer_idle {
+            self.case_a_latency_sensitive(v, t, &c);
+            return;
+        }
+        if c.cap < start_cap {
+            return;
+        }
+        if c.idle {
+            self.case_b_idle_cpu(t.prev, &c);
+            return;
+        }
+        if t.running {
+            return; // only idle CPUs for a task that is running (a new one)
+        }
+        self.case_c_active_cpu(&c);
     }
-    let mut backup = None;
-    if target_cpu.is_none() {
-        target_cpu = if prefer_idle { best_active_cpu } else { best_idle_cpu };
-    } else {
-        backup = if prefer_idle { best_active_cpu } else { best_idle_cpu };
+
+    /// Case A, a prefer_idle task: an idle CPU of the smallest capacity (biggest when
+    /// boosted), the shallowest state first (A.1); failing any, the busy CPU that holds
+    /// the task at its current frequency with the most spare capacity (A.2); failing that,
+    /// the least utilised (A.3), for latency over energy.
+    fn case_a_latency_sensitive(&mut self, v: &SchedView, t: &Task, c: &Cand) {
+        if c.idle {
+            if (t.boosted && c.cap < self.target_capacity) || (!t.boosted && c.cap > self.target_capacity) {
+                return;
+            }
+            if c.cap == self.target_capacity && self.best_idle_cstate <= c.idx {
+                return;
+            }
+            (self.target_capacity, self.best_idle_cstate, self.best_idle_cpu) = (c.cap, c.idx, Some(c.cpu));
+            return;
+        }
+        if self.best_idle_cpu.is_some() {
+            return;
+        }
+        if capacity_curr_of(v, c.cpu) > c.new_util && c.spare > self.target_max_spare {
+            (self.target_max_spare, self.target_cpu) = (c.spare, Some(c.cpu));
+            return;
+        }
+        if self.target_cpu.is_some() {
+            return;
+        }
+        if c.wake_util > self.min_wake_util || c.new_util > self.best_active_util {
+            return;
+        }
+        if c.new_util == self.best_active_util && c.new_util_cuml > self.best_active_cuml {
+            return;
+        }
+        (
+            self.min_wake_util,
+            self.best_active_util,
+            self.best_active_cuml,
+            self.best_active_cpu,
+        ) = (c.wake_util, c.new_util, c.new_util_cuml, Some(c.cpu));
     }
-    if target_cpu.is_none() {
-        if let Some(m) = most_spare_cpu {
-            // an active migration uses an idle CPU only
-            if !(t.running && !v.idle_cpu(m)) {
-                target_cpu = Some(m);
+
+    /// Case B, another task on an idle CPU: the smallest capacity, the shallowest state
+    /// first (a deep small CPU over a shallow big one), on a tie of states prev_cpu, then
+    /// the least cumulative demand; the backup to case C's packing.
+    fn case_b_idle_cpu(&mut self, prev: usize, c: &Cand) {
+        if c.cap >= self.target_capacity && self.best_idle_cstate < c.idx {
+            return;
+        }
+        if self.best_idle_cstate == c.idx
+            && (self.best_idle_cpu == Some(prev) || (c.cpu != prev && c.new_util_cuml > self.best_idle_cuml))
+        {
+            return;
+        }
+        (
+            self.target_capacity,
+            self.best_idle_cstate,
+            self.best_idle_cuml,
+            self.best_idle_cpu,
+        ) = (c.cap, c.idx, c.new_util_cuml, Some(c.cpu));
+    }
+
+    /// Case C, another task on a busy CPU: pack on the smallest capacity, spread within it
+    /// to the most spare capacity so that the CPUs run at a low OPP.
+    fn case_c_active_cpu(&mut self, c: &Cand) {
+        self.active_cpus += 1;
+        if c.cap >= self.target_capacity && c.spare < self.target_max_spare {
+            return;
+        }
+        (self.target_max_spare, self.target_capacity, self.target_cpu) = (c.spare, c.cap, Some(c.cpu));
+    }
+
+    /// After a group (cluster): an unboosted task other than prefer_idle stops after the
+    /// first group that gave it a candidate; a prefer_idle task with an idle CPU, or a
+    /// boosted one with any candidate, goes on only toward higher capacity (boosted) or
+    /// lower (not).
+    fn stops_after_group(&self, t: &Task, next_higher: bool) -> bool {
+        if !t.prefer_idle && !t.boosted && (self.target_cpu.is_some() || self.best_idle_cpu.is_some()) {
+            return true;
+        }
+        if (t.prefer_idle && self.best_idle_cpu.is_some())
+            || (t.boosted && (self.best_idle_cpu.is_some() || self.target_cpu.is_some()))
+        {
+            return t.boosted != next_higher;
+        }
+        false
+    }
+
+    /// The policy after the scan: a prefer_idle task takes its idle CPU, then its busy
+    /// ones; another takes its busy CPU with the idle one as backup (the idle one instead
+    /// when packing is not allowed); the CPU with the most spare capacity when none; the
+    /// caller compares energies against prev_cpu, so neither may be prev_cpu.
+    fn choose(mut self, v: &SchedView, t: &Task, prev_isolated: bool) -> Fbt {
+        let prev = t.prev;
+        let prefer_idle = t.prefer_idle;
+        if self.best_idle_cpu.is_some()
+            && !packing_eligible(v, t, self.target_cpu, self.active_cpus, self.best_idle_cstate)
+        {
+            self.target_cpu = self.best_idle_cpu.take();
+        }
+        if prefer_idle && self.best_idle_cpu.is_some() {
+            return Fbt {
+                target: self.best_idle_cpu,
+                backup: None,
+                prev_fastpath: false,
+            };
+        }
+        let mut target_cpu = self.target_cpu;
+        let mut backup = None;
+        let second = if prefer_idle {
+            self.best_active_cpu
+        } else {
+            self.best_idle_cpu
+        };
+        if target_cpu.is_none() {
+            target_cpu = second;
+        } else {
+            backup = second;
+        }
+        if target_cpu.is_none() {
+            if let Some(m) = self.most_spare_cpu {
+                // an active migration uses an idle CPU only
+                if !(t.running && !v.idle_cpu(m)) {
+                    target_cpu = Some(m);
+                }
             }
         }
-    }
-    if backup == target_cpu || backup == Some(prev) {
-        backup = None;
-    }
-    if target_cpu == Some(prev) {
-        target_cpu = backup.take();
-    }
-    if target_cpu.is_none() && is_iso(prev) {
-        target_cpu = isolated_candidate;
-    }
-    Fbt {
-        target: target_cpu,
-        backup,
-        prev_fastpath: false,
+        if backup == target_cpu || backup == Some(prev) {
+            backup = None;
+        }
+        if target_cpu == Some(prev) {
+            target_cpu = backup.take();
+        }
+        if target_cpu.is_none() && prev_isolated {
+            target_cpu = self.isolated_candidate;
+        }
+        Fbt {
+            target: target_cpu,
+            backup,
+            prev_fastpath: false,
+        }
     }
 }
 

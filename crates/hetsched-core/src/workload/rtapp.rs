@@ -14,6 +14,19 @@ use crate::platform::Platform;
 use crate::sync::Go;
 use crate::workload::{Ev, PerfSpec, Policy, TaskSpec, TimerMode};
 
+/// What an event leaves the program interpreter to do: take the next event, or stop (the
+/// task has work for the CPU, blocked, gave the CPU up, or the program ended).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Next,
+    Stop,
+}
+
+/// The event advance_program() just took: it moves `ev` past an event before running it.
+fn taken_event(task: &Task) -> &Ev {
+    &task.spec.phases[task.phase].events[task.ev - 1]
+}
+
 impl Sim {
     /// Run the task's program from its current position until it needs the CPU (run,
     /// runtime, memrun), blocks (sleep, timer, a held lock, ...), gives the CPU up (yield,
@@ -29,172 +42,235 @@ impl Sim {
                 return;
             }
             let task = &mut self.tasks[t as usize];
-            let phase = &task.spec.phases[task.phase];
-            let Some(ev) = phase.events.get(task.ev) else {
-                task.ev = 0;
-                task.phase_iter += 1;
-                task.stats.phases[task.phase].loops += 1;
-                if phase.loop_ >= 0 && task.phase_iter >= phase.loop_ {
-                    task.phase_iter = 0;
-                    task.phase += 1;
-                    if task.phase >= task.spec.phases.len() {
-                        task.phase = 0;
-                        task.iter += 1;
-                        if task.spec.loop_ >= 0 && task.iter >= task.spec.loop_ {
-                            self.task_exit(cpu, t);
-                            return;
-                        }
-                    }
+            let Some(ev) = task.spec.phases[task.phase].events.get(task.ev) else {
+                if self.program_end_of_phase(cpu, t) == Step::Stop {
+                    return;
                 }
                 continue;
             };
             task.ev += 1;
-            // matched in place, the payloads copied out: cloning the event (an enum with
-            // setattr's and yield's heap-held fields) at every step cost more than the step
-            match *ev {
-                Ev::Run(0) | Ev::Memrun(0) => continue,
-                Ev::Run(w) => {
-                    task.cur = Cur::Run;
-                    task.work_left = w;
-                    task.work_armed = w;
-                    self.arm_completion(cpu);
-                    return;
-                }
-                Ev::Memrun(w) => {
-                    task.cur = Cur::Memrun;
-                    task.work_left = w;
-                    task.work_armed = w;
-                    self.arm_completion(cpu);
-                    return;
-                }
-                Ev::Runtime(ns) => {
-                    if ns == 0 {
-                        continue;
-                    }
-                    task.cur = Cur::Runtime;
-                    task.runtime_end = self.now + ns;
-                    self.arm_completion(cpu);
-                    return;
-                }
-                Ev::Sleep(ns) => {
-                    task.cur = Cur::None;
-                    self.block(cpu, t, self.now + ns);
-                    return;
-                }
-                Ev::SleepUntil(at) => {
-                    task.cur = Cur::None;
-                    if at > self.now {
-                        self.block(cpu, t, at);
-                        return;
-                    }
-                }
-                Ev::Iowait(ns) => {
-                    task.cur = Cur::None;
-                    task.iowait_since = Some(self.now);
-                    task.in_iowait = true;
-                    self.block(cpu, t, self.now + ns);
-                    return;
-                }
-                Ev::Mark(m) => self.marks.push((self.now, t, m)),
-                Ev::Timer(ts) => {
-                    task.cur = Cur::None;
-                    let now = self.now;
-                    // rt-app: the first use counts from the thread's start (t_first)
-                    let start = self.tasks[t as usize].spec.delay_ns;
-                    let next = self.timers[ts.id].unwrap_or(start) + ts.period_ns;
-                    self.timers[ts.id] = Some(next);
-                    let task = &mut self.tasks[t as usize];
-                    let slack = next as i128 - now as i128;
-                    task.stats.activations += 1;
-                    task.stats.slack_sum_ns += slack;
-                    let ps = &mut task.stats.phases[task.phase];
-                    ps.activations += 1;
-                    ps.slack_sum_ns += slack;
-                    ps.slack_min_ns = Some(ps.slack_min_ns.map_or(slack as i64, |m| m.min(slack as i64)));
-                    if now < next {
-                        task.timer_wake = true;
-                        self.block(cpu, t, next);
-                        return;
-                    }
-                    task.stats.missed_activations += 1;
-                    if ts.mode == TimerMode::Relative {
-                        self.timers[ts.id] = Some(now);
-                    }
-                }
-                Ev::Lock(m) => {
-                    if self.sync.lock(m, t) == Go::Block {
-                        self.block_wait(cpu, t);
-                        return;
-                    }
-                }
-                Ev::Unlock(m) => {
-                    self.sync.unlock(m, t, &mut self.wake_buf);
-                    self.wake_released(cpu, false);
-                }
-                Ev::Wait(c) => {
-                    self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
-                    self.wake_released(cpu, false);
-                    self.block_wait(cpu, t);
-                    return;
-                }
-                ref ev @ (Ev::Signal(c) | Ev::Broad(c)) => {
-                    let broadcast = matches!(ev, Ev::Broad(_));
-                    self.sync.signal(c, broadcast, &mut self.wake_buf);
-                    self.wake_released(cpu, false);
-                    // a waiter requeued on a held mutex may close a cycle
-                    self.check_mutex_cycle();
-                }
-                Ev::Sync(c) => {
-                    // rt-app's sig_and_wait: signal, then wait with the mutex it holds
-                    self.sync.signal(c.cond, false, &mut self.wake_buf);
-                    self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
-                    self.wake_released(cpu, false);
-                    self.block_wait(cpu, t);
-                    return;
-                }
-                Ev::Barrier(b) => {
-                    let go = self.sync.barrier(b, t, &mut self.wake_buf);
-                    self.wake_released(cpu, false);
-                    if go == Go::Block {
-                        self.block_wait(cpu, t);
-                        return;
-                    }
-                }
-                Ev::SemPost(x) => {
-                    self.sync.sem_post(x, &mut self.wake_buf);
-                    self.wake_released(cpu, false);
-                }
-                Ev::SemPostSync(x) => {
-                    self.sync.sem_post(x, &mut self.wake_buf);
-                    self.wake_released(cpu, true);
-                }
-                Ev::SemWait(x) => {
-                    if self.sync.sem_wait(x, t) == Go::Block {
-                        self.block_wait(cpu, t);
-                        return;
-                    }
-                }
-                Ev::Fork(k) => {
-                    if !self.fork(t, k) {
-                        self.block_sync(cpu, t);
-                        return;
-                    }
-                }
-                Ev::Yield(_) => {
-                    task.cur = Cur::None;
-                    if self.sched_yield(cpu, t) {
-                        return;
-                    }
-                }
-                Ev::Setattr(ref a) => {
-                    let a = a.clone();
-                    task.cur = Cur::None;
-                    if self.setattr(cpu, t, &a) {
-                        return;
-                    }
+            // the variant only: cloning the event (an enum with setattr's and yield's
+            // heap-held fields) at every step cost more than the step, so each helper
+            // copies its payload out in place
+            let step = match ev {
+                Ev::Run(_) | Ev::Memrun(_) | Ev::Runtime(_) => self.program_run(cpu, t),
+                Ev::Sleep(_) | Ev::SleepUntil(_) | Ev::Iowait(_) | Ev::Timer(_) => self.program_sleep(cpu, t),
+                Ev::Lock(_)
+                | Ev::Unlock(_)
+                | Ev::Wait(_)
+                | Ev::Signal(_)
+                | Ev::Broad(_)
+                | Ev::Sync(_)
+                | Ev::Barrier(_)
+                | Ev::SemPost(_)
+                | Ev::SemPostSync(_)
+                | Ev::SemWait(_) => self.program_sync(cpu, t),
+                Ev::Fork(_) | Ev::Yield(_) | Ev::Setattr(_) | Ev::Mark(_) => self.program_misc(cpu, t),
+            };
+            if step == Step::Stop {
+                return;
+            }
+        }
+    }
+
+    /// Past a phase's last event: its loop count, then the next phase, then the program's
+    /// own loop count, which ends the task.
+    fn program_end_of_phase(&mut self, cpu: usize, t: TaskId) -> Step {
+        let task = &mut self.tasks[t as usize];
+        let phase = &task.spec.phases[task.phase];
+        task.ev = 0;
+        task.phase_iter += 1;
+        task.stats.phases[task.phase].loops += 1;
+        if phase.loop_ >= 0 && task.phase_iter >= phase.loop_ {
+            task.phase_iter = 0;
+            task.phase += 1;
+            if task.phase >= task.spec.phases.len() {
+                task.phase = 0;
+                task.iter += 1;
+                if task.spec.loop_ >= 0 && task.iter >= task.spec.loop_ {
+                    self.task_exit(cpu, t);
+                    return Step::Stop;
                 }
             }
         }
+        Step::Next
+    }
+
+    /// run, memrun, runtime: the task keeps the CPU until the work is done (an event of
+    /// no length is skipped).
+    fn program_run(&mut self, cpu: usize, t: TaskId) -> Step {
+        let task = &mut self.tasks[t as usize];
+        match *taken_event(task) {
+            Ev::Run(0) | Ev::Memrun(0) => return Step::Next,
+            Ev::Run(w) => {
+                task.cur = Cur::Run;
+                task.work_left = w;
+                task.work_armed = w;
+            }
+            Ev::Memrun(w) => {
+                task.cur = Cur::Memrun;
+                task.work_left = w;
+                task.work_armed = w;
+            }
+            Ev::Runtime(ns) => {
+                if ns == 0 {
+                    return Step::Next;
+                }
+                task.cur = Cur::Runtime;
+                task.runtime_end = self.now + ns;
+            }
+            _ => unreachable!("advance_program() sends run events only"),
+        }
+        self.arm_completion(cpu);
+        Step::Stop
+    }
+
+    /// sleep, sleep-until, iowait and timer: the task blocks until a time (a timer or a
+    /// sleep-until already past lets it go on).
+    fn program_sleep(&mut self, cpu: usize, t: TaskId) -> Step {
+        let task = &mut self.tasks[t as usize];
+        match *taken_event(task) {
+            Ev::Sleep(ns) => {
+                task.cur = Cur::None;
+                self.block(cpu, t, self.now + ns);
+                Step::Stop
+            }
+            Ev::SleepUntil(at) => {
+                task.cur = Cur::None;
+                if at > self.now {
+                    self.block(cpu, t, at);
+                    return Step::Stop;
+                }
+                Step::Next
+            }
+            Ev::Iowait(ns) => {
+                task.cur = Cur::None;
+                task.iowait_since = Some(self.now);
+                task.in_iowait = true;
+                self.block(cpu, t, self.now + ns);
+                Step::Stop
+            }
+            Ev::Timer(ts) => {
+                task.cur = Cur::None;
+                let now = self.now;
+                // rt-app: the first use counts from the thread's start (t_first)
+                let start = self.tasks[t as usize].spec.delay_ns;
+                let next = self.timers[ts.id].unwrap_or(start) + ts.period_ns;
+                self.timers[ts.id] = Some(next);
+                let task = &mut self.tasks[t as usize];
+                let slack = next as i128 - now as i128;
+                task.stats.activations += 1;
+                task.stats.slack_sum_ns += slack;
+                let ps = &mut task.stats.phases[task.phase];
+                ps.activations += 1;
+                ps.slack_sum_ns += slack;
+                ps.slack_min_ns = Some(ps.slack_min_ns.map_or(slack as i64, |m| m.min(slack as i64)));
+                if now < next {
+                    task.timer_wake = true;
+                    self.block(cpu, t, next);
+                    return Step::Stop;
+                }
+                task.stats.missed_activations += 1;
+                if ts.mode == TimerMode::Relative {
+                    self.timers[ts.id] = Some(now);
+                }
+                Step::Next
+            }
+            _ => unreachable!("advance_program() sends sleep events only"),
+        }
+    }
+
+    /// The synchronisation objects (sync.rs). The tasks an operation releases wake before
+    /// the caller blocks, as pthread_cond_wait() unlocks the mutex before it sleeps.
+    fn program_sync(&mut self, cpu: usize, t: TaskId) -> Step {
+        let task = &self.tasks[t as usize];
+        match *taken_event(task) {
+            Ev::Lock(m) => {
+                if self.sync.lock(m, t) == Go::Block {
+                    self.block_wait(cpu, t);
+                    return Step::Stop;
+                }
+            }
+            Ev::Unlock(m) => {
+                self.sync.unlock(m, t, &mut self.wake_buf);
+                self.wake_released(cpu, false);
+            }
+            Ev::Wait(c) => {
+                self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
+                self.wake_released(cpu, false);
+                self.block_wait(cpu, t);
+                return Step::Stop;
+            }
+            ref ev @ (Ev::Signal(c) | Ev::Broad(c)) => {
+                let broadcast = matches!(ev, Ev::Broad(_));
+                self.sync.signal(c, broadcast, &mut self.wake_buf);
+                self.wake_released(cpu, false);
+                // a waiter requeued on a held mutex may close a cycle
+                self.check_mutex_cycle();
+            }
+            Ev::Sync(c) => {
+                // rt-app's sig_and_wait: signal, then wait with the mutex it holds
+                self.sync.signal(c.cond, false, &mut self.wake_buf);
+                self.sync.wait(c.cond, c.mutex, t, &mut self.wake_buf);
+                self.wake_released(cpu, false);
+                self.block_wait(cpu, t);
+                return Step::Stop;
+            }
+            Ev::Barrier(b) => {
+                let go = self.sync.barrier(b, t, &mut self.wake_buf);
+                self.wake_released(cpu, false);
+                if go == Go::Block {
+                    self.block_wait(cpu, t);
+                    return Step::Stop;
+                }
+            }
+            Ev::SemPost(x) => {
+                self.sync.sem_post(x, &mut self.wake_buf);
+                self.wake_released(cpu, false);
+            }
+            Ev::SemPostSync(x) => {
+                self.sync.sem_post(x, &mut self.wake_buf);
+                self.wake_released(cpu, true);
+            }
+            Ev::SemWait(x) => {
+                if self.sync.sem_wait(x, t) == Go::Block {
+                    self.block_wait(cpu, t);
+                    return Step::Stop;
+                }
+            }
+            _ => unreachable!("advance_program() sends synchronisation events only"),
+        }
+        Step::Next
+    }
+
+    /// fork, yield, setattr and mark: a yield or a class or affinity change may give the
+    /// CPU up, and a fork past the task limit stops the run (limits.rs).
+    fn program_misc(&mut self, cpu: usize, t: TaskId) -> Step {
+        let task = &mut self.tasks[t as usize];
+        match *taken_event(task) {
+            Ev::Mark(m) => self.marks.push((self.now, t, m)),
+            Ev::Fork(k) => {
+                if !self.fork(t, k) {
+                    self.block_sync(cpu, t);
+                    return Step::Stop;
+                }
+            }
+            Ev::Yield(_) => {
+                task.cur = Cur::None;
+                if self.sched_yield(cpu, t) {
+                    return Step::Stop;
+                }
+            }
+            Ev::Setattr(ref a) => {
+                let a = a.clone();
+                task.cur = Cur::None;
+                if self.setattr(cpu, t, &a) {
+                    return Step::Stop;
+                }
+            }
+            _ => unreachable!("advance_program() sends fork, yield, setattr and mark only"),
+        }
+        Step::Next
     }
 
     pub(crate) fn block(&mut self, cpu: usize, t: TaskId, until: u64) {
