@@ -34,7 +34,7 @@
 //! * statistics: a task's per-CPU cpu time sums to its `sum_exec_runtime`, plus, while it
 //!   runs, the progress accounted past the kernel's last `update_curr()`.
 
-use crate::core::{Sim, TaskState};
+use crate::core::{Rq, Sim, Task, TaskState};
 use crate::energy::CpuPowerState;
 use crate::workload::Policy;
 
@@ -198,182 +198,211 @@ impl Sim {
 
     fn check_queues(&self) -> Result<(), String> {
         for task in &self.tasks {
-            let t = task.id;
-            let active = matches!(task.state, TaskState::Running | TaskState::Runnable);
-            if task.is_rt() {
-                ensure!(!task.se.on_rq, "RT task {t} has se.on_rq");
-                let here = self
-                    .rqs
-                    .iter()
-                    .map(|rq| rq.rt_queue.iter().filter(|k| k.2 == t).count())
-                    .sum::<usize>();
-                let mine = self.rqs[task.cpu].rt_queue.iter().filter(|k| k.2 == t).count();
-                if active {
-                    ensure!(
-                        mine == 1 && here == 1,
-                        "RT task {t} ({:?}) is in {here} rt_queues ({mine} on its cpu{})",
-                        task.state,
-                        task.cpu
-                    );
-                } else {
-                    ensure!(here == 0, "RT task {t} is {:?} but in {here} rt_queues", task.state);
-                }
-            } else {
-                // a delayed task (DELAY_DEQUEUE) sleeps on the runqueue
-                ensure!(
-                    task.se.on_rq == (active || task.se.sched_delayed),
-                    "fair task {t} ({}) is {:?} with se.on_rq = {}, sched_delayed = {}",
-                    task.name,
-                    task.state,
-                    task.se.on_rq,
-                    task.se.sched_delayed
-                );
-                ensure!(
-                    !task.se.sched_delayed || (task.state == TaskState::Sleeping && self.fair_eevdf),
-                    "fair task {t} ({}) is {:?} and sched_delayed (eevdf {})",
-                    task.name,
-                    task.state,
-                    self.fair_eevdf
-                );
-            }
+            self.check_task_on_rq(task)?;
         }
         for rq in &self.rqs {
-            let c = rq.cpu;
-            // CFS
-            let mut nr = 0u32;
-            let mut delayed = 0u32;
-            let mut load = 0u64;
-            let mut util_est = 0u64;
-            for task in &self.tasks {
-                if task.policy != Policy::Other || !task.se.on_rq || task.cpu != c {
-                    continue;
-                }
-                nr += 1;
-                delayed += task.se.sched_delayed as u32;
-                load += task.se.weight;
-                if !task.se.sched_delayed {
-                    util_est += task.se.avg.ewma(); // a delayed task's left at its sleep
-                }
-                let key = (task.se.vruntime, task.id);
-                if rq.cfs.curr == Some(task.id) {
-                    ensure!(
-                        !rq.cfs.timeline.iter().any(|k| k.1 == task.id),
-                        "cpu{c}: cfs.curr {} is also in the timeline",
-                        task.id
-                    );
-                } else {
-                    ensure!(
-                        rq.cfs.timeline.contains(&key),
-                        "cpu{c}: queued fair task {} not in the timeline under its vruntime {}",
-                        task.id,
-                        task.se.vruntime
-                    );
-                }
-            }
-            ensure!(
-                rq.cfs.nr_running == nr,
-                "cpu{c}: cfs.nr_running {} but {nr} fair tasks queued",
-                rq.cfs.nr_running
-            );
-            ensure!(
-                rq.cfs.nr_delayed == delayed,
-                "cpu{c}: cfs.nr_delayed {} but {delayed} queued fair tasks are delayed",
-                rq.cfs.nr_delayed
-            );
-            ensure!(
-                rq.cfs.load_weight == load,
-                "cpu{c}: cfs.load_weight {} but queued weights sum to {load}",
-                rq.cfs.load_weight
-            );
-            ensure!(
-                rq.cfs.util_est == util_est,
-                "cpu{c}: cfs.util_est {} but queued ewmas sum to {util_est}",
-                rq.cfs.util_est
-            );
-            let queued = nr as usize - rq.cfs.curr.is_some() as usize;
-            ensure!(
-                rq.cfs.timeline.len() == queued,
-                "cpu{c}: timeline holds {} entries, {queued} fair tasks are queued besides curr",
-                rq.cfs.timeline.len()
-            );
-            for &(v, t) in &rq.cfs.timeline {
+            self.check_cfs_accounting(rq)?;
+            self.check_cfs_timeline(rq)?;
+            self.check_rt_queue(rq)?;
+        }
+        Ok(())
+    }
+
+    /// Where a task says it is queued agrees with its state: an RT task in exactly its own
+    /// CPU's rt_queue while runnable, a fair task with se.on_rq.
+    fn check_task_on_rq(&self, task: &Task) -> Result<(), String> {
+        let t = task.id;
+        let active = matches!(task.state, TaskState::Running | TaskState::Runnable);
+        if task.is_rt() {
+            ensure!(!task.se.on_rq, "RT task {t} has se.on_rq");
+            let here = self
+                .rqs
+                .iter()
+                .map(|rq| rq.rt_queue.iter().filter(|k| k.2 == t).count())
+                .sum::<usize>();
+            let mine = self.rqs[task.cpu].rt_queue.iter().filter(|k| k.2 == t).count();
+            if active {
                 ensure!(
-                    (t as usize) < self.tasks.len(),
-                    "cpu{c}: timeline entry {t} is not a task"
+                    mine == 1 && here == 1,
+                    "RT task {t} ({:?}) is in {here} rt_queues ({mine} on its cpu{})",
+                    task.state,
+                    task.cpu
                 );
-                let task = &self.tasks[t as usize];
+            } else {
+                ensure!(here == 0, "RT task {t} is {:?} but in {here} rt_queues", task.state);
+            }
+        } else {
+            // a delayed task (DELAY_DEQUEUE) sleeps on the runqueue
+            ensure!(
+                task.se.on_rq == (active || task.se.sched_delayed),
+                "fair task {t} ({}) is {:?} with se.on_rq = {}, sched_delayed = {}",
+                task.name,
+                task.state,
+                task.se.on_rq,
+                task.se.sched_delayed
+            );
+            ensure!(
+                !task.se.sched_delayed || (task.state == TaskState::Sleeping && self.fair_eevdf),
+                "fair task {t} ({}) is {:?} and sched_delayed (eevdf {})",
+                task.name,
+                task.state,
+                self.fair_eevdf
+            );
+        }
+        Ok(())
+    }
+
+    /// The cfs_rq's running counts and sums are those of the fair tasks queued on it, and
+    /// each of them but cfs.curr is in the timeline under its vruntime.
+    fn check_cfs_accounting(&self, rq: &Rq) -> Result<(), String> {
+        let c = rq.cpu;
+        let mut nr = 0u32;
+        let mut delayed = 0u32;
+        let mut load = 0u64;
+        let mut util_est = 0u64;
+        for task in &self.tasks {
+            if task.policy != Policy::Other || !task.se.on_rq || task.cpu != c {
+                continue;
+            }
+            nr += 1;
+            delayed += task.se.sched_delayed as u32;
+            load += task.se.weight;
+            if !task.se.sched_delayed {
+                util_est += task.se.avg.ewma(); // a delayed task's left at its sleep
+            }
+            let key = (task.se.vruntime, task.id);
+            if rq.cfs.curr == Some(task.id) {
                 ensure!(
-                    task.policy == Policy::Other && task.se.on_rq && task.cpu == c && task.se.vruntime == v,
-                    "cpu{c}: stale timeline entry ({v}, {t}): task {:?} on cpu{} on_rq {} vruntime {}",
-                    task.policy,
-                    task.cpu,
-                    task.se.on_rq,
+                    !rq.cfs.timeline.iter().any(|k| k.1 == task.id),
+                    "cpu{c}: cfs.curr {} is also in the timeline",
+                    task.id
+                );
+            } else {
+                ensure!(
+                    rq.cfs.timeline.contains(&key),
+                    "cpu{c}: queued fair task {} not in the timeline under its vruntime {}",
+                    task.id,
                     task.se.vruntime
                 );
             }
-            let walked = rq.cfs.timeline.iter().fold((0i128, 0i128), |(s, l), &(v, t)| {
-                let w = self.tasks[t as usize].se.weight as i128;
-                (s + v as i128 * w, l + w)
-            });
-            for &(d, v, t) in rq.cfs.timeline.iter_by_deadline() {
-                ensure!(
-                    rq.cfs.timeline.contains(&(v, t)) && self.tasks[t as usize].se.deadline == d,
-                    "cpu{c}: the timeline holds task {t} by deadline {d} (vruntime {v}), its deadline is {}",
-                    self.tasks[t as usize].se.deadline
-                );
-            }
-            for &(ran, t) in rq.cfs.timeline.iter_by_last_run() {
-                ensure!(
-                    self.tasks[t as usize].se.exec_start == ran,
-                    "cpu{c}: the timeline holds task {t} by exec_start {ran}, its exec_start is {}",
-                    self.tasks[t as usize].se.exec_start
-                );
-            }
+        }
+        ensure!(
+            rq.cfs.nr_running == nr,
+            "cpu{c}: cfs.nr_running {} but {nr} fair tasks queued",
+            rq.cfs.nr_running
+        );
+        ensure!(
+            rq.cfs.nr_delayed == delayed,
+            "cpu{c}: cfs.nr_delayed {} but {delayed} queued fair tasks are delayed",
+            rq.cfs.nr_delayed
+        );
+        ensure!(
+            rq.cfs.load_weight == load,
+            "cpu{c}: cfs.load_weight {} but queued weights sum to {load}",
+            rq.cfs.load_weight
+        );
+        ensure!(
+            rq.cfs.util_est == util_est,
+            "cpu{c}: cfs.util_est {} but queued ewmas sum to {util_est}",
+            rq.cfs.util_est
+        );
+        let queued = nr as usize - rq.cfs.curr.is_some() as usize;
+        ensure!(
+            rq.cfs.timeline.len() == queued,
+            "cpu{c}: timeline holds {} entries, {queued} fair tasks are queued besides curr",
+            rq.cfs.timeline.len()
+        );
+        Ok(())
+    }
+
+    /// The timeline holds nothing stale, and its deadline and last-run orders and its
+    /// augmented sums describe the same entities as its vruntime order.
+    fn check_cfs_timeline(&self, rq: &Rq) -> Result<(), String> {
+        let c = rq.cpu;
+        // every entry is vetted as a task first: the walks below index self.tasks by it
+        for &(v, t) in &rq.cfs.timeline {
             ensure!(
-                rq.cfs.timeline.iter_by_last_run().len() == rq.cfs.timeline.len(),
-                "cpu{c}: the timeline holds {} entities by exec_start, {} by vruntime",
-                rq.cfs.timeline.iter_by_last_run().len(),
-                rq.cfs.timeline.len()
+                (t as usize) < self.tasks.len(),
+                "cpu{c}: timeline entry {t} is not a task"
             );
+            let task = &self.tasks[t as usize];
             ensure!(
-                rq.cfs.timeline.iter_by_deadline().len() == rq.cfs.timeline.len(),
-                "cpu{c}: the timeline holds {} entities by deadline, {} by vruntime",
-                rq.cfs.timeline.iter_by_deadline().len(),
-                rq.cfs.timeline.len()
+                task.policy == Policy::Other && task.se.on_rq && task.cpu == c && task.se.vruntime == v,
+                "cpu{c}: stale timeline entry ({v}, {t}): task {:?} on cpu{} on_rq {} vruntime {}",
+                task.policy,
+                task.cpu,
+                task.se.on_rq,
+                task.se.vruntime
             );
+        }
+        let walked = rq.cfs.timeline.iter().fold((0i128, 0i128), |(s, l), &(v, t)| {
+            let w = self.tasks[t as usize].se.weight as i128;
+            (s + v as i128 * w, l + w)
+        });
+        for &(d, v, t) in rq.cfs.timeline.iter_by_deadline() {
             ensure!(
-                rq.cfs.timeline.sums(0) == walked,
-                "cpu{c}: the timeline's sums {:?} are not its entities' {walked:?}",
-                rq.cfs.timeline.sums(0)
+                rq.cfs.timeline.contains(&(v, t)) && self.tasks[t as usize].se.deadline == d,
+                "cpu{c}: the timeline holds task {t} by deadline {d} (vruntime {v}), its deadline is {}",
+                self.tasks[t as usize].se.deadline
             );
-            // RT
-            let mut seen = std::collections::BTreeSet::new();
-            for &(neg, _, t) in rq.rt_queue.iter() {
-                ensure!(
-                    (t as usize) < self.tasks.len(),
-                    "cpu{c}: rt_queue entry {t} is not a task"
-                );
-                let task = &self.tasks[t as usize];
-                ensure!(seen.insert(t), "cpu{c}: RT task {t} queued twice");
-                ensure!(task.is_rt(), "cpu{c}: fair task {t} in rt_queue");
-                ensure!(task.cpu == c, "cpu{c}: rt_queue holds task {t} of cpu{}", task.cpu);
-                ensure!(
-                    -neg == task.prio_level() as i64,
-                    "cpu{c}: RT task {t} queued at level {} but its level is {}",
-                    -neg,
-                    task.prio_level()
-                );
-            }
-            if let (Some(&(_, _, first)), Some(cur)) = (rq.rt_queue.first(), rq.curr) {
-                // a runnable fair server runs fair tasks ahead of RT (deadline.rs); a
-                // throttled RT runqueue's tasks wait (android-4.19, rt.rs)
-                let served = self.fair_server_runnable(c) && !self.tasks[cur as usize].is_rt();
-                let throttled = self.rt_bw[c].throttled && self.tasks[first as usize].policy != Policy::Deadline;
-                ensure!(
-                    first == cur || served || throttled,
-                    "cpu{c}: runs task {cur} while RT task {first} has the highest priority on the queue"
-                );
-            }
+        }
+        for &(ran, t) in rq.cfs.timeline.iter_by_last_run() {
+            ensure!(
+                self.tasks[t as usize].se.exec_start == ran,
+                "cpu{c}: the timeline holds task {t} by exec_start {ran}, its exec_start is {}",
+                self.tasks[t as usize].se.exec_start
+            );
+        }
+        ensure!(
+            rq.cfs.timeline.iter_by_last_run().len() == rq.cfs.timeline.len(),
+            "cpu{c}: the timeline holds {} entities by exec_start, {} by vruntime",
+            rq.cfs.timeline.iter_by_last_run().len(),
+            rq.cfs.timeline.len()
+        );
+        ensure!(
+            rq.cfs.timeline.iter_by_deadline().len() == rq.cfs.timeline.len(),
+            "cpu{c}: the timeline holds {} entities by deadline, {} by vruntime",
+            rq.cfs.timeline.iter_by_deadline().len(),
+            rq.cfs.timeline.len()
+        );
+        ensure!(
+            rq.cfs.timeline.sums(0) == walked,
+            "cpu{c}: the timeline's sums {:?} are not its entities' {walked:?}",
+            rq.cfs.timeline.sums(0)
+        );
+        Ok(())
+    }
+
+    /// The rt_queue holds each of this CPU's runnable RT tasks once at its priority level,
+    /// and the CPU runs the first of them unless the fair server or RT throttling says not.
+    fn check_rt_queue(&self, rq: &Rq) -> Result<(), String> {
+        let c = rq.cpu;
+        let mut seen = std::collections::BTreeSet::new();
+        for &(neg, _, t) in rq.rt_queue.iter() {
+            ensure!(
+                (t as usize) < self.tasks.len(),
+                "cpu{c}: rt_queue entry {t} is not a task"
+            );
+            let task = &self.tasks[t as usize];
+            ensure!(seen.insert(t), "cpu{c}: RT task {t} queued twice");
+            ensure!(task.is_rt(), "cpu{c}: fair task {t} in rt_queue");
+            ensure!(task.cpu == c, "cpu{c}: rt_queue holds task {t} of cpu{}", task.cpu);
+            ensure!(
+                -neg == task.prio_level() as i64,
+                "cpu{c}: RT task {t} queued at level {} but its level is {}",
+                -neg,
+                task.prio_level()
+            );
+        }
+        if let (Some(&(_, _, first)), Some(cur)) = (rq.rt_queue.first(), rq.curr) {
+            // a runnable fair server runs fair tasks ahead of RT (deadline.rs); a
+            // throttled RT runqueue's tasks wait (android-4.19, rt.rs)
+            let served = self.fair_server_runnable(c) && !self.tasks[cur as usize].is_rt();
+            let throttled = self.rt_bw[c].throttled && self.tasks[first as usize].policy != Policy::Deadline;
+            ensure!(
+                first == cur || served || throttled,
+                "cpu{c}: runs task {cur} while RT task {first} has the highest priority on the queue"
+            );
         }
         Ok(())
     }

@@ -213,6 +213,16 @@ impl WorkloadSpec {
     }
 
     pub fn validate(&self) -> Result<()> {
+        self.validate_objects()?;
+        for (ti, t) in self.tasks.iter().enumerate() {
+            self.validate_task(ti, t)?;
+        }
+        Ok(())
+    }
+
+    /// The workload-wide counts: tasks, the sync objects the engine allocates up front,
+    /// and barriers.
+    fn validate_objects(&self) -> Result<()> {
         if self.tasks.is_empty() {
             return Err(config("workload", "tasks", "at least one task"));
         }
@@ -254,159 +264,185 @@ impl WorkloadSpec {
                 "at least one task meeting there",
             ));
         }
-        for (ti, t) in self.tasks.iter().enumerate() {
-            let f = |s: &str| format!("tasks[{ti}].{s}");
-            if !(-20..=19).contains(&t.nice) {
-                return Err(config("workload", f("nice"), "a nice value in -20..19"));
+        Ok(())
+    }
+
+    /// One task, in the order its errors are reported: scheduling attributes, the rt-app
+    /// program (phases, then each event), SCHED_DEADLINE parameters, the performance model,
+    /// uclamp.
+    fn validate_task(&self, ti: usize, t: &TaskSpec) -> Result<()> {
+        let f = |s: &str| format!("tasks[{ti}].{s}");
+        if !(-20..=19).contains(&t.nice) {
+            return Err(config("workload", f("nice"), "a nice value in -20..19"));
+        }
+        if matches!(t.policy, Policy::Fifo | Policy::Rr) && !(1..=99).contains(&t.rt_priority) {
+            return Err(config("workload", f("rt_priority"), "an RT priority in 1..99"));
+        }
+        if t.phases.is_empty() || t.phases.iter().all(|p| p.events.is_empty()) {
+            return Err(config("workload", f("phases"), "at least one event"));
+        }
+        if t.loop_ == 0 || t.loop_ < -1 {
+            return Err(config("workload", f("loop"), "-1 (forever) or a positive count"));
+        }
+        for (pi, p) in t.phases.iter().enumerate() {
+            if p.loop_ == 0 || p.loop_ < -1 {
+                return Err(config(
+                    "workload",
+                    f(&format!("phases[{pi}].loop")),
+                    "-1 (forever) or a positive count",
+                ));
             }
-            if matches!(t.policy, Policy::Fifo | Policy::Rr) && !(1..=99).contains(&t.rt_priority) {
-                return Err(config("workload", f("rt_priority"), "an RT priority in 1..99"));
+            for (ei, e) in p.events.iter().enumerate() {
+                self.validate_event(&|s: &str| f(&format!("phases[{pi}].events[{ei}]{s}")), e)?;
             }
-            if t.phases.is_empty() || t.phases.iter().all(|p| p.events.is_empty()) {
-                return Err(config("workload", f("phases"), "at least one event"));
-            }
-            if t.loop_ == 0 || t.loop_ < -1 {
-                return Err(config("workload", f("loop"), "-1 (forever) or a positive count"));
-            }
-            for (pi, p) in t.phases.iter().enumerate() {
-                if p.loop_ == 0 || p.loop_ < -1 {
-                    return Err(config(
-                        "workload",
-                        f(&format!("phases[{pi}].loop")),
-                        "-1 (forever) or a positive count",
-                    ));
-                }
-                for (ei, e) in p.events.iter().enumerate() {
-                    let field = || f(&format!("phases[{pi}].events[{ei}]"));
-                    let check = |id: u32, n: usize, what: &str| -> Result<()> {
-                        if (id as usize) < n {
-                            Ok(())
-                        } else {
-                            Err(config(
-                                "workload",
-                                field(),
-                                format!("a {what} id below {n} (the workload's {what} count)"),
-                            ))
-                        }
-                    };
-                    match e {
-                        Ev::Lock(m) | Ev::Unlock(m) => check(*m, self.mutexes, "mutex")?,
-                        Ev::Wait(c) | Ev::Sync(c) => {
-                            check(c.cond, self.conds, "cond")?;
-                            check(c.mutex, self.mutexes, "mutex")?;
-                        }
-                        Ev::Signal(c) | Ev::Broad(c) => check(*c, self.conds, "cond")?,
-                        Ev::Barrier(b) => check(*b, self.barriers.len(), "barrier")?,
-                        Ev::SemPost(s) | Ev::SemPostSync(s) | Ev::SemWait(s) => {
-                            check(*s, self.sems.len(), "semaphore")?
-                        }
-                        Ev::Fork(k) => check(*k, self.tasks.len(), "task")?,
-                        Ev::Mark(m) => check(*m, self.marks.len(), "mark")?,
-                        Ev::Setattr(a) => {
-                            if let Some(n) = a.nice {
-                                if !(-20..=19).contains(&n) {
-                                    return Err(config("workload", field(), "a nice value in -20..19"));
-                                }
-                            }
-                            if let Some(p) = a.rt_priority {
-                                if !(1..=99).contains(&p) {
-                                    return Err(config("workload", field(), "an RT priority in 1..99"));
-                                }
-                            }
-                            if a.policy == Some(Policy::Deadline) {
-                                return Err(config(
-                                    "workload",
-                                    field(),
-                                    "a policy other than deadline (set it on the task)",
-                                ));
-                            }
-                            for v in [a.util_min, a.util_max].into_iter().flatten() {
-                                if v > 1024 {
-                                    return Err(config("workload", field(), "a clamp in 0..1024"));
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                    let length = match e {
-                        Ev::Run(ns) | Ev::Runtime(ns) | Ev::Sleep(ns) | Ev::Memrun(ns) | Ev::Iowait(ns) => *ns,
-                        Ev::Timer(ts) => ts.period_ns,
-                        _ => 0,
-                    };
-                    if length > MAX_EVENT_NS {
-                        return Err(config(
-                            "workload",
-                            field(),
-                            format!("an event of at most {MAX_EVENT_NS} ns (some 52 days), got {length} ns"),
-                        ));
-                    }
-                    if let Ev::Timer(ts) = e {
-                        if ts.id >= self.timers {
-                            return Err(config(
-                                "workload",
-                                f(&format!("phases[{pi}].events[{ei}].timer.id")),
-                                format!("an id below timers = {}", self.timers),
-                            ));
-                        }
-                        if ts.period_ns == 0 {
-                            return Err(config(
-                                "workload",
-                                f(&format!("phases[{pi}].events[{ei}].timer.period_ns")),
-                                "a positive period",
-                            ));
-                        }
-                    }
-                }
-            }
-            if t.policy == Policy::Deadline {
-                if t.dl_runtime_ns == 0 {
-                    return Err(config(
-                        "workload",
-                        f("dl_runtime_ns"),
-                        "a positive runtime for a deadline task",
-                    ));
-                }
-                let period = if t.dl_period_ns == 0 {
-                    t.dl_runtime_ns
-                } else {
-                    t.dl_period_ns
-                };
-                let deadline = if t.dl_deadline_ns == 0 {
-                    period
-                } else {
-                    t.dl_deadline_ns
-                };
-                if !(t.dl_runtime_ns <= deadline && deadline <= period) {
-                    return Err(config(
-                        "workload",
-                        f("dl_runtime_ns"),
-                        "runtime <= deadline <= period (sched_setattr's rule)",
-                    ));
-                }
-            }
-            if let Some(pf) = &t.perf {
-                let bad = |k: &str, what: &str| config("workload", f(&format!("perf.{k}")), what.to_string());
-                if !(pf.ipc_exp.is_finite() && (0.0..=2.0).contains(&pf.ipc_exp)) {
-                    return Err(bad("ipc_exp", "an exponent in 0..2"));
-                }
-                if !(pf.mem_frac.is_finite() && (0.0..=1.0).contains(&pf.mem_frac)) {
-                    return Err(bad("mem_frac", "a fraction in 0..1"));
-                }
-                if !(pf.cache_slowdown.is_finite() && (0.0..=10.0).contains(&pf.cache_slowdown)) {
-                    return Err(bad("cache_slowdown", "a slowdown in 0..10"));
-                }
-                if let Some(ipc) = &pf.ipc {
-                    if ipc.iter().any(|x| !(x.is_finite() && *x > 0.0 && *x <= 4.0)) {
-                        return Err(bad("ipc", "speed ratios in (0, 4]"));
-                    }
-                }
-            }
-            for v in [t.util_min, t.util_max].into_iter().flatten() {
-                if v > 1024 {
-                    return Err(config("workload", f("util_min/util_max"), "a clamp in 0..1024"));
-                }
+        }
+        if t.policy == Policy::Deadline {
+            validate_dl_params(t, &f)?;
+        }
+        if let Some(pf) = &t.perf {
+            validate_perf(pf, &f)?;
+        }
+        for v in [t.util_min, t.util_max].into_iter().flatten() {
+            if v > 1024 {
+                return Err(config("workload", f("util_min/util_max"), "a clamp in 0..1024"));
             }
         }
         Ok(())
     }
+
+    /// One event: the sync object, task or mark it names exists, a setattr is one the
+    /// engine accepts, and its length (and a timer's id and period) are in range. `at`
+    /// gives the event's field path with a suffix appended.
+    fn validate_event(&self, at: &dyn Fn(&str) -> String, e: &Ev) -> Result<()> {
+        let field = || at("");
+        let check = |id: u32, n: usize, what: &str| -> Result<()> {
+            if (id as usize) < n {
+                Ok(())
+            } else {
+                Err(config(
+                    "workload",
+                    field(),
+                    format!("a {what} id below {n} (the workload's {what} count)"),
+                ))
+            }
+        };
+        match e {
+            Ev::Lock(m) | Ev::Unlock(m) => check(*m, self.mutexes, "mutex")?,
+            Ev::Wait(c) | Ev::Sync(c) => {
+                check(c.cond, self.conds, "cond")?;
+                check(c.mutex, self.mutexes, "mutex")?;
+            }
+            Ev::Signal(c) | Ev::Broad(c) => check(*c, self.conds, "cond")?,
+            Ev::Barrier(b) => check(*b, self.barriers.len(), "barrier")?,
+            Ev::SemPost(s) | Ev::SemPostSync(s) | Ev::SemWait(s) => check(*s, self.sems.len(), "semaphore")?,
+            Ev::Fork(k) => check(*k, self.tasks.len(), "task")?,
+            Ev::Mark(m) => check(*m, self.marks.len(), "mark")?,
+            Ev::Setattr(a) => validate_setattr(a, &field)?,
+            _ => {}
+        }
+        let length = match e {
+            Ev::Run(ns) | Ev::Runtime(ns) | Ev::Sleep(ns) | Ev::Memrun(ns) | Ev::Iowait(ns) => *ns,
+            Ev::Timer(ts) => ts.period_ns,
+            _ => 0,
+        };
+        if length > MAX_EVENT_NS {
+            return Err(config(
+                "workload",
+                field(),
+                format!("an event of at most {MAX_EVENT_NS} ns (some 52 days), got {length} ns"),
+            ));
+        }
+        if let Ev::Timer(ts) = e {
+            if ts.id >= self.timers {
+                return Err(config(
+                    "workload",
+                    at(".timer.id"),
+                    format!("an id below timers = {}", self.timers),
+                ));
+            }
+            if ts.period_ns == 0 {
+                return Err(config("workload", at(".timer.period_ns"), "a positive period"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A sched_setattr() event: the same ranges as the task's own attributes, and no switch to
+/// SCHED_DEADLINE, whose parameters only the task itself carries.
+fn validate_setattr(a: &SetAttr, field: &dyn Fn() -> String) -> Result<()> {
+    if let Some(n) = a.nice {
+        if !(-20..=19).contains(&n) {
+            return Err(config("workload", field(), "a nice value in -20..19"));
+        }
+    }
+    if let Some(p) = a.rt_priority {
+        if !(1..=99).contains(&p) {
+            return Err(config("workload", field(), "an RT priority in 1..99"));
+        }
+    }
+    if a.policy == Some(Policy::Deadline) {
+        return Err(config(
+            "workload",
+            field(),
+            "a policy other than deadline (set it on the task)",
+        ));
+    }
+    for v in [a.util_min, a.util_max].into_iter().flatten() {
+        if v > 1024 {
+            return Err(config("workload", field(), "a clamp in 0..1024"));
+        }
+    }
+    Ok(())
+}
+
+/// A deadline task's runtime, deadline and period, the unset ones defaulted as the engine
+/// will (period = runtime, deadline = period).
+fn validate_dl_params(t: &TaskSpec, f: &dyn Fn(&str) -> String) -> Result<()> {
+    if t.dl_runtime_ns == 0 {
+        return Err(config(
+            "workload",
+            f("dl_runtime_ns"),
+            "a positive runtime for a deadline task",
+        ));
+    }
+    let period = if t.dl_period_ns == 0 {
+        t.dl_runtime_ns
+    } else {
+        t.dl_period_ns
+    };
+    let deadline = if t.dl_deadline_ns == 0 {
+        period
+    } else {
+        t.dl_deadline_ns
+    };
+    if !(t.dl_runtime_ns <= deadline && deadline <= period) {
+        return Err(config(
+            "workload",
+            f("dl_runtime_ns"),
+            "runtime <= deadline <= period (sched_setattr's rule)",
+        ));
+    }
+    Ok(())
+}
+
+/// The performance model's parameters, each finite and within the range the model is
+/// defined on.
+fn validate_perf(pf: &PerfSpec, f: &dyn Fn(&str) -> String) -> Result<()> {
+    let bad = |k: &str, what: &str| config("workload", f(&format!("perf.{k}")), what.to_string());
+    if !(pf.ipc_exp.is_finite() && (0.0..=2.0).contains(&pf.ipc_exp)) {
+        return Err(bad("ipc_exp", "an exponent in 0..2"));
+    }
+    if !(pf.mem_frac.is_finite() && (0.0..=1.0).contains(&pf.mem_frac)) {
+        return Err(bad("mem_frac", "a fraction in 0..1"));
+    }
+    if !(pf.cache_slowdown.is_finite() && (0.0..=10.0).contains(&pf.cache_slowdown)) {
+        return Err(bad("cache_slowdown", "a slowdown in 0..10"));
+    }
+    if let Some(ipc) = &pf.ipc {
+        if ipc.iter().any(|x| !(x.is_finite() && *x > 0.0 && *x <= 4.0)) {
+            return Err(bad("ipc", "speed ratios in (0, 4]"));
+        }
+    }
+    Ok(())
 }
