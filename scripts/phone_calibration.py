@@ -2,6 +2,7 @@
 """The phone workloads' figures beside real phones', measured by the same code.
 
     python scripts/phone_calibration.py [REAL_TRACE ...] [--duration 3] [--seed 0] [--format markdown|csv]
+    python scripts/phone_calibration.py --latency-seeds 5 [--kernel android-4.19]
 
 Runs browsing, game and app-launch for ``--duration`` simulated seconds on gs101 (the
 default profile, then pixel-5.10, the kernel the Pixel 6a ran) and on sm8150 under msm-4.14, each writing its ftrace text, and measures
@@ -10,6 +11,10 @@ in ../shared/realdata/traces/) with hetsched.traces.figures, the code behind ``h
 trace-stats``; then each run's figures against the real phones doing the same thing
 (hetsched.workloads.phone_reference: within a factor of 2 of their range, or not).
 docs/workloads-mobile.md, "Calibration", holds its tables.
+
+``--latency-seeds N`` prints instead each run's wakeup latency p50 on seeds 0 to N-1 and
+their median, the figure tests/test_phone_reference.py checks; ``--kernel K`` adds the
+three workloads on gs101 under kernel profile K (repeatable).
 """
 
 from __future__ import annotations
@@ -53,15 +58,23 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=3.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    ap.add_argument("--kernel", action="append", default=[],
+                    help="also run the three workloads on gs101 under this kernel profile")
+    ap.add_argument("--latency-seeds", type=int, default=0, metavar="N",
+                    help="print each run's wakeup latency p50 on seeds 0..N-1 and their median")
     args = ap.parse_args()
     from hetsched.traces import load_trace
     from hetsched.traces.figures import phone_figures
+
+    runs = RUNS + [(w, "gs101", {"kernel": k}) for k in args.kernel for w in ("browsing", "game", "app-launch")]
+    if args.latency_seeds > 0:
+        return latency_over_seeds(runs, args.duration, args.latency_seeds)
 
     cols = []
     for p in args.real or [p for p in DEFAULT_REAL if p.is_file()]:
         cols.append((p.name, phone_figures(load_trace(p))))
     with tempfile.TemporaryDirectory() as d:
-        for w, plat, knobs in RUNS:
+        for w, plat, knobs in runs:
             label = f"{w} on {plat}" + (f" ({knobs['kernel']})" if knobs else "")
             cols.append((label, simulated(w, plat, knobs, args.duration, args.seed, Path(d))))
     from hetsched.workloads.phone_reference import FIGURES, figure_values, written
@@ -81,6 +94,24 @@ def main() -> int:
             print(f"| {name} | " + " | ".join(cells) + " |")
         print()
         print(verdicts([(label, f) for label, f in cols if " on " in label]))
+    return 0
+
+
+def latency_over_seeds(runs: list, duration: float, n: int) -> int:
+    """Each run's wakeup latency p50 (µs) on seeds 0..n-1 and their median, as markdown."""
+    import statistics
+
+    from hetsched.workloads.phone_reference import figure_values
+
+    print("| run | " + " | ".join(f"seed {s}" for s in range(n)) + " | median |")
+    print("|---|" + "---|" * (n + 1))
+    with tempfile.TemporaryDirectory() as d:
+        for w, plat, knobs in runs:
+            label = f"{w} on {plat}" + (f" ({knobs['kernel']})" if knobs else "")
+            lat = [figure_values(simulated(w, plat, knobs, duration, s, Path(d)))["wakeup_latency_us"]
+                   for s in range(n)]
+            print(f"| {label} | " + " | ".join(f"{x:.0f}" for x in lat) + f" | {statistics.median(lat):.0f} |",
+                  flush=True)
     return 0
 
 
