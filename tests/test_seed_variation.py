@@ -110,6 +110,18 @@ def test_a_worker_that_never_ends_repeats_a_cycle_of_its_length():
         assert abs(sum(1 for e in w["phases"][0]["events"] if "run" in e) - 75.6) < 4 * 8.7
 
 
+def test_a_workload_of_a_day_repeats_whole_cycles_that_end_before_it():
+    # 100,000 s (job-stream at 0.001 jobs/s): 1e14 // 4,001,300,000 = 24,991 whole cycles of
+    # 4.0013 s (99,996.5 s, before the horizon), about 76 bursts each, not 1.9 million
+    ws = noise.kworker_tasks(GS101, np.random.default_rng(5), horizon_ns=100_000_000_000_000)
+    for w in ws:
+        assert w["loop"] == 100_000_000_000_000 // 4_001_300_000 == 24_991
+        assert sum(e.get("sleep", 0) for e in w["phases"][0]["events"]) == 4_001_300_000
+        assert len(w["phases"][0]["events"]) < 300
+    # an hour or less is drawn burst by burst, as before
+    assert noise.kworker_tasks(GS101, np.random.default_rng(5), horizon_ns=3_600_000_000_000)[0]["loop"] == 1
+
+
 def test_timer_slack_statistics():
     # an interrupt ends the 50 us window first with probability 1 - exp(-41 x 50e-6)
     # = 1 - exp(-0.00205) = 0.0020479; the mean delay is that over 41 /s: 49.949 us.
