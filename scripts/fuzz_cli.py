@@ -1555,7 +1555,7 @@ def names_a_source(msg: str, case: Case, argv: list[str], d: Path) -> bool:
             cands.add(a)
             cands.add(Path(a).name)
             cands.add(a[:40])  # a long path is shortened in its middle: its start stays
-    at = {"platforms show": 2, "em": 1, "reproduce": 1, "replay": 1, "sweep": 1}.get(case.command)
+    at = {"platforms show": 2, "em": 1, "reproduce": 1, "replay": 1, "sweep": 1, "trace-stats": 1}.get(case.command)
     if at is not None and len(argv) > at:
         pos = argv[at]
         if pos.strip():
@@ -1704,6 +1704,30 @@ def prepare(case: Case, d: Path) -> list[str]:
     return [a.replace("{dir}", str(d)) for a in case.args]
 
 
+def group_running(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs. A zombie does not: it has exited and
+    waits for its parent, or for init once its parent is gone (multiprocessing's resource
+    tracker, which a spawn pool starts, exits on its own once the sweep has, and so is
+    reaped by init; a container's init may take seconds to)."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        pids = [d for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return True
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state, _ppid, group = f.read().rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue
+        if int(group) == pgid and state != "Z":
+            return True
+    return False
+
+
 def run_case(case: Case, d: Path, timeout: float, mem: int, env: dict[str, str]) -> Outcome:
     if case.mount:
         d.mkdir(parents=True, exist_ok=True)
@@ -1746,9 +1770,7 @@ def _run_case(case: Case, d: Path, timeout: float, mem: int, env: dict[str, str]
         # is left behind
         deadline = time.monotonic() + 1.0
         while True:
-            try:
-                os.killpg(proc.pid, 0)
-            except (ProcessLookupError, PermissionError):
+            if not group_running(proc.pid):
                 break
             if time.monotonic() > deadline:
                 left_running = True
