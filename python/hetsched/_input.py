@@ -38,13 +38,13 @@ import tempfile
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from hetsched.errors import InputError, shorten
 
 __all__ = ["MAX_FILE_BYTES", "MAX_NESTING", "MAX_SIM_S", "MAX_SIM_NS", "MAX_SEED", "Shown", "Range",
-           "number", "duration_s", "seed", "read_bytes", "decode_utf8", "read_text", "check_json_nesting",
-           "parse_json", "load_json", "parse_yaml", "writable_file", "output_directory"]
+           "number", "duration_s", "seed", "knob_settings", "read_bytes", "decode_utf8", "read_text",
+           "check_json_nesting", "parse_json", "load_json", "parse_yaml", "writable_file", "output_directory"]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_NESTING = 64
@@ -161,6 +161,18 @@ def seed(value: Any, source: str = "--seed", field: str = "seed") -> int:
 
 
 # ------------------------------------------------------------------------------- files
+
+def knob_settings(sets: Iterable[str], source: str = "--set") -> dict[str, str]:
+    """``knob=value`` strings (``--set``'s) as {knob: value}, each stripped; a later value
+    of a knob wins. The knobs and values are checked where a simulation is built."""
+    out = {}
+    for s in sets:
+        k, eq, v = s.partition("=")
+        if not eq or not k:
+            raise InputError(source, s, "knob=value")
+        out[k.strip()] = v.strip()
+    return out
+
 
 def _source(path: str | os.PathLike, source: str | None) -> str:
     return source if source is not None else str(path)

@@ -10,7 +10,6 @@ a process the signal ended.
 
 from __future__ import annotations
 
-import dataclasses
 import signal
 import sys
 import time
@@ -66,8 +65,19 @@ err_console = _Console(stderr=True)
 #: (a typo of 10^30 would never end).
 MAX_SEEDS = 1000
 
-COMPARE_PLATFORM = "gs101"
-COMPARE_WORKLOAD = "phone-mix"
+from hetsched.compare import DEFAULT_PLATFORM as COMPARE_PLATFORM  # noqa: E402
+from hetsched.compare import DEFAULT_WORKLOAD as COMPARE_WORKLOAD  # noqa: E402
+from hetsched.compare import DOCUMENT_FORMATS as _DOCUMENT_FORMATS  # noqa: E402
+from hetsched.compare import format_change as _fmt_change  # noqa: E402
+from hetsched.compare import format_mean as _fmt_mean  # noqa: E402
+from hetsched.compare import plan_comparison  # noqa: E402
+from hetsched.compare import significant as _sig  # noqa: E402
+# the summary's statistics under the name tests/test_cli.py imports
+from hetsched.compare import summarize_groups as _compare_summary  # noqa: E402,F401
+from hetsched.compare_stats import DEFAULT_TEST as _DEFAULT_TEST  # noqa: E402
+from hetsched.compare_stats import TESTS as COMPARE_TESTS  # noqa: E402
+from hetsched.metric_names import metric_label as _metric_label  # noqa: E402
+from hetsched.metric_names import metric_unit as _metric_unit  # noqa: E402
 
 
 def _scheduler(name: str):
@@ -105,16 +115,6 @@ def _default_policy(platform: str, scheduler: Optional[str], governor: Optional[
     sched, gov, why = default_policy(load_platform(platform), governor)
     chosen = [f"scheduler {sched}"] * (scheduler is None) + [f"governor {gov}"] * (governor is None)
     return scheduler or sched, gov, f"{' and '.join(chosen)} by default on {platform}: {why}"
-
-
-def _parse_sets(sets: List[str]) -> dict:
-    out = {}
-    for s in sets:
-        k, eq, v = s.partition("=")
-        if not eq or not k:
-            raise InputError("--set", s, "knob=value")
-        out[k.strip()] = v.strip()
-    return out
 
 
 def _table(*args, **kwargs):
@@ -316,8 +316,8 @@ def run(
         _input.duration_s(duration)  # before anything is printed
     scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=workload, scheduler=_scheduler(scheduler), governor=governor,
-                     knobs=_parse_sets(set_), seed=seed, trace=_trace_option(trace, trace_format), timeseries=timeseries,
-                     idle_governor=idle_governor, lower_bound=lower_bound)
+                     knobs=_input.knob_settings(set_), seed=seed, trace=_trace_option(trace, trace_format),
+                     timeseries=timeseries, idle_governor=idle_governor, lower_bound=lower_bound)
     files = _RunFiles(out, sim, timeseries)
     try:
         res = _run_with_progress(sim, duration, f"{platform} {sim.scheduler}/{governor}", files.drain)
@@ -359,163 +359,24 @@ def run(
         _draw(out)
 
 
-from hetsched.metric_names import COMPARE_DEFAULT, COMPARE_METRICS  # noqa: E402
-from hetsched.metric_names import metric_label as _metric_label  # noqa: E402
-from hetsched.metric_names import metric_unit as _metric_unit  # noqa: E402
-
-COMPARE_FORMATS = ("table", "csv", "json", "markdown")
+COMPARE_FORMATS = ("table", *_DOCUMENT_FORMATS)
 
 
-def _compare_metric_keys(df, workload: List[str], asked: List[str]) -> list[str]:
-    """The metrics compare shows: those asked for (`all`: every one every run reported),
-    else the defaults and the workloads' headline figures (all of a workload's own metrics
-    when it names no headline, as an rt-app file's)."""
-    from hetsched.workloads.builtin import headline_metrics
-
-    engine = [k for k, *_ in COMPARE_METRICS]
-    own = [k for k in df.columns if "." in k and k not in engine and df[k].notna().all()]
-    available = engine + own
-    if asked:
-        if "all" in asked:
-            return available
-        for k in asked:
-            if k not in available:
-                raise UnknownNameError("--metric", "metric", k, [*available, "all"])
-        return list(dict.fromkeys(asked))
-    headline = [k for k in headline_metrics(workload) if k in own]
-    named = {k.partition(".")[0] for k in headline}
-    rest = [k for k in own if k.partition(".")[0] not in named] if not headline else []
-    return [*COMPARE_DEFAULT, *headline, *rest]
-
-
-from hetsched.compare_stats import DEFAULT_TEST as _DEFAULT_TEST  # noqa: E402
-from hetsched.compare_stats import TESTS as COMPARE_TESTS  # noqa: E402
-
-
-def _compare_summary(groups: dict, cols: list[str], keys: list[str], test: str = _DEFAULT_TEST) -> list[dict]:
-    """compare's statistics (hetsched.compare_stats.summary): per metric and configuration
-    the mean and its 95 % CI; against the baseline the change, its interval and ``test``'s p."""
-    from hetsched import compare_stats
-
-    return compare_stats.summary(groups, cols, keys, test, unit=_metric_unit)
-
-
-#: the fair class as compare's lines name it, and the fair.eevdf value that selects it
-_FAIR_CLASSES = {"cfs": ("CFS v6.5", 0), "eevdf": ("EEVDF v6.12", 1)}
-
-
-def _fair_label(fair: str) -> str:
-    name, knob = _FAIR_CLASSES.get(fair, (fair, None))
-    return name if knob is None else f"{name} (fair.eevdf = {knob})"
-
-
-def _cell_setup(sp) -> dict:
-    """A cell's kernel profile and fair class as the engine builds its run (a simulation
-    built and read at time 0), whether the user set the class (fair.eevdf 0 or 1 in --set
-    or the cell's knobs) and the class the scheduler requires (its registry line)."""
-    from hetsched.sim import registered_policies
-
-    sim = sp.simulation()
-    fair = sim.result().doc["policy"]["fair_class"]
-    required = {p["name"]: p["fair"] for p in registered_policies()}.get(sp.scheduler)
-    return {"kernel": sim.kernel, "fair_class": fair, "fair_set": float(sim.knob_values().get("fair.eevdf", -1)) >= 0,
-            "requires": required[0] if required else None, "scheduler": sp.scheduler}
-
-
-def _align_fair_class(cols: list[str], setups: list[dict]) -> tuple[dict[int, str], list[str]]:
-    """The cells to run another fair class ({index: class}) so that every cell runs the
-    same one, and compare's lines on the cells' kernel profiles and fair classes. Cells
-    differing only because a scheduler requires a class (fa-cfs: CFS) and the others follow
-    the kernel profile's are aligned to the required class; cells the user set apart (an
-    explicit fair.eevdf, a cell's own kernel=...) or requiring different classes are not,
-    and the lines say which runs what."""
-    kernels = [st["kernel"] for st in setups]
-    classes = [st["fair_class"] for st in setups]
-    lines = []
-    if len(set(kernels)) > 1:
-        lines.append("kernel profile: the cells run different kernel profiles: "
-                     + ", ".join(f"{c} {k}" for c, k in zip(cols, kernels)))
-    if len(set(classes)) == 1:
-        return {}, lines
-    required = {st["requires"] for st in setups if st["requires"]}
-    if len(set(kernels)) == 1 and len(required) == 1:
-        want = required.pop()
-        if all(st["fair_class"] == want for st in setups if st["fair_set"]):
-            moved = {i: want for i, st in enumerate(setups) if st["fair_class"] != want}
-            needs = list(dict.fromkeys(st["scheduler"] for st in setups if st["requires"] == want))
-            other = _FAIR_CLASSES.get(classes[next(iter(moved))], (classes[next(iter(moved))],))[0]
-            lines.append(f"fair class: every cell runs {_fair_label(want)}, the class {' and '.join(needs)} "
-                         f"require{'s' if len(needs) == 1 else ''}; {', '.join(cols[i] for i in moved)} would run "
-                         f"{other} under {kernels[0]} (set fair.eevdf in a cell to keep it apart)")
-            return moved, lines
-
-    def why(st: dict) -> str:
-        if st["fair_set"]:
-            return " (fair.eevdf set)"
-        if st["requires"]:
-            return f" (required by {st['scheduler']})"
-        return f" ({st['kernel']}'s)"
-
-    lines.append("fair class: the cells run different fair classes: "
-                 + ", ".join(f"{c} {_FAIR_CLASSES.get(st['fair_class'], (st['fair_class'],))[0]}{why(st)}"
-                             for c, st in zip(cols, setups)))
-    return {}, lines
-
-
-def _shared(values: list):
-    """The one value every cell has, else None."""
-    return values[0] if len(set(values)) == 1 else None
-
-
-def _sig(x: float, digits: int) -> str:
-    """``x`` to about ``digits`` significant digits, without an exponent unless it is very
-    large or small (a CI of 100 reads "100", not "1e+02")."""
-    import math
-
-    if x == 0 or not math.isfinite(x):
-        return f"{x:g}"
-    mag = math.floor(math.log10(abs(x)))
-    if mag >= 6 or mag < -3:
-        return f"{x:.{digits}g}"
-    return f"{x:.{max(0, digits - 1 - mag)}f}"
-
-
-def _fmt_mean(e: dict) -> str:
-    return _sig(e["mean"], 4) + (f" ±{_sig(e['ci95'], 2)}" if e["ci95"] is not None else "")
-
-
-def _fmt_change(e: dict) -> str:
-    if "rel_change_hl" in e:  # --test wilcoxon: Hodges-Lehmann's estimate and interval, not symmetric
-        if e["rel_change_hl"] is None:
-            return ""
-        lo, hi, level = e["rel_change_ci_low"], e["rel_change_ci_high"], e["rel_change_ci_level"]
-        # an interval short of 95 % (fewer than 6 nonzero differences) says so where it stands
-        short = f" at {level * 100:.1f}%" if level is not None and level < 0.95 else ""
-        return (f"{e['rel_change_hl'] * 100:+.1f}%"
-                + (f" [{lo * 100:+.1f}, {hi * 100:+.1f}]{short}" if lo is not None else "")
-                + (f" {e['significance']}" if e["significance"] else ""))
-    if e["rel_change_vs_first"] is None:
-        return ""
-    half = e.get("rel_change_ci95")
-    return (f"{e['rel_change_vs_first'] * 100:+.1f}%" + (f" ±{half * 100:.1f}" if half is not None else "")
-            + (f" {e['significance']}" if e["significance"] else ""))
-
-
-def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], title: str, legend: str,
-                         setup: list[str] = ()) -> None:
+def _print_compare_table(comparison) -> None:
     """Metrics as rows and configurations as columns when that fits the terminal; else one
-    small table a metric, configurations as rows (which fits 80 columns). ``setup``: the
-    lines on the cells' kernel profiles and fair classes, under the title."""
+    small table a metric, configurations as rows (which fits 80 columns). Under the title,
+    the lines on the cells' kernel profiles and fair classes."""
     from rich import box
     from rich.text import Text
 
+    summary, cols, keys = comparison.summary, comparison.cols, comparison.keys
     by = {(e["metric"], e["cell"]): e for e in summary}
     label_w = max(len(_metric_label(k)) for k in keys)
     col_w = [max(len(c), *(max(len(_fmt_mean(by[k, c])), len(_fmt_change(by[k, c]))) for k in keys)) for c in cols]
-    console.print(title, markup=False, highlight=False)
-    for line in setup:
+    console.print(comparison.title, markup=False, highlight=False)
+    for line in comparison.setup_lines:
         console.print(line, markup=False, highlight=False)
-    console.print(legend, markup=False, highlight=False)
+    console.print(comparison.legend, markup=False, highlight=False)
     if label_w + sum(col_w) + 3 * len(cols) + 4 <= console.width:
         t = _table(box=box.SIMPLE_HEAD)
         t.add_column("metric", no_wrap=True)
@@ -537,90 +398,6 @@ def _print_compare_table(summary: list[dict], cols: list[str], keys: list[str], 
             e = by[k, c]
             t.add_row(Text(c), _fmt_mean(e), _fmt_change(e), "" if e["p_value"] is None else f"{e['p_value']:.2g}")
         console.print(t)
-
-
-def _compare_document(format: str, summary: list[dict], cols: list[str], keys: list[str], title: str,
-                      legend: str, doc: dict, setup: list[str] = ()) -> str:
-    """compare's summary as CSV (one row a metric and configuration), JSON, or a Markdown
-    table (metrics as rows, configurations as columns)."""
-    import json
-
-    if format == "json":
-        return json.dumps(doc, indent=1) + "\n"
-    if format == "csv":
-        import csv
-        import io
-
-        f = io.StringIO()
-        w = csv.DictWriter(f, fieldnames=list(summary[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(summary)
-        return f.getvalue()
-    by = {(e["metric"], e["cell"]): e for e in summary}
-
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    lines = [f"**{cell(title)}**", "", *(x for line in setup for x in (cell(line), "")), cell(legend), "",
-             "| metric | " + " | ".join(cell(c) for c in cols) + " |",
-             "|---|" + "---:|" * len(cols)]
-    for k in keys:
-        vals = [_fmt_mean(by[k, c]) + (f" ({_fmt_change(by[k, c])})" if _fmt_change(by[k, c]) else "") for c in cols]
-        lines.append(f"| {cell(_metric_label(k))} | " + " | ".join(cell(v) for v in vals) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def _metric(flat: dict, key: str) -> float | None:
-    """A metric of compare's table from a run's flat result: the run's own numbers and the
-    engine's metrics under their names, else the counter of that name."""
-    if key in flat:
-        return flat[key]
-    return flat.get(f"counters.{key}")
-
-
-def _silent_notes(cols: list[str], cells: list, specs: list, results: list[dict]) -> list[str]:
-    """A line per configuration whose every run equals the baseline's of the same seed,
-    and per configuration and mechanism that never acted in any of its runs (its seeds):
-    the table's "+0.0 %" comes from that."""
-    from hetsched.runner import SILENT_MECHANISMS
-
-    runs: dict[tuple, dict[int, dict]] = {}
-    for sp, flat in zip(specs, results):
-        runs.setdefault((sp.cell, sp.governor), {})[sp.seed] = flat
-    # equal to the last digit: its mechanism, whatever its counters say it did, changed no
-    # decision that mattered
-    same_keys = ("energy_j", "counters.context_switches", "counters.migrations", "counters.freq_changes")
-    base = runs.get(cells[0], {})
-    notes = []
-    for col, cell in zip(cols[1:], cells[1:]):
-        mine = runs.get(cell, {})
-        if mine and mine.keys() == base.keys() and all(
-                all(mine[seed].get(k) == base[seed].get(k) for k in same_keys) for seed in mine):
-            notes.append(f"{col}: every run equals {cols[0]}'s of the same seed in energy, context switches, "
-                         f"migrations and frequency changes: its mechanism left this workload's outcome as "
-                         f"it was")
-    for col, cell in zip(cols, cells):
-        lines = [(flat.get(SILENT_MECHANISMS) or "").splitlines() for _, flat in sorted(runs.get(cell, {}).items())]
-        if not lines:
-            continue
-        for line in lines[0]:
-            name = line.split(":", 1)[0]
-            if all(any(other.split(":", 1)[0] == name for other in r) for r in lines[1:]):
-                where = f"in all {len(lines)} runs; seed 0: " if len(lines) > 1 else ""
-                notes.append(f"{col}: {where}{line}")
-    return notes
-
-
-def _compare_row(spec, flat: dict, setup: dict | None = None) -> dict:
-    row = {"scheduler": spec.cell, "governor": spec.governor, "seed": spec.seed, "power_model": flat["power_model"],
-           "idle_power_model": flat["idle_power_model"]}
-    if setup is not None:  # the kernel profile and fair class the cell's runs were built with
-        row.update(kernel=setup["kernel"], fair_class=setup["fair_class"])
-    for key, *_ in COMPARE_METRICS:
-        row[key] = _metric(flat, key)
-    # each workload's own scalar metrics, KEY.name (the engine's metrics have no dot)
-    row.update((k, v) for k, v in flat.items() if "." in k and not k.startswith("counters."))
-    return row
 
 
 @app.command()
@@ -657,16 +434,16 @@ def compare(
     phone-like mixed workload on gs101."""
     if out is not None:
         _input.output_directory(out)
-    specs: list = []
+    plan = None
     done = 0
 
     def kept() -> str:
         if _written:
             return f"compare complete; {_wrote()}"
         nothing = "nothing written" + (f" to {out}" if out else "")
-        if not specs:  # the imports and the cells' validation take a second or more
+        if plan is None:  # the imports and the cells' validation take a second or more
             return f"compare stopped before its first run; {nothing}"
-        return f"compare stopped after {done} of {len(specs)} runs; {nothing}"
+        return f"compare stopped after {done} of {len(plan.specs)} runs; {nothing}"
 
     _when_interrupted(kept)
     _input.duration_s(duration)  # before any cell runs
@@ -674,124 +451,37 @@ def compare(
         raise UnknownNameError("--format", "format", format, COMPARE_FORMATS)
     if plot and out is None:
         raise InputError("--plot", "--plot", "--out as well (the plots are drawn from OUT's files)")
-    from hetsched.compare_stats import WILCOXON_MIN_SEEDS
-
-    if test not in COMPARE_TESTS:
-        raise UnknownNameError("--test", "test", test, COMPARE_TESTS)
-    if test == "wilcoxon" and seeds < WILCOXON_MIN_SEEDS:
-        raise InputError("--test", "wilcoxon", f"--seeds {WILCOXON_MIN_SEEDS} or more (with {seeds} pairs the "
-                         f"signed-rank test's smallest two-sided p is {2 / 2 ** seeds:.3g}, it cannot mark a "
-                         f"difference at 0.05; --test paired-t does)", got=seeds)
-    engine_metrics = [k for k, *_ in COMPARE_METRICS]
-    for k in metric:  # the engine's before any run; a workload's own (NAME.metric) once they report
-        if "." not in k and k not in (*engine_metrics, "all"):
-            raise UnknownNameError("--metric", "metric", k, [*engine_metrics, "all"])
-    import json
-
-    import pandas as pd
-
-    from hetsched.platforms import load_platform
-    from hetsched.runner import Runner, RunSpec
-    from hetsched.sim import SCHEDULERS, SWITCHER_SCHEDULERS
-
-    # the big.LITTLE switcher study (Kim et al.): a switcher platform runs its own schedulers under ondemand, others the rest
-    sw = load_platform(platform).switcher
-    scheds = scheduler or [s for s in SCHEDULERS if (s in SWITCHER_SCHEDULERS) == sw]
-    govs = governor or (["ondemand"] if sw else ["schedutil"])
-    cells = [(s, g) for s in scheds for g in govs]
-    knobs = _parse_sets(set_)
-
-    def spec(cell: str, gov: str, seed: int) -> RunSpec:
-        # a scheduler cell may carry its own knobs, which win: eas[vendor.task_packing=1]
-        return RunSpec.from_cell(cell, knobs=knobs, platform=platform, workload=tuple(workload), governor=gov,
-                                 idle_governor=idle_governor, seed=seed, duration_s=duration)
-
-    cols = [f"{s}/{g}" for s, g in cells]
-    # validate every cell before the first long run, reading the kernel profile and fair
-    # class it builds; cells apart only by a scheduler's required class run that class
-    setups = [_cell_setup(spec(s, g, 0)) for s, g in cells]
-    moved, setup_lines = _align_fair_class(cols, setups)
-    aligned = {i: {"fair.eevdf": str(_FAIR_CLASSES[c][1])} for i, c in moved.items()}
-
-    def cell_spec(i: int, seed: int) -> RunSpec:
-        sp = spec(*cells[i], seed)
-        return dataclasses.replace(sp, knobs={**dict(sp.knobs), **aligned[i]}) if i in aligned else sp
-
-    for i in moved:  # built again, so checked, and its class read from the engine
-        setups[i] = {**_cell_setup(cell_spec(i, 0)), "aligned": True}
-    specs = [cell_spec(i, seed) for i in range(len(cells)) for seed in range(seeds)]
-    cell_of = {(s, g): i for i, (s, g) in enumerate(cells)}
-    # the summary's statistics need scipy.stats, whose import takes about a second: it
-    # runs on another thread while the engine, which releases the GIL, simulates the cells
-    import importlib
-    import threading
-
-    threading.Thread(target=importlib.import_module, args=("scipy.stats",), daemon=True).start()
+    plan = plan_comparison(platform, workload, scheduler, governor, idle_governor, set_, duration, seeds, metric,
+                           test)
+    total = len(plan.specs)
     t0 = time.perf_counter()
-    with _progress() as prog, Runner(jobs or None, ray=ray) as runner:
-        task = prog.add_task("compare", total=len(specs))
+    with _progress() as prog:
+        task = prog.add_task("compare", total=total)
 
         def on_result(sp, _result):
             nonlocal done
             done += 1
             prog.advance(task)
             if not err_console.is_terminal:  # a log or a pipe: a line a finished run
-                err_console.print(f"compare: {done}/{len(specs)} runs, {sp.cell}/{sp.governor} seed {sp.seed} done",
+                err_console.print(f"compare: {done}/{total} runs, {sp.cell}/{sp.governor} seed {sp.seed} done",
                                   markup=False, highlight=False)
 
-        results = runner.run(specs, on_result=on_result)
-    rows = [_compare_row(sp, flat, setups[cell_of[sp.cell, sp.governor]]) for sp, flat in zip(specs, results)]
-    df = pd.DataFrame(rows)
-    groups = {c: df[(df.scheduler == s) & (df.governor == g)] for c, (s, g) in zip(cols, cells)}
-    by_cell = dict(zip(cols, setups))
-
-    def summarize(keys: list[str]) -> list[dict]:
-        # each entry names its cell's kernel profile and fair class (the CSV's columns)
-        return [{**e, "kernel": by_cell[e["cell"]]["kernel"], "fair_class": by_cell[e["cell"]]["fair_class"]}
-                for e in _compare_summary(groups, cols, keys, test)]
-
-    keys = _compare_metric_keys(df, workload, metric)
-    summary = summarize(keys)
-    kernel, fair = _shared([st["kernel"] for st in setups]), _shared([st["fair_class"] for st in setups])
-    title = (f"{platform} | {' + '.join(workload)} | {duration:g} s x {seeds} seeds "
-             f"| kernel {kernel or 'per cell'}, fair class "
-             f"{_FAIR_CLASSES[fair][0] if fair in _FAIR_CLASSES else fair or 'per cell'} "
-             f"| power model: {df.power_model.iloc[0]}, idle power: {df.idle_power_model.iloc[0]}")
-    from hetsched.compare_stats import achieved_levels
-    from hetsched.compare_stats import legend as _legend
-
-    legend = _legend(cols[0], test, achieved_levels(summary)) if seeds > 1 else (
-        f"baseline {cols[0]}; one seed: no interval and no test (--seeds 2 or more for them)")
-    footer = f"{len(rows)} runs in {time.perf_counter() - t0:.1f} s wall"
-    notes = _silent_notes(cols, cells, specs, results)
-    head = {"platform": platform, "workload": workload, "duration_s": duration, "seeds": seeds,
-            "kernel": kernel, "fair_class": fair,
-            "cells": [{"cell": c, "kernel": st["kernel"], "fair_class": st["fair_class"],
-                       "fair_class_from": "aligned" if st.get("aligned") else "set" if st["fair_set"]
-                       else "scheduler" if st["requires"] else "kernel profile"} for c, st in zip(cols, setups)],
-            "setup": setup_lines, "baseline": cols[0], "interval": "95 % CI of the mean (Student's t)",
-            "test": f"{COMPARE_TESTS[test][0]} against the baseline", "test_name": test,
-            "change_interval": f"95 % interval of the change ({COMPARE_TESTS[test][1]}), relative to the "
-                               f"baseline's mean (rel_change_ci95)" if test != "wilcoxon" else
-                               f"Hodges-Lehmann estimate of the change (rel_change_hl) and its distribution-free "
-                               f"95 % interval (rel_change_ci_low, rel_change_ci_high) from the Walsh averages "
-                               f"of the per-seed differences, relative to the baseline's mean; the interval's "
-                               f"achieved confidence is rel_change_ci_level"}
+        results = plan.run(jobs=jobs or None, ray=ray, on_result=on_result)
+    comparison = plan.summarize(results)
+    footer = f"{len(comparison.rows)} runs in {time.perf_counter() - t0:.1f} s wall"
     if format == "table":
-        _print_compare_table(summary, cols, keys, title, legend, setup_lines)
-        for line in notes:
+        _print_compare_table(comparison)
+        for line in comparison.notes:
             console.print(f"note: {line}", markup=False, highlight=False)
         console.print(footer + ".", markup=False, highlight=False)
     else:
-        doc = {**head, "summary": summary, "notes": notes}
-        sys.stdout.write(_compare_document(format, summary, cols, keys, title, legend, doc, setup_lines))
+        sys.stdout.write(comparison.document(format))
         err_console.print(footer + ".", markup=False, highlight=False)
     if out is not None:
         # the plots of an earlier comparison in OUT are drawn from the files replaced here
         with OutputSet(out, replaces=("plots/compare_*", "plots/compare.html")) as outs:
-            outs.write("compare.csv", df.to_csv(index=False))
-            outs.write("compare.json", json.dumps({**head, "summary": summarize(_compare_metric_keys(
-                df, workload, ["all"])), "notes": notes, "runs": rows}, indent=1) + "\n")
+            for name, text in comparison.files().items():
+                outs.write(name, text)
             written = outs.commit()
         # with --format csv|json|markdown stdout is that document: the file list goes beside it
         listing = console if format == "table" else err_console
@@ -1041,7 +731,7 @@ def replay(
         trace, trace_format = True, "ftrace"
     scheduler, governor, chosen = _default_policy(platform, scheduler, governor)
     sim = Simulation(platform=platform, workload=rep.spec, scheduler=_scheduler(scheduler), governor=governor,
-                     knobs=_parse_sets(set_), trace=_trace_option(trace, trace_format),
+                     knobs=_input.knob_settings(set_), trace=_trace_option(trace, trace_format),
                      idle_governor=idle_governor)
     files = _RunFiles(out, sim, timeseries=False, extra=("workload.json",) if write_spec else ())
     try:
