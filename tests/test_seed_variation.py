@@ -110,16 +110,28 @@ def test_a_worker_that_never_ends_repeats_a_cycle_of_its_length():
         assert abs(sum(1 for e in w["phases"][0]["events"] if "run" in e) - 75.6) < 4 * 8.7
 
 
-def test_a_workload_of_a_day_repeats_whole_cycles_that_end_before_it():
-    # 100,000 s (job-stream at 0.001 jobs/s): 1e14 // 4,001,300,000 = 24,991 whole cycles of
-    # 4.0013 s (99,996.5 s, before the horizon), about 76 bursts each, not 1.9 million
+def test_a_workload_of_a_day_has_daemon_workers_repeating_a_cycle():
+    # 100,000 s (job-stream at 0.001 jobs/s): a cycle of 4.0013 s, about 76 bursts, repeated
+    # by daemons (the run ends with the workload's own tasks), not 1.9 million bursts a CPU
     ws = noise.kworker_tasks(GS101, np.random.default_rng(5), horizon_ns=100_000_000_000_000)
     for w in ws:
-        assert w["loop"] == 100_000_000_000_000 // 4_001_300_000 == 24_991
+        assert w["loop"] == -1 and w["daemon"] is True
         assert sum(e.get("sleep", 0) for e in w["phases"][0]["events"]) == 4_001_300_000
         assert len(w["phases"][0]["events"]) < 300
-    # an hour or less is drawn burst by burst, as before
-    assert noise.kworker_tasks(GS101, np.random.default_rng(5), horizon_ns=3_600_000_000_000)[0]["loop"] == 1
+    # an hour or less is drawn burst by burst, as before, and the workers end
+    w = noise.kworker_tasks(GS101, np.random.default_rng(5), horizon_ns=3_600_000_000_000)[0]
+    assert w["loop"] == 1 and "daemon" not in w
+
+
+def test_a_workload_of_a_day_ends_with_its_own_tasks():
+    from hetsched.sim import Simulation
+
+    # five jobs 1,000 s apart: a horizon past an hour, so daemon workers; the run ends when
+    # the last job does, the workers still cycling
+    sim = Simulation(platform="juno-r0", workload="job-stream:rate=0.001,jobs=5", lower_bound=False, seed=0)
+    assert sim.workload_spec["noise"]["horizon_ns"] > 3_600_000_000_000
+    assert sim.run_until_exited(limit_s=6_000)
+    assert 4_000 < sim.now_ns / 1e9 < 4_100
 
 
 def test_timer_slack_statistics():

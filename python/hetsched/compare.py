@@ -269,7 +269,12 @@ def plan_comparison(platform: str = DEFAULT_PLATFORM, workload: Sequence[str] = 
     ``knob=value`` strings as ``--set`` takes them. ``metrics``: metric keys, or ``all``;
     none, the defaults and the workloads' headline figures. ``test``: a key of
     :data:`TESTS`."""
+    # a bare name is one name (a str is a Sequence of its characters)
+    workload, schedulers, governors, metrics = (
+        [x] if isinstance(x, str) else list(x) for x in (workload, schedulers, governors, metrics))
     _input.duration_s(duration_s)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise InputError("--seeds", "seeds", "a whole number of runs per cell, 1 or more", got=seeds)
     if test not in TESTS:
         raise UnknownNameError("--test", "test", test, TESTS)
     if test == "wilcoxon" and seeds < WILCOXON_MIN_SEEDS:
@@ -284,7 +289,6 @@ def plan_comparison(platform: str = DEFAULT_PLATFORM, workload: Sequence[str] = 
     from hetsched.runner import RunSpec
     from hetsched.sim import SCHEDULERS, SWITCHER_SCHEDULERS
 
-    workload = list(workload)
     # the big.LITTLE switcher study (Kim et al.): a switcher platform runs its own schedulers
     # under ondemand, others the rest
     sw = load_platform(platform).switcher

@@ -207,13 +207,17 @@ class _ThreadBound:
 
     def __init__(self, engine: Any) -> None:
         self._engine = engine
-        self._thread = threading.get_ident()
+        # the Thread object, not its ident: Python hands an ended thread's ident to a new one
+        self._thread = threading.current_thread()
 
     def __getattr__(self, name: str) -> Any:
-        if threading.get_ident() != self._thread:
+        if name in _ThreadBound.__slots__:   # unset (an instance copy.copy made): no recursion
+            raise AttributeError(name)
+        here = threading.current_thread()
+        if here is not self._thread:
             raise RuntimeError(
-                f"this Simulation was made in thread {self._thread} and is used from thread "
-                f"{threading.get_ident()}: a Simulation belongs to the thread that made it "
+                f"this Simulation was made in thread {self._thread.name!r} and is used from thread "
+                f"{here.name!r}: a Simulation belongs to the thread that made it "
                 "(make one per thread, or hand the work to that thread)")
         return getattr(self._engine, name)
 

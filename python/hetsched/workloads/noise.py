@@ -61,9 +61,11 @@ KWORKER_WORK_LOG_SD = 0.58
 #: not land on the same frame phase each time round
 KWORKER_CYCLE_NS = 4_001_300_000
 #: a finite workload longer than this (a job stream at a thousandth of a job a second ends
-#: after a day) has its workers repeat a drawn cycle as many whole times as fit, rather
-#: than a burst drawn for each of its 1.6 million per CPU-day (gigabytes of events, most
-#: of which a run of a few seconds never reaches)
+#: after a day) has daemon workers that repeat a drawn cycle, rather than a burst drawn for
+#: each of its 1.6 million per CPU-day (gigabytes of events, most of which a run of a few
+#: seconds never reaches). Daemons: a cycle lasts its sleeps plus its bursts' run time and
+#: waits, so a count of cycles would outlast the workload, and a worker must not hold a run
+#: open once the workload's own tasks have ended
 KWORKER_DRAWN_HORIZON_NS = 3_600_000_000_000
 
 # --- timer slack ----------------------------------------------------------------------
@@ -145,13 +147,14 @@ def kworker_tasks(platform_spec: dict, rng: np.random.Generator, horizon_ns: int
     """One bound kernel worker per CPU: Poisson wakeups at KWORKER_HZ, each running a
     log-normal burst. ``horizon_ns`` None: a cycle of KWORKER_CYCLE_NS repeated forever;
     else bursts at times below the horizon, then the worker exits (a CPU drawing none gets
-    no worker); beyond KWORKER_DRAWN_HORIZON_NS, the cycle repeated as many whole times as
-    the horizon holds. The gaps are sleeps: a burst that waits for its CPU delays the later ones
-    by that wait, a few us against gaps of 53 ms on average."""
+    no worker); beyond KWORKER_DRAWN_HORIZON_NS, the cycle repeated by daemon workers, which
+    the run does not wait for. (A drawn worker's sleeps end before the horizon, its bursts'
+    run time and waits come on top: about 1.2e-4 of the horizon over the CPU's speed.) The
+    gaps are sleeps: a burst that waits for its CPU delays the later ones by that wait, a
+    few us against gaps of 53 ms on average."""
     cyclic = horizon_ns is None or horizon_ns > KWORKER_DRAWN_HORIZON_NS
+    daemon = horizon_ns is not None and cyclic
     span = KWORKER_CYCLE_NS if cyclic else int(horizon_ns)
-    # a long finite horizon: whole cycles only, so the workers still end before it
-    loops = -1 if horizon_ns is None else 1 if not cyclic else int(horizon_ns) // KWORKER_CYCLE_NS
     out = []
     for cpu in _cpus(platform_spec):
         n = int(rng.poisson(KWORKER_HZ * span / 1e9))
@@ -167,9 +170,12 @@ def kworker_tasks(platform_spec: dict, rng: np.random.Generator, horizon_ns: int
             last = t
         if cyclic and span > last:
             events.append({"sleep": span - last})   # the cycle's tail, so it repeats at its rate
-        out.append({"name": f"kworker/{cpu}:0", "policy": "other", "nice": 0, "rt_priority": 0, "cpus": [cpu],
-                    "util_min": None, "util_max": None, "delay_ns": 0, "loop": loops,
-                    "phases": [{"loop": 1, "events": events}]})
+        w = {"name": f"kworker/{cpu}:0", "policy": "other", "nice": 0, "rt_priority": 0, "cpus": [cpu],
+             "util_min": None, "util_max": None, "delay_ns": 0, "loop": -1 if cyclic else 1,
+             "phases": [{"loop": 1, "events": events}]}
+        if daemon:
+            w["daemon"] = True
+        out.append(w)
     return out
 
 
