@@ -850,7 +850,7 @@ impl KernelLb {
         // cost of the lowest domain's past passes, here its modelled cost at this CPU's
         // current speed (costs.rs); v4.19 skipped when avg_idle < sysctl_sched_migration_cost
         let avg_idle = v.rqs[cpu].avg_idle;
-        let short_idle = if v.legacy {
+        let short_idle = if v.legacy() {
             avg_idle < self.migration_cost_ns
         } else {
             self.levels[cpu]
@@ -865,7 +865,7 @@ impl KernelLb {
         let mut curr_cost = 0;
         for li in 0..self.levels[cpu].len() {
             let sd_cost = self.newidle_cost(v, cpu, self.levels[cpu][li].0);
-            if !v.legacy && avg_idle < curr_cost + sd_cost {
+            if !v.legacy() && avg_idle < curr_cost + sd_cost {
                 break;
             }
             curr_cost += sd_cost;

@@ -107,8 +107,6 @@ pub struct Sim {
     pub overloaded: bool,
     /// uclamp_is_used(): some task sets a clamp
     pub uclamp_used: bool,
-    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19 and msm-4.14)
-    pub legacy: bool,
     /// the fair class runs as EEVDF (fair.eevdf resolved against the profile and the policy)
     pub fair_eevdf: bool,
     /// whether EAS runs, and if not, why (sched_is_eas_possible)
@@ -182,7 +180,6 @@ macro_rules! view {
             overloaded: $s.overloaded,
             uclamp_used: $s.uclamp_used,
             eas: $s.eas_status == Some(Ok(())),
-            legacy: $s.legacy,
             profile: $s.profile,
             isolated: $s.cpu_isolated,
             hmp_load: &$s.hmp_load,
@@ -416,6 +413,13 @@ pub const POLL_EVERY_EVENTS: u32 = 1024;
 pub(crate) const NOHZ_BLOCKED_PERIOD_NS: u64 = 32_000_000; // nohz.next_blocked = now + 32 ms (LOAD_AVG_PERIOD)
 
 impl Sim {
+    /// The Android kernels' forms (KernelProfile::android_forms: android-4.19, msm-4.14
+    /// and pixel-5.10).
+    #[inline]
+    pub(crate) fn legacy(&self) -> bool {
+        self.profile.android_forms()
+    }
+
     pub fn new(platform: Platform, workload: WorkloadSpec, policy: PolicyConfig) -> Result<Sim> {
         Sim::with_policy(platform, workload, policy, |base| base)
     }
@@ -539,7 +543,6 @@ impl Sim {
             marks: Vec::new(),
             wake_buf: Vec::new(),
             lb,
-            legacy,
             fair_eevdf,
             eas_status,
             hmp_load: Vec::new(),
@@ -698,7 +701,7 @@ impl Sim {
         let (clamps, is_rt) = (task.uclamp, task.is_rt());
         // uclamp_rq_inc(): after the class's enqueue in v6.12 (so its cpufreq hooks see the
         // old clamps), before it in 4.19
-        if self.uclamp_used && self.legacy {
+        if self.uclamp_used && self.legacy() {
             self.rqs[cpu].uclamp.inc(clamps);
         }
         self.walt_enqueue(cpu, t); // inc_rq_walt_stats() of either class
@@ -709,7 +712,7 @@ impl Sim {
             self.core_ctl_set_misfit(cpu, t); // enqueue_task_fair(): p->misfit first
             self.enqueue_task_fair(cpu, t, wakeup, initial);
         }
-        if self.uclamp_used && !self.legacy {
+        if self.uclamp_used && !self.legacy() {
             self.rqs[cpu].uclamp.inc(clamps);
         }
         if self.rqs[cpu].nr_running() >= 2 {
@@ -727,11 +730,11 @@ impl Sim {
         task.state = TaskState::Runnable;
         task.queued_since = self.now;
         let clamps = task.uclamp;
-        if self.uclamp_used && self.legacy {
+        if self.uclamp_used && self.legacy() {
             self.rqs[cpu].uclamp.inc(clamps);
         }
         self.requeue_delayed_entity(cpu, t);
-        if self.uclamp_used && !self.legacy {
+        if self.uclamp_used && !self.legacy() {
             self.rqs[cpu].uclamp.inc(clamps);
         }
     }

@@ -871,7 +871,8 @@ impl Sim {
         self.update_curr(cpu);
         self.policy.dequeue_task(&view!(self), cpu, t, sleep);
         let cap = self.platform.capacity_orig(cpu);
-        if !self.legacy || self.profile.pixel() {
+        let legacy = self.legacy();
+        if !legacy || self.profile.pixel() {
             let rq = &mut self.rqs[cpu];
             let task = &mut self.tasks[t as usize];
             // util_est_dequeue() then, for a sleep, util_est_update() before the PELT update;
@@ -880,7 +881,7 @@ impl Sim {
             if !task.se.sched_delayed {
                 rq.cfs.util_est = rq.cfs.util_est.saturating_sub(task.se.avg.ewma());
             }
-            if sleep && !self.legacy {
+            if sleep && !legacy {
                 pelt::util_est_update(&mut task.se.avg, cap);
             }
         }
@@ -917,7 +918,7 @@ impl Sim {
         } else {
             self.update_load_avg_nohook(cpu, Some(t), false);
         }
-        if self.legacy {
+        if self.legacy() {
             // 4.19 calls util_est_dequeue() at the end of dequeue_task_fair(): the hook
             // above still saw the task's estimate in the rq's sum, and the sample is the
             // util_avg that update has just recomputed (clearing the flag)

@@ -394,7 +394,7 @@ impl Sim {
 
     /// RT bandwidth control runs (the android-4.19 profile with a finite runtime).
     pub(crate) fn rt_bandwidth_enabled(&self) -> bool {
-        self.legacy && self.knobs.derived.rt_runtime_ns != u64::MAX
+        self.legacy() && self.knobs.derived.rt_runtime_ns != u64::MAX
     }
 
     /// update_curr_rt()'s bandwidth part: charge `delta` of RT running time, and throttle

@@ -290,10 +290,7 @@ pub struct SchedView<'a> {
     pub uclamp_used: bool,
     /// EAS runs (sched_energy_enabled)
     pub eas: bool,
-    /// the Android kernels' forms (KernelProfile::android_forms: android-4.19, msm-4.14
-    /// and pixel-5.10)
-    pub legacy: bool,
-    /// the kernel profile, where a path differs between them beyond the forms above
+    /// the kernel profile (`legacy()`: the Android kernels' forms)
     pub profile: KernelProfile,
     /// vendor.cpu_isolation: CPUs the core controller isolated (vendor.rs)
     pub isolated: u64,
@@ -328,6 +325,13 @@ pub struct WakeCtx {
 }
 
 impl<'a> SchedView<'a> {
+    /// The Android kernels' forms (KernelProfile::android_forms: android-4.19, msm-4.14
+    /// and pixel-5.10).
+    #[inline]
+    pub fn legacy(&self) -> bool {
+        self.profile.android_forms()
+    }
+
     pub fn nr_cpus(&self) -> usize {
         self.rqs.len()
     }
@@ -365,7 +369,7 @@ impl<'a> SchedView<'a> {
     /// runnable_avg, util_est), capped at capacity_orig. The boost came with v6.5; the
     /// android-4.19 profile reads plain cpu_util_cfs().
     pub fn cpu_util_cfs_boost(&self, cpu: usize) -> u64 {
-        if self.legacy || self.walt.is_some() {
+        if self.legacy() || self.walt.is_some() {
             return self.cpu_util_cfs(cpu);
         }
         let c = &self.rqs[cpu].cfs;

@@ -282,7 +282,7 @@ impl Sim {
             }
             let cfs = &rq.cfs;
             let uclamp = if self.uclamp_used { Some(rq.uclamp.value) } else { None };
-            let runnable = if self.legacy { 0 } else { cfs.avg.runnable_avg };
+            let runnable = if self.legacy() { 0 } else { cfs.avg.runnable_avg };
             buf.push(CpuUtil {
                 cfs: cfs.avg.util_avg.max(runnable).max(cfs.util_est).min(cap),
                 rt: rq.avg_rt.util_avg,
