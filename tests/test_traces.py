@@ -303,6 +303,44 @@ def test_replay_takes_the_switch_after_a_wakeup_off_the_burst():
     assert rep.busy_ns == 390_000 + 598_000 + 190_000  # the trace's busy time is unchanged
 
 
+def test_replay_takes_off_the_switch_the_engine_charges():
+    # switch_cost_ns=None: the engine's own charge on the recording CPU; without a source
+    # platform the trace's CPUs are the reference, so the engine's default (2000 ns of
+    # invariant work, costs.rs) comes off each run after a wakeup: a's 90 us, b's 298 and 300 us
+    rep = build_replay(parse_text(SYNTH.splitlines(), "synth"), ReplayOptions(switch_cost_ns=None))
+    assert _events(rep.spec, "a-10")[-2:] == [{"run": 90_000 - 2000}, {"mark": 0}]
+    assert _events(rep.spec, "b-11") == [{"sem_wait": 0}, {"run": 298_000 - 2000}, {"iowait": 200_000},
+                                         {"run": 300_000 - 2000}, {"mark": 0}]
+    assert "switch work not taken off (ns, runs shorter than the switch)" not in rep.stats
+
+
+def test_a_run_shorter_than_the_switch_runs_nothing_and_the_rest_is_not_carried():
+    # 100 us of switch against a's last run of 90 us: the run goes (a then ends with its
+    # 200 us before the sleep), the 10 us it could not give back are counted, and b's runs
+    # after it lose 100 us each, no more
+    rep = build_replay(parse_text(SYNTH.splitlines(), "synth"), ReplayOptions(switch_cost_ns=100_000))
+    assert _events(rep.spec, "a-10") == [{"run": 100_000}, {"sem_post": 0}, {"run": 200_000}, {"mark": 0}]
+    assert _events(rep.spec, "b-11") == [{"sem_wait": 0}, {"run": 198_000}, {"iowait": 200_000},
+                                         {"run": 200_000}, {"mark": 0}]
+    assert rep.stats["switch work not taken off (ns, runs shorter than the switch)"] == 10_000
+
+
+def test_switch_work_follows_the_engines_charge_per_cluster():
+    import dataclasses
+
+    from hetsched.platforms import load_platform
+    from hetsched.traces.replay import switch_work
+
+    # juno-r0: little (CPUs 0, 3, 4, 5) capacity 446, big (1, 2) 1024; a measured 3000 ns
+    # on little at its f_max is 3000 * 446 // 1024 = 1306 ns of invariant work, and big
+    # without a figure takes the engine's default
+    p = load_platform("juno-r0")
+    little = dataclasses.replace(p.clusters[0], context_switch_ns=3000)
+    p = dataclasses.replace(p, clusters=(little,) + tuple(p.clusters[1:]))
+    assert switch_work(p) == [1306, 2000, 2000, 1306, 1306, 1306]
+    assert switch_work(None) == [2000]
+
+
 def test_work_conversion_with_capacity_and_frequency():
     # juno-r0: CPU 0 little (446, f_max 850 MHz), CPU 1 big (1024, 1100 MHz)
     text = """\
@@ -565,8 +603,10 @@ def test_record_and_replay_a_real_program(tools, tmp_path):
     rep = build_replay(tr)
     assert rep.tasks and any(r["pid"] == header["root_pid"] for r in rep.tasks)
     assert len(rep.tasks) <= 1 + len(forks)
-    # the scheduler's costs off: the trace's bursts hold the switches already
-    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o", *(a for k in NO_COSTS for a in ("--set", f"{k}=0"))])
+    # the scheduler's costs off and the bursts whole (--keep-switch): the trace's bursts
+    # hold the switches already
+    res = tools.run_cli(["replay", out, "--platform", "host", "--out", tmp_path / "o", "--keep-switch",
+                         *(a for k in NO_COSTS for a in ("--set", f"{k}=0"))])
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "o" / "result.json").read_text())
     c = doc["replay"]["compare"]

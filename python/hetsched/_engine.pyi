@@ -16,6 +16,9 @@ __version__: str
 # built with profile-guided optimisation (scripts/build-pgo.sh)
 PROFILE_GUIDED: bool
 
+# cost.context_switch_ns where the platform has no measured figure (costs.rs)
+DEFAULT_CONTEXT_SWITCH_NS: int
+
 # the engine's limits (crates/hetsched-core/src/limits.rs)
 MAX_TASKS: int
 NO_PROGRESS_STEPS: int

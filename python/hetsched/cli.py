@@ -677,6 +677,9 @@ def replay(
     relative_sleeps: bool = typer.Option(False, "--relative-sleeps",
                                          help="sleeps woken from idle/IRQ last their traced duration "
                                               "instead of ending at the traced time"),
+    keep_switch: bool = typer.Option(False, "--keep-switch",
+                                     help="keep in each recorded run the context switch into it, which the "
+                                          "engine charges again (cost.context_switch_ns) [taken off]"),
     duration: Optional[float] = typer.Option(None, help="simulated seconds [until every task ends]"),
     out: Path = typer.Option(Path("out"), help="output directory"),
     trace: bool = typer.Option(False, "--trace", help="also write a scheduler trace (--trace-format)"),
@@ -715,7 +718,8 @@ def replay(
         raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
     try:
         rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
-                                             source_platform=src_platform, relative_sleeps=relative_sleeps))
+                                             source_platform=src_platform, relative_sleeps=relative_sleeps,
+                                             switch_cost_ns=0 if keep_switch else None))
     except InputError as e:
         if e.source != "--source-platform" or source_platform:
             raise

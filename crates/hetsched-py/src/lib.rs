@@ -614,6 +614,11 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // the classes every engine error is raised as (hetsched.errors'), for callers of
     // this module and to fail its import early if they are missing
     error::add_exception_classes(m)?;
+    // a replay takes the switch the engine charges off each recorded burst
+    m.add(
+        "DEFAULT_CONTEXT_SWITCH_NS",
+        hetsched_core::costs::DEFAULT_CONTEXT_SWITCH_NS,
+    )?;
     // the engine's limits (hetsched_core::limits), for loaders that check a workload first
     m.add("MAX_TASKS", hetsched_core::limits::MAX_TASKS)?;
     m.add("NO_PROGRESS_STEPS", hetsched_core::limits::NO_PROGRESS_STEPS)?;

@@ -41,7 +41,7 @@ from hetsched.traces.parse import Binder, Exec, Exit, Fork, Freq, Switch, Trace,
 from hetsched.traces.store import EventStore
 from hetsched.workloads.spec import SpecBuilder, task
 
-__all__ = ["ReplayOptions", "Replay", "build_replay", "is_kthread", "KTHREAD_PREFIXES"]
+__all__ = ["ReplayOptions", "Replay", "build_replay", "is_kthread", "switch_work", "KTHREAD_PREFIXES"]
 
 KTHREAD_PREFIXES = (
     "kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuc/", "rcuop/", "rcuos/", "rcub/", "kthreadd",
@@ -76,10 +76,14 @@ class ReplayOptions:
     loop: bool = False
     #: only these pids (after the other filters), if given
     pids: Optional[set] = None
-    #: the recording machine's context-switch cost, ns: a run burst (one sched_switch to
-    #: the next) holds the switch into it, which the engine charges itself
-    #: (cost.context_switch_ns), so each switch-in takes that much off the task's run work
-    switch_cost_ns: int = 0
+    #: the context switch the engine charges itself (cost.context_switch_ns), which a
+    #: recorded run burst (one sched_switch to the next) already holds: each switch-in after
+    #: a wakeup takes it off the task's run work. Invariant ns (the engine's unit: ns on a
+    #: capacity-1024 CPU at f_max); None: the engine's own charge on the recording CPU (the
+    #: source platform's measured figure, else the engine's default: :func:`switch_work`).
+    #: A burst shorter than the switch runs 0 and the rest is not carried
+    #: (``stats``: switch work not taken off)
+    switch_cost_ns: Optional[int] = 0
 
 
 @dataclass
@@ -95,6 +99,7 @@ class _T:
     cpu: int = -1
     work: float = 0.0                 # unflushed run work
     carry: float = 0.0
+    switch_due: float = 0.0           # the switch into the current run, not taken off yet
     block_ts: int = 0
     block_kind: str = "S"
     ready_ts: int = 0                 # when it last became runnable (woken or preempted)
@@ -140,6 +145,10 @@ class _Builder:
         self.over_fmax: set = set()
         self._setup_platform()
         self._setup_filter()
+        cost = self.opt.switch_cost_ns
+        #: per CPU, the switch work taken off a run after a wakeup
+        self.switch_cost: list = switch_work(self.opt.source_platform) if cost is None else [max(0, int(cost))]
+        self.switch_short = 0.0
 
     # -- set-up ---------------------------------------------------------------------------
     def _setup_platform(self) -> None:
@@ -233,6 +242,10 @@ class _Builder:
 
     def flush(self, t: _T) -> None:
         w = t.work + t.carry
+        if t.switch_due:
+            take = min(t.switch_due, max(w, 0.0))
+            w -= take
+            t.switch_due -= take
         n = int(round(w))
         t.carry = w - n
         t.work = 0.0
@@ -243,11 +256,12 @@ class _Builder:
                 t.prog.append({"run": n})
 
     def start_running(self, t: _T, cpu: int, since: int) -> None:
-        if self.opt.switch_cost_ns and t.state == "woken":
+        if t.state == "woken":
             # the switch after a wakeup, which the replay reproduces (one after a preemption
-            # by a task the replay may not have is not taken off); a burst shorter than the
-            # switch leaves the rest to come off the next (carry)
-            t.work -= self.opt.switch_cost_ns * self.factor(cpu)
+            # by a task the replay may not have is not taken off); what the last run's work
+            # could not give back stays in the trace's run time
+            self.switch_short += t.switch_due
+            t.switch_due = self.switch_cost[cpu] if cpu < len(self.switch_cost) else self.switch_cost[-1]
         t.state, t.seg, t.cpu = "running", since, cpu
 
     def ensure_running(self, t: _T, cpu: int, ts: int) -> None:
@@ -418,6 +432,9 @@ class _Builder:
             if t.state == "running":
                 self.accumulate(t, end)
             self.flush(t)
+            self.switch_short += t.switch_due
+        if self.switch_short >= 0.5:
+            self.stats["switch work not taken off (ns, runs shorter than the switch)"] = int(round(self.switch_short))
         if has_waking:
             self.notes.append("who-woke-whom from sched_waking (emitted in the waker's context)")
         if self.freq_unknown_ns and _has(self.tr.events, _st.FREQ):
@@ -478,6 +495,23 @@ class _Builder:
         self.stats["tasks excluded"] = len(self.excluded)
         return Replay(spec=spec, tasks=rows, busy_ns=busy, makespan_ns=last - first, first_start_ns=first,
                       notes=self.notes, stats=dict(self.stats))
+
+
+def switch_work(platform) -> list:
+    """Per CPU of ``platform``, the invariant work of one context switch as the engine
+    charges it with ``cost.context_switch_ns`` unset (costs.rs ``context_switch_work``): the
+    cluster's measured figure (ns at its f_max) converted by its capacity, else the
+    engine's default. Without a platform, the default (the trace's CPUs are the reference)."""
+    from hetsched._engine import DEFAULT_CONTEXT_SWITCH_NS
+
+    if platform is None:
+        return [DEFAULT_CONTEXT_SWITCH_NS]
+    out = [DEFAULT_CONTEXT_SWITCH_NS] * platform.nr_cpus
+    for c in platform.clusters:
+        for cpu in c.cpus:
+            if c.context_switch_ns is not None:
+                out[cpu] = c.context_switch_ns * c.capacity_orig // 1024
+    return out
 
 
 def _has(events, kind: int) -> bool:
