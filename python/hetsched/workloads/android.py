@@ -115,7 +115,8 @@ def derive_background(trace, source_platform) -> dict:
     variants = {}
     for name, pids in (("recorded", keep), ("none", keep - _composition_pids(trace, keep))):
         rep = build_replay(trace, ReplayOptions(include_kthreads=True, tasks="all", pids=pids,
-                                                source_platform=source_platform, loop=True))
+                                                source_platform=source_platform, loop=True,
+                                                switch_cost_ns=None))
         spec = rep.spec
         spec["name"] = "android-system"
         for t in spec["tasks"]:
