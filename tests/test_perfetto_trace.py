@@ -77,6 +77,14 @@ def _hand_trace(release="5.10.107-android13"):
     pr.cmdline.append("/system/bin/surfaceflinger")
     th = pkt.process_tree.threads.add()
     th.tid, th.tgid, th.name = 200, 199, "binder:199_2"
+    # ActivityManager's oom_score_adj: the top app 0, a native daemon -1000; a process
+    # without the field (a kernel thread's) is not named
+    pkt = trace.packet.add()
+    for pid, adj in ((100, 0), (199, -1000), (2, None)):
+        ps = pkt.process_stats.processes.add()
+        ps.pid = pid
+        if adj is not None:
+            ps.oom_score_adj = adj
     # cpu0, first bundle: the UI thread runs and wakes RenderThread
     trace.packet.add().ftrace_events.CopyFrom(_compact_bundle(
         0, [(1000, 0, 100, 110, "ample.app")], [(1500, 101, 1, 110, "RenderThread", 0)],
@@ -126,6 +134,7 @@ def _check_hand_trace(tr):
     assert tr.tgids[101] == 100 and tr.tgids[200] == 199 and tr.tgids[100] == 100
     assert tr.thread_names[101] == "RenderThread"
     assert tr.process_names == {100: "app_process64", 199: "surfaceflinger"}
+    assert tr.oom_score_adj == {100: 0, 199: -1000}
     assert [e.ts for e in tr.events] == sorted(e.ts for e in tr.events)
 
 

@@ -190,6 +190,10 @@ class Trace:
     thread_names: dict = field(default_factory=dict)
     #: tgid -> the process's name (its cmdline's first word, as ps shows it)
     process_names: dict = field(default_factory=dict)
+    #: tgid -> the process's oom_score_adj, the last the trace gives (Perfetto's
+    #: ProcessStats): Android's ActivityManager writes it with the process's state, so it
+    #: tells the top app (0) from the system (-900), persistent (-800) and cached (900+) ones
+    oom_score_adj: dict = field(default_factory=dict)
     #: what was repaired of what the kernel cannot write (read with ``repair=True``;
     #: hetsched.traces.check): what -> how many
     repaired: Counter = field(default_factory=Counter)

@@ -242,6 +242,10 @@ class _Reader:
             self.bundle(pkt.ftrace_events)
         elif which == "process_tree":
             self.process_tree(pkt.process_tree)
+        elif which == "process_stats":
+            for ps in pkt.process_stats.processes:
+                if 0 < ps.pid <= PID_MAX and ps.HasField("oom_score_adj"):
+                    self.t.oom_score_adj[ps.pid] = ps.oom_score_adj
         elif which == "system_info":
             self.release = pkt.system_info.utsname.release
             self.kernel = _kernel_version(self.release)
