@@ -680,6 +680,11 @@ def replay(
     keep_switch: bool = typer.Option(False, "--keep-switch",
                                      help="keep in each recorded run the context switch into it, which the "
                                           "engine charges again (cost.context_switch_ns) [taken off]"),
+    groups: bool = typer.Option(True, "--groups/--no-groups",
+                                help="put each thread of an Android trace in the scheduling group its process "
+                                     "was in (top-app, foreground, background; from the processes' "
+                                     "oom_score_adj), which the Android kernel profiles read [on where the "
+                                     "trace has them]"),
     duration: Optional[float] = typer.Option(None, help="simulated seconds [until every task ends]"),
     out: Path = typer.Option(Path("out"), help="output directory"),
     trace: bool = typer.Option(False, "--trace", help="also write a scheduler trace (--trace-format)"),
@@ -719,7 +724,8 @@ def replay(
     try:
         rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
                                              source_platform=src_platform, relative_sleeps=relative_sleeps,
-                                             switch_cost_ns=0 if keep_switch else None))
+                                             switch_cost_ns=0 if keep_switch else None,
+                                             groups=_android_groups(tr) if groups else None))
     except InputError as e:
         if e.source != "--source-platform" or source_platform:
             raise
@@ -773,6 +779,16 @@ def replay(
     for f in written:
         console.print(f"  wrote {f}")
     _print_removed(files.outs, this="replay")
+
+
+def _android_groups(tr) -> dict | None:
+    """Each thread's Android scheduling group, where the trace names its processes' states."""
+    if not tr.oom_score_adj:
+        return None
+    from hetsched.traces.android_groups import thread_groups
+    from hetsched.traces.figures import foreground_app
+
+    return thread_groups(tr, top_app=foreground_app(tr))
 
 
 def _replay_figures(tr, src_platform, sim, out: Path) -> None:

@@ -43,7 +43,7 @@ from hetsched.traces.parse import IDLE_EXIT, Exec, Fork, Freq, Idle, Switch, Tra
 from hetsched.traces.replay import is_kthread
 
 __all__ = ["PhoneFigures", "FrameThread", "IdleState", "phone_figures", "wakeup_latency_samples",
-           "LATENCY_THREADS"]
+           "foreground_app", "LATENCY_THREADS"]
 
 #: the wakeup-latency figure is the median over this many threads, those with the most
 #: run time (a phone's frame pipeline and its busiest helpers, not the hundreds of threads
@@ -620,6 +620,14 @@ def _freq_by_cluster(s: "_Scan", platform) -> dict:
         out[cl.name] = {"mean_khz": sum(d * k for d, k in spans) / total,
                         "at_fmin_share": sum(d for d, k in spans if k <= fmin) / total}
     return out
+
+
+def foreground_app(trace: Trace) -> Optional[str]:
+    """The name of the foreground app's process, found as :func:`phone_figures` finds it
+    (the busiest RenderThread outside the system UI and the launcher), None if none ran."""
+    s = _Scan(trace)
+    s.run()
+    return _frame_threads(s)[0]
 
 
 def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
