@@ -109,14 +109,18 @@ def derive_background(trace, source_platform) -> dict:
     window (docs/workloads-mobile.md), whole (``recorded``) and without the composition
     pipeline (``none``: a wakeup by one of its threads becomes a timed sleep, as a wakeup by
     any thread left out does). Deterministic: the same trace gives the same bytes."""
+    from hetsched.traces.android_groups import thread_groups
     from hetsched.traces.replay import ReplayOptions, build_replay
 
     keep, left = background_pids(trace)
+    # the app in front is the one the workload beside the background models: every process
+    # kept is in the group its state gives it, none in top-app as the top app
+    groups = thread_groups(trace)
     variants = {}
     for name, pids in (("recorded", keep), ("none", keep - _composition_pids(trace, keep))):
         rep = build_replay(trace, ReplayOptions(include_kthreads=True, tasks="all", pids=pids,
                                                 source_platform=source_platform, loop=True,
-                                                switch_cost_ns=None))
+                                                switch_cost_ns=None, groups=groups))
         spec = rep.spec
         spec["name"] = "android-system"
         for t in spec["tasks"]:
