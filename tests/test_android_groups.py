@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hetsched.traces import load_trace
-from hetsched.traces.android_groups import thread_group, thread_groups
+from hetsched.traces.android_groups import cpuset_cpus, thread_cpuset, thread_group, thread_groups
 from hetsched.traces.parse import Trace, iter_tasks, parse_text
 from hetsched.traces.replay import ReplayOptions, build_replay
 
@@ -90,3 +90,51 @@ def test_the_pixel_6a_traces_threads_by_group():
     # logd's threads and the kernel's stay in the root group
     assert not any(tr.process_names.get(tr.tgids.get(p)) == "logd" for p in g)
     assert Counter(g.values()) == {"foreground": 1532, "background": 800, "top-app": 101, "rt": 1}
+
+
+@pytest.mark.parametrize("process, adj, thread, main, cpuset", [
+    ("com.example.app", 0, "RenderThread", False, "top-app"),
+    ("com.android.systemui", -800, "ndroid.systemui", True, "foreground"),
+    ("com.android.vending", 905, "vending", True, "background"),
+    # system_server: foreground; DisplayManagerService moves three threads with their
+    # cpuset, android.ui's move is of its group only
+    ("system_server", -900, "binder:1858_1D", False, "foreground"),
+    ("system_server", -900, "android.anim", False, "top-app"),
+    ("system_server", -900, "android.ui", False, "foreground"),
+    # surfaceflinger: main thread and RenderEngine to top-app, binder threads in the root
+    ("surfaceflinger", -1000, "surfaceflinger", True, "top-app"),
+    ("surfaceflinger", -1000, "RenderEngine", False, "top-app"),
+    ("surfaceflinger", -1000, "binder:513_2", False, None),
+    # .rc cpuset profiles: ProcessCapacityHigh, ServiceCapacityLow, CameraServiceCapacity
+    ("audioserver", -1000, "audioserver", True, "foreground"),
+    ("zygote64", -1000, "main", True, "foreground"),
+    ("logd", -1000, "logd.writer", False, "system-background"),
+    ("android.hardware.graphics.composer@2.4-service", -1000, "composer", True, "system-background"),
+    ("android.hardware.sensors@2.1-service.multihal", -1000, "sensors@2.1-ser", True, "system-background"),
+    ("cameraserver", -1000, "cameraserver", True, "camera-daemon"),
+    # nothing in its .rc (netd), a kernel thread
+    ("netd", -1000, "netd", True, None),
+    ("kworker/0:1", None, "kworker/0:1", True, None),
+])
+def test_a_threads_cpuset_follows_android_13s_rules(process, adj, thread, main, cpuset):
+    assert thread_cpuset(process, adj, thread, main, top_app="com.example.app") == cpuset
+
+
+def test_gs101s_cpusets_hold_the_background_to_their_cpus_and_other_platforms_do_not():
+    # init.gs101.rc once boot has completed: background 0-1, system-background 0-3,
+    # foreground 0-5, top-app and camera-daemon every CPU
+    assert cpuset_cpus({"a": "background", "b": "system-background", "c": "foreground", "d": "top-app"},
+                       "gs101") == {"a": [0, 1], "b": [0, 1, 2, 3], "c": [0, 1, 2, 3, 4, 5],
+                                    "d": [0, 1, 2, 3, 4, 5, 6, 7]}
+    assert cpuset_cpus({"a": "background"}, "sm8150") == {}
+    from hetsched.workloads.android import background_spec
+
+    def cpus(platform):
+        spec = background_spec("pixel6a-launch", "recorded", 0.0, 0, False, platform)
+        return {t["name"]: t["cpus"] for t in spec["tasks"]}
+
+    on_gs101, on_sm8150 = cpus("gs101"), cpus("sm8150")
+    assert on_gs101["logd.writer-464"] == [0, 1, 2, 3]
+    assert on_gs101["binder:1858_1D-11234"] == [0, 1, 2, 3, 4, 5]
+    assert on_gs101["rcuog/0-13"] is None
+    assert all(v is None for v in on_sm8150.values())

@@ -725,7 +725,7 @@ def replay(
         rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
                                              source_platform=src_platform, relative_sleeps=relative_sleeps,
                                              switch_cost_ns=0 if keep_switch else None,
-                                             groups=_android_groups(tr) if groups else None))
+                                             **(_android_groups(tr, platform) if groups else {})))
     except InputError as e:
         if e.source != "--source-platform" or source_platform:
             raise
@@ -781,14 +781,19 @@ def replay(
     _print_removed(files.outs, this="replay")
 
 
-def _android_groups(tr) -> dict | None:
-    """Each thread's Android scheduling group, where the trace names its processes' states."""
+def _android_groups(tr, platform: str) -> dict:
+    """ReplayOptions' groups and cpus: each thread's Android scheduling group and, where the
+    device's cpusets on PLATFORM are known, the CPUs of its cpuset; nothing for a trace
+    that does not name its processes' states."""
     if not tr.oom_score_adj:
-        return None
-    from hetsched.traces.android_groups import thread_groups
+        return {}
+    from hetsched.platforms import load_platform
+    from hetsched.traces.android_groups import cpuset_cpus, thread_cpusets, thread_groups
     from hetsched.traces.figures import foreground_app
 
-    return thread_groups(tr, top_app=foreground_app(tr))
+    top = foreground_app(tr)
+    return {"groups": thread_groups(tr, top_app=top),
+            "cpus": cpuset_cpus(thread_cpusets(tr, top_app=top), load_platform(platform).name)}
 
 
 def _replay_figures(tr, src_platform, sim, out: Path) -> None:

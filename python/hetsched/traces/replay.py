@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 from hetsched.errors import InputError
 from hetsched.traces import store as _st
@@ -87,6 +87,9 @@ class ReplayOptions:
     #: pid -> the scheduling group a task was in (its ``stune``: top-app, foreground,
     #: background, rt; the root group where absent), e.g. :func:`android_groups.thread_groups`
     groups: Optional[Mapping[int, str]] = None
+    #: pid -> the CPUs a task may run on (its cpuset; every CPU where absent), e.g.
+    #: :func:`android_groups.thread_cpus`
+    cpus: Optional[Mapping[int, Sequence[int]]] = None
 
 
 @dataclass
@@ -482,10 +485,13 @@ class _Builder:
                 pol = dict(nice=min(19, max(-20, t.prio - 120)) if 100 <= t.prio <= 139 else 0)
             name = f"{t.comm}-{t.pid}"
             group = self.opt.groups.get(t.pid) if self.opt.groups else None
+            cpus = self.opt.cpus.get(t.pid) if self.opt.cpus else None
             self.b.add(task(name, [{"loop": 1, "events": prog}], delay_ns=start, loop=-1 if self.opt.loop else 1,
-                            stune=group, **pol))
+                            stune=group, cpus=cpus, **pol))
             if group:
                 self.stats[f"tasks in the {group} group"] += 1
+            if cpus is not None:
+                self.stats["tasks held to a cpuset"] += 1
             rows.append({"name": name, "pid": t.pid, "comm": t.comm, "busy_ns": t.busy_ns,
                          "work_ns": round(t.work_total), "start_ns": t.start_ns or 0,
                          "end_ns": t.last_end if t.last_end is not None else (t.start_ns or 0),

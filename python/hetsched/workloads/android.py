@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from hetsched.traces.android_groups import cpuset_cpus
 from hetsched.workloads.base import Param, WorkloadDef
 from hetsched.workloads.noise import NOISE_PARAM
 from hetsched.workloads.spec import SYSTEM_KEY
@@ -109,13 +110,14 @@ def derive_background(trace, source_platform) -> dict:
     window (docs/workloads-mobile.md), whole (``recorded``) and without the composition
     pipeline (``none``: a wakeup by one of its threads becomes a timed sleep, as a wakeup by
     any thread left out does). Deterministic: the same trace gives the same bytes."""
-    from hetsched.traces.android_groups import thread_groups
+    from hetsched.traces.android_groups import thread_cpusets, thread_groups
     from hetsched.traces.replay import ReplayOptions, build_replay
 
     keep, left = background_pids(trace)
     # the app in front is the one the workload beside the background models: every process
     # kept is in the group its state gives it, none in top-app as the top app
     groups = thread_groups(trace)
+    cpusets = thread_cpusets(trace)
     variants = {}
     for name, pids in (("recorded", keep), ("none", keep - _composition_pids(trace, keep))):
         rep = build_replay(trace, ReplayOptions(include_kthreads=True, tasks="all", pids=pids,
@@ -125,7 +127,9 @@ def derive_background(trace, source_platform) -> dict:
         spec["name"] = "android-system"
         for t in spec["tasks"]:
             t["daemon"] = True
-        variants[name] = {"spec": spec, "threads": len(rep.tasks), "busy_ns": rep.busy_ns, "stats": rep.stats}
+        # each task's cpuset by name: the CPUs are the device's, set where the background runs
+        variants[name] = {"spec": spec, "threads": len(rep.tasks), "busy_ns": rep.busy_ns, "stats": rep.stats,
+                          "cpusets": {r["name"]: cpusets[r["pid"]] for r in rep.tasks if r["pid"] in cpusets}}
     return {"window_ns": trace.end_ns - trace.start_ns, "excluded": dict(sorted(left.items())),
             "surfaceflinger": variants, "notes": rep.notes}
 
@@ -142,7 +146,8 @@ def _load(source: str) -> dict:
 TIMER_SLACK_NS = 50_000
 
 
-def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int, noise: bool) -> dict:
+def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int, noise: bool,
+                    platform: str = "") -> dict:
     """The recorded background, started ``phase_ms`` after the run. With ``noise``, the
     seed draws each SCHED_OTHER sleep's timer slack anew: the recording holds one draw of it
     per sleep (a wakeup up to TIMER_SLACK_NS late), so a run moves each by a uniform draw in
@@ -161,15 +166,20 @@ def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int
             # a recorded sleep shorter than the move (17 of 1,286, the shortest 14 us) still
             # blocks: at least 1 us, as a wakeup an interrupt brings that soon
             ev["sleep"] = max(min(int(ev["sleep"]), 1_000), int(ev["sleep"]) + int(m))
+    # on a platform whose device's cpusets are known, each thread is held to its own
+    cpus = cpuset_cpus(bg["surfaceflinger"][surfaceflinger].get("cpusets", {}), platform)
     for t in spec["tasks"]:
         t["delay_ns"] = int(t["delay_ns"]) + delay
+        if t["name"] in cpus:
+            t["cpus"] = cpus[t["name"]]
     spec[SYSTEM_KEY] = {"source": source, "surfaceflinger": surfaceflinger,
                         "tasks": [t["name"] for t in spec["tasks"]]}
     return spec
 
 
 def _android_system(p: dict, platform_spec: dict, seed: int) -> dict[str, Any]:
-    return background_spec(p["source"], p["surfaceflinger"], p["phase"], seed, bool(p["noise"]))
+    return background_spec(p["source"], p["surfaceflinger"], p["phase"], seed, bool(p["noise"]),
+                           platform_spec.get("name", ""))
 
 
 _SOURCE = Param("source", str, "pixel6a-launch", None, None, "the recorded phone the background comes from",
@@ -212,7 +222,7 @@ def with_system(wd: WorkloadDef, models_surfaceflinger: bool) -> WorkloadDef:
             app["name"] = name + ("," if ":" in name else ":") + "system=none"
             return app
         bg = background_spec(p["system"], "none" if models_surfaceflinger else "recorded", 0.0, seed,
-                             bool(p.get("noise", 1)))
+                             bool(p.get("noise", 1)), platform_spec.get("name", ""))
         return merge_workloads([app, bg], name=app.get("name"))
 
     return WorkloadDef(wd.name, tuple(wd.params) + (system,), build,

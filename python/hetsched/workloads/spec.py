@@ -30,8 +30,9 @@ def task(name: str, phases: list[dict], *, policy: str = "other", nice: int = 0,
          util_max: int | None = None, delay_ns: int = 0, loop: int = 1, start: bool = True,
          perf: dict | None = None, slice_ns: int | None = None, stune: str | None = None) -> dict:
     """A task dict of the WorkloadSpec with its defaults spelled out. ``stune`` is the
-    schedtune boost group (foreground, background, top-app, rt) the task runs in under the
-    msm-4.14 kernel profile."""
+    Android scheduling group (foreground, background, top-app, rt) the task runs in: its
+    schedtune boost group under the msm-4.14 kernel profile, its vendor group under
+    pixel-5.10."""
     t = {"name": name, "policy": policy, "nice": nice, "rt_priority": rt_priority,
          "cpus": list(cpus) if cpus is not None else None, "util_min": util_min,
          "util_max": util_max, "delay_ns": int(delay_ns), "loop": loop, "phases": phases}
