@@ -138,3 +138,32 @@ def test_gs101s_cpusets_hold_the_background_to_their_cpus_and_other_platforms_do
     assert on_gs101["binder:1858_1D-11234"] == [0, 1, 2, 3, 4, 5]
     assert on_gs101["rcuog/0-13"] is None
     assert all(v is None for v in on_sm8150.values())
+
+
+def test_per_cpu_kernel_threads_are_bound_to_their_cpu():
+    from hetsched.traces.replay import percpu_kthread_cpu
+
+    # a per-CPU pool's workers (with a workqueue's name after them), ksoftirqd, cpuhp; an
+    # unbound pool's worker and RCU's offload threads run anywhere
+    assert [percpu_kthread_cpu(c) for c in ("kworker/3:1", "kworker/0:0H-kblockd", "ksoftirqd/7", "cpuhp/2",
+                                             "kworker/u16:2", "rcuog/0", "ksoftirqd/1x")] == \
+        [3, 0, 7, 2, None, None, None]
+    text = """\
+       <idle>-0    [001] d..2    99.999900: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/1:1 next_pid=40 next_prio=120
+  kworker/1:1-40   [001] d..2   100.000000: sched_switch: prev_comm=kworker/1:1 prev_pid=40 prev_prio=120 prev_state=S ==> next_comm=kworker/3:0 next_pid=41 next_prio=120
+  kworker/3:0-41   [001] d..2   100.000200: sched_switch: prev_comm=kworker/3:0 prev_pid=41 prev_prio=120 prev_state=S ==> next_comm=a next_pid=10 next_prio=120
+            a-10   [001] d..2   100.000500: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+"""
+    tr = parse_text(text.splitlines())
+    # replayed on 2 CPUs: kworker/1:1 bound to CPU 1; kworker/3:0's CPU is not there
+    rep = build_replay(tr, ReplayOptions(include_kthreads=True, bind_percpu_kthreads=2))
+    cpus = {t["name"]: t["cpus"] for t in rep.spec["tasks"]}
+    assert cpus == {"kworker/1:1-40": [1], "kworker/3:0-41": None, "a-10": None}
+    assert rep.stats["per-CPU kernel threads bound to their CPU"] == 1
+    assert rep.stats["per-CPU kernel threads of CPUs the platform has not (left free)"] == 1
+    # the recorded background: bound where the platform has the CPU
+    from hetsched.workloads.android import background_spec
+
+    spec = background_spec("pixel6a-launch", "recorded", 0.0, 0, False, "rk3399", 6)
+    cpus = {t["name"]: t["cpus"] for t in spec["tasks"]}
+    assert cpus["kworker/5:1-21235"] == [5] and cpus["kworker/6:1-2890"] is None

@@ -73,10 +73,10 @@ PLACEMENT = ("under mainline's find_energy_efficient_cpu(), which reads neither 
              "WF_SYNC outside wake_affine(), the busiest threads wake on idle CPUs, many in c2 (218-224 µs "
              "each), where the Pixel 6a woke them on a running CPU, the waker's, or one in WFI (the phone "
              "found 66 % of its wakeups' CPUs in no idle state)")
-#: under the Pixel's kernel the replayed phone's own load passes (46 µs), but beside the browsing
-#: and launch models the busiest threads are the models' frame threads, whose uclamp.min of 512
-#: fits only the big CPUs, woken there in c2, and the recorded system threads, held to their
-#: cpusets (foreground CPUs 0-5, system-background 0-3), woken on little and mid CPUs in c2
+#: under the Pixel's kernel the game and app-launch pass; beside the browsing model the busiest
+#: threads are the model's frame threads, whose uclamp.min of 512 fits only the big CPUs, woken
+#: there in c2, and the recorded system threads, held to their cpusets (foreground CPUs 0-5,
+#: system-background 0-3), woken on little and mid CPUs in c2
 CPUSETS = ("the models' frame threads wake on big CPUs in c2 and the recorded threads, held to gs101's "
            "cpusets, on little and mid CPUs in c2 (214-224 µs each)")
 
@@ -89,7 +89,7 @@ CPUSETS = ("the models' frame threads wake on big CPUs in c2 and the recorded th
     ("app-launch", "sm8150", {"kernel": "msm-4.14"}),
     pytest.param("browsing", "gs101", {"kernel": "pixel-5.10"}, marks=pytest.mark.xfail(strict=True, reason=CPUSETS)),
     ("game", "gs101", {"kernel": "pixel-5.10"}),
-    pytest.param("app-launch", "gs101", {"kernel": "pixel-5.10"}, marks=pytest.mark.xfail(strict=True, reason=CPUSETS)),
+    ("app-launch", "gs101", {"kernel": "pixel-5.10"}),
 ])
 def test_a_phone_workload_shows_a_phones_load(workload, platform, knobs, tmp_path):
     runs = [_run(workload, platform, knobs, tmp_path, seed) for seed in LATENCY_SEEDS]

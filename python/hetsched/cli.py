@@ -725,6 +725,7 @@ def replay(
         rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
                                              source_platform=src_platform, relative_sleeps=relative_sleeps,
                                              switch_cost_ns=0 if keep_switch else None,
+                                             bind_percpu_kthreads=load_platform(platform).nr_cpus,
                                              **(_android_groups(tr, platform) if groups else {})))
     except InputError as e:
         if e.source != "--source-platform" or source_platform:

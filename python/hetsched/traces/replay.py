@@ -31,6 +31,7 @@ recorded command's process tree unless ``all_tasks``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
@@ -41,7 +42,8 @@ from hetsched.traces.parse import Binder, Exec, Exit, Fork, Freq, Switch, Trace,
 from hetsched.traces.store import EventStore
 from hetsched.workloads.spec import SpecBuilder, task
 
-__all__ = ["ReplayOptions", "Replay", "build_replay", "is_kthread", "switch_work", "KTHREAD_PREFIXES"]
+__all__ = ["ReplayOptions", "Replay", "build_replay", "is_kthread", "percpu_kthread_cpu", "switch_work",
+           "KTHREAD_PREFIXES"]
 
 KTHREAD_PREFIXES = (
     "kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuc/", "rcuop/", "rcuos/", "rcub/", "kthreadd",
@@ -58,6 +60,21 @@ KTHREAD_PREFIXES = (
 def is_kthread(comm: str, pid: int) -> bool:
     """A kernel thread, judged by its name (the traces carry no ppid or flags)."""
     return pid <= 2 or comm.startswith(KTHREAD_PREFIXES)
+
+
+#: the kernel threads bound to one CPU, by name: a per-CPU workqueue pool's workers
+#: (kworker/N:M, kworker/N:MH; an unbound pool's are kworker/uN:M), ksoftirqd/N, the hotplug
+#: thread cpuhp/N, rcuc/N, idle_inject/N, the stopper migration/N and the old watchdog/N
+#: (kthread_bind(), kthread_create_on_cpu(), smpboot's per-CPU threads)
+_PERCPU_KTHREAD = re.compile(r"^(?:kworker/(\d+):\d+|(?:ksoftirqd|cpuhp|rcuc|idle_inject|migration|watchdog)/(\d+)$)")
+
+
+def percpu_kthread_cpu(comm: str) -> Optional[int]:
+    """The CPU a per-CPU kernel thread is bound to, by its name; None for any other task."""
+    m = _PERCPU_KTHREAD.match(comm)
+    if m is None:
+        return None
+    return int(m.group(1) or m.group(2))
 
 
 @dataclass
@@ -90,6 +107,9 @@ class ReplayOptions:
     #: pid -> the CPUs a task may run on (its cpuset; every CPU where absent), e.g.
     #: :func:`android_groups.thread_cpus`
     cpus: Optional[Mapping[int, Sequence[int]]] = None
+    #: the CPUs of the platform replayed on: each per-CPU kernel thread of a CPU below it is
+    #: bound to that CPU, as the kernel binds it (:func:`percpu_kthread_cpu`); None: free
+    bind_percpu_kthreads: Optional[int] = None
 
 
 @dataclass
@@ -486,6 +506,13 @@ class _Builder:
             name = f"{t.comm}-{t.pid}"
             group = self.opt.groups.get(t.pid) if self.opt.groups else None
             cpus = self.opt.cpus.get(t.pid) if self.opt.cpus else None
+            bound = percpu_kthread_cpu(t.comm) if self.opt.bind_percpu_kthreads else None
+            if bound is not None:
+                if bound < self.opt.bind_percpu_kthreads:
+                    cpus = [bound]
+                    self.stats["per-CPU kernel threads bound to their CPU"] += 1
+                else:
+                    self.stats["per-CPU kernel threads of CPUs the platform has not (left free)"] += 1
             self.b.add(task(name, [{"loop": 1, "events": prog}], delay_ns=start, loop=-1 if self.opt.loop else 1,
                             stune=group, cpus=cpus, **pol))
             if group:

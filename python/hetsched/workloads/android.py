@@ -111,7 +111,7 @@ def derive_background(trace, source_platform) -> dict:
     pipeline (``none``: a wakeup by one of its threads becomes a timed sleep, as a wakeup by
     any thread left out does). Deterministic: the same trace gives the same bytes."""
     from hetsched.traces.android_groups import thread_cpusets, thread_groups
-    from hetsched.traces.replay import ReplayOptions, build_replay
+    from hetsched.traces.replay import ReplayOptions, build_replay, percpu_kthread_cpu
 
     keep, left = background_pids(trace)
     # the app in front is the one the workload beside the background models: every process
@@ -127,9 +127,12 @@ def derive_background(trace, source_platform) -> dict:
         spec["name"] = "android-system"
         for t in spec["tasks"]:
             t["daemon"] = True
-        # each task's cpuset by name: the CPUs are the device's, set where the background runs
+        # each task's cpuset by name, and each per-CPU kernel thread's CPU: the CPUs are the
+        # platform's, set where the background runs
         variants[name] = {"spec": spec, "threads": len(rep.tasks), "busy_ns": rep.busy_ns, "stats": rep.stats,
-                          "cpusets": {r["name"]: cpusets[r["pid"]] for r in rep.tasks if r["pid"] in cpusets}}
+                          "cpusets": {r["name"]: cpusets[r["pid"]] for r in rep.tasks if r["pid"] in cpusets},
+                          "bound": {r["name"]: percpu_kthread_cpu(r["comm"]) for r in rep.tasks
+                                    if percpu_kthread_cpu(r["comm"]) is not None}}
     return {"window_ns": trace.end_ns - trace.start_ns, "excluded": dict(sorted(left.items())),
             "surfaceflinger": variants, "notes": rep.notes}
 
@@ -147,7 +150,7 @@ TIMER_SLACK_NS = 50_000
 
 
 def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int, noise: bool,
-                    platform: str = "") -> dict:
+                    platform: str = "", nr_cpus: int = 0) -> dict:
     """The recorded background, started ``phase_ms`` after the run. With ``noise``, the
     seed draws each SCHED_OTHER sleep's timer slack anew: the recording holds one draw of it
     per sleep (a wakeup up to TIMER_SLACK_NS late), so a run moves each by a uniform draw in
@@ -166,8 +169,11 @@ def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int
             # a recorded sleep shorter than the move (17 of 1,286, the shortest 14 us) still
             # blocks: at least 1 us, as a wakeup an interrupt brings that soon
             ev["sleep"] = max(min(int(ev["sleep"]), 1_000), int(ev["sleep"]) + int(m))
-    # on a platform whose device's cpusets are known, each thread is held to its own
-    cpus = cpuset_cpus(bg["surfaceflinger"][surfaceflinger].get("cpusets", {}), platform)
+    # on a platform whose device's cpusets are known, each thread is held to its own; a
+    # per-CPU kernel thread is bound to its CPU where the platform has that CPU
+    variant = bg["surfaceflinger"][surfaceflinger]
+    cpus = cpuset_cpus(variant.get("cpusets", {}), platform)
+    cpus.update({name: [cpu] for name, cpu in variant.get("bound", {}).items() if cpu < nr_cpus})
     for t in spec["tasks"]:
         t["delay_ns"] = int(t["delay_ns"]) + delay
         if t["name"] in cpus:
@@ -177,9 +183,13 @@ def background_spec(source: str, surfaceflinger: str, phase_ms: float, seed: int
     return spec
 
 
+def _nr_cpus(platform_spec: dict) -> int:
+    return sum(len(c["cpus"]) for c in platform_spec.get("clusters", ()))
+
+
 def _android_system(p: dict, platform_spec: dict, seed: int) -> dict[str, Any]:
     return background_spec(p["source"], p["surfaceflinger"], p["phase"], seed, bool(p["noise"]),
-                           platform_spec.get("name", ""))
+                           platform_spec.get("name", ""), _nr_cpus(platform_spec))
 
 
 _SOURCE = Param("source", str, "pixel6a-launch", None, None, "the recorded phone the background comes from",
@@ -222,7 +232,7 @@ def with_system(wd: WorkloadDef, models_surfaceflinger: bool) -> WorkloadDef:
             app["name"] = name + ("," if ":" in name else ":") + "system=none"
             return app
         bg = background_spec(p["system"], "none" if models_surfaceflinger else "recorded", 0.0, seed,
-                             bool(p.get("noise", 1)), platform_spec.get("name", ""))
+                             bool(p.get("noise", 1)), platform_spec.get("name", ""), _nr_cpus(platform_spec))
         return merge_workloads([app, bg], name=app.get("name"))
 
     return WorkloadDef(wd.name, tuple(wd.params) + (system,), build,
