@@ -15,9 +15,11 @@ Ctrl-C and SIGTERM inside an endless hook are in tests/test_signals.py.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import signal
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -303,6 +305,36 @@ def test_a_simulation_used_from_another_thread_raises_a_python_error(capfd):
     assert "panicked" not in capfd.readouterr().err
     sim.run(0.05)
     assert sim.now_ns == 50_000_000
+
+
+def test_a_simulation_let_go_in_another_thread_is_kept_and_freed_by_its_own(capfd):
+    # PyO3 refuses to drop the engine in another thread and raises into that thread's code:
+    # the wrapper keeps it instead, with a warning, until its own thread makes a Simulation
+    import hetsched.sim as hs
+
+    gc.collect()  # earlier tests' cycles go here, in their own thread
+    holder = [Simulation(platform="gs101", workload="periodic", lower_bound=False)]
+    seen, warned = [], []
+
+    def let_go():
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                holder.clear()
+                gc.collect()
+            warned.extend(w)
+        except BaseException as e:
+            seen.append(e)
+
+    t = threading.Thread(target=let_go)
+    t.start()
+    t.join()
+    assert seen == []
+    assert [w.category for w in warned] == [RuntimeWarning] and "was let go in thread" in str(warned[0].message)
+    assert [o[0] for o in hs._ORPHANS] == [threading.current_thread()]
+    Simulation(platform="gs101", workload="periodic", lower_bound=False)
+    assert hs._ORPHANS == []
+    assert "unsendable" not in capfd.readouterr().err
 
 
 def test_a_view_kept_past_its_call_raises_in_any_thread():

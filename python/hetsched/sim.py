@@ -19,6 +19,7 @@ import json
 import os
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -197,11 +198,23 @@ def _resolved_workload(args: list[str], platform_spec: dict, seed: int) -> tuple
     return spec, text
 
 
+#: engines whose last reference went away in another thread than their own: (their
+#: thread, the engine), freed by their own thread when it next makes a Simulation
+_ORPHANS: list = []
+_ORPHANS_LOCK = threading.Lock()
+
+
 class _ThreadBound:
     """The engine, used only from the thread that made it. The engine is a PyO3 class that
     holds the simulation's Rust state unsynchronised (``unsendable``); PyO3 answers a call
     from another thread with a panic and a Rust backtrace on stderr. This wrapper answers it
-    with one RuntimeError that says what to do instead, before the engine is touched."""
+    with one RuntimeError that says what to do instead, before the engine is touched.
+
+    Freeing it is a use too: PyO3 refuses to drop the engine in another thread, and raises
+    its RuntimeError into whatever code of that thread let the last reference go (a
+    ``list.clear()``, a garbage collection). So an engine let go in another thread is kept,
+    with one RuntimeWarning, and freed by its own thread when that thread next makes a
+    Simulation (kept to the process's end if it never does, as PyO3 would keep it)."""
 
     __slots__ = ("_engine", "_thread")
 
@@ -209,6 +222,24 @@ class _ThreadBound:
         self._engine = engine
         # the Thread object, not its ident: Python hands an ended thread's ident to a new one
         self._thread = threading.current_thread()
+        if _ORPHANS:
+            with _ORPHANS_LOCK:
+                mine = [o for o in _ORPHANS if o[0] is self._thread]
+                _ORPHANS[:] = [o for o in _ORPHANS if o[0] is not self._thread]
+            del mine  # dropped here, in their own thread
+
+    def __del__(self) -> None:
+        try:
+            engine, owner = self._engine, self._thread
+        except AttributeError:   # never set (an instance copy.copy made)
+            return
+        here = threading.current_thread()
+        if here is not owner:
+            with _ORPHANS_LOCK:
+                _ORPHANS.append((owner, engine))
+            warnings.warn(f"a Simulation made in thread {owner.name!r} was let go in thread {here.name!r}: "
+                          "its engine is kept until that thread makes another Simulation (free a "
+                          "Simulation in the thread that made it)", RuntimeWarning, stacklevel=2)
 
     def __getattr__(self, name: str) -> Any:
         if name in _ThreadBound.__slots__:   # unset (an instance copy.copy made): no recursion
