@@ -23,6 +23,8 @@ from rich.markup import escape
 from hetsched import _input
 from hetsched.errors import ClusterError, HetschedError, InputError, OutputError, UnknownNameError, shorten
 from hetsched.outputs import OutputSet, describe, recording
+# a run's and a replay's files, under the name run, replay and tests/test_outputs.py use
+from hetsched.outputs import RunFiles as _RunFiles
 from hetsched.runner import Interrupted, interrupting_signal, run_stepped, stop_on_signals, uninterrupted
 
 class _PlainHelpCommand(typer.core.TyperCommand):
@@ -174,86 +176,14 @@ def _simulated(sim, duration_s: float | None, out: Path) -> str:
     return f"stopped at {now:.1f} s of {sim.duration_ns(duration_s) / 1e9:g} s simulated; nothing written to {out}"
 
 
-def _timeseries_rows(ts: dict) -> str:
-    """Rows of the time series as CSV (t_s, then the engine's columns)."""
-    cols = list(ts)
-    return "".join(f"{row[0] / 1e9!r},{','.join(map(str, row))}\n" for row in zip(*(ts[c] for c in cols)))
-
-
-def _run_file_names() -> tuple[str, ...]:
-    """Every file a run or a replay may write into OUT (and the plots drawn from them): what
-    another run into the same OUT replaces, whether it writes each again or not."""
-    from hetsched.sim import TRACE_FORMATS
-
-    return ("result.json", "phases.txt", "timeseries.csv", *TRACE_FORMATS.values(), "workload.json",
-            "plots/run_*", "plots/run.html")
-
-
-class _RunFiles:
-    """A run's files, all or none: result.json, timeseries.csv (if recorded), the trace (if
-    asked: trace.perfetto-trace, trace.txt or trace.json by its format), phases.txt (rt-app's
-    per-phase log) and any extra ones. The trace and the time series are written as the run
-    goes, from what the engine recorded since the last step, so memory stays flat however
-    long the run (docs/traces.md gives their sizes per simulated second). The files of an
-    earlier run or replay in OUT that this one does not write are removed when its files
-    are renamed into place (``outs.removed``)."""
-
-    def __init__(self, out: Path, sim, timeseries: bool, extra: tuple[str, ...] = ()):
-        from hetsched.sim import TRACE_FORMATS
-
-        self.sim = sim
-        self.outs = OutputSet(out, replaces=_run_file_names())
-        try:
-            # a directory in the way of a file written at the end is refused before the run
-            self.outs.check("result.json", "phases.txt", *extra)
-            fmt = sim.trace_format
-            self.trace = self.outs.stream(TRACE_FORMATS[fmt]) if fmt else None
-            self.timeseries = self.outs.stream("timeseries.csv") if timeseries else None
-        except BaseException:
-            self.outs.abort()
-            raise
-        self.header = False
-
-    def drain(self) -> None:
-        if self.trace is not None:
-            self.trace.write(self.sim.drain_trace_bytes() or b"")
-        if self.timeseries is not None:
-            ts = self.sim.drain_timeseries() or {}
-            if not self.header:
-                self.timeseries.write(",".join(["t_s", *ts]) + "\n")
-                self.header = True
-            self.timeseries.write(_timeseries_rows(ts))
-
-    def commit(self, res, extra: dict | None = None) -> list[Path]:
-        from hetsched.workloads.rtapp import format_phase_log, phase_log
-
-        self.drain()
-        if self.trace is not None:
-            self.trace.write(self.sim.take_trace_bytes() or b"")
-        self.outs.write("result.json", res.to_json())
-        self.outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
-        for name, text in (extra or {}).items():
-            self.outs.write(name, text)
-        return self.outs.commit()
-
-    def abort(self) -> None:
-        self.outs.abort()
-
-
 def _print_removed(outs: OutputSet, listing=None, what: str = "run", this: str = "") -> None:
     """One line naming the files of an earlier writer that a commit removed (and a warning
     for any it could not), under the files it wrote."""
-    if outs.removed:
-        names = [str(p.relative_to(outs.directory)) for p in outs.removed]
-        top = [n for n in names if "/" not in n]
-        plots = len(names) - len(top)
-        shown = ", ".join(top) + (" and " if top and plots else "") + (f"{plots} plot{'s' * (plots != 1)}"
-                                                                        if plots else "")
-        (listing or console).print(f"  removed {shown} of an earlier {what} in {outs.directory}, which this "
-                                   f"{this or what} does not write", markup=False, highlight=False, soft_wrap=True)
-    for f, why in outs.not_removed:
-        err_console.print(f"hetsched: warning: {f}, an earlier {what}'s file, is left: {why}", markup=False,
-                          highlight=False, soft_wrap=True)
+    line = outs.removed_line(what, this)
+    if line:
+        (listing or console).print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    for line in outs.left_lines(what):
+        err_console.print(f"hetsched: warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _draw(out: Path, formats: tuple[str, ...] = ("png",), listing=None) -> None:

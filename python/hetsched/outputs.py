@@ -50,7 +50,8 @@ from typing import IO, Iterable, Iterator
 
 from hetsched.errors import OutputError, shorten
 
-__all__ = ["OutputSet", "recording", "describe", "remove_dead_temporaries", "os_error"]
+__all__ = ["OutputSet", "RunFiles", "run_file_names", "timeseries_csv_rows", "recording", "describe",
+           "remove_dead_temporaries", "os_error"]
 
 _recorders: list[list[Path]] = []
 
@@ -400,6 +401,26 @@ class OutputSet:
             except OSError:
                 pass
 
+    def removed_line(self, what: str = "run", this: str = "") -> str:
+        """The line naming the files of an earlier ``what`` (run, comparison) that
+        :meth:`commit` removed, "" if none: the files beside the new ones are then all
+        this writer's, and a user who finds one gone reads why. Top-level files are named,
+        plots counted (a run draws a dozen)."""
+        if not self.removed:
+            return ""
+        names = [str(p.relative_to(self.directory)) for p in self.removed]
+        top = [n for n in names if "/" not in n]
+        plots = len(names) - len(top)
+        shown = ", ".join(top) + (" and " if top and plots else "") + (f"{plots} plot{'s' * (plots != 1)}"
+                                                                        if plots else "")
+        return (f"removed {shown} of an earlier {what} in {self.directory}, which this {this or what} does not "
+                "write")
+
+    def left_lines(self, what: str = "run") -> list[str]:
+        """A warning for each file of an earlier ``what`` that :meth:`commit` could not
+        remove, and why: it now sits beside files of another writer."""
+        return [f"{f}, an earlier {what}'s file, is left: {why}" for f, why in self.not_removed]
+
     # -- failing ---------------------------------------------------------------------------
     def abort(self) -> list[Path]:
         """Close and remove every temporary, then the directories this set created (if
@@ -445,3 +466,75 @@ class OutputSet:
     def __exit__(self, kind, value, tb) -> None:
         if kind is not None:
             self.abort()
+
+
+# ----------------------------------------------------------------------------- a run's files
+
+def timeseries_csv_rows(ts: dict) -> str:
+    """Rows of a drained time series (``Simulation.drain_timeseries``) as CSV: the time in
+    seconds, then the engine's columns in its order (the first is the time in ns)."""
+    cols = list(ts)
+    return "".join(f"{row[0] / 1e9!r},{','.join(map(str, row))}\n" for row in zip(*(ts[c] for c in cols)))
+
+
+def run_file_names() -> tuple[str, ...]:
+    """Every file a run or a replay may write into OUT (and the plots drawn from them): what
+    another run into the same OUT replaces, whether it writes each again or not."""
+    from hetsched.sim import TRACE_FORMATS
+
+    return ("result.json", "phases.txt", "timeseries.csv", *TRACE_FORMATS.values(), "workload.json",
+            "plots/run_*", "plots/run.html")
+
+
+class RunFiles:
+    """A run's files, all or none: result.json, timeseries.csv (if recorded), the trace (if
+    asked: trace.perfetto-trace, trace.txt or trace.json by its format), phases.txt (rt-app's
+    per-phase log) and any extra ones. The trace and the time series are written as the run
+    goes, from what the engine recorded since the last step (:meth:`drain`, called between
+    steps), so memory stays flat however long the run (docs/traces.md gives their sizes per
+    simulated second). The files of an earlier run or replay in OUT that this one does not
+    write are removed when its files are renamed into place (``outs.removed``)."""
+
+    def __init__(self, out: Path, sim, timeseries: bool, extra: tuple[str, ...] = ()):
+        from hetsched.sim import TRACE_FORMATS
+
+        self.sim = sim
+        self.outs = OutputSet(out, replaces=run_file_names())
+        try:
+            # a directory in the way of a file written at the end is refused before the run
+            self.outs.check("result.json", "phases.txt", *extra)
+            fmt = sim.trace_format
+            self.trace = self.outs.stream(TRACE_FORMATS[fmt]) if fmt else None
+            self.timeseries = self.outs.stream("timeseries.csv") if timeseries else None
+        except BaseException:
+            self.outs.abort()
+            raise
+        self.header = False
+
+    def drain(self) -> None:
+        """Write what the engine recorded since the last call to the trace and time series."""
+        if self.trace is not None:
+            self.trace.write(self.sim.drain_trace_bytes() or b"")
+        if self.timeseries is not None:
+            ts = self.sim.drain_timeseries() or {}
+            if not self.header:
+                self.timeseries.write(",".join(["t_s", *ts]) + "\n")
+                self.header = True
+            self.timeseries.write(timeseries_csv_rows(ts))
+
+    def commit(self, res, extra: dict | None = None) -> list[Path]:
+        """The run's last records, result.json, phases.txt and ``extra`` ({name: text}),
+        renamed into place together; the files written."""
+        from hetsched.workloads.rtapp import format_phase_log, phase_log
+
+        self.drain()
+        if self.trace is not None:
+            self.trace.write(self.sim.take_trace_bytes() or b"")
+        self.outs.write("result.json", res.to_json())
+        self.outs.write("phases.txt", format_phase_log(phase_log(res.doc)))
+        for name, text in (extra or {}).items():
+            self.outs.write(name, text)
+        return self.outs.commit()
+
+    def abort(self) -> None:
+        self.outs.abort()
