@@ -830,18 +830,13 @@ def sweep(
     cluster; one row per run in OUT/sweep.parquet, rewritten atomically as rows arrive.
     A failing cell records its error and the sweep goes on."""
     _input.output_directory(out)
-    _input.number(flush_every, "--flush-every", "flush_every", _input.Range(0, 86_400, unit="s"))  # NaN too
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
 
-    from hetsched.sweep import SWEEP_FILE, load_grid, run_sweep
+    from hetsched.sweep import plan_sweep
 
-    if retry_failed and not resume:
-        raise InputError("--retry-failed", "--retry-failed", "--resume as well")
-    if not grid.strip():  # a Path would read '' as '.', this directory
-        raise InputError("GRID.yaml", "grid", "a grid file path", got=grid)
-    g = load_grid(grid)  # every error in the grid before anything runs or is written
-
+    plan = plan_sweep(grid, out, workers=workers or None, ray_address=ray, resume=resume, retry_failed=retry_failed,
+                      flush_every_s=flush_every)
     prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("done {task.fields[done]}  failed {task.fields[failed]}  "
                                "remaining {task.fields[remaining]}"),
@@ -855,26 +850,11 @@ def sweep(
             task = prog.add_task("sweep", total=st.total, done=0, failed=0, remaining=0)
         prog.update(task, completed=st.done + st.failed, done=st.done, failed=st.failed, remaining=st.remaining)
 
-    total = len(g.cells())
-
-    def kept() -> str:
-        path = out / SWEEP_FILE
-        if not path.exists():
-            return f"sweep stopped before its first row; nothing written to {out}"
-        import pyarrow.parquet as pq
-
-        n = pq.read_metadata(path).num_rows
-        return (f"sweep stopped; {n} row{'s' if n != 1 else ''} kept in {path} (the grid has {total} cells), "
-                "continue with --resume")
-
-    _when_interrupted(kept)
+    _when_interrupted(plan.kept)
     with prog:
-        st = run_sweep(g, out, workers=workers or None, ray_address=ray, resume=resume,
-                       retry_failed=retry_failed, flush_every_s=flush_every, on_progress=on_progress)
-    console.print(f"{st.total} cells on {st.executor}: {st.ran} run in {st.wall_s:.1f} s "
-                  f"({st.runs_per_s:.2f} runs/s), {st.skipped} already in {out / SWEEP_FILE}; "
-                  f"done {st.done}, failed {st.failed}, remaining {st.remaining}")
-    console.print(f"  wrote {out / SWEEP_FILE}")
+        st = plan.run(on_progress=on_progress)
+    console.print(plan.summary(st))
+    console.print(f"  wrote {plan.path}")
     if plot:
         _draw(out)
 

@@ -5,6 +5,9 @@ seeds, run on a local process pool or a Ray cluster, one row per run in a Parque
 >>> run_sweep(grid, Path("out"), workers=2)            # doctest: +SKIP
 >>> pd.read_parquet("out/sweep.parquet")               # doctest: +SKIP
 
+``hetsched sweep`` is :func:`plan_sweep` (its options and the grid checked before anything
+runs or is written), :meth:`SweepPlan.run` under a progress bar, and the plan's lines.
+
 The grid file (YAML; every key optional)::
 
     platforms: [gs101, juno-r0]            # names or platform JSON paths
@@ -27,7 +30,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,7 +41,7 @@ from hetsched.runner import (FIXED_COLUMNS, Runner, RunSpec, RunStore, _is_path,
 from hetsched.runner import read_rows as _read_rows
 
 __all__ = ["Grid", "Cell", "load_grid", "cell_hash", "run_cell", "RowStore", "run_sweep", "read_rows",
-           "SWEEP_FILE", "GRID_KEYS", "FIXED_COLUMNS", "error_row"]
+           "SweepPlan", "SweepStats", "plan_sweep", "SWEEP_FILE", "GRID_KEYS", "FIXED_COLUMNS", "error_row"]
 
 SWEEP_FILE = "sweep.parquet"
 #: The most cells a grid may have: each is a run and a row held in memory and rewritten
@@ -307,3 +310,68 @@ def run_sweep(grid: Grid, out_dir: str | os.PathLike, *, workers: int | None = N
         gen.close()
         runner.close()
     return stats
+
+
+# ----------------------------------------------------------------------------- the command's steps
+
+@dataclass
+class SweepPlan:
+    """A sweep whose options and grid are checked, nothing run or written yet: what
+    ``hetsched sweep`` runs under its progress bar, and the lines it prints of it."""
+    grid: Grid
+    out_dir: Path
+    workers: int | None = None
+    ray_address: str | None = None
+    resume: bool = False
+    retry_failed: bool = False
+    flush_every_s: float = 2.0
+    total: int = field(init=False)  # the grid's cells, each configuration once
+
+    def __post_init__(self) -> None:
+        self.out_dir = Path(self.out_dir)
+        self.total = len(self.grid.cells())
+
+    @property
+    def path(self) -> Path:
+        """The rows' file, ``OUT/sweep.parquet``."""
+        return self.out_dir / SWEEP_FILE
+
+    def run(self, on_progress: Callable[[SweepStats], None] | None = None) -> SweepStats:
+        """:func:`run_sweep` with the plan's options."""
+        return run_sweep(self.grid, self.out_dir, workers=self.workers, ray_address=self.ray_address,
+                         resume=self.resume, retry_failed=self.retry_failed, flush_every_s=self.flush_every_s,
+                         on_progress=on_progress)
+
+    def summary(self, st: SweepStats) -> str:
+        """The line of a finished sweep: its cells, where and how fast they ran, what was
+        already in the file and what each cell came to."""
+        return (f"{st.total} cells on {st.executor}: {st.ran} run in {st.wall_s:.1f} s "
+                f"({st.runs_per_s:.2f} runs/s), {st.skipped} already in {self.path}; "
+                f"done {st.done}, failed {st.failed}, remaining {st.remaining}")
+
+    def kept(self) -> str:
+        """What a sweep a signal stopped leaves: the rows of its last write (every write
+        is whole, hetsched.runner), which ``resume`` continues from."""
+        if not self.path.exists():
+            return f"sweep stopped before its first row; nothing written to {self.out_dir}"
+        import pyarrow.parquet as pq
+
+        n = pq.read_metadata(self.path).num_rows
+        return (f"sweep stopped; {n} row{'s' if n != 1 else ''} kept in {self.path} (the grid has {self.total} "
+                "cells), continue with --resume")
+
+
+def plan_sweep(grid: str, out_dir: str | os.PathLike, *, workers: int | None = None, ray_address: str | None = None,
+               resume: bool = False, retry_failed: bool = False, flush_every_s: float = 2.0) -> SweepPlan:
+    """Check a sweep's options and load its grid file (:func:`load_grid`): every error,
+    an :class:`InputError` naming the option or the grid's key, comes before the first
+    run, not hours into a sweep. ``retry_failed`` needs ``resume`` (the failed rows are
+    those of the file resumed). The output directory is the caller's to check."""
+    _input.number(flush_every_s, "--flush-every", "flush_every", _input.Range(0, 86_400, unit="s"))  # NaN too
+    if retry_failed and not resume:
+        raise InputError("--retry-failed", "--retry-failed", "--resume as well")
+    if not grid.strip():  # a Path would read '' as '.', this directory
+        raise InputError("GRID.yaml", "grid", "a grid file path", got=grid)
+    g = load_grid(grid)  # every error in the grid before anything runs or is written
+    return SweepPlan(g, Path(out_dir), workers=workers, ray_address=ray_address, resume=resume,
+                     retry_failed=retry_failed, flush_every_s=flush_every_s)
