@@ -898,63 +898,18 @@ def reproduce(
     verdict on each: agrees, disagrees, inconclusive or not decidable), its plots, and
     OUT/report.html gathering every study in OUT."""
     _input.output_directory(out)
-    from hetsched.reproduce import STUDIES, reproduce as run_reproduce, study_module
-    from hetsched.reproduce.journal import JOURNAL
+    from hetsched.reproduce import plan_reproduction
 
-    names = ["all"] if study == "all" else [study]
-    if study != "all":
-        study_module(study)  # an unknown name is refused before anything runs
-    level = "smoke" if smoke else ("quick" if quick else "full")
-    n_seeds = seeds or {"smoke": 2, "quick": 3, "full": 10}[level]
-
-    done: list[str] = []
-
-    def on_study(res):
-        done.append(res.study)
-        resumed = f" (and {res.resumed} from runs.jsonl)" if res.resumed else ""
-        console.print(f"{res.study}: {len(res.rows)} published numbers; {res.counts_line()}; "
-                      f"{res.runs} runs{resumed} in {res.wall_s:.0f} s; wrote {out / (res.study + '.md')}",
-                      markup=False, highlight=False)
-
-    def journaled() -> int:
-        journal = out / JOURNAL
-        try:
-            return sum(1 for _ in journal.open()) if journal.is_file() else 0
-        except OSError:
-            return 0
-
-    def kept() -> str:
-        order = list(STUDIES) if study == "all" else [study]
-        if len(done) == len(order):
-            return f"reproduce complete; {len(done)} studies written to {out}"
-        stopped = f"reproduce stopped during {order[len(done)]}, whose files are not written"
-        journal = out / JOURNAL
-        n = journaled()
-        runs = f"; {n} completed runs kept in {journal} (continue with --resume)" if n else ""
-        if not done:
-            return f"{stopped}; no study files written in {out}{runs}"
-        return f"{stopped}; kept {', '.join(done)} in {out}, with report.html{runs}"
-
-    _when_interrupted(kept)
-    # an editable install's source tree can rebuild its engine profile-guided; a wheel cannot
-    build_pgo = Path(__file__).resolve().parent.parent.parent / "scripts" / "build-pgo.sh"
-    if level != "smoke" and ray is None and build_pgo.is_file():
-        from hetsched import sim
-
-        if not sim.PROFILE_GUIDED:
-            err_console.print(f"hetsched: this engine is a plain build; {build_pgo} rebuilds it profile-guided, "
-                              "with the same results about 12 % sooner (docs/speed.md)",
-                              markup=False, highlight=False, soft_wrap=True)
-    try:
-        run_reproduce(names, out, level=level, seeds=n_seeds, jobs=jobs or None, ray=ray,
-                      progress=err_console.is_terminal, resume=resume, on_study=on_study,
-                      warn=lambda m: err_console.print(f"hetsched: warning: {m}", markup=False, highlight=False,
-                                                       soft_wrap=True))
-    except ClusterError as e:  # the cluster died: what the journal keeps, for the line
-        n = journaled()
-        if e.kept is None and n:
-            e.kept = f"{n} completed runs in {out / JOURNAL} (continue with --resume)"
-        raise
+    plan = plan_reproduction(study, out, level="smoke" if smoke else ("quick" if quick else "full"), seeds=seeds,
+                             jobs=jobs or None, ray=ray, resume=resume)
+    _when_interrupted(plan.kept)
+    note = plan.build_note()
+    if note:
+        err_console.print(f"hetsched: {note}", markup=False, highlight=False, soft_wrap=True)
+    plan.run(progress=err_console.is_terminal,
+             on_study=lambda res: console.print(plan.study_summary(res), markup=False, highlight=False),
+             warn=lambda m: err_console.print(f"hetsched: warning: {m}", markup=False, highlight=False,
+                                              soft_wrap=True))
     console.print(f"  wrote {out / 'report.html'}")
 
 

@@ -6,6 +6,9 @@ their published tables (docs/reproduce.md).
 
 Every study module (``hetsched.reproduce.<module>``) has ``STUDY``, ``TITLE``, ``PAPER``
 and ``run(ctx) -> StudyResult``.
+
+``hetsched reproduce`` is :func:`plan_reproduction` (the study's name checked and the seeds
+chosen before anything runs), :meth:`ReproductionPlan.run` and the plan's lines.
 """
 
 from __future__ import annotations
@@ -16,16 +19,18 @@ import json
 import os
 import shutil
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from hetsched.errors import HetschedError, UnknownNameError
+from hetsched.errors import ClusterError, HetschedError, UnknownNameError
 from hetsched.outputs import OutputSet, os_error
 from hetsched.reproduce.core import Context, Row, Run, Runner, StudyResult, read_study, run_times_csv, study_files
-from hetsched.reproduce.journal import JOURNAL, RunJournal
+from hetsched.reproduce.journal import JOURNAL, RunJournal, journaled_runs
 from hetsched.runner import OutLock, remove_dead_temporaries, uninterrupted
 
-__all__ = ["STUDIES", "reproduce", "run_study", "Context", "Row", "Run", "Runner", "StudyResult"]
+__all__ = ["STUDIES", "DEFAULT_SEEDS", "reproduce", "run_study", "plan_reproduction", "ReproductionPlan",
+           "Context", "Row", "Run", "Runner", "StudyResult"]
 
 # study name -> module; the order of `reproduce all` and of the report
 STUDIES: dict[str, str] = {
@@ -42,6 +47,8 @@ STUDY_HELP = {
     "ospm2020": "Arm's OSPM 2020 talk on vendor EAS changes: each change, Wilcoxon",
     "hmc-balance": "balanced core assignment (Fedorova et al.): Figs. 1-5, the TD scheduler",
 }
+#: Seeds a configuration runs at each level when none are asked for (docs/reproduce.md, "Levels")
+DEFAULT_SEEDS = {"smoke": 2, "quick": 3, "full": 10}
 
 
 def study_module(name: str):
@@ -172,3 +179,94 @@ def load_results(out_dir: Path) -> list[StudyResult]:
         if p.exists():
             out.append(read_study(p))
     return out
+
+
+# ----------------------------------------------------------------------------- the command's steps
+
+@dataclass
+class ReproductionPlan:
+    """Studies to reproduce into one directory, their names checked, nothing run yet: what
+    ``hetsched reproduce`` runs, and the lines it prints of it. ``names`` as
+    :func:`reproduce` takes them (``["all"]`` or one study); ``done``: the studies whose
+    files are written so far, for the line of a reproduction a signal stopped."""
+    names: list[str]
+    out_dir: Path
+    level: str
+    seeds: int
+    jobs: int | None = None
+    ray: str | None = None
+    resume: bool = False
+    done: list[str] = field(default_factory=list)
+
+    @property
+    def order(self) -> list[str]:
+        """The studies in the order they run."""
+        return list(STUDIES) if self.names == ["all"] else list(self.names)
+
+    def run(self, *, progress: bool = False, on_study: Callable[[StudyResult], None] | None = None,
+            warn: Callable[[str], None] | None = None) -> list[StudyResult]:
+        """:func:`reproduce` with the plan's options, each study's name added to
+        :attr:`done` as its files are written. An error of a Ray cluster that died says
+        what the journal keeps of the runs completed (they need not run again)."""
+        def study_done(res: StudyResult) -> None:
+            self.done.append(res.study)
+            if on_study:
+                on_study(res)
+
+        try:
+            return reproduce(self.names, self.out_dir, level=self.level, seeds=self.seeds, jobs=self.jobs,
+                             ray=self.ray, progress=progress, resume=self.resume, on_study=study_done, warn=warn)
+        except ClusterError as e:
+            n = journaled_runs(self.out_dir)
+            if e.kept is None and n:
+                e.kept = f"{n} completed runs in {self.out_dir / JOURNAL} (continue with --resume)"
+            raise
+
+    def study_summary(self, res: StudyResult) -> str:
+        """The line of a study whose files are written: its published numbers, the
+        verdicts, its runs (those the journal gave) and the page to read."""
+        resumed = f" (and {res.resumed} from runs.jsonl)" if res.resumed else ""
+        return (f"{res.study}: {len(res.rows)} published numbers; {res.counts_line()}; "
+                f"{res.runs} runs{resumed} in {res.wall_s:.0f} s; wrote {self.out_dir / (res.study + '.md')}")
+
+    def kept(self) -> str:
+        """What a reproduction a signal stopped leaves: the studies whose files are written
+        (with the report of them), the one whose files are not, and the completed runs the
+        journal keeps for ``resume``."""
+        order, done, out = self.order, self.done, self.out_dir
+        if len(done) == len(order):
+            return f"reproduce complete; {len(done)} studies written to {out}"
+        stopped = f"reproduce stopped during {order[len(done)]}, whose files are not written"
+        n = journaled_runs(out)
+        runs = f"; {n} completed runs kept in {out / JOURNAL} (continue with --resume)" if n else ""
+        if not done:
+            return f"{stopped}; no study files written in {out}{runs}"
+        return f"{stopped}; kept {', '.join(done)} in {out}, with report.html{runs}"
+
+    def build_note(self) -> str | None:
+        """That this engine is a plain build, where the source tree it was installed from
+        (an editable install; a wheel has none) can rebuild it profile-guided, with the
+        same results about 12 % sooner: worth it before a reproduction of minutes or hours.
+        None for seconds-long smoke runs, runs on a Ray cluster (its workers have their own
+        engine) and a profile-guided engine."""
+        build_pgo = Path(__file__).resolve().parents[3] / "scripts" / "build-pgo.sh"
+        if self.level == "smoke" or self.ray is not None or not build_pgo.is_file():
+            return None
+        from hetsched import sim
+
+        if sim.PROFILE_GUIDED:
+            return None
+        return (f"this engine is a plain build; {build_pgo} rebuilds it profile-guided, with the same results "
+                "about 12 % sooner (docs/speed.md)")
+
+
+def plan_reproduction(study: str, out_dir: Path, *, level: str = "quick", seeds: int = 0, jobs: int | None = None,
+                      ray: str | None = None, resume: bool = False) -> ReproductionPlan:
+    """A reproduction of ``study`` (a name of :data:`STUDIES`, or ``all``) into
+    ``out_dir``, an unknown name refused before anything runs; ``seeds`` 0: the level's
+    :data:`DEFAULT_SEEDS`. The output directory is the caller's to check."""
+    names = ["all"] if study == "all" else [study]
+    if study != "all":
+        study_module(study)  # an unknown name is refused before anything runs
+    return ReproductionPlan(names, Path(out_dir), level, seeds or DEFAULT_SEEDS[level], jobs=jobs, ray=ray,
+                            resume=resume)

@@ -38,6 +38,17 @@ JOURNAL = "runs.jsonl"
 _write = os.write  # (the tests replace it to fill the disk part-way through a line)
 
 
+
+def journaled_runs(out_dir: Path) -> int:
+    """The completed runs ``OUT/runs.jsonl`` holds (its lines; 0 where there is none or it
+    cannot be read): what a stopped reproduction keeps, which ``--resume`` takes instead of
+    running them again."""
+    journal = Path(out_dir) / JOURNAL
+    try:
+        return sum(1 for _ in journal.open()) if journal.is_file() else 0
+    except OSError:
+        return 0
+
 def build_id(root: Path | None = None) -> str:
     """What a run's result depends on besides its arguments, as 16 hex digits: every file
     of the installed hetsched package (``root``; the study code that runs in the workers,
