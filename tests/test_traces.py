@@ -325,6 +325,49 @@ def test_a_run_shorter_than_the_switch_runs_nothing_and_the_rest_is_not_carried(
     assert rep.stats["switch work not taken off (ns, runs shorter than the switch)"] == 10_000
 
 
+SHORT = """\
+           a-10    [000] d..2   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120
+           a-10    [000] d..2   100.000010: sched_waking: comm=b pid=11 prio=120 target_cpu=001
+          <idle>-0 [001] d..2   100.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+           b-11    [001] d..2   100.000013: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+           a-10    [000] d..2   100.000100: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+"""
+AGAIN = """\
+          <idle>-0 [001] d..2   100.000200: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+           b-11    [001] d..2   100.000210: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+"""
+
+
+def test_a_task_whose_runs_are_shorter_than_the_switch_is_kept():
+    # b runs 1 us after a's wakeup: against 2000 ns of switch it runs 0, and is kept (the
+    # engine still switches it in and charges the switch)
+    rep = build_replay(parse_text(SHORT.splitlines(), "s"), ReplayOptions(switch_cost_ns=2000))
+    assert _events(rep.spec, "b-11") == [{"sem_wait": 0}, {"run": 0}, {"mark": 0}]
+    assert rep.stats["switch work not taken off (ns, runs shorter than the switch)"] == 1000
+
+
+def test_what_a_run_could_not_give_back_does_not_come_off_a_later_one():
+    # b's 1-us run leaves 1000 ns of its switch; its next run, 10 us after a switch-in
+    # without a wakeup in the trace, keeps all of it
+    rep = build_replay(parse_text((SHORT + AGAIN).splitlines(), "s"), ReplayOptions(switch_cost_ns=2000))
+    ev = _events(rep.spec, "b-11")
+    assert ev[0] == {"sem_wait": 0} and ev[-2:] == [{"run": 10_000}, {"mark": 0}]
+    assert rep.stats["switch work not taken off (ns, runs shorter than the switch)"] == 1000
+
+
+def test_replay_gives_back_the_switch_the_run_will_charge():
+    from hetsched.cli import _switch_charged
+
+    # --set cost.context_switch_ns=N is what the run charges; unset, -1 (the platform's
+    # figure) or a value the simulation will refuse: the engine's own (None)
+    assert _switch_charged(["cost.context_switch_ns=0"]) == 0
+    assert _switch_charged(["cost.context_switch_ns=1500.7", "x=1"]) == 1500
+    assert _switch_charged([]) is None
+    assert _switch_charged(["cost.context_switch_ns=-1"]) is None
+    assert _switch_charged(["cost.context_switch_ns=nan"]) is None
+    assert _switch_charged(["cost.context_switch_ns=lots"]) is None
+
+
 def test_switch_work_follows_the_engines_charge_per_cluster():
     import dataclasses
 

@@ -49,9 +49,11 @@ PROGRAMS = {
 
 
 def switch_cost_ns() -> int:
-    """The context switch the host platform measured (platforms/host.py), 0 if none."""
+    """The context switch the engine charges on host: the one host measured
+    (platforms/host.py), else the engine's default (replay.switch_work)."""
     from hetsched.platforms import load_platform
-    return load_platform("host").clusters[0].context_switch_ns or 0
+    from hetsched.traces.replay import switch_work
+    return switch_work(load_platform("host"))[0]
 
 
 def trace_path(workdir: Path, name: str, i: int) -> Path:

@@ -654,7 +654,7 @@ def replay(
     try:
         rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
                                              source_platform=src_platform, relative_sleeps=relative_sleeps,
-                                             switch_cost_ns=0 if keep_switch else None,
+                                             switch_cost_ns=0 if keep_switch else _switch_charged(set_),
                                              bind_percpu_kthreads=load_platform(platform).nr_cpus,
                                              **(_android_groups(tr, platform) if groups else {})))
     except InputError as e:
@@ -710,6 +710,17 @@ def replay(
     for f in written:
         console.print(f"  wrote {f}")
     _print_removed(files.outs, this="replay")
+
+
+def _switch_charged(sets: List[str]) -> int | None:
+    """The switch the run will charge, where --set gives cost.context_switch_ns (a value the
+    simulation then refuses is left to it); None: the engine's own on the recording CPU."""
+    value = _input.knob_settings(sets).get("cost.context_switch_ns")
+    try:
+        v = float(value) if value is not None else -1.0
+    except ValueError:
+        return None
+    return int(v) if 0 <= v < float("inf") else None
 
 
 def _android_groups(tr, platform: str) -> dict:

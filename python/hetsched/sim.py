@@ -201,7 +201,9 @@ def _resolved_workload(args: list[str], platform_spec: dict, seed: int) -> tuple
 #: engines whose last reference went away in another thread than their own: (their
 #: thread, the engine), freed by their own thread when it next makes a Simulation
 _ORPHANS: list = []
-_ORPHANS_LOCK = threading.Lock()
+#: reentrant: a garbage collection while a thread holds it (its lists' allocations) may
+#: finalize another thread's engine in this one, whose __del__ takes it again
+_ORPHANS_LOCK = threading.RLock()
 
 
 class _ThreadBound:
@@ -223,9 +225,13 @@ class _ThreadBound:
         # the Thread object, not its ident: Python hands an ended thread's ident to a new one
         self._thread = threading.current_thread()
         if _ORPHANS:
+            mine = []
             with _ORPHANS_LOCK:
-                mine = [o for o in _ORPHANS if o[0] is self._thread]
-                _ORPHANS[:] = [o for o in _ORPHANS if o[0] is not self._thread]
+                # in place, from the end: an orphan appended meanwhile (a collection in
+                # this loop) is neither lost nor freed in the wrong thread
+                for i in range(len(_ORPHANS) - 1, -1, -1):
+                    if _ORPHANS[i][0] is self._thread:
+                        mine.append(_ORPHANS.pop(i))
             del mine  # dropped here, in their own thread
 
     def __del__(self) -> None:
@@ -238,8 +244,9 @@ class _ThreadBound:
             with _ORPHANS_LOCK:
                 _ORPHANS.append((owner, engine))
             warnings.warn(f"a Simulation made in thread {owner.name!r} was let go in thread {here.name!r}: "
-                          "its engine is kept until that thread makes another Simulation (free a "
-                          "Simulation in the thread that made it)", RuntimeWarning, stacklevel=2)
+                          "its engine is kept until that thread makes another Simulation, or to the "
+                          "process's end if it never does (free a Simulation in the thread that made it)",
+                          RuntimeWarning)
 
     def __getattr__(self, name: str) -> Any:
         if name in _ThreadBound.__slots__:   # unset (an instance copy.copy made): no recursion

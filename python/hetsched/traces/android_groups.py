@@ -13,13 +13,16 @@ does it (docs/traces.md, "Android's scheduling groups", has the sources):
   its oom_score_adj): the top app (0) is in top-app; another process at 0 (one running a
   broadcast or a service for the foreground), a visible (100) or perceptible (200) one and
   the persistent ones (-800, -700: System UI, the phone process) in foreground; from 300
-  on (backup, services, home, previous, cached) in background;
+  on (backup, services, home, previous, cached) in background. Approximate: the
+  oom_score_adj alone does not tell a background broadcast at 0 (background) or a launcher
+  running the launch's remote animation (top-app) from the rest;
 * **system_server** (-900): foreground, the group zygote forks it in, except the threads the
   display and window managers move to top-app (``android.ui``, ``android.display``,
   ``android.anim``, ``android.anim.lf``);
 * **native daemons** (-1000, started by init): their .rc's task profiles. Foreground
   (HighPerformance): SurfaceFlinger's threads (its RenderEngine thread in rt; its main
-  thread SCHED_FIFO, in the Pixel's ``sf`` group, which has no counterpart here), the audio
+  thread SCHED_FIFO, in the Pixel's ``sf`` group, which has no counterpart here, as are the
+  threads it starts after taking that group: counted with its binder threads here), the audio
   server and HAL, the media servers. Top-app (MaxPerformance): zygote, the camera server
   and providers. The rest (ServiceCapacityLow moves only their cpuset, or nothing) stay in
   the root group, as do kernel threads and every thread whose process the trace does not

@@ -97,15 +97,16 @@ class ReplayOptions:
     #: recorded run burst (one sched_switch to the next) already holds: each switch-in after
     #: a wakeup takes it off the task's run work. Invariant ns (the engine's unit: ns on a
     #: capacity-1024 CPU at f_max); None: the engine's own charge on the recording CPU (the
-    #: source platform's measured figure, else the engine's default: :func:`switch_work`).
-    #: A burst shorter than the switch runs 0 and the rest is not carried
-    #: (``stats``: switch work not taken off)
+    #: source platform's measured figure, else the engine's default: :func:`switch_work`);
+    #: 0 (the default here; ``hetsched replay`` gives None) keeps the bursts whole. A burst
+    #: shorter than the switch runs 0 and the rest is not carried (``stats``: switch work
+    #: not taken off)
     switch_cost_ns: Optional[int] = 0
     #: pid -> the scheduling group a task was in (its ``stune``: top-app, foreground,
     #: background, rt; the root group where absent), e.g. :func:`android_groups.thread_groups`
     groups: Optional[Mapping[int, str]] = None
     #: pid -> the CPUs a task may run on (its cpuset; every CPU where absent), e.g.
-    #: :func:`android_groups.thread_cpus`
+    #: :func:`android_groups.cpuset_cpus` of :func:`android_groups.thread_cpusets`
     cpus: Optional[Mapping[int, Sequence[int]]] = None
     #: the CPUs of the platform replayed on: each per-CPU kernel thread of a CPU below it is
     #: bound to that CPU, as the kernel binds it (:func:`percpu_kthread_cpu`); None: free
@@ -282,11 +283,14 @@ class _Builder:
                 t.prog.append({"run": n})
 
     def start_running(self, t: _T, cpu: int, since: int) -> None:
+        if t.state not in ("running", "runnable"):
+            # a new run (not the continuation of a preempted one): what the last run's work
+            # could not give back stays in the trace's run time, not taken off this one
+            self.switch_short += t.switch_due
+            t.switch_due = 0.0
         if t.state == "woken":
             # the switch after a wakeup, which the replay reproduces (one after a preemption
-            # by a task the replay may not have is not taken off); what the last run's work
-            # could not give back stays in the trace's run time
-            self.switch_short += t.switch_due
+            # by a task the replay may not have is not taken off)
             t.switch_due = self.switch_cost[cpu] if cpu < len(self.switch_cost) else self.switch_cost[-1]
         t.state, t.seg, t.cpu = "running", since, cpu
 
@@ -481,8 +485,12 @@ class _Builder:
             while prog and not ("run" in prog[-1] or _posts(prog[-1]) or (self.opt.loop and "sem_wait" in prog[-1])):
                 prog.pop()
             if not any("run" in ev or _posts(ev) for ev in prog):
-                self.stats["tasks dropped (no run time)"] += 1
-                continue
+                if not t.busy_ns:
+                    self.stats["tasks dropped (no run time)"] += 1
+                    continue
+                # it ran, for less than the switch the engine charges itself: kept, its last
+                # run one with nothing left to run after the switch
+                prog = list(t.prog) + [{"run": 0}]
             kept.append((t, prog))
         if not kept:
             raise InputError(self.tr.source, "tasks", "at least one task that runs in the trace "
