@@ -727,7 +727,7 @@ def _android_groups(tr, platform: str) -> dict:
     """ReplayOptions' groups and cpus: each thread's Android scheduling group and, where the
     device's cpusets on PLATFORM are known, the CPUs of its cpuset; nothing for a trace
     that does not name its processes' states."""
-    if not tr.oom_score_adj:
+    if not tr.oom_score_adj or not tr.tgids:  # no process of a thread known: no rule applies
         return {}
     from hetsched.platforms import load_platform
     from hetsched.traces.android_groups import cpuset_cpus, thread_cpusets, thread_groups
