@@ -153,6 +153,9 @@ def _knobs_by_name() -> dict[str, dict]:
 #: creates (the kernel's default pid_max), and the steps it takes at one simulated instant
 #: before it calls the workload one that stops time.
 MAX_TASKS: int = _engine.MAX_TASKS
+#: cost.context_switch_ns where the platform measured none (a replay takes the switch the
+#: engine charges off each recorded run)
+DEFAULT_CONTEXT_SWITCH_NS: int = _engine.DEFAULT_CONTEXT_SWITCH_NS
 NO_PROGRESS_STEPS: int = _engine.NO_PROGRESS_STEPS
 
 #: The engine was built with profile-guided optimisation (scripts/build-pgo.sh): the same

@@ -549,7 +549,7 @@ def switch_work(platform) -> list:
     charges it with ``cost.context_switch_ns`` unset (costs.rs ``context_switch_work``): the
     cluster's measured figure (ns at its f_max) converted by its capacity, else the
     engine's default. Without a platform, the default (the trace's CPUs are the reference)."""
-    from hetsched._engine import DEFAULT_CONTEXT_SWITCH_NS
+    from hetsched.sim import DEFAULT_CONTEXT_SWITCH_NS
 
     if platform is None:
         return [DEFAULT_CONTEXT_SWITCH_NS]
