@@ -356,7 +356,7 @@ def test_what_a_run_could_not_give_back_does_not_come_off_a_later_one():
 
 
 def test_replay_gives_back_the_switch_the_run_will_charge():
-    from hetsched.cli import _switch_charged
+    from hetsched.traces.plan import switch_charged as _switch_charged
 
     # --set cost.context_switch_ns=N is what the run charges; unset, -1 (the platform's
     # figure) or a value the simulation will refuse: the engine's own (None)

@@ -633,35 +633,13 @@ def replay(
                       else f"replay {_simulated(sim, duration, out)}")
     import json
 
-    from hetsched.platforms import load_platform
     from hetsched.sim import Simulation
-    from hetsched.traces.parse import load_trace
-    from hetsched.traces.replay import ReplayOptions, build_replay, compare
+    from hetsched.traces.plan import plan_replay
 
-    if tasks not in ("auto", "all", "tree"):
-        raise InputError("--tasks", "tasks", "one of: auto, all, tree", got=tasks)
-    if not trace_file.strip():  # a Path would read '' as '.', this directory
-        raise InputError("FILE", "trace", "a trace file path", got=trace_file)
-    tr = _load_trace(trace_file, repair)
-    src = source_platform or (tr.meta.get("platform") if tr.meta else None)
-    try:
-        src_platform = load_platform(src) if src else None
-    except InputError as e:
-        if source_platform:
-            raise InputError("--source-platform", e.field, e.expected, e.got) from None
-        # the platform the trace's own header names (hetsched record writes it)
-        raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
-    try:
-        rep = build_replay(tr, ReplayOptions(include_kthreads=include_kthreads, tasks=tasks,
-                                             source_platform=src_platform, relative_sleeps=relative_sleeps,
-                                             switch_cost_ns=0 if keep_switch else _switch_charged(set_),
-                                             bind_percpu_kthreads=load_platform(platform).nr_cpus,
-                                             **(_android_groups(tr, platform) if groups else {})))
-    except InputError as e:
-        if e.source != "--source-platform" or source_platform:
-            raise
-        # the platform came from the trace's own header, not from the option
-        raise InputError(str(trace_file), "hetsched-record header: platform", e.expected, e.got) from None
+    plan = plan_replay(trace_file, lambda f: _load_trace(f, repair), platform=platform,
+                       source_platform=source_platform, include_kthreads=include_kthreads, tasks=tasks,
+                       relative_sleeps=relative_sleeps, keep_switch=keep_switch, groups=groups, sets=set_)
+    tr, rep = plan.trace, plan.replay
     if duration is not None:
         _input.duration_s(duration)
     if figures:
@@ -677,9 +655,7 @@ def replay(
     files = _RunFiles(out, sim, timeseries=False, extra=("workload.json",) if write_spec else ())
     try:
         res = _run_with_progress(sim, duration, f"replay on {platform} {scheduler}/{governor}", files.drain)
-        cmp = compare(rep, res.doc)
-        res.doc["replay"] = {"trace": tr.summary(), "replay": rep.summary(), "compare": cmp,
-                             "source_platform": src}
+        cmp = plan.document(res.doc)
         written = files.commit(res, extra={"workload.json": json.dumps(rep.spec) + "\n"} if write_spec else None)
     except BaseException:
         files.abort()
@@ -706,36 +682,10 @@ def replay(
     t.add_row("makespan", fmt(cmp["trace_makespan_s"]), fmt(cmp["sim_makespan_s"]), pct(cmp["makespan_error"]))
     console.print(t)
     if figures:
-        _replay_figures(tr, src_platform, sim, out)
+        _replay_figures(tr, plan.source_platform, sim, out)
     for f in written:
         console.print(f"  wrote {f}")
     _print_removed(files.outs, this="replay")
-
-
-def _switch_charged(sets: List[str]) -> int | None:
-    """The switch the run will charge, where --set gives cost.context_switch_ns (a value the
-    simulation then refuses is left to it); None: the engine's own on the recording CPU."""
-    value = _input.knob_settings(sets).get("cost.context_switch_ns")
-    try:
-        v = float(value) if value is not None else -1.0
-    except ValueError:
-        return None
-    return int(v) if 0 <= v < float("inf") else None
-
-
-def _android_groups(tr, platform: str) -> dict:
-    """ReplayOptions' groups and cpus: each thread's Android scheduling group and, where the
-    device's cpusets on PLATFORM are known, the CPUs of its cpuset; nothing for a trace
-    that does not name its processes' states."""
-    if not tr.oom_score_adj or not tr.tgids:  # no process of a thread known: no rule applies
-        return {}
-    from hetsched.platforms import load_platform
-    from hetsched.traces.android_groups import cpuset_cpus, thread_cpusets, thread_groups
-    from hetsched.traces.figures import foreground_app
-
-    top = foreground_app(tr)
-    return {"groups": thread_groups(tr, top_app=top),
-            "cpus": cpuset_cpus(thread_cpusets(tr, top_app=top), load_platform(platform).name)}
 
 
 def _replay_figures(tr, src_platform, sim, out: Path) -> None:
