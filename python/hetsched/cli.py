@@ -691,7 +691,7 @@ def replay(
 def _replay_figures(tr, src_platform, sim, out: Path) -> None:
     """A phone's figures of the trace (on its source platform's clusters when it has the
     trace's CPUs) beside the run's (on the platform it ran on)."""
-    from hetsched.traces.figures import phone_figures
+    from hetsched.traces.figures import figure_cells, phone_figures
     from hetsched.traces.parse import load_trace
 
     def fits(p, nr_cpus: int):
@@ -700,22 +700,8 @@ def _replay_figures(tr, src_platform, sim, out: Path) -> None:
     run_trace = load_trace(out / "trace.txt")
     ran_on = fits(sim.platform, run_trace.nr_cpus)
     figs = [phone_figures(tr, fits(src_platform, tr.nr_cpus)), phone_figures(run_trace, ran_on)]
-    labels, cells = _figures_cells(figs, ran_on)
+    labels, cells = figure_cells(figs, ran_on)
     _print_figures(["trace", "simulated"], labels, cells, "a phone's figures: trace and simulation")
-
-
-def _figures_cells(figs: list, plat) -> tuple[list[str], dict[str, list]]:
-    """The rows of several traces' figures, in the figures' order: (labels, label -> a
-    (value, text) per trace, "-" where a trace has no such row)."""
-    idle_names = {k: tuple(s.name for s in cl.idle_states) for cl in plat.clusters
-                  for k in (*cl.cpus, cl.name)} if plat else None
-    order: dict[str, tuple] = {}
-    cells: dict[str, list] = {}
-    for i, fig in enumerate(figs):
-        for key, label, value, text in fig.rows(idle_names):
-            order.setdefault(label, key)
-            cells.setdefault(label, [("", "-")] * len(figs))[i] = (value, text)
-    return sorted(order, key=order.__getitem__), cells
 
 
 def _print_figures(columns: list[str], labels: list[str], cells: dict[str, list], title: str) -> None:
@@ -745,8 +731,7 @@ def trace_stats(
     if format not in ("table", "json", "csv"):
         raise UnknownNameError("--format", "format", format, ["table", "json", "csv"])
     from hetsched.platforms import load_platform
-    from hetsched.traces.figures import phone_figures
-    from hetsched.traces.parse import load_trace
+    from hetsched.traces.figures import figure_cells, phone_figures
 
     for f in trace_files:
         if not f.strip():  # a Path would read '' as '.', this directory
@@ -758,7 +743,7 @@ def trace_stats(
 
         sys.stdout.write(json.dumps([f.as_dict() for f in figs], indent=1) + "\n")
         return
-    labels, cells = _figures_cells(figs, plat)
+    labels, cells = figure_cells(figs, plat)
     if format == "csv":
         import csv
 

@@ -43,7 +43,7 @@ from hetsched.traces.parse import IDLE_EXIT, Exec, Fork, Freq, Idle, Switch, Tra
 from hetsched.traces.replay import is_kthread
 
 __all__ = ["PhoneFigures", "FrameThread", "IdleState", "phone_figures", "wakeup_latency_samples",
-           "foreground_app", "LATENCY_THREADS"]
+           "foreground_app", "figure_cells", "LATENCY_THREADS"]
 
 #: the wakeup-latency figure is the median over this many threads, those with the most
 #: run time (a phone's frame pipeline and its busiest helpers, not the hundreds of threads
@@ -628,6 +628,20 @@ def foreground_app(trace: Trace) -> Optional[str]:
     s = _Scan(trace)
     s.run()
     return _frame_threads(s)[0]
+
+
+def figure_cells(figs: list, plat) -> tuple[list[str], dict[str, list]]:
+    """The rows of several traces' figures, in the figures' order: (labels, label -> a
+    (value, text) per trace, "-" where a trace has no such row)."""
+    idle_names = {k: tuple(s.name for s in cl.idle_states) for cl in plat.clusters
+                  for k in (*cl.cpus, cl.name)} if plat else None
+    order: dict[str, tuple] = {}
+    cells: dict[str, list] = {}
+    for i, fig in enumerate(figs):
+        for key, label, value, text in fig.rows(idle_names):
+            order.setdefault(label, key)
+            cells.setdefault(label, [("", "-")] * len(figs))[i] = (value, text)
+    return sorted(order, key=order.__getitem__), cells
 
 
 def phone_figures(trace: Trace, platform=None) -> PhoneFigures:
