@@ -322,3 +322,88 @@ def test_a_learning_eas_simulation_is_freed_where_it_is_dropped():
         assert ref() is None
     finally:
         gc.enable()
+
+
+# -- the observing mode (learning.apply=0): paper Table 3's "without changing TARGET_LOAD and
+# sched_migration_cost"
+
+def test_observing_keeps_the_knob_and_trains_on_the_chosen_step_by_hand():
+    # one CPU, so 2 hidden neurons; TARGET_LOAD already at the knob's floor, where an
+    # applied decrease would be stopped (and not trained on)
+    cfg = TargetLoadConfig(initial=0.05, lr=1e-9)
+    a = TargetLoadAgent("c", [0], "k", cfg, apply=False)
+    a.net.w1, a.net.b1 = np.array([[10.0], [0.0]]), np.zeros(2)
+    a.net.w2, a.net.b2 = np.array([2.0, 5.0]), 0.0
+    # util 1000: z = (10000, 0), output 2 * 10000 = 20000 > 12000: the network chooses -0.0023
+    row = a.step(obs_of([1000], 1_000_000))
+    assert row["output"] == 20_000.0 and row["error"] == 0.0  # nothing to train on yet
+    assert (a.tl, a.target_load, row["action"], row["value"]) == (-0.0023, 0.05, -0.0023, 0.05)
+    # 100 ms later the frequency rose by 500 MHz under the unchanged knob:
+    # error = tl * (f_t - f_t-1) = -0.0023 * 500000 kHz = -1150
+    row = a.step(obs_of([1000], 1_500_000))
+    assert row["error"] == pytest.approx(-1150.0)
+    # backpropagation of -1150 through the first pass (x = 1000, h = (10000, 0)):
+    # w2 += lr*e*h = (2 - 0.0115, 5); b2 += lr*e = -1.15e-6;
+    # dh = e*w2*relu'(z) = (-2300, 0); w1 += lr*dh*x = (10 - 0.0023, 0); b1 += lr*dh = (-2.3e-6, 0)
+    np.testing.assert_allclose(a.net.w2, [1.9885, 5.0], rtol=0, atol=1e-12)
+    assert a.net.b2 == pytest.approx(-1.15e-6, abs=1e-15)
+    np.testing.assert_allclose(a.net.w1, [[9.9977], [0.0]], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.net.b1, [-2.3e-6, 0.0], rtol=0, atol=1e-15)
+    assert a.target_load == 0.05  # never moved
+    # the same agent applying its steps: the floor stops the decrease, nothing is trained
+    b = TargetLoadAgent("c", [0], "k", cfg)
+    b.net.w1, b.net.b1, b.net.w2, b.net.b2 = np.array([[10.0], [0.0]]), np.zeros(2), np.array([2.0, 5.0]), 0.0
+    b.step(obs_of([1000], 1_000_000))
+    row = b.step(obs_of([1000], 1_500_000))
+    assert (row["action"], row["error"], b.net.w2.tolist()) == (0.0, 0.0, [2.0, 5.0])
+
+
+def test_observing_migration_cost_agent_trains_on_the_chosen_step():
+    cfg = MigrationCostConfig()
+    a = MigrationCostAgent({"l": [0, 1], "b": [2, 3]}, cfg, apply=False)
+    a.start(obs_of([0, 0, 0, 0], 1, attempts=10, successes=5))
+    for _ in range(cfg.slots):
+        a.sample(obs_of([100, 300, 0, 0], 1))
+    a.net.b2 = 1e9  # output at 800000 > 160000: the network chooses a decrease
+    row = a.step(obs_of([0, 0, 0, 0], 1, attempts=110, successes=55))
+    assert (a.mc, a.cost, row["value"], row["action"]) == (-17027, 500_000, 500_000, -17027)
+    for _ in range(cfg.slots):
+        a.sample(obs_of([0, 400, 0, 0], 1))
+    row = a.step(obs_of([0, 0, 0, 0], 1, attempts=210, successes=105))
+    # eq. 13 with the chosen mc: -(-17027) * (40000/150 - 10000/150)
+    assert row["error"] == pytest.approx(17027 * (40_000 - 10_000) / 150)
+    assert a.cost == 500_000
+
+
+def test_observing_run_is_eas_to_the_bit_and_still_learns():
+    """Table 3's configuration: the knobs stay the kernel's, so the run is plain EAS's (the
+    engine does not charge the networks' own CPU time), while the networks train."""
+    eas = Simulation(platform="gs101", workload="game:fps=60", scheduler="eas", seed=3, lower_bound=False)
+    e = eas.run(3.0)
+    sim = Simulation(platform="gs101", workload="game:fps=60", scheduler="learning-eas", seed=3, lower_bound=False,
+                     knobs={"learning.apply": "0", "learning.tl.lr": "1e-6",
+                            "learning.keep_record": "1"})
+    w0 = [a.net.w1.copy() for a in sim.learning.tl_agents]
+    r = sim.run(3.0)
+    assert r.energy_j == e.energy_j
+    assert sim.knob_values() == eas.knob_values()
+    lrn = r.doc["learning"]
+    assert lrn["apply"] is False
+    assert lrn["target_load"] == {"little": 0.8, "mid": 0.8, "big": 0.8}
+    assert lrn["migration_cost_ns"] == 500_000 and lrn["target_load_steps"] == 3 * 30
+    steps = [x for x in sim.learning.record if x["agent"] == "target_load"]
+    assert all(x["value"] == 0.8 and abs(x["action"]) == 0.0023 for x in steps)
+    assert any(x["error"] != 0 for x in steps)
+    assert any(not np.array_equal(w, a.net.w1) for w, a in zip(w0, sim.learning.tl_agents))
+
+
+def test_apply_is_checked():
+    for v in ("2", "maybe"):
+        with pytest.raises(HetschedError) as e:
+            Simulation(platform="gs101", workload="game", scheduler="learning-eas", knobs={"learning.apply": v})
+        assert "learning.apply" in str(e.value)
+    sim = Simulation(platform="gs101", workload="game", scheduler="eas")
+    with pytest.raises(HetschedError) as e:
+        LearningEAS(sim, LearningConfig(apply="yes"))
+    assert "apply" in str(e.value)
+    assert LearningConfig.from_knobs({"apply": "off"}).apply is False

@@ -173,8 +173,12 @@ class TargetLoadAgent:
     """Algorithm 1 for cluster ``cluster`` (its CPUs ``cpus``, knob ``knob``)."""
 
     def __init__(self, cluster: str, cpus: list[int], knob: str, cfg: TargetLoadConfig, index: int = 0,
-                 capacity_orig: float = 1024.0):
+                 capacity_orig: float = 1024.0, apply: bool = True):
+        """``apply`` False: the observing mode (``learning.apply=0``, paper Table 3's "without
+        changing TARGET_LOAD"): the agent runs and trains but its TARGET_LOAD stays where
+        it is; eq. 12's tl_t is then the step the network chose."""
         self.cluster, self.cpus, self.knob, self.cfg = cluster, list(cpus), knob, cfg
+        self.apply = apply
         n = len(self.cpus)
         init_input = cfg.init_load * capacity_orig if cfg.input == "eq8" else cfg.init_input
         self.net = PolicyNetwork(n, n + 1, cfg.out_max, cfg.lr, seed=cfg.seed + index,
@@ -215,12 +219,17 @@ class TargetLoadAgent:
             self.net.backward(self._pending, error)
         f = self.net.forward(self.inputs(obs))
         step = -c.step if c.threshold < f.out else c.step
-        moved = self.target_load + step
-        new = min(max(moved, c.min_target_load), c.max_target_load)
-        # tl is the change applied: a step a bound stops is no action (or a part of one), and
-        # eq. 12 then has nothing to reward, so the network is not trained on it
-        self.tl = step if new == moved else new - self.target_load
-        self.target_load = new
+        if self.apply:
+            moved = self.target_load + step
+            new = min(max(moved, c.min_target_load), c.max_target_load)
+            # tl is the change applied: a step a bound stops is no action (or a part of one),
+            # and eq. 12 then has nothing to reward, so the network is not trained on it
+            self.tl = step if new == moved else new - self.target_load
+            self.target_load = new
+        else:
+            # observing: nothing is applied (no bound stops anything); eq. 12 takes the step
+            # the network chose and the frequency change seen under the unchanged knob
+            self.tl = step
         self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"
         self._pending = f if self.tl != 0.0 else None
         return {"agent": "target_load", "cluster": self.cluster, "value": self.target_load,
@@ -232,8 +241,11 @@ class MigrationCostAgent:
     """Algorithm 2 over the clusters ``clusters`` (name -> CPU list)."""
 
     def __init__(self, clusters: dict[str, list[int]], cfg: MigrationCostConfig,
-                 knob: str = "sched_migration_cost_ns"):
+                 knob: str = "sched_migration_cost_ns", apply: bool = True):
+        """``apply`` False: the observing mode, as :class:`TargetLoadAgent`'s (eq. 13's mc_t
+        is the step the network chose; the cost stays where it is)."""
         self.clusters, self.cfg, self.knob = {k: list(v) for k, v in clusters.items()}, cfg, knob
+        self.apply = apply
         m = len(self.clusters)
         self.net = PolicyNetwork(m + 2, m + 3, cfg.out_max, cfg.lr, seed=cfg.seed,
                                  init_output=cfg.init_output, init_input=cfg.init_input)
@@ -288,11 +300,14 @@ class MigrationCostAgent:
             self.net.backward(self._pending, error)
         f = self.net.forward([mig_count, mig_success, *vari])
         step = -c.step if c.threshold < f.out else c.step
-        moved = self.cost + step
-        new = min(max(moved, c.min_cost_ns), c.max_cost_ns)
-        # mc is the change applied, as TargetLoadAgent's tl: no training on a step a bound stops
-        self.mc = step if new == moved else new - self.cost
-        self.cost = new
+        if self.apply:
+            moved = self.cost + step
+            new = min(max(moved, c.min_cost_ns), c.max_cost_ns)
+            # mc is the change applied, as TargetLoadAgent's tl: no training on a step a bound stops
+            self.mc = step if new == moved else new - self.cost
+            self.cost = new
+        else:
+            self.mc = step  # observing: the step chosen, the cost unchanged
         # the paper's "prev_success_count = success_count" is read as prev_mig_success = mig_success
         self.prev_total_vari, self.prev_count, self.prev_success = total_vari, mig_count, mig_success
         self._pending = f if self.mc != 0.0 else None

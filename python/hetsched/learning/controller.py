@@ -33,8 +33,8 @@ STATE_VERSION = 1
 MAX_PER_CLUSTER_KNOBS = 4  # schedutil.target_load.cluster0..3 in the engine
 # the switches and flags of --set learning.*, as written
 _ON, _OFF = ("on", "1", "1.0", "true", "yes"), ("off", "0", "0.0", "false", "no")
-_OPTIONS = ("learning.target_load, learning.migration_cost, learning.state, learning.record, "
-            "learning.keep_record, learning.restore_knobs, learning.record_weights_every_ms, "
+_OPTIONS = ("learning.target_load, learning.migration_cost, learning.apply, learning.state, "
+            "learning.record, learning.keep_record, learning.restore_knobs, learning.record_weights_every_ms, "
             "learning.tl.FIELD or learning.mc.FIELD")
 
 
@@ -49,12 +49,15 @@ class LearningConfig:
     keep_record: bool = False         # keep the record in memory without a file (record, weights, dataframe())
     record_weights_every_ms: float = 10_000.0  # full weights into the record this often
     restore_knobs: bool = False       # also restore TARGET_LOAD / the cost (the paper: weights only)
+    # False: the observing mode of paper Table 3 ("Learning EAS without changing TARGET_LOAD and
+    # sched_migration_cost"): the agents run and train, the knobs keep the kernel's values
+    apply: bool = True
 
     @classmethod
     def from_knobs(cls, opts: Mapping[str, Any], source: str = "--set") -> "LearningConfig":
         """From ``--set learning.KEY=VALUE`` (``KEY`` without the prefix):
         ``target_load=off|on``, ``migration_cost=off|on``, ``state=PATH``, ``record=PATH``,
-        ``keep_record=1``, ``restore_knobs=1``, ``record_weights_every_ms=MS``,
+        ``keep_record=1``, ``restore_knobs=1``, ``record_weights_every_ms=MS``, ``apply=0|1``,
         ``tl.FIELD=V`` (a :class:`TargetLoadConfig` field), ``mc.FIELD=V`` (a
         :class:`MigrationCostConfig` field). Every value is checked here, before a run
         (agents.TARGET_LOAD_RANGES, MIGRATION_COST_RANGES), whether its agent is on or not;
@@ -75,7 +78,7 @@ class LearningConfig:
                 if v is not None and not isinstance(v, (str, os.PathLike)):
                     raise InputError(source, src, "a file path", got=raw)
                 setattr(cfg, f"{key}_path", str(v) if v else None)
-            elif key in ("restore_knobs", "keep_record"):
+            elif key in ("restore_knobs", "keep_record", "apply"):
                 setattr(cfg, key, _flag(v, source, src, "1 or 0 (on or off)"))
             elif key == "record_weights_every_ms":
                 cfg.record_weights_every_ms = _input.number(v, source, src, PERIOD_RANGE)
@@ -102,6 +105,8 @@ class LearningConfig:
         if self.migration_cost is not None:
             check_config(self.migration_cost, source, "migration_cost.")
         _input.number(self.record_weights_every_ms, source, "record_weights_every_ms", PERIOD_RANGE)
+        if not isinstance(self.apply, (bool, int)) or self.apply not in (True, False):
+            raise InputError(source, "apply", "True or False (1 or 0)", got=self.apply)
         for name in ("state_path", "record_path"):
             v = getattr(self, name)
             if v is not None and not isinstance(v, (str, os.PathLike)):
@@ -176,8 +181,17 @@ class LearningEAS:
             for i, (name, cpus) in enumerate(clusters.items()):
                 cap = obs["cpus"][cpus[0]]["capacity_orig"]
                 self.tl_agents.append(TargetLoadAgent(name, cpus, f"schedutil.target_load.cluster{i}",
-                                                      cfg.target_load, index=i, capacity_orig=cap))
-        self.mc_agent = MigrationCostAgent(clusters, cfg.migration_cost) if cfg.migration_cost is not None else None
+                                                      cfg.target_load, index=i, capacity_orig=cap, apply=cfg.apply))
+        self.mc_agent = (MigrationCostAgent(clusters, cfg.migration_cost, apply=cfg.apply)
+                         if cfg.migration_cost is not None else None)
+        if not cfg.apply:
+            # observing: the agents report the values the kernel keeps (a per-cluster
+            # TARGET_LOAD of 0 is the engine's "use the global schedutil.target_load")
+            kv = sim.knob_values()
+            for i, a in enumerate(self.tl_agents):
+                a.target_load = kv.get(f"schedutil.target_load.cluster{i}") or kv["schedutil.target_load"]
+            if self.mc_agent:
+                self.mc_agent.cost = kv[self.mc_agent.knob]
         self.restored = False
         if cfg.state_path and os.path.exists(cfg.state_path):
             self.load(cfg.state_path, field=state_field)
@@ -196,11 +210,13 @@ class LearningEAS:
         self._next_w = t0
         if self.mc_agent:
             self.mc_agent.start(obs)
-        # the starting knob values (TARGET_LOAD 0.8, 500000 ns unless configured)
-        for a in self.tl_agents:
-            self._set(a.knob, a.target_load)
-        if self.mc_agent:
-            self._set(self.mc_agent.knob, self.mc_agent.cost)
+        # the starting knob values (TARGET_LOAD 0.8, 500000 ns unless configured); observing,
+        # no knob is written
+        if cfg.apply:
+            for a in self.tl_agents:
+                self._set(a.knob, a.target_load)
+            if self.mc_agent:
+                self._set(self.mc_agent.knob, self.mc_agent.cost)
 
     @staticmethod
     def _ns(ms: float) -> int:
@@ -224,14 +240,16 @@ class LearningEAS:
         if self._next_mc is not None and now >= self._next_mc:
             obs = obs or self.sim.observe()
             row = self.mc_agent.step(obs, self.keeps_record)
-            self._set(self.mc_agent.knob, self.mc_agent.cost)
+            if self.config.apply:
+                self._set(self.mc_agent.knob, self.mc_agent.cost)
             self._log(t_s, row)
             self._next_mc += self._ns(self.config.migration_cost.period_ms)
         if self._next_tl is not None and now >= self._next_tl:
             obs = obs or self.sim.observe()
             for a in self.tl_agents:
                 row = a.step(obs, self.keeps_record)
-                self._set(a.knob, a.target_load)
+                if self.config.apply:
+                    self._set(a.knob, a.target_load)
                 self._log(t_s, row)
             self._next_tl += self._ns(self.config.target_load.period_ms)
         if now >= self._next_w:
@@ -287,11 +305,13 @@ class LearningEAS:
             outs.commit()
         return p
 
-    def load(self, path: str | os.PathLike, field: str = "learning.state") -> None:
+    def load(self, path: str | os.PathLike, field: str = "learning.state",
+             restore_knobs: bool | None = None) -> None:
         """Restore the synapses (not the knob values: the paper restores the weights as the
         initial synapses, TARGET_LOAD and the cost start from their defaults). The whole
         file is checked before any network changes; an error names the file and the field
-        (``target_load.big.net.w1``)."""
+        (``target_load.big.net.w1``). ``restore_knobs``: also the knob values (None: as
+        the config's ``restore_knobs`` says; never in the observing mode, which writes no knob)."""
         src = str(path)
         st = _input.load_json(path, src, "Learning EAS state file")
         if not isinstance(st, dict):
@@ -302,7 +322,7 @@ class LearningEAS:
         tl = st.get("target_load") or {}
         if not isinstance(tl, dict):
             raise InputError(src, "target_load", "an object: cluster name -> {net, target_load}", got=tl)
-        restore = self.config.restore_knobs
+        restore = (self.config.restore_knobs if restore_knobs is None else restore_knobs) and bool(self.config.apply)
         loads: list[tuple[Any, dict]] = []
         knobs: list[tuple[Any, str, float]] = []
         for a in self.tl_agents:
@@ -336,6 +356,8 @@ class LearningEAS:
             "migration_cost_steps": self.steps["migration_cost"],
             "restored": self.restored,
             "state_path": self.config.state_path,
+            # False: the observing mode (the knobs above are the kernel's, unchanged)
+            "apply": bool(self.config.apply),
         }
 
     def write_record(self, path: str | os.PathLike | None = None) -> Path | None:
