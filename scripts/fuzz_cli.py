@@ -141,7 +141,8 @@ def load_catalogue() -> Catalogue:
     from hetsched.workloads.builtin import WORKLOADS
 
     learning = ["learning.target_load", "learning.migration_cost", "learning.state", "learning.record",
-                "learning.keep_record", "learning.restore_knobs", "learning.record_weights_every_ms"]
+                "learning.keep_record", "learning.restore_knobs", "learning.record_weights_every_ms",
+                "learning.apply", "learning.initial"]
     learning += [f"learning.tl.{f.name}" for f in dataclasses.fields(TargetLoadConfig)]
     learning += [f"learning.mc.{f.name}" for f in dataclasses.fields(MigrationCostConfig)]
 
@@ -871,9 +872,13 @@ def gen_knob(rng: random.Random, cat: Catalogue, case: Case, j: int) -> None:
         bad = v not in ("", "{dir}/ok.json", "{dir}/missing/dir/x.json") and not v.startswith("hetsched")
         case.files["taken"] = b"a file, not a directory\n"
     elif name in ("learning.target_load", "learning.migration_cost", "learning.keep_record",
-                  "learning.restore_knobs"):
+                  "learning.restore_knobs", "learning.apply"):
         v = rng.choice(["on", "off", "1", "0", "maybe", "", "nan", HUGE_TEXT])
-        bad = name in ("learning.target_load", "learning.migration_cost") and v not in ("on", "off", "1", "0")
+        bad = (name in ("learning.target_load", "learning.migration_cost", "learning.apply")
+               and v not in ("on", "off", "1", "0"))
+    elif name == "learning.initial":
+        v = rng.choice(["power-test", "fresh", "boot", "", "nan"])
+        bad = v not in ("power-test", "fresh")
     elif name == "learning.tl.input":
         v = rng.choice(["util", "eq8", "utl", "", "nan"])
         bad = v not in ("util", "eq8")

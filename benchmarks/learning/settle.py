@@ -85,8 +85,9 @@ def run_one(task) -> dict:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as td:
         state = str(Path(td) / "state.json")
+        # the criterion's start is a fresh network, not the power test's (learning.initial)
         knobs = {**kernel_knobs(G8), **learning_knobs(seed, state), "learning.tl.lr": lr,
-                 "learning.keep_record": "1"}
+                 "learning.keep_record": "1", "learning.initial": "fresh"}
         # the fresh network, then the first pattern
         sim = Simulation(platform=G8, workload=BEFORE, scheduler="learning-eas", knobs=knobs, seed=seed,
                          lower_bound=False)

@@ -110,7 +110,9 @@ def run_sequence(task) -> dict:
                 knobs = {"schedutil.target_load": float(config[3:])} if config != "eas" else {}
                 r = minute(platform, workload, "eas", knobs, seed0 + m)
             else:
+                # the grid's initialisations are fresh networks (not the power test's)
                 knobs = {"learning.state": state, "learning.restore_knobs": "1", "learning.migration_cost": "off",
+                         "learning.initial": "fresh",
                          **{f"learning.{k}": str(v) for k, v in knobs_of(config).items()}}
                 r = minute(platform, workload, "learning-eas", knobs, seed0 + m)
             if m >= train_min:

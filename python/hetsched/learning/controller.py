@@ -26,16 +26,19 @@ from hetsched.outputs import OutputSet
 from hetsched.learning.agents import (PERIOD_RANGE, MigrationCostAgent, MigrationCostConfig, TargetLoadAgent,
                                       TargetLoadConfig, _knob_range, _set_fields, check_config)
 
-__all__ = ["LearningConfig", "LearningEAS", "split_learning_knobs", "LEARNING_PREFIX", "STATE_VERSION"]
+__all__ = ["LearningConfig", "LearningEAS", "split_learning_knobs", "LEARNING_PREFIX", "STATE_VERSION", "INITIALS"]
 
 LEARNING_PREFIX = "learning."
 STATE_VERSION = 1
 MAX_PER_CLUSTER_KNOBS = 4  # schedutil.target_load.cluster0..3 in the engine
 # the switches and flags of --set learning.*, as written
 _ON, _OFF = ("on", "1", "1.0", "true", "yes"), ("off", "0", "0.0", "false", "no")
-_OPTIONS = ("learning.target_load, learning.migration_cost, learning.apply, learning.state, "
+_OPTIONS = ("learning.target_load, learning.migration_cost, learning.apply, learning.initial, learning.state, "
             "learning.record, learning.keep_record, learning.restore_knobs, learning.record_weights_every_ms, "
             "learning.tl.FIELD or learning.mc.FIELD")
+#: where the networks start when no learning.state is restored: the weights of the platform's
+#: power consumption test (paper §III.D; hetsched.learning.power_test), or a fresh seeded network
+INITIALS = ("power-test", "fresh")
 
 
 @dataclass
@@ -52,12 +55,16 @@ class LearningConfig:
     # False: the observing mode of paper Table 3 ("Learning EAS without changing TARGET_LOAD and
     # sched_migration_cost"): the agents run and train, the knobs keep the kernel's values
     apply: bool = True
+    # the networks' start without a learning.state to restore: "power-test" (the platform's
+    # shipped power consumption test, paper §III.D; fresh where the platform has none) or "fresh"
+    initial: str = "power-test"
 
     @classmethod
     def from_knobs(cls, opts: Mapping[str, Any], source: str = "--set") -> "LearningConfig":
         """From ``--set learning.KEY=VALUE`` (``KEY`` without the prefix):
         ``target_load=off|on``, ``migration_cost=off|on``, ``state=PATH``, ``record=PATH``,
         ``keep_record=1``, ``restore_knobs=1``, ``record_weights_every_ms=MS``, ``apply=0|1``,
+        ``initial=power-test|fresh``,
         ``tl.FIELD=V`` (a :class:`TargetLoadConfig` field), ``mc.FIELD=V`` (a
         :class:`MigrationCostConfig` field). Every value is checked here, before a run
         (agents.TARGET_LOAD_RANGES, MIGRATION_COST_RANGES), whether its agent is on or not;
@@ -80,6 +87,10 @@ class LearningConfig:
                 setattr(cfg, f"{key}_path", str(v) if v else None)
             elif key in ("restore_knobs", "keep_record", "apply"):
                 setattr(cfg, key, _flag(v, source, src, "1 or 0 (on or off)"))
+            elif key == "initial":
+                if v not in INITIALS:
+                    raise InputError(source, src, " or ".join(INITIALS), got=raw)
+                cfg.initial = v
             elif key == "record_weights_every_ms":
                 cfg.record_weights_every_ms = _input.number(v, source, src, PERIOD_RANGE)
             elif key.startswith(("tl.", "mc.")):
@@ -107,6 +118,8 @@ class LearningConfig:
         _input.number(self.record_weights_every_ms, source, "record_weights_every_ms", PERIOD_RANGE)
         if not isinstance(self.apply, (bool, int)) or self.apply not in (True, False):
             raise InputError(source, "apply", "True or False (1 or 0)", got=self.apply)
+        if self.initial not in INITIALS:
+            raise InputError(source, "initial", " or ".join(repr(i) for i in INITIALS), got=self.initial)
         for name in ("state_path", "record_path"):
             v = getattr(self, name)
             if v is not None and not isinstance(v, (str, os.PathLike)):
@@ -192,10 +205,16 @@ class LearningEAS:
                 a.target_load = kv.get(f"schedutil.target_load.cluster{i}") or kv["schedutil.target_load"]
             if self.mc_agent:
                 self.mc_agent.cost = kv[self.mc_agent.knob]
+        # where the networks start: a state the user gives wins (the paper's restore at
+        # boot); else the platform's power consumption test, or a fresh network
         self.restored = False
+        self.initial, self.initial_state, self.initial_note = "fresh", None, None
         if cfg.state_path and os.path.exists(cfg.state_path):
             self.load(cfg.state_path, field=state_field)
             self.restored = True
+            self.initial = "state"
+        elif cfg.initial == "power-test" and (self.tl_agents or self.mc_agent):
+            self._load_power_test(sim)
         # the record (a row per agent step, the weights every record_weights_every_ms) grows
         # with the run: kept only when asked for, by a file or keep_record; the result
         # itself needs only the step counts
@@ -217,6 +236,33 @@ class LearningEAS:
                 self._set(a.knob, a.target_load)
             if self.mc_agent:
                 self._set(self.mc_agent.knob, self.mc_agent.cost)
+
+    def _load_power_test(self, sim) -> None:
+        """The networks of the platform's power consumption test (paper §III.D: "Learning
+        EAS sets d^pi and f_w to fixed values obtained by the power consumption test"),
+        shipped as hetsched/learning/data/power-test-PLATFORM.json; a fresh network, with
+        the reason in ``initial_note``, where the platform has none or it does not fit."""
+        from hetsched.learning import power_test
+
+        path, why = power_test.shipped_state(sim.platform)
+        if path is None:
+            self.initial_note = f"{why}: fresh network"
+            return
+        meta = power_test.metadata(path)
+        tl_input = meta.get("tl_input", "util")
+        if self.tl_agents and self.config.target_load.input != tl_input:
+            self.initial_note = (f"{path.name} was trained on the {tl_input!r} reading, this run reads "
+                                 f"{self.config.target_load.input!r}: fresh network")
+            return
+        try:
+            self.load(path, field="power test", restore_knobs=False)
+        except InputError as e:
+            self.initial_note = f"{path.name} does not fit this platform ({e}): fresh network"
+            return
+        self.initial, self.initial_state = "power-test", path.name
+        kernel = meta.get("kernel")
+        if kernel and kernel != getattr(sim, "kernel", kernel):
+            self.initial_note = f"{path.name} was made under the {kernel} kernel profile, this run's is {sim.kernel}"
 
     @staticmethod
     def _ns(ms: float) -> int:
@@ -358,6 +404,10 @@ class LearningEAS:
             "state_path": self.config.state_path,
             # False: the observing mode (the knobs above are the kernel's, unchanged)
             "apply": bool(self.config.apply),
+            # where the networks started: "state" (learning.state), "power-test" or "fresh"
+            "initial": self.initial,
+            "initial_state": self.initial_state,
+            "initial_note": self.initial_note,
         }
 
     def write_record(self, path: str | os.PathLike | None = None) -> Path | None:
