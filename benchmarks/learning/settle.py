@@ -49,32 +49,14 @@ from pathlib import Path
 
 import numpy as np
 
+from hetsched.learning.power_test import frozen_copy, settle_time
+
 # 1e-12 .. 1e-6 by decades, then 2, 3 and 5 times the decades on either side of the boundary the
 # decades showed (1e-10 fails, 1e-9 passes)
 GRID = (1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 2e-10, 3e-10, 5e-10, 2e-9, 3e-9, 5e-9)
 BEFORE = "game:fps=30,level=1"   # Train Sim's low setting (Table 2)
 AFTER = "game:fps=60,level=3"    # its high setting (Table 2, Table 4, Figs. 8-10)
 LIMIT_S = 300.0                  # "stabilizes within 5 minutes" (§III)
-
-
-def _snap(net) -> tuple:
-    return net.w1.copy(), net.b1.copy(), net.w2.copy(), float(net.b2), net.out_max
-
-
-def _out(snap: tuple, x: np.ndarray) -> float:
-    w1, b1, w2, b2, out_max = snap
-    raw = float(w2 @ np.maximum(w1 @ x + b1, 0.0) + b2)
-    return min(max(raw, 0.0), out_max)
-
-
-def settle_time(series: list[float], tol: float, dt: float) -> float:
-    """Seconds from the first reading to the first one from which every reading stays
-    within ``tol`` of the last (0: within it from the start)."""
-    last = series[-1]
-    k = len(series) - 1
-    while k > 0 and abs(series[k - 1] - last) <= tol:
-        k -= 1
-    return k * dt
 
 
 def run_one(task) -> dict:
@@ -92,13 +74,13 @@ def run_one(task) -> dict:
         sim = Simulation(platform=G8, workload=BEFORE, scheduler="learning-eas", knobs=knobs, seed=seed,
                          lower_bound=False)
         ctl = sim.learning
-        fresh = {a.cluster: _snap(a.net) for a in ctl.tl_agents}
+        fresh = {a.cluster: frozen_copy(a.net) for a in ctl.tl_agents}
         snaps: list[dict] = []   # every window_s over both patterns, per cluster
         step = round(window_s * 1e9)
         end = sim.now_ns + round(before_s * 1e9)
         while sim.now_ns < end:
             sim.run_until(min(end, sim.now_ns + step))
-            snaps.append({a.cluster: _snap(a.net) for a in ctl.tl_agents})
+            snaps.append({a.cluster: frozen_copy(a.net) for a in ctl.tl_agents})
         sim.result()  # saves the state file
         # the change of pattern: the same session goes on with the second workload
         sim = Simulation(platform=G8, workload=AFTER, scheduler="learning-eas", knobs=knobs, seed=seed + 1,
@@ -120,21 +102,21 @@ def run_one(task) -> dict:
                 mc_seen.append(list(x))
                 return f(x)
             mc.net.forward = mc_forward
-        after = [{a.cluster: _snap(a.net) for a in ctl.tl_agents}]
-        mc_after = [_snap(mc.net)] if mc else []
+        after = [{a.cluster: frozen_copy(a.net) for a in ctl.tl_agents}]
+        mc_after = [frozen_copy(mc.net)] if mc else []
         end = sim.now_ns + round(after_s * 1e9)
         while sim.now_ns < end:
             sim.run_until(min(end, sim.now_ns + step))
-            after.append({a.cluster: _snap(a.net) for a in ctl.tl_agents})
+            after.append({a.cluster: frozen_copy(a.net) for a in ctl.tl_agents})
             if mc:
-                mc_after.append(_snap(mc.net))
+                mc_after.append(frozen_copy(mc.net))
         rec = [r for r in ctl.record if r["agent"] == "target_load"]
         t_start = rec[0]["t_s"] if rec else 0.0
     clusters = {}
     for c in fresh:
         x = np.mean(np.asarray(seen[c], dtype=float), axis=0)
-        y = [_out(s[c], x) for s in after]
-        y_all = [_out(fresh[c], x)] + [_out(s[c], x) for s in snaps] + y
+        y = [s[c](x) for s in after]
+        y_all = [fresh[c](x)] + [s[c](x) for s in snaps] + y
         moved = max(abs(v - y_all[0]) for v in y_all)
         # TARGET_LOAD: its mean over each window after the change
         tl = {}

@@ -169,6 +169,19 @@ def eq13_error(mc: float, cur_error: float, prev_error: float, sign: float = 1.0
     return -sign * mc * (cur_error - prev_error)
 
 
+def bounded_step(value: float, step: float, lo: float, hi: float, apply: bool) -> tuple[float, float]:
+    """Algorithm 1's (and 2's) move of a knob by the chosen ``step``: (the change to train on,
+    the knob's new value). Applied, the change is what the bounds let through: a step a bound
+    stops is no action (or a part of one), which eq. 12/13 then have nothing to reward.
+    Observing (``apply`` False), nothing moves and the change is the step the network chose,
+    rewarded by what follows under the unchanged knob."""
+    if not apply:
+        return step, value
+    moved = value + step
+    new = min(max(moved, lo), hi)
+    return (step if new == moved else new - value), new
+
+
 class TargetLoadAgent:
     """Algorithm 1 for cluster ``cluster`` (its CPUs ``cpus``, knob ``knob``)."""
 
@@ -219,17 +232,8 @@ class TargetLoadAgent:
             self.net.backward(self._pending, error)
         f = self.net.forward(self.inputs(obs))
         step = -c.step if c.threshold < f.out else c.step
-        if self.apply:
-            moved = self.target_load + step
-            new = min(max(moved, c.min_target_load), c.max_target_load)
-            # tl is the change applied: a step a bound stops is no action (or a part of one),
-            # and eq. 12 then has nothing to reward, so the network is not trained on it
-            self.tl = step if new == moved else new - self.target_load
-            self.target_load = new
-        else:
-            # observing: nothing is applied (no bound stops anything); eq. 12 takes the step
-            # the network chose and the frequency change seen under the unchanged knob
-            self.tl = step
+        self.tl, self.target_load = bounded_step(self.target_load, step, c.min_target_load, c.max_target_load,
+                                                 self.apply)
         self.prev_freq = self.cur_freq  # "prev_CPU_freq = cur_CPU_freq"
         self._pending = f if self.tl != 0.0 else None
         return {"agent": "target_load", "cluster": self.cluster, "value": self.target_load,
@@ -300,14 +304,7 @@ class MigrationCostAgent:
             self.net.backward(self._pending, error)
         f = self.net.forward([mig_count, mig_success, *vari])
         step = -c.step if c.threshold < f.out else c.step
-        if self.apply:
-            moved = self.cost + step
-            new = min(max(moved, c.min_cost_ns), c.max_cost_ns)
-            # mc is the change applied, as TargetLoadAgent's tl: no training on a step a bound stops
-            self.mc = step if new == moved else new - self.cost
-            self.cost = new
-        else:
-            self.mc = step  # observing: the step chosen, the cost unchanged
+        self.mc, self.cost = bounded_step(self.cost, step, c.min_cost_ns, c.max_cost_ns, self.apply)
         # the paper's "prev_success_count = success_count" is read as prev_mig_success = mig_success
         self.prev_total_vari, self.prev_count, self.prev_success = total_vari, mig_count, mig_success
         self._pending = f if self.mc != 0.0 else None

@@ -25,6 +25,7 @@ scene's mean input last moved by more than 1 % of its range (``settle_s``).
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["Scene", "SCENES", "SCENE_S", "PLATFORMS", "KERNELS", "DATA_DIR", "data_path", "shipped_state",
-           "metadata", "run", "state_bytes", "settle_time"]
+           "metadata", "run", "state_bytes", "settle_time", "frozen_copy"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -113,6 +114,14 @@ def metadata(path: Path) -> dict:
         return {}
 
 
+def frozen_copy(net):
+    """A copy of ``net`` as it is now, read by its own forward pass (not the recording one
+    the scene puts on the live network)."""
+    c = copy.deepcopy(net)
+    c.__dict__.pop("forward", None)
+    return c
+
+
 def settle_time(series: list[float], tol: float, dt: float) -> float:
     """Seconds from the first reading to the first from which every reading stays within
     ``tol`` of the last (0: within it from the start)."""
@@ -123,14 +132,6 @@ def settle_time(series: list[float], tol: float, dt: float) -> float:
     return k * dt
 
 
-def _snap(net) -> tuple:
-    return net.w1.copy(), net.b1.copy(), net.w2.copy(), float(net.b2), net.out_max
-
-
-def _out(snap: tuple, x: np.ndarray) -> float:
-    w1, b1, w2, b2, out_max = snap
-    raw = float(w2 @ np.maximum(w1 @ x + b1, 0.0) + b2)
-    return min(max(raw, 0.0), out_max)
 
 
 def _scene(platform: str, kernel: str | None, scene: Scene, seconds: float, state: str, first: bool) -> dict:
@@ -158,12 +159,12 @@ def _scene(platform: str, kernel: str | None, scene: Scene, seconds: float, stat
             seen[k].append(list(map(float, x)))
             return f(x)
         net.forward = forward
-    snaps = [{k: _snap(n) for k, n in nets.items()}]
+    snaps = [{k: frozen_copy(n) for k, n in nets.items()}]
     step = round(READ_S * 1e9)
     end = sim.now_ns + round(seconds * 1e9)
     while sim.now_ns < end:
         sim.run_until(min(end, sim.now_ns + step))
-        snaps.append({k: _snap(n) for k, n in nets.items()})
+        snaps.append({k: frozen_copy(n) for k, n in nets.items()})
     doc = sim.result().doc  # saves the state file
     for net in nets.values():
         del net.forward
@@ -172,7 +173,7 @@ def _scene(platform: str, kernel: str | None, scene: Scene, seconds: float, stat
         if not seen[k]:
             continue
         x = np.mean(np.asarray(seen[k], dtype=float), axis=0)
-        y = [_out(s[k], x) for s in snaps]
+        y = [s[k](x) for s in snaps]
         readings[k] = {"probe_input": [round(float(v), 6) for v in x], "output_start": y[0], "output_end": y[-1],
                        "moved": max(abs(v - y[0]) for v in y),
                        "settle_s": settle_time(y, SETTLE_TOL * net.out_max, READ_S)}

@@ -514,6 +514,8 @@ class _Builder:
             name = f"{t.comm}-{t.pid}"
             group = self.opt.groups.get(t.pid) if self.opt.groups else None
             cpus = self.opt.cpus.get(t.pid) if self.opt.cpus else None
+            if cpus is not None:
+                self.stats["tasks held to a cpuset"] += 1
             bound = percpu_kthread_cpu(t.comm) if self.opt.bind_percpu_kthreads else None
             if bound is not None:
                 if bound < self.opt.bind_percpu_kthreads:
@@ -525,8 +527,6 @@ class _Builder:
                             stune=group, cpus=cpus, **pol))
             if group:
                 self.stats[f"tasks in the {group} group"] += 1
-            if cpus is not None:
-                self.stats["tasks held to a cpuset"] += 1
             rows.append({"name": name, "pid": t.pid, "comm": t.comm, "busy_ns": t.busy_ns,
                          "work_ns": round(t.work_total), "start_ns": t.start_ns or 0,
                          "end_ns": t.last_end if t.last_end is not None else (t.start_ns or 0),

@@ -131,8 +131,8 @@ def derive_background(trace, source_platform) -> dict:
         # platform's, set where the background runs
         variants[name] = {"spec": spec, "threads": len(rep.tasks), "busy_ns": rep.busy_ns, "stats": rep.stats,
                           "cpusets": {r["name"]: cpusets[r["pid"]] for r in rep.tasks if r["pid"] in cpusets},
-                          "bound": {r["name"]: percpu_kthread_cpu(r["comm"]) for r in rep.tasks
-                                    if percpu_kthread_cpu(r["comm"]) is not None}}
+                          "bound": {r["name"]: cpu for r in rep.tasks
+                                    if (cpu := percpu_kthread_cpu(r["comm"])) is not None}}
     return {"window_ns": trace.end_ns - trace.start_ns, "excluded": dict(sorted(left.items())),
             "surfaceflinger": variants, "notes": rep.notes}
 
